@@ -1,0 +1,78 @@
+# eediff: emulator-backed differential tests for ccAnm.
+#   make bulk N=4091   the nightly run (stand-in + synthetic corpus by default)
+#   make test          the test suite
+# Every target bootstraps what it needs: .venv from pyproject.toml, the synthetic corpus,
+# and (only for targets that rebuild the stand-in) the gcc-mipsel-linux-gnu cross compiler.
+
+PYTHON3 ?= python3
+VENV    := .venv
+PY      := $(VENV)/bin/python
+STAMP   := $(VENV)/.eediff-installed
+SYNTH   := build/synth
+SYNTH_DATA := $(SYNTH)/DATA.BIN
+
+N       ?= 100
+SEED    ?= 4
+PROFILE ?= nightly
+JOBS    ?= auto
+FLOAT   ?= hw
+IMAGE   ?=
+DATA    ?=
+DISC    ?=
+CASE    ?=
+CHECK   ?=
+RUN     ?= build/runs/latest
+PYTEST_ARGS ?=
+
+HARNESS_OPTS = --seed $(SEED) --profile $(PROFILE) --float-model $(FLOAT) \
+	$(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
+
+.PHONY: all venv corpus test test-slow bulk one bench standin cross mutants report clean
+
+all: test
+
+venv: $(STAMP)
+$(STAMP): pyproject.toml
+	$(PYTHON3) -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+# The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
+corpus: $(SYNTH_DATA)
+$(SYNTH_DATA): $(STAMP) $(wildcard corpus/*.py corpus/*/*.py)
+	$(PY) -m corpus synth --out $(SYNTH) --seed 1
+
+test: $(STAMP) $(SYNTH_DATA)
+	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+
+test-slow: $(STAMP) $(SYNTH_DATA)
+	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
+
+bulk: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
+	$(PY) -m harness bulk --n $(N) --jobs $(JOBS) $(HARNESS_OPTS)
+
+one: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
+	$(PY) -m harness one --case '$(CASE)' $(if $(CHECK),--check $(CHECK)) $(HARNESS_OPTS)
+
+bench: $(STAMP) $(SYNTH_DATA)
+	$(PY) -m eemu_ext.bench
+	$(PY) -m corpus.bench
+
+report: $(STAMP)
+	$(PY) -m reports render $(RUN)
+
+cross:
+	@command -v mipsel-linux-gnu-gcc >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu; \
+	  else echo "need gcc-mipsel-linux-gnu: sudo apt-get install gcc-mipsel-linux-gnu" >&2; exit 1; fi; }
+
+standin: cross $(STAMP)
+	$(MAKE) -C standin PY=$(abspath $(PY))
+
+mutants: cross $(STAMP) $(SYNTH_DATA)
+	$(MAKE) -C standin mutants PY=$(abspath $(PY))
+	$(PY) -m harness mutants $(HARNESS_OPTS)
+
+clean:
+	rm -rf build standin/build

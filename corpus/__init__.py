@@ -1,0 +1,1 @@
+"""corpus: DATA.BIN / CCSF / Anime chunk parsing, and the synthetic corpus generator."""
