@@ -76,6 +76,7 @@ class MorphRecord:
     morpher: int
     pairs: Tuple[Tuple[int, int], ...]   # (target model object, weight bits)
     offset: int
+    pad: int = 0                         # the high 16 bits of the count word (padding), kept for round trips
 
 
 @dataclass(frozen=True)
