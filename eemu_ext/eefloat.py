@@ -1,0 +1,667 @@
+"""EE float arithmetic on raw u32 patterns: the "trunc" and "hw" models of ee-float.md.
+
+Every operation takes and returns raw 32-bit patterns (never Python floats). Results that carry
+flags return ``bits | flags`` where the flag bits sit above bit 31 (``OVF``, ``UNF``, ``DIVZ``,
+``INV``, ``PUNF``); ``r & M32`` is the pattern and ``r >> 32`` is zero when no flag is raised.
+The trunc model never raises a flag (ee-float.md §2.2: "Flags are not modelled under trunc").
+
+``model("hw")`` / ``model("trunc")`` returns a ``FloatModel`` whose attributes are plain functions
+(fast to call from compiled instruction code): add, sub, mul, div, sqrt, rsqrt, madd, msub,
+from_int, to_int, itof, ftoi, vdiv, vsqrt, vrsqrt, key, fmax, fmin, fabs, fneg.
+
+Integer arithmetic only; nothing is memoised. The hw multiplier (§3.3) runs the Booth array only
+when its lost carry could change the result; the SRT divider and square root (§3.4, §3.5) run
+their 25 digit steps every time.
+"""
+from __future__ import annotations
+
+from math import isqrt
+
+M32 = 0xFFFFFFFF
+SIGN = 0x80000000
+FMAX = 0x7FFFFFFF
+ONE = 0x3F800000
+
+# Flag bits returned above the 32-bit pattern.
+OVF = 1 << 32    # overflow (O)
+UNF = 1 << 33    # underflow (U)
+DIVZ = 1 << 34   # division by zero (D)
+INV = 1 << 35    # invalid (I)
+PUNF = 1 << 36   # the product stage of a multiply-add underflowed (sets SU, §3.9)
+
+# FCR31 bits (ee-float.md §3.9).
+FCR_SU, FCR_SO, FCR_SD, FCR_SI = 1 << 3, 1 << 4, 1 << 5, 1 << 6
+FCR_U, FCR_O, FCR_D, FCR_I = 1 << 14, 1 << 15, 1 << 16, 1 << 17
+FCR_C = 1 << 23
+FCR_FIXED = 0x01000001        # bits 0 and 24 always read 1
+FCR_WRITABLE = 0x0083C078
+FCR0_VALUE = 0x00002E30
+
+
+def bits_e(x: int) -> int:
+    """E(x), the biased exponent field."""
+    return (x >> 23) & 0xFF
+
+
+# ----------------------------------------------------------------------------------------------
+# hw model (ee-float.md §3)
+# ----------------------------------------------------------------------------------------------
+
+def hw_add(a: int, b: int) -> int:
+    """ADD with one guard bit (§3.1). Returns bits | OVF/UNF."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    if not ea:
+        if not eb:
+            return a & b & SIGN
+        return b
+    if not eb:
+        return a
+    if ea >= eb:
+        x = a
+        y = b
+        ex = ea
+        d = ea - eb
+    else:
+        x = b
+        y = a
+        ex = eb
+        d = eb - ea
+    if d >= 25:
+        return x
+    mx = (x & 0x7FFFFF) | 0x800000
+    my = (y & 0x7FFFFF) | 0x800000
+    sx = x & SIGN
+    if d:
+        # y truncated to a multiple of half an ulp of x; work in units of that half ulp.
+        mx <<= 1
+        my >>= d - 1
+        base = ex - 1
+    else:
+        base = ex
+    if (x ^ y) & SIGN:
+        s = mx - my
+        if s <= 0:
+            if not s:
+                return 0
+            s = -s
+            sx ^= SIGN
+    else:
+        s = mx + my
+    n = s.bit_length()
+    e = base + n - 24
+    if n >= 24:
+        m = s >> (n - 24)
+    else:
+        m = s << (24 - n)
+    if e > 255:
+        return sx | FMAX | OVF
+    if e < 1:
+        # DECISION (spec [INF]): underflow keeps sign | fraction with E = 0, as §3.1 step 9 says.
+        return sx | (m & 0x7FFFFF) | UNF
+    return sx | (e << 23) | (m & 0x7FFFFF)
+
+
+def hw_sub(a: int, b: int) -> int:
+    """SUB(a, b) = ADD(a, b XOR 0x80000000) (§3.1)."""
+    return hw_add(a, b ^ SIGN)
+
+
+def booth_carry_lost(A: int, B: int) -> bool:
+    """§3.3 steps 2-11: True when the Booth array's truncated low sum loses the carry into bit 15.
+
+    A is the multiplicand significand (fs), B the Booth-recoded multiplier significand (ft).
+    """
+    P = A * B
+    B2 = B << 1                       # B_(-1) = 0
+    pp = [0] * 8
+    nn = [0] * 8
+    for k in range(8):
+        w = (B2 >> (2 * k)) & 7
+        sh = 2 * k
+        if w == 0 or w == 7:
+            continue
+        if w == 1 or w == 2:
+            pp[k] = (A << sh) & M32
+        elif w == 3:
+            pp[k] = (A << (sh + 1)) & M32
+        elif w == 4:
+            pp[k] = ((A << (sh + 1)) & M32) ^ ((M32 << sh) & M32)
+            nn[k] = 1 << sh
+        else:                         # 5 or 6
+            pp[k] = ((A << sh) & M32) ^ ((M32 << sh) & M32)
+            nn[k] = 1 << sh
+
+    def csa(x, y, z):
+        return x ^ y ^ z, (((x & y) | (x & z) | (y & z)) << 1) & M32
+
+    s0, c0 = csa(pp[1], pp[2], pp[3])
+    s1, c1 = csa(pp[4] & 0xFFFFF800, pp[5] & 0xFFFFF000, pp[6])
+    c1 = c1 | nn[6] | (pp[5] & 0x800)
+    q7 = pp[7] | (((pp[5] & 0x400) + nn[5]) & M32)
+    s2, c2 = csa(pp[0], s0, c0)
+    s3, c3 = csa(q7, s1, c1)
+    s4, c4 = csa(c2, s3, c3)
+    s5, c5 = csa(s2, s4, c4)
+    c5 = (c5 + nn[7]) & M32
+    low = ((s5 & 0xFFFF8000) + (c5 & 0xFFFF8000)) & M32
+    return ((low ^ P) >> 15) & 1 == 1
+
+
+def hw_mul(a: int, b: int) -> int:
+    """MUL(fs=a, ft=b) with the Booth multiplier (§3.3). Not commutative. Returns bits | OVF/UNF."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    s = (a ^ b) & SIGN
+    if not ea or not eb:
+        return s
+    A = (a & 0x7FFFFF) | 0x800000
+    B = (b & 0x7FFFFF) | 0x800000
+    P = A * B
+    # Booth(A, B) is P or P - 2^15; the difference can only reach m = P >> 23 (or >> 24) when
+    # P's low 23 bits are below 2^15, and it is never taken when B's low 16 bits are zero.
+    if (P & 0x7FFFFF) < 0x8000 and (B & 0xFFFF) and booth_carry_lost(A, B):
+        P -= 0x8000
+    m = P >> 23
+    e = ea + eb - 127
+    if m >= 0x1000000:
+        m >>= 1
+        e += 1
+    if e > 255:
+        return s | FMAX | OVF
+    if e < 1:
+        return s | UNF
+    return s | (e << 23) | (m & 0x7FFFFF)
+
+
+def _srt_div(ma: int, mb: int) -> int:
+    """§3.4 steps 1-2: the radix-2 SRT divider with carry-save remainder, 25 digits, no correction."""
+    D = mb << 2
+    nD = M32 ^ D
+    S = ma << 2
+    G = 0
+    Q = 0
+    q = 1
+    for _ in range(25):
+        Q = Q + Q + q
+        if q == 1:
+            G = (G + 1) & M32
+            s2 = S ^ G ^ nD
+            c2 = (((S & G) | (S & nD) | (G & nD)) << 1) & M32
+            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
+        elif q == -1:
+            s2 = S ^ G ^ D
+            c2 = (((S & G) | (S & D) | (G & D)) << 1) & M32
+            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
+        else:
+            s2 = S ^ G
+            c2 = ((S & G) << 1) & M32
+            t = (((S & 0xFF000000) + G) & M32) | (S & 0xFFFFFF)
+        # sel: +1 if s32(t) >= 2^23, -1 if s32(t) < -2^24, else 0.
+        if t < 0x800000:
+            q = 0
+        elif t < 0x80000000:
+            q = 1
+        elif t < 0xFF000000:
+            q = -1
+        else:
+            q = 0
+        S = (s2 << 1) & M32
+        G = (c2 << 1) & M32
+    return Q & M32
+
+
+def _srt_sqrt(m: int) -> int:
+    """§3.5 steps 3-4: the SRT square root recurrence; returns Q."""
+    S = m
+    G = 0
+    Q = 0
+    q = 1
+    for i in range(25):
+        if q == 1:
+            adj = (Q + (1 << (24 - i))) & M32
+            Q = (Q + (1 << (25 - i))) & M32
+            X = M32 ^ adj
+            G = (G + 1) & M32
+        elif q == -1:
+            adj = (Q - (1 << (24 - i))) & M32
+            Q = (Q - (1 << (25 - i))) & M32
+            X = adj
+        else:
+            X = 0
+        if q:
+            s2 = S ^ G ^ X
+            c2 = (((S & G) | (S & X) | (G & X)) << 1) & M32
+            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
+        else:
+            s2 = S ^ G
+            c2 = ((S & G) << 1) & M32
+            t = (((S & 0xFF000000) + G) & M32) | (S & 0xFFFFFF)
+        if t < 0x800000:
+            q = 0
+        elif t < 0x80000000:
+            q = 1
+        elif t < 0xFF000000:
+            q = -1
+        else:
+            q = 0
+        S = (s2 << 1) & M32
+        G = (c2 << 1) & M32
+    return Q
+
+
+def hw_div(a: int, b: int) -> int:
+    """DIV(a, b) with the SRT divider (§3.4). Returns bits | DIVZ/INV; never OVF or UNF."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    s = (a ^ b) & SIGN
+    if not eb:
+        return s | FMAX | (DIVZ if ea else INV)
+    if not ea:
+        return s
+    Q = _srt_div((a & 0x7FFFFF) | 0x800000, (b & 0x7FFFFF) | 0x800000)
+    e = ea - eb + 126
+    if Q >= 0x1000000:
+        Q >>= 1
+        e += 1
+    if e > 255:
+        return s | FMAX
+    if e < 1:
+        return s
+    return s | (e << 23) | (Q & 0x7FFFFF)
+
+
+def hw_sqrt(x: int) -> int:
+    """SQRT(x) = sqrt|x| with the SRT recurrence (§3.5); a negative x (also -0) raises INV."""
+    fl = INV if x & SIGN else 0
+    e = (x >> 23) & 0xFF
+    if not e:
+        return fl
+    m = ((x & 0x7FFFFF) | 0x800000) << 1
+    if not x & 0x800000:
+        m <<= 1
+    Q = _srt_sqrt(m)
+    return (((e + 127) >> 1) << 23) | ((Q >> 2) & 0x7FFFFF) | fl
+
+
+def hw_rsqrt(a: int, b: int) -> int:
+    """COP1 RSQRT(fs=a, ft=b) = DIV(a, SQRT(|b|)), sign S(a), flags of §3.9."""
+    fl = INV if b & SIGN else 0
+    ea = (a >> 23) & 0xFF
+    if not (b >> 23) & 0xFF:
+        return (a & SIGN) | FMAX | fl | (DIVZ if ea else INV)
+    if not ea:
+        return (a & SIGN) | fl
+    return hw_div(a, hw_sqrt(b & FMAX) & M32) | fl
+
+
+def hw_vrsqrt(a: int, b: int) -> int:
+    """VU0 VRSQRT (§3.10): by a zero ft the result is +Fmax whatever the signs."""
+    fl = INV if b & SIGN else 0
+    if not (b >> 23) & 0xFF:
+        return FMAX | fl | (DIVZ if (a >> 23) & 0xFF else INV)
+    return hw_rsqrt(a, b)
+
+
+def _macc(acc: int, p: int, acc_ovf, neg: int) -> int:
+    """§3.6: ACC +/- p with the overflow resolution rules; p carries its MUL flags."""
+    pf = p >> 32
+    p &= M32
+    if pf & 1 or acc_ovf:
+        if pf & 1:
+            # rules 1 and 3: the saturated product decides the sign
+            to_plus = (not p & SIGN) if not neg else bool(p & SIGN)
+            r = (FMAX if to_plus else SIGN | FMAX) | OVF
+        else:
+            r = acc | OVF                 # rule 2: ACC's value
+    else:
+        r = hw_add(acc, p ^ neg)
+    if pf & 2:
+        r |= PUNF
+    return r
+
+
+def hw_madd(acc: int, a: int, b: int, acc_ovf=False) -> int:
+    """MADD: ACC + MUL(a, b), with §3.6's overflow rules. Returns bits | OVF/UNF/PUNF."""
+    return _macc(acc, hw_mul(a, b), acc_ovf, 0)
+
+
+def hw_msub(acc: int, a: int, b: int, acc_ovf=False) -> int:
+    """MSUB: ACC - MUL(a, b), with §3.6's overflow rules."""
+    return _macc(acc, hw_mul(a, b), acc_ovf, SIGN)
+
+
+# ----------------------------------------------------------------------------------------------
+# Operations shared by both models (§3.7, §3.10; §2.2 gives trunc the same results)
+# ----------------------------------------------------------------------------------------------
+
+def from_int(i: int) -> int:
+    """CVT.S.W: the signed 32-bit integer's magnitude truncated to 24 significant bits."""
+    i &= M32
+    if i & SIGN:
+        s = SIGN
+        v = (-i) & M32 or SIGN
+    else:
+        s = 0
+        v = i
+    if not v:
+        return 0
+    if v == SIGN:
+        return s | (158 << 23)
+    n = v.bit_length()
+    m = v >> (n - 24) if n > 24 else v << (24 - n)
+    return s | ((n + 126) << 23) | (m & 0x7FFFFF)
+
+
+def ftoi(x: int, n: int = 0) -> int:
+    """trunc(x * 2^n) as a u32, saturating when E(x) + n >= 158; E = 0 gives 0 (CVT.W.S, VFTOIn)."""
+    e = ((x >> 23) & 0xFF)
+    if not e:
+        return 0
+    e += n
+    if e < 127:
+        return 0
+    if e > 157:
+        return SIGN if x & SIGN else FMAX
+    m = (x & 0x7FFFFF) | 0x800000
+    v = m << (e - 150) if e >= 150 else m >> (150 - e)
+    return (-v) & M32 if x & SIGN else v
+
+
+def to_int(x: int) -> int:
+    """CVT.W.S (f_to_int): truncate toward zero, saturate above E = 157."""
+    return ftoi(x, 0)
+
+
+def itof(i: int, n: int = 0) -> int:
+    """VITOFn: f_from_int, then an exact division by 2^n (n = 0, 4, 12, 15)."""
+    r = from_int(i)
+    if r and n:
+        r -= n << 23                  # E >= 127 for any nonzero integer: never underflows
+    return r
+
+
+def key(v: int) -> int:
+    """The compare key of §3.7: all E = 0 patterns are 0, negatives order by magnitude reversed."""
+    if not v & 0x7F800000:
+        return 0
+    return v if v < SIGN else (v ^ FMAX) - 0x100000000
+
+
+def raw_key(v: int) -> int:
+    """MAX/MIN order (§3.7): raw patterns as signed integers, reversed when negative, no folding."""
+    return v if v < SIGN else (v ^ FMAX) - 0x100000000
+
+
+def fmax(a: int, b: int) -> int:
+    """MAX.S / VMAX: the larger by raw_key."""
+    ka = a if a < SIGN else (a ^ FMAX) - 0x100000000
+    kb = b if b < SIGN else (b ^ FMAX) - 0x100000000
+    return a if ka >= kb else b
+
+
+def fmin(a: int, b: int) -> int:
+    """MIN.S / VMINI: the smaller by raw_key."""
+    ka = a if a < SIGN else (a ^ FMAX) - 0x100000000
+    kb = b if b < SIGN else (b ^ FMAX) - 0x100000000
+    return a if ka <= kb else b
+
+
+def fabs(a: int) -> int:
+    return a & FMAX
+
+
+def fneg(a: int) -> int:
+    return a ^ SIGN
+
+
+# ----------------------------------------------------------------------------------------------
+# trunc model (ee-float.md §2)
+# ----------------------------------------------------------------------------------------------
+
+def _tr_round(sign: int, s: int, base: int) -> int:
+    """§2.1 for |v| = s * 2^(base - 150) with s > 0: truncate to 24 bits, saturate or flush."""
+    n = s.bit_length()
+    e = base + n - 24
+    if e > 255:
+        return sign | FMAX
+    if e < 1:
+        return sign
+    m = s >> (n - 24) if n >= 24 else s << (24 - n)
+    return sign | (e << 23) | (m & 0x7FFFFF)
+
+
+def tr_add(a: int, b: int) -> int:
+    """f_add under trunc: the exact sum truncated (§2.2)."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    if not ea:
+        if not eb:
+            return a & b & SIGN
+        return b
+    if not eb:
+        return a
+    if ea >= eb:
+        x, y, ex, d = a, b, ea, ea - eb
+    else:
+        x, y, ex, d = b, a, eb, eb - ea
+    mx = (x & 0x7FFFFF) | 0x800000
+    my = (y & 0x7FFFFF) | 0x800000
+    if d > 26:
+        # Fixed-width shortcut (§2.2): any positive y below half an ulp of x's lower binade
+        # truncates the same; use one unit at exponent E(x) - 26.
+        my = 1
+        d = 26
+    sx = x & SIGN
+    if (x ^ y) & SIGN:
+        s = (mx << d) - my
+        if s <= 0:
+            if not s:
+                return 0
+            s = -s
+            sx ^= SIGN
+    else:
+        s = (mx << d) + my
+    return _tr_round(sx, s, ex - d)
+
+
+def tr_sub(a: int, b: int) -> int:
+    return tr_add(a, b ^ SIGN)
+
+
+def tr_mul(a: int, b: int) -> int:
+    """f_mul under trunc: the exact 48-bit product truncated; commutative."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    s = (a ^ b) & SIGN
+    if not ea or not eb:
+        return s
+    m = (((a & 0x7FFFFF) | 0x800000) * ((b & 0x7FFFFF) | 0x800000)) >> 23
+    e = ea + eb - 127
+    if m >= 0x1000000:
+        m >>= 1
+        e += 1
+    if e > 255:
+        return s | FMAX
+    if e < 1:
+        return s
+    return s | (e << 23) | (m & 0x7FFFFF)
+
+
+def tr_div(a: int, b: int) -> int:
+    """f_div under trunc: floor(M(a) 2^60 / M(b)) truncated; x/0 (also 0/0) is +-Fmax."""
+    ea = (a >> 23) & 0xFF
+    eb = (b >> 23) & 0xFF
+    s = (a ^ b) & SIGN
+    if not eb:
+        return s | FMAX
+    if not ea:
+        return s
+    q = (((a & 0x7FFFFF) | 0x800000) << 60) // ((b & 0x7FFFFF) | 0x800000)
+    return _tr_round(s, q, ea - eb + 90)
+
+
+def _tr_sqrt_parts(x: int):
+    """(t, half) for f_sqrt: t in {60, 61} with E - 150 - t even, half = (E - 150 - t) / 2."""
+    e = (x >> 23) & 0xFF
+    t = 60 if (e - 150) % 2 == 0 else 61
+    return t, (e - 150 - t) // 2
+
+
+def tr_sqrt(x: int) -> int:
+    """f_sqrt under trunc: floor(sqrt(M 2^t)) truncated; sign ignored, result +."""
+    if not (x >> 23) & 0xFF:
+        return 0
+    t, half = _tr_sqrt_parts(x)
+    r = isqrt(((x & 0x7FFFFF) | 0x800000) << t)
+    return _tr_round(0, r, 150 + half)
+
+
+def tr_rsqrt(a: int, b: int) -> int:
+    """f_rsqrt under trunc: a / sqrt|b| rounded once, sign S(a)."""
+    s = a & SIGN
+    if not (b >> 23) & 0xFF:
+        return s | FMAX
+    ea = (a >> 23) & 0xFF
+    if not ea:
+        return s
+    t, half = _tr_sqrt_parts(b)
+    ma = ((a & 0x7FFFFF) | 0x800000) << 60
+    r = isqrt((ma * ma) // (((b & 0x7FFFFF) | 0x800000) << t))
+    return _tr_round(s, r, ea - 60 - half)
+
+
+def tr_madd(acc: int, a: int, b: int, acc_ovf=False) -> int:
+    """f_madd under trunc: f_add(c, f_mul(a, b)), saturated values added plainly."""
+    return tr_add(acc, tr_mul(a, b))
+
+
+def tr_msub(acc: int, a: int, b: int, acc_ovf=False) -> int:
+    return tr_add(acc, tr_mul(a, b) ^ SIGN)
+
+
+def tr_itof(i: int, n: int = 0) -> int:
+    """VITOFn under trunc: f_from_int then f_div by f_from_int(2^n) when n > 0 (§2.2)."""
+    r = from_int(i)
+    if n:
+        r = tr_div(r, from_int(1 << n))
+    return r
+
+
+def tr_ftoi(x: int, n: int = 0) -> int:
+    """VFTOIn under trunc: f_to_int(f_mul(x, 2^n))."""
+    if n:
+        x = tr_mul(x, from_int(1 << n))
+    return ftoi(x, 0)
+
+
+# ----------------------------------------------------------------------------------------------
+# Flag bookkeeping (hw only)
+# ----------------------------------------------------------------------------------------------
+
+def fcr_arith(fcr: int, r: int) -> int:
+    """FCR31 after ADD, SUB, MUL, ADDA, SUBA, MULA, MADD, MSUB (§3.9) given a flagged result r."""
+    if r & OVF:
+        fcr |= FCR_O | FCR_SO
+    elif r & UNF:
+        fcr = (fcr & ~FCR_O) | FCR_U | FCR_SU
+    else:
+        fcr &= ~(FCR_O | FCR_U)
+    if r & PUNF:
+        fcr |= FCR_SU
+    return fcr
+
+
+def fcr_acc(fcr: int, r: int) -> int:
+    """FCR31 after MADDA, MSUBA (§3.9): an underflow sets SU only, leaving U untouched."""
+    if r & OVF:
+        fcr |= FCR_O | FCR_SO
+    else:
+        fcr &= ~FCR_O
+        if r & (UNF | PUNF):
+            fcr |= FCR_SU
+    return fcr
+
+
+def fcr_div(fcr: int, r: int) -> int:
+    """FCR31 after DIV: D/SD or I/SI by a zero divisor; O, U, and D/I otherwise unchanged.
+
+    DECISION: the spec leaves open whether a normal DIV clears D or I; we leave them unchanged.
+    """
+    if r & DIVZ:
+        fcr |= FCR_D | FCR_SD
+    if r & INV:
+        fcr |= FCR_I | FCR_SI
+    return fcr
+
+
+def fcr_sqrt(fcr: int, r: int) -> int:
+    """FCR31 after SQRT and RSQRT: D and I cleared first, then set by the result's flags."""
+    fcr &= ~(FCR_D | FCR_I)
+    if r & DIVZ:
+        fcr |= FCR_D | FCR_SD
+    if r & INV:
+        fcr |= FCR_I | FCR_SI
+    return fcr
+
+
+def fcr_noflags(fcr: int, r: int) -> int:
+    """trunc: FCR31 holds only C, so arithmetic leaves it alone."""
+    return fcr
+
+
+# VU0 MAC flag nibble of a lane (§3.10): bit 0 Z, 1 S, 2 U, 3 O (shifted to the lane's place
+# by the caller: Z at o, S at 4 + o, U at 8 + o, O at 12 + o).
+def mac_nibble(r: int) -> int:
+    """(Z, S, U, O) of one lane's flagged result as bits 0-3."""
+    nib = 2 if r & SIGN else 0
+    if r & UNF:
+        return nib | 5
+    if not r & 0x7F800000 and not r & 0x7FFFFF:
+        return nib | 1
+    if r & OVF:
+        return nib | 8
+    return nib
+
+
+# ----------------------------------------------------------------------------------------------
+# Model objects
+# ----------------------------------------------------------------------------------------------
+
+class FloatModel:
+    """One EE float model: a bundle of functions on raw patterns (see the module docstring)."""
+
+    def __init__(self, name: str, **ops):
+        self.name = name
+        self.flags = name == "hw"
+        for k, v in ops.items():
+            setattr(self, k, v)
+
+    def __repr__(self):
+        return f"<FloatModel {self.name}>"
+
+
+_COMMON = dict(from_int=from_int, to_int=to_int, key=key, fmax=fmax, fmin=fmin,
+               fabs=fabs, fneg=fneg)
+
+HW = FloatModel("hw", add=hw_add, sub=hw_sub, mul=hw_mul, div=hw_div, sqrt=hw_sqrt,
+                rsqrt=hw_rsqrt, madd=hw_madd, msub=hw_msub, itof=itof, ftoi=ftoi,
+                vdiv=hw_div, vsqrt=hw_sqrt, vrsqrt=hw_vrsqrt,
+                fcr_arith=fcr_arith, fcr_acc=fcr_acc, fcr_div=fcr_div, fcr_sqrt=fcr_sqrt,
+                **_COMMON)
+
+TRUNC = FloatModel("trunc", add=tr_add, sub=tr_sub, mul=tr_mul, div=tr_div, sqrt=tr_sqrt,
+                   rsqrt=tr_rsqrt, madd=tr_madd, msub=tr_msub, itof=tr_itof, ftoi=tr_ftoi,
+                   vdiv=tr_div, vsqrt=tr_sqrt, vrsqrt=tr_rsqrt,
+                   fcr_arith=fcr_noflags, fcr_acc=fcr_noflags, fcr_div=fcr_noflags,
+                   fcr_sqrt=fcr_noflags, **_COMMON)
+
+MODELS = {"hw": HW, "trunc": TRUNC}
+
+
+def model(name: str) -> FloatModel:
+    """The float model called ``name`` ("hw" or "trunc")."""
+    try:
+        return MODELS[name]
+    except KeyError:
+        raise ValueError(f"unknown EE float model {name!r}: expected 'hw' or 'trunc'") from None
