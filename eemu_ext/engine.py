@@ -1,0 +1,204 @@
+"""The block engine: translates basic blocks of R5900 code into Python functions, once per address.
+
+Each table row's ``sem`` (row.py) gets its field tokens replaced by the instruction's field values;
+a block's instructions become one Python function that returns the next pc. Every source line is
+mapped back to the pc of the instruction it came from, so a fault raised anywhere in a block is
+reported at the exact instruction. Blocks end at a control-flow row (after its delay slot), before
+a hooked address, at an undecodable word, or after MAX_BLOCK instructions.
+"""
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from typing import Dict, List, Tuple
+
+from .isa.row import Row, fields_of
+
+MAX_BLOCK = 64
+FIELD_TOKENS = frozenset(("rs", "rt", "rd", "sa", "funct", "imm", "uimm", "target", "code", "ft", "fs",
+                          "fd", "dest", "bc", "fsf", "ftf", "imm5", "imm11", "imm15", "pc", "btarget",
+                          "jtarget"))
+# state names bound as fast locals (default arguments) of each block function, when used
+FAST_NAMES = ("R", "RH", "HI", "LO", "S", "F", "VF", "VI", "ld8", "ld16", "ld32", "ld64", "ld128",
+              "st8", "st16", "st32", "st64", "st128", "COV")
+_NAME_RE = re.compile(r"\b(" + "|".join(FAST_NAMES) + r")\b")
+
+
+def sem_template(sem: str) -> List[object]:
+    """Split sem into literal text and field-token names (a str piece is text, a 1-tuple a field).
+
+    Tokens are whole Python NAME tokens that are not attributes (``S.sa`` keeps its ``sa``) and not
+    inside strings, so messages and attribute names are safe.
+    """
+    if not sem.strip():
+        return ["pass"]
+    lines = sem.splitlines(keepends=True)
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln))
+    hits = []
+    prev = None
+    for tok in tokenize.generate_tokens(io.StringIO(sem).readline):
+        if tok.type == tokenize.NAME and tok.string in FIELD_TOKENS and not (
+                prev is not None and prev.type == tokenize.OP and prev.string == "."):
+            (r, c), (_, c2) = tok.start, tok.end
+            hits.append((starts[r - 1] + c, starts[r - 1] + c2, tok.string))
+        if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.INDENT, tokenize.DEDENT):
+            prev = tok
+    out: List[object] = []
+    pos = 0
+    for a, b, name in hits:
+        out.append(sem[pos:a])
+        out.append((name,))
+        pos = b
+    out.append(sem[pos:])
+    return [p for p in out if p != ""]
+
+
+def substitute(template: List[object], fields: Dict[str, int]) -> str:
+    parts = []
+    for p in template:
+        if type(p) is tuple:
+            v = fields[p[0]]
+            parts.append(str(v) if v >= 0 else f"({v})")
+        else:
+            parts.append(p)
+    return "".join(parts)
+
+
+def _sx32(v: int) -> int:
+    v &= 0xFFFFFFFF
+    return v | 0xFFFFFFFF00000000 if v & 0x80000000 else v
+
+
+class BlockCompiler:
+    """Turns code at an address into (function, instruction count, end address)."""
+
+    def __init__(self, machine, decoder, globals_: dict, coverage: bool):
+        self.m = machine
+        self.dec = decoder
+        self.G = globals_
+        self.coverage = coverage
+        self.rows: List[Row] = decoder.rows
+        self.templates = [sem_template(r.sem) for r in self.rows]
+        self.linemaps: Dict[str, Tuple[int, List[int]]] = {}   # filename -> (start, pc per line)
+
+    # one instruction -> source lines (without indentation)
+    def _insn(self, pc: int, row_id: int, word: int) -> List[str]:
+        row = self.rows[row_id]
+        f = fields_of(word, pc)
+        src = substitute(self.templates[row_id], f)
+        out = []
+        if self.coverage:
+            out.append(f"COV[{row.mnemonic!r}] += 1")
+        out.extend(src.splitlines())
+        for w in row.gpr_writes:
+            v = int(w) if w.isdigit() else f[w]
+            if v == 0:
+                out.append("R[0] = 0")
+                out.append("RH[0] = 0")
+                break
+        return out
+
+    def _fetch(self, pc: int):
+        """(row_id, word) or (None, error-raising source line)."""
+        m = self.m
+        try:
+            word = m.mem.fetch(pc)
+        except Exception:
+            return None, f"machine._fetch_fault({pc:#x})"
+        rid = self.dec.decode(word)
+        if rid < 0:
+            return None, f"machine._unimplemented({pc:#x}, {word:#x})"
+        return rid, word
+
+    def compile(self, start: int, single: bool = False, hooks=()) -> Tuple[object, int, int]:
+        body: List[Tuple[int, str]] = []      # (pc, line) at function-body indentation
+
+        def emit(pc, lines):
+            for ln in lines:
+                body.append((pc, ln))
+
+        pc = start
+        n = 0
+        limit = 1 if single else MAX_BLOCK
+        while True:
+            if n and pc in hooks:
+                emit(pc, [f"return {pc:#x}"])
+                break
+            rid, word = self._fetch(pc)
+            if rid is None:
+                emit(pc, [word])
+                n += 1
+                break
+            row = self.rows[rid]
+            n += 1
+            if not row.flow:
+                emit(pc, self._insn(pc, rid, word))
+                if n >= limit:
+                    emit(pc, [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
+                    break
+                pc = (pc + 4) & 0xFFFFFFFF
+                continue
+            n += self._flow(emit, pc, rid, word, row)
+            break
+        return self._build(start, body, n)
+
+    def _flow(self, emit, pc: int, rid: int, word: int, row: Row) -> int:
+        """Emit a control-flow instruction with its delay slot; returns 1 if a delay slot counts."""
+        f = fields_of(word, pc)
+        nxt = (pc + 8) & 0xFFFFFFFF
+        flow = row.flow
+        if flow == "stop":
+            emit(pc, self._insn(pc, rid, word))
+            emit(pc, [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
+            return 0
+        emit(pc, self._insn(pc, rid, word) if row.sem.strip() else
+             ([f"COV[{row.mnemonic!r}] += 1"] if self.coverage else []))
+        if row.link:
+            reg = 31 if row.link.isdigit() else f[row.link]
+            if reg:
+                emit(pc, [f"R[{reg}] = {_sx32(pc + 8):#x}"])
+        if flow == "likely":
+            emit(pc, ["if not cond:", "    S.annul += 1", f"    return {nxt:#x}"])
+        slot = (pc + 4) & 0xFFFFFFFF
+        srid, sword = self._fetch(slot)
+        if srid is None:
+            emit(slot, [sword])
+        elif self.rows[srid].flow:
+            emit(slot, [f"machine._branch_in_delay_slot({pc:#x}, {slot:#x})"])
+        else:
+            emit(slot, self._insn(slot, srid, sword))
+        if flow in ("branch",):
+            emit(slot, [f"return {f['btarget']:#x} if cond else {nxt:#x}"])
+        elif flow == "likely":
+            emit(slot, [f"return {f['btarget']:#x}"])
+        elif flow == "jump":
+            emit(slot, [f"return {f['jtarget']:#x}"])
+        elif flow == "jump_reg":
+            emit(slot, ["return tgt"])
+        else:
+            raise ValueError(f"row {row.mnemonic}: unknown flow {flow!r}")
+        return 1
+
+    def _build(self, start: int, body: List[Tuple[int, str]], n: int):
+        src_body = "\n".join("    " + ln for _, ln in body)
+        used = sorted(set(_NAME_RE.findall(src_body)))
+        head = f"def _blk({', '.join(f'{u}={u}' for u in used)}):"
+        src = head + "\n" + src_body + "\n"
+        fname = f"<eemu block {start:#010x}>"
+        pcs = [start] + [pc for pc, _ in body]          # line k (1-based) -> pcs[k-1]
+        code = compile(src, fname, "exec")
+        ns = {}
+        exec(code, self.G, ns)
+        self.linemaps[fname] = (start, pcs)
+        end = max(pc for pc, _ in body) + 4 if body else start + 4
+        return ns["_blk"], n, end, src
+
+    def pc_of(self, filename: str, lineno: int):
+        lm = self.linemaps.get(filename)
+        if lm is None:
+            return None
+        pcs = lm[1]
+        return pcs[lineno - 1] if 0 < lineno <= len(pcs) else lm[0]

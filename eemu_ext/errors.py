@@ -1,0 +1,63 @@
+"""The machine's error types: every way a run can stop short, each naming where and why."""
+
+
+class EmulationError(Exception):
+    """Base of every error the R5900 machine raises. ``pc`` is the faulting pc when known."""
+
+    def __init__(self, message, pc=None):
+        super().__init__(message)
+        self.pc = pc
+
+
+class StepLimitExceeded(EmulationError):
+    """A call ran past its step budget (executable-abi.md §3.1)."""
+
+    def __init__(self, message, pc=None, limit=None):
+        super().__init__(message, pc)
+        self.limit = limit
+
+
+class UnimplementedInstruction(EmulationError):
+    """The word at pc is not an instruction the EE has, or one the machine does not execute."""
+
+    def __init__(self, message, pc=None, word=None):
+        super().__init__(message, pc)
+        self.word = word
+
+
+class MemoryFault(EmulationError):
+    """An access outside mapped memory, or a misaligned one (r5900.md §5.2, §10)."""
+
+    def __init__(self, message, pc=None, address=None, size=None):
+        super().__init__(message, pc)
+        self.address = address
+        self.size = size
+
+
+class ElfError(EmulationError):
+    """A bad or unsuitable ELF file, or a symbol the loaded image does not have."""
+
+
+class TrapError(EmulationError):
+    """A trap instruction's condition held, or ADD/ADDI/SUB/DADD/DADDI/DSUB overflowed."""
+
+
+class SyscallError(EmulationError):
+    """SYSCALL or BREAK with no Python handler installed (``Machine.on_syscall``)."""
+
+
+class DelaySlotError(EmulationError):
+    """A branch or jump sits in the delay slot of a taken branch (r5900.md §9)."""
+
+
+class MachineError(EmulationError):
+    """Anything else the machine refuses to do (e.g. VCALLMS: no micro mode)."""
+
+
+# kind names for fault(kind, msg) in instruction semantics (row.py)
+KINDS = {
+    "step": StepLimitExceeded, "unimplemented": UnimplementedInstruction,
+    "memory": MemoryFault, "elf": ElfError, "trap": TrapError, "overflow": TrapError,
+    "syscall": SyscallError, "delay": DelaySlotError, "machine": MachineError,
+    "error": EmulationError,
+}

@@ -1,0 +1,325 @@
+"""Integer rows of the R5900 table: MIPS III user integer, loads/stores, branches, EE integer extras.
+
+Semantics follow r5900.md §3 (upper-64 rule: rows write R only, so bits 64-127 stay), §5 and §9.
+
+MMI-space rows owned HERE (helper C owns every other op-0x1C row, i.e. all P* instructions incl.
+PLZCW): MADD, MADDU (funct 0x00, 0x01), MFHI1, MTHI1, MFLO1, MTLO1 (0x10-0x13), MULT1, MULTU1,
+DIV1, DIVU1 (0x18-0x1B), MADD1, MADDU1 (0x20, 0x21).  Also here: LQ/SQ (op 0x1E/0x1F), MFSA/MTSA,
+MTSAB/MTSAH, SYNC/SYNC.P, EI/DI, MFC0/MTC0, 3-operand MULT/MULTU.
+"""
+from __future__ import annotations
+
+from .row import Row, OPERAND_FORMATS, GPR_NAMES
+
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+
+
+def SX(e: str) -> str:
+    """Inline source: the low 32 bits of e sign-extended to an unsigned 64-bit value."""
+    return f"((((({e}) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) & 0xFFFFFFFFFFFFFFFF)"
+
+
+def S32(e: str) -> str:
+    """Inline source: the low 32 bits of e as a signed Python int."""
+    return f"(((({e}) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000)"
+
+
+def S64(e: str) -> str:
+    """Inline source: e (a u64) as a signed Python int."""
+    return f"((({e}) ^ 0x8000000000000000) - 0x8000000000000000)"
+
+
+ADDR = "a = (R[rs] + imm) & 0xFFFFFFFF\n"
+ROWS = []
+
+
+def row(mn, mask, match, ops, cls, sem, owner="capstone", writes=(), flow="", link="", note=""):
+    ROWS.append(Row(mn, mask, match, tuple(ops), cls, sem, owner, tuple(writes), flow, link, note))
+
+
+# --- SPECIAL (op 0) ------------------------------------------------------------------------------
+RTYPE = 0xFC0007FF          # op, sa, funct fixed (sa must be zero)
+SHIFT = 0xFFE0003F          # op, rs, funct fixed (rs must be zero)
+
+
+def special(mn, funct, ops, cls, sem, mask=RTYPE, **kw):
+    row(mn, mask, funct, ops, cls, sem, **kw)
+
+
+special("sll", 0x00, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX('R[rt] << sa')}", SHIFT, writes=("rd",))
+special("srl", 0x02, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX('(R[rt] & 0xFFFFFFFF) >> sa')}", SHIFT,
+        writes=("rd",))
+special("sra", 0x03, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX(S32('R[rt]') + ' >> sa')}", SHIFT,
+        writes=("rd",))
+special("sllv", 0x04, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX('R[rt] << (R[rs] & 31)')}", writes=("rd",))
+special("srlv", 0x06, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX('(R[rt] & 0xFFFFFFFF) >> (R[rs] & 31)')}",
+        writes=("rd",))
+special("srav", 0x07, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX(S32('R[rt]') + ' >> (R[rs] & 31)')}",
+        writes=("rd",))
+special("jr", 0x08, ("rs",), "jump", "tgt = R[rs] & 0xFFFFFFFF", 0xFC1FFFFF, flow="jump_reg")
+special("jalr", 0x09, ("rd", "rs"), "jump", "tgt = R[rs] & 0xFFFFFFFF", 0xFC1F07FF, flow="jump_reg",
+        link="rd", writes=("rd",), note="target read before the link and the delay slot (r5900.md §9)")
+special("movz", 0x0A, ("rd", "rs", "rt"), "alu", "if R[rt] == 0:\n    R[rd] = R[rs]", writes=("rd",))
+special("movn", 0x0B, ("rd", "rs", "rt"), "alu", "if R[rt] != 0:\n    R[rd] = R[rs]", writes=("rd",))
+special("syscall", 0x0C, ("code",), "system", "machine._syscall('syscall', pc, code)", 0xFC00003F, flow="stop")
+special("break", 0x0D, ("code",), "system", "machine._syscall('break', pc, code)", 0xFC00003F, flow="stop")
+row("sync", 0xFFFFFFFF, 0x0000000F, (), "system", "pass", "ee", note="SYNC.L: no-op")
+row("sync.p", 0xFFFFFFFF, 0x0000040F, (), "system", "pass", "ee", note="SYNC.P: no-op")
+special("mfhi", 0x10, ("rd",), "muldiv", "R[rd] = HI[0]", 0xFFFF07FF, writes=("rd",))
+# DECISION: MTHI/MTLO copy all 64 bits of rs (MIPS III, and as MTHI1/MTLO1 in r5900.md §5.1); the
+# "sign-extended 32-bit value" of r5900.md §3 describes the multiply/divide results.
+special("mthi", 0x11, ("rs",), "muldiv", "HI[0] = R[rs]", 0xFC1FFFFF)
+special("mflo", 0x12, ("rd",), "muldiv", "R[rd] = LO[0]", 0xFFFF07FF, writes=("rd",))
+special("mtlo", 0x13, ("rs",), "muldiv", "LO[0] = R[rs]", 0xFC1FFFFF)
+special("dsllv", 0x14, ("rd", "rt", "rs"), "shift", "R[rd] = (R[rt] << (R[rs] & 63)) & 0xFFFFFFFFFFFFFFFF",
+        writes=("rd",))
+special("dsrlv", 0x16, ("rd", "rt", "rs"), "shift", "R[rd] = R[rt] >> (R[rs] & 63)", writes=("rd",))
+special("dsrav", 0x17, ("rd", "rt", "rs"), "shift",
+        f"R[rd] = ({S64('R[rt]')} >> (R[rs] & 63)) & 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+
+
+def mult_sem(pipe, signed, acc=False):
+    a = S32("R[rs]") if signed else "(R[rs] & 0xFFFFFFFF)"
+    b = S32("R[rt]") if signed else "(R[rt] & 0xFFFFFFFF)"
+    p = f"{a} * {b}"
+    if acc:
+        p = f"((HI[{pipe}] & 0xFFFFFFFF) << 32 | (LO[{pipe}] & 0xFFFFFFFF)) + {p}"
+    return (f"p = {p}\n"
+            f"LO[{pipe}] = {SX('p')}\n"
+            f"HI[{pipe}] = {SX('p >> 32')}\n"
+            f"R[rd] = LO[{pipe}]")
+
+
+def div_sem(pipe, signed):
+    if signed:
+        return (f"a = {S32('R[rs]')}\n"
+                f"b = {S32('R[rt]')}\n"
+                "if b == 0:\n"
+                f"    LO[{pipe}] = 1 if a < 0 else 0xFFFFFFFFFFFFFFFF\n"
+                f"    HI[{pipe}] = a & 0xFFFFFFFFFFFFFFFF\n"
+                "elif a == -0x80000000 and b == -1:\n"
+                f"    LO[{pipe}] = 0xFFFFFFFF80000000\n"
+                f"    HI[{pipe}] = 0\n"
+                "else:\n"
+                "    q = abs(a) // abs(b)\n"
+                "    if (a < 0) != (b < 0):\n"
+                "        q = -q\n"
+                f"    LO[{pipe}] = q & 0xFFFFFFFFFFFFFFFF\n"
+                f"    HI[{pipe}] = (a - q * b) & 0xFFFFFFFFFFFFFFFF")
+    return ("a = R[rs] & 0xFFFFFFFF\n"
+            "b = R[rt] & 0xFFFFFFFF\n"
+            "if b == 0:\n"
+            f"    LO[{pipe}] = 0xFFFFFFFFFFFFFFFF\n"
+            f"    HI[{pipe}] = {SX('a')}\n"
+            "else:\n"
+            f"    LO[{pipe}] = {SX('a // b')}\n"
+            f"    HI[{pipe}] = {SX('a % b')}")
+
+
+row("mult", 0xFC0007FF, 0x18, ("rd", "rs", "rt"), "muldiv", mult_sem(0, True), "ee", ("rd",),
+    note="3-operand: rd := LO0 (r5900.md §5.1)")
+row("multu", 0xFC0007FF, 0x19, ("rd", "rs", "rt"), "muldiv", mult_sem(0, False), "ee", ("rd",),
+    note="HI0/LO0 sign-extended from bit 31")
+special("div", 0x1A, ("rs", "rt"), "muldiv", div_sem(0, True), 0xFC00FFFF)
+special("divu", 0x1B, ("rs", "rt"), "muldiv", div_sem(0, False), 0xFC00FFFF)
+
+
+def add_trap(name, a, b, width):
+    lo, hi = (-(1 << 31), (1 << 31) - 1) if width == 32 else (-(1 << 63), (1 << 63) - 1)
+    s = S32 if width == 32 else S64
+    return (f"t = {s(a)} {'-' if name.endswith('sub') else '+'} {s(b)}\n"
+            f"if t < {lo} or t > {hi}:\n"
+            f"    fault('overflow', '{name.upper()} integer overflow')\n")
+
+
+special("add", 0x20, ("rd", "rs", "rt"), "alu", add_trap("add", "R[rs]", "R[rt]", 32) + f"R[rd] = {SX('t')}",
+        writes=("rd",))
+special("addu", 0x21, ("rd", "rs", "rt"), "alu", f"R[rd] = {SX('R[rs] + R[rt]')}", writes=("rd",))
+special("sub", 0x22, ("rd", "rs", "rt"), "alu", add_trap("sub", "R[rs]", "R[rt]", 32) + f"R[rd] = {SX('t')}",
+        writes=("rd",))
+special("subu", 0x23, ("rd", "rs", "rt"), "alu", f"R[rd] = {SX('R[rs] - R[rt]')}", writes=("rd",))
+special("and", 0x24, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] & R[rt]", writes=("rd",))
+special("or", 0x25, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] | R[rt]", writes=("rd",))
+special("xor", 0x26, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] ^ R[rt]", writes=("rd",))
+special("nor", 0x27, ("rd", "rs", "rt"), "alu", "R[rd] = (R[rs] | R[rt]) ^ 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+row("mfsa", 0xFFFF07FF, 0x28, ("rd",), "sa", "R[rd] = S.sa", "ee", ("rd",))
+row("mtsa", 0xFC1FFFFF, 0x29, ("rs",), "sa", "S.sa = R[rs] & 15", "ee", note="SA keeps 4 bits [HW]")
+special("slt", 0x2A, ("rd", "rs", "rt"), "alu",
+        "R[rd] = 1 if (R[rs] ^ 0x8000000000000000) < (R[rt] ^ 0x8000000000000000) else 0", writes=("rd",))
+special("sltu", 0x2B, ("rd", "rs", "rt"), "alu", "R[rd] = 1 if R[rs] < R[rt] else 0", writes=("rd",))
+special("dadd", 0x2C, ("rd", "rs", "rt"), "alu",
+        add_trap("dadd", "R[rs]", "R[rt]", 64) + "R[rd] = t & 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+special("daddu", 0x2D, ("rd", "rs", "rt"), "alu", "R[rd] = (R[rs] + R[rt]) & 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+special("dsub", 0x2E, ("rd", "rs", "rt"), "alu",
+        add_trap("dsub", "R[rs]", "R[rt]", 64) + "R[rd] = t & 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+special("dsubu", 0x2F, ("rd", "rs", "rt"), "alu", "R[rd] = (R[rs] - R[rt]) & 0xFFFFFFFFFFFFFFFF", writes=("rd",))
+
+TRAPS = {"tge": ">=", "tgeu": ">=", "tlt": "<", "tltu": "<", "teq": "==", "tne": "!="}
+
+
+def trap_sem(name, a, b):
+    signed = not name.endswith("u")
+    if signed:
+        a, b = f"({a} ^ 0x8000000000000000)", f"({b} ^ 0x8000000000000000)"
+    base = name[:-2] + "u" if name.endswith("iu") else name.rstrip("i")
+    return f"if {a} {TRAPS[base]} {b}:\n    fault('trap', '{name.upper()} trap taken')"
+
+
+for fn, name in ((0x30, "tge"), (0x31, "tgeu"), (0x32, "tlt"), (0x33, "tltu"), (0x34, "teq"), (0x36, "tne")):
+    special(name, fn, ("rs", "rt"), "trap", trap_sem(name, "R[rs]", "R[rt]"), 0xFC00003F)
+
+special("dsll", 0x38, ("rd", "rt", "sa"), "shift", "R[rd] = (R[rt] << sa) & 0xFFFFFFFFFFFFFFFF", SHIFT,
+        writes=("rd",))
+special("dsrl", 0x3A, ("rd", "rt", "sa"), "shift", "R[rd] = R[rt] >> sa", SHIFT, writes=("rd",))
+special("dsra", 0x3B, ("rd", "rt", "sa"), "shift", f"R[rd] = ({S64('R[rt]')} >> sa) & 0xFFFFFFFFFFFFFFFF", SHIFT,
+        writes=("rd",))
+special("dsll32", 0x3C, ("rd", "rt", "sa"), "shift", "R[rd] = (R[rt] << (sa + 32)) & 0xFFFFFFFFFFFFFFFF", SHIFT,
+        writes=("rd",))
+special("dsrl32", 0x3E, ("rd", "rt", "sa"), "shift", "R[rd] = R[rt] >> (sa + 32)", SHIFT, writes=("rd",))
+special("dsra32", 0x3F, ("rd", "rt", "sa"), "shift",
+        f"R[rd] = ({S64('R[rt]')} >> (sa + 32)) & 0xFFFFFFFFFFFFFFFF", SHIFT, writes=("rd",))
+
+# --- REGIMM (op 1) -------------------------------------------------------------------------------
+NEG = "R[rs] >= 0x8000000000000000"
+for rt, name, cond, flow, link in (
+        (0x00, "bltz", NEG, "branch", ""), (0x01, "bgez", "not " + NEG, "branch", ""),
+        (0x02, "bltzl", NEG, "likely", ""), (0x03, "bgezl", "not " + NEG, "likely", ""),
+        (0x10, "bltzal", NEG, "branch", "31"), (0x11, "bgezal", "not " + NEG, "branch", "31"),
+        (0x12, "bltzall", NEG, "likely", "31"), (0x13, "bgezall", "not " + NEG, "likely", "31")):
+    row(name, 0xFC1F0000, 0x04000000 | rt << 16, ("rs", "btarget"), "branch", f"cond = {cond}",
+        flow=flow, link=link, writes=("31",) if link else ())
+for rt, name in ((0x08, "tgei"), (0x09, "tgeiu"), (0x0A, "tlti"), (0x0B, "tltiu"), (0x0C, "teqi"), (0x0E, "tnei")):
+    row(name, 0xFC1F0000, 0x04000000 | rt << 16, ("rs", "imm"), "trap",
+        trap_sem(name, "R[rs]", "(imm & 0xFFFFFFFFFFFFFFFF)"))
+row("mtsab", 0xFC1F0000, 0x04180000, ("rs", "imm"), "sa", "S.sa = ((R[rs] & 0xFFFFFFFF) ^ uimm) & 15", "ee")
+row("mtsah", 0xFC1F0000, 0x04190000, ("rs", "imm"), "sa", "S.sa = (((R[rs] & 0xFFFFFFFF) ^ uimm) & 7) * 2", "ee")
+
+# --- jumps and branches (primary) ----------------------------------------------------------------
+row("j", 0xFC000000, 0x08000000, ("jtarget",), "jump", "", flow="jump")
+row("jal", 0xFC000000, 0x0C000000, ("jtarget",), "jump", "", flow="jump", link="31", writes=("31",))
+for op, name, ops, cond, flow in (
+        (0x04, "beq", ("rs", "rt", "btarget"), "R[rs] == R[rt]", "branch"),
+        (0x05, "bne", ("rs", "rt", "btarget"), "R[rs] != R[rt]", "branch"),
+        (0x06, "blez", ("rs", "btarget"), "R[rs] == 0 or R[rs] >= 0x8000000000000000", "branch"),
+        (0x07, "bgtz", ("rs", "btarget"), "0 < R[rs] < 0x8000000000000000", "branch"),
+        (0x14, "beql", ("rs", "rt", "btarget"), "R[rs] == R[rt]", "likely"),
+        (0x15, "bnel", ("rs", "rt", "btarget"), "R[rs] != R[rt]", "likely"),
+        (0x16, "blezl", ("rs", "btarget"), "R[rs] == 0 or R[rs] >= 0x8000000000000000", "likely"),
+        (0x17, "bgtzl", ("rs", "btarget"), "0 < R[rs] < 0x8000000000000000", "likely")):
+    mask = 0xFC000000 if len(ops) == 3 else 0xFC1F0000      # BLEZ/BGTZ: rt must be zero
+    row(name, mask, op << 26, ops, "branch", f"cond = {cond}", flow=flow)
+
+# --- immediates ----------------------------------------------------------------------------------
+IT = 0xFC000000
+row("addi", IT, 0x08 << 26, ("rt", "rs", "imm"), "alu", add_trap("addi", "R[rs]", "imm", 32) + f"R[rt] = {SX('t')}",
+    writes=("rt",))
+row("addiu", IT, 0x09 << 26, ("rt", "rs", "imm"), "alu", f"R[rt] = {SX('R[rs] + imm')}", writes=("rt",))
+row("slti", IT, 0x0A << 26, ("rt", "rs", "imm"), "alu",
+    "R[rt] = 1 if (R[rs] ^ 0x8000000000000000) < ((imm & 0xFFFFFFFFFFFFFFFF) ^ 0x8000000000000000) else 0",
+    writes=("rt",))
+row("sltiu", IT, 0x0B << 26, ("rt", "rs", "imm"), "alu", "R[rt] = 1 if R[rs] < (imm & 0xFFFFFFFFFFFFFFFF) else 0",
+    writes=("rt",))
+row("andi", IT, 0x0C << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] & uimm", writes=("rt",))
+row("ori", IT, 0x0D << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] | uimm", writes=("rt",))
+row("xori", IT, 0x0E << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] ^ uimm", writes=("rt",))
+row("lui", 0xFFE00000, 0x0F << 26, ("rt", "uimm"), "alu", f"R[rt] = {SX('uimm << 16')}", writes=("rt",))
+row("daddi", IT, 0x18 << 26, ("rt", "rs", "imm"), "alu",
+    add_trap("daddi", "R[rs]", "(imm & 0xFFFFFFFFFFFFFFFF)", 64) + "R[rt] = t & 0xFFFFFFFFFFFFFFFF", writes=("rt",))
+row("daddiu", IT, 0x19 << 26, ("rt", "rs", "imm"), "alu", "R[rt] = (R[rs] + imm) & 0xFFFFFFFFFFFFFFFF",
+    writes=("rt",))
+
+# --- loads and stores ----------------------------------------------------------------------------
+MEM = ("rt", "mem")
+
+
+def load(op, name, sem, owner="capstone", note=""):
+    row(name, IT, op << 26, MEM, "load", ADDR + sem, owner, ("rt",), note=note)
+
+
+def store(op, name, sem, owner="capstone"):
+    row(name, IT, op << 26, MEM, "store", ADDR + sem, owner)
+
+
+load(0x20, "lb", "R[rt] = ((ld8(a) ^ 0x80) - 0x80) & 0xFFFFFFFFFFFFFFFF")
+load(0x21, "lh", "R[rt] = ((ld16(a) ^ 0x8000) - 0x8000) & 0xFFFFFFFFFFFFFFFF")
+load(0x22, "lwl", "s = (a & 3) << 3\n"
+                  "m = ld32(a & 0xFFFFFFFC)\n"
+                  f"R[rt] = {SX('(R[rt] & (0x00FFFFFF >> s)) | ((m << (24 - s)) & 0xFFFFFFFF)')}")
+load(0x23, "lw", f"R[rt] = {SX('ld32(a)')}")
+load(0x24, "lbu", "R[rt] = ld8(a)")
+load(0x25, "lhu", "R[rt] = ld16(a)")
+load(0x26, "lwr", "s = (a & 3) << 3\n"
+                  "m = ld32(a & 0xFFFFFFFC)\n"
+                  "t = (R[rt] & ~(0xFFFFFFFF >> s) & 0xFFFFFFFF) | (m >> s)\n"
+                  "if s == 0:\n"
+                  f"    R[rt] = {SX('t')}\n"
+                  "else:\n"
+                  "    R[rt] = (R[rt] & 0xFFFFFFFF00000000) | t",
+     note="bits 32-63 kept unless the address is aligned [HW]")
+load(0x27, "lwu", "R[rt] = ld32(a)")
+load(0x37, "ld", "R[rt] = ld64(a)")
+load(0x1A, "ldl", "s = (a & 7) << 3\n"
+                  "m = ld64(a & 0xFFFFFFF8)\n"
+                  "R[rt] = (R[rt] & (0x00FFFFFFFFFFFFFF >> s)) | ((m << (56 - s)) & 0xFFFFFFFFFFFFFFFF)")
+load(0x1B, "ldr", "s = (a & 7) << 3\n"
+                  "m = ld64(a & 0xFFFFFFF8)\n"
+                  "R[rt] = (R[rt] & ~(0xFFFFFFFFFFFFFFFF >> s) & 0xFFFFFFFFFFFFFFFF) | (m >> s)")
+row("lq", IT, 0x1E << 26, MEM, "load",
+    "a = (R[rs] + imm) & 0xFFFFFFF0\nR[rt] = ld64(a)\nRH[rt] = ld64(a + 8)", "ee", ("rt",),
+    note="low 4 address bits ignored [HW]")
+row("sq", IT, 0x1F << 26, MEM, "store",
+    "a = (R[rs] + imm) & 0xFFFFFFF0\nst64(a, R[rt])\nst64(a + 8, RH[rt])", "ee",
+    note="low 4 address bits ignored [HW]")
+store(0x28, "sb", "st8(a, R[rt])")
+store(0x29, "sh", "st16(a, R[rt])")
+store(0x2A, "swl", "s = (a & 3) << 3\n"
+                   "b = a & 0xFFFFFFFC\n"
+                   "st32(b, (ld32(b) & ~(0xFFFFFFFF >> (24 - s))) | ((R[rt] & 0xFFFFFFFF) >> (24 - s)))")
+store(0x2B, "sw", "st32(a, R[rt])")
+store(0x2C, "sdl", "s = (a & 7) << 3\n"
+                   "b = a & 0xFFFFFFF8\n"
+                   "st64(b, (ld64(b) & ~(0xFFFFFFFFFFFFFFFF >> (56 - s))) | (R[rt] >> (56 - s)))")
+store(0x2D, "sdr", "s = (a & 7) << 3\n"
+                   "b = a & 0xFFFFFFF8\n"
+                   "st64(b, (ld64(b) & ((1 << s) - 1)) | (R[rt] << s))")
+store(0x2E, "swr", "s = (a & 3) << 3\n"
+                   "b = a & 0xFFFFFFFC\n"
+                   "st32(b, (ld32(b) & ((1 << s) - 1)) | ((R[rt] & 0xFFFFFFFF) << s))")
+store(0x3F, "sd", "st64(a, R[rt])")
+row("cache", IT, 0x2F << 26, ("code5", "mem"), "system", "pass", note="no architectural effect")
+row("pref", IT, 0x33 << 26, ("code5", "mem"), "system", "pass", note="no architectural effect")
+
+# --- MMI-space integer rows (op 0x1C; r5900.md §4.4, §5.1) ---------------------------------------
+MMI = 0x1C << 26
+row("madd", RTYPE, MMI | 0x00, ("rd", "rs", "rt"), "muldiv", mult_sem(0, True, True), "ee", ("rd",))
+row("maddu", RTYPE, MMI | 0x01, ("rd", "rs", "rt"), "muldiv", mult_sem(0, False, True), "ee", ("rd",))
+row("mfhi1", 0xFFFF07FF, MMI | 0x10, ("rd",), "muldiv", "R[rd] = HI[1]", "ee", ("rd",))
+row("mthi1", 0xFC1FFFFF, MMI | 0x11, ("rs",), "muldiv", "HI[1] = R[rs]", "ee")
+row("mflo1", 0xFFFF07FF, MMI | 0x12, ("rd",), "muldiv", "R[rd] = LO[1]", "ee", ("rd",))
+row("mtlo1", 0xFC1FFFFF, MMI | 0x13, ("rs",), "muldiv", "LO[1] = R[rs]", "ee")
+row("mult1", RTYPE, MMI | 0x18, ("rd", "rs", "rt"), "muldiv", mult_sem(1, True), "ee", ("rd",))
+row("multu1", RTYPE, MMI | 0x19, ("rd", "rs", "rt"), "muldiv", mult_sem(1, False), "ee", ("rd",))
+row("div1", 0xFC00FFFF, MMI | 0x1A, ("rs", "rt"), "muldiv", div_sem(1, True), "ee")
+row("divu1", 0xFC00FFFF, MMI | 0x1B, ("rs", "rt"), "muldiv", div_sem(1, False), "ee")
+row("madd1", RTYPE, MMI | 0x20, ("rd", "rs", "rt"), "muldiv", mult_sem(1, True, True), "ee", ("rd",))
+row("maddu1", RTYPE, MMI | 0x21, ("rd", "rs", "rt"), "muldiv", mult_sem(1, False, True), "ee", ("rd",))
+
+# --- COP0 (op 0x10): Status and friends, EI/DI --------------------------------------------------
+row("mfc0", 0xFFE007FF, 0x40000000, ("rt", "cop0"), "cop0", f"R[rt] = {SX('S.cop0[rd]')}", "capstone", ("rt",))
+row("mtc0", 0xFFE007FF, 0x40800000, ("rt", "cop0"), "cop0", "S.cop0[rd] = R[rt] & 0xFFFFFFFF")
+# EI/DI change Status.EIE only when EDI, EXL or ERL is set or KSU is kernel (r5900.md §5.4).
+_EIDI = "st = S.cop0[12]\nif st & 0x20006 or not st & 0x18:\n    S.cop0[12] = "
+row("ei", 0xFFFFFFFF, 0x42000038, (), "cop0", _EIDI + "st | 0x10000", "ee")
+row("di", 0xFFFFFFFF, 0x42000039, (), "cop0", _EIDI + "st & ~0x10000", "ee")
+
+COP0_NAMES = ("Index", "Random", "EntryLo0", "EntryLo1", "Context", "PageMask", "Wired", "$7", "BadVAddr",
+              "Count", "EntryHi", "Compare", "Status", "Cause", "EPC", "PRId", "Config", "$17", "$18",
+              "$19", "$20", "$21", "$22", "BadPAddr", "Debug", "Perf", "$26", "$27", "TagLo", "TagHi",
+              "ErrorEPC", "$31")
+OPERAND_FORMATS.setdefault("cop0", lambda f: COP0_NAMES[f["rd"]])
+OPERAND_FORMATS.setdefault("code5", lambda f: hex(f["rt"]))
+
+
+def namespace(machine):
+    return {}

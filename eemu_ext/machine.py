@@ -1,0 +1,494 @@
+"""The R5900 machine: state, memory, the run loop, calls and hooks (executable-abi.md §3).
+
+Public surface (interfaces.md §1): Machine(float_model, coverage), load_elf, symbol, symbolize,
+call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, coverage.
+"""
+from __future__ import annotations
+
+import collections
+import sys
+from typing import Callable, Dict, Optional
+
+from . import isa
+from .decode import Decoder, default_decoder
+from .engine import BlockCompiler
+from .errors import (KINDS, DelaySlotError, EmulationError, MachineError, MemoryFault, StepLimitExceeded,
+                     SyscallError, UnimplementedInstruction)
+from .memory import AccessFault, Memory
+
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+SENTINEL = 0xFFFFFFF0          # return address of a call (executable-abi.md §3.1)
+STACK_TOP = 0x01FFF000
+DEFAULT_LIMIT = 5_000_000
+# DECISION: a nested call (made from a hook) starts its stack this far below the caller's sp, so
+# the frames of the code that called the hooked function stay intact (the spec's fixed 0x01FFF000
+# would overwrite them).
+NESTED_STACK_GAP = 0x100
+
+
+def sx32(x: int) -> int:
+    x &= M32
+    return x | 0xFFFFFFFF00000000 if x & 0x80000000 else x
+
+
+def s8(x):
+    x &= 0xFF
+    return x - 0x100 if x & 0x80 else x
+
+
+def s16(x):
+    x &= 0xFFFF
+    return x - 0x10000 if x & 0x8000 else x
+
+
+def s32(x):
+    x &= M32
+    return x - 0x100000000 if x & 0x80000000 else x
+
+
+def s64(x):
+    x &= M64
+    return x - 0x10000000000000000 if x & 0x8000000000000000 else x
+
+
+class Scalars:
+    """The machine's scalar state (row.py ``S``): SA, FPU and VU0 control registers, COP0."""
+
+    def reset(self):
+        self.sa = 0
+        self.fcr31 = 0x01000001          # ee-float.md §3.9: bits 0 and 24 read as 1
+        self.acc = 0
+        self.acc_ovf = 0
+        self.vacc = [0, 0, 0, 0]
+        self.q = 0
+        self.i = 0
+        self.r = 0x3F800000
+        self.mac = 0
+        self.status = 0
+        self.clip = 0
+        # DECISION: COP0 starts all zero: Status KSU = 0 (kernel), so EI/DI take effect.
+        self.cop0 = [0] * 32
+        self.cmsar0 = 0
+        self.annul = 0                   # annulled likely-branch delay slots (step accounting)
+
+
+class GprView:
+    """m.gpr: 32 unsigned 128-bit integers over R (low 64) and RH (high 64); r0 writes ignored."""
+
+    def __init__(self, R, RH):
+        self._R, self._RH = R, RH
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(32)[i]]
+        return self._R[i] | (self._RH[i] << 64)
+
+    def __setitem__(self, i, v):
+        if i % 32 == 0:
+            return
+        v &= (1 << 128) - 1
+        self._R[i] = v & M64
+        self._RH[i] = v >> 64
+
+    def __len__(self):
+        return 32
+
+    def __iter__(self):
+        return (self[i] for i in range(32))
+
+    def __repr__(self):
+        return f"GprView({list(self)!r})"
+
+
+class Machine:
+    """An R5900 (EE core + VU0 macro mode) with 32 MiB of RAM. See the module docstring."""
+
+    def __init__(self, float_model: str = "hw", coverage: bool = False, decoder: Optional[Decoder] = None):
+        if float_model not in ("hw", "trunc"):
+            raise ValueError(f"float_model must be 'hw' or 'trunc', not {float_model!r}")
+        self.float_model = float_model
+        self.mem = Memory()
+        self.R = [0] * 32
+        self.RH = [0] * 32
+        self.HI = [0, 0]
+        self.LO = [0, 0]
+        self.F = [0] * 32
+        self.VF = [[0, 0, 0, 0] for _ in range(32)]
+        self.VI = [0] * 16
+        self.S = Scalars()
+        self._reset_state()
+        self.gpr = GprView(self.R, self.RH)
+        self.coverage = collections.Counter()
+        self.coverage_enabled = bool(coverage)
+        self.image = None
+        self.pc = 0
+        self.steps = 0
+        self.single_step = False
+        self.on_syscall: Optional[Callable] = None      # fn(m, kind, code); kind 'syscall' | 'break'
+        self._hooks: Dict[int, Callable] = {}
+        self._depth = 0
+        self._call_target = None
+        self.decoder = decoder or default_decoder()
+        mem = self.mem
+
+        def fault(kind, msg):
+            raise KINDS.get(kind, EmulationError)(msg)
+
+        G = {
+            "R": self.R, "RH": self.RH, "HI": self.HI, "LO": self.LO, "F": self.F, "VF": self.VF,
+            "VI": self.VI, "S": self.S,
+            "ld8": mem.ld8, "ld16": mem.ld16, "ld32": mem.ld32, "ld64": mem.ld64, "ld128": mem.ld128,
+            "st8": mem.st8, "st16": mem.st16, "st32": mem.st32, "st64": mem.st64, "st128": mem.st128,
+            "sx32": sx32, "s8": s8, "s16": s16, "s32": s32, "s64": s64, "M32": M32, "M64": M64,
+            "machine": self, "fault": fault, "COV": self.coverage,
+        }
+        G.update(isa.namespace(self))
+        self._globals = G
+        self._compiler = BlockCompiler(self, self.decoder, G, self.coverage_enabled)
+        self._blocks: Dict[int, tuple] = {}      # start -> (fn, n, end, src)
+        self._single: Dict[int, tuple] = {}
+        self._code_pages = set()
+
+    # ---------------------------------------------------------------- state
+    def _reset_state(self):
+        self.R[:] = [0] * 32
+        self.RH[:] = [0] * 32
+        self.HI[:] = [0, 0]
+        self.LO[:] = [0, 0]
+        self.F[:] = [0] * 32
+        for v in self.VF:
+            v[:] = [0, 0, 0, 0]
+        self.VF[0][3] = 0x3F800000
+        self.VI[:] = [0] * 16
+        self.S.reset()
+
+    def reset(self):
+        """Registers back to power-on values (memory, image and hooks are kept)."""
+        self._reset_state()
+
+    @property
+    def fpr(self):
+        return self.F
+
+    @property
+    def vf(self):
+        return self.VF
+
+    @property
+    def vi(self):
+        return self.VI
+
+    @property
+    def fcr31(self):
+        return self.S.fcr31
+
+    @fcr31.setter
+    def fcr31(self, v):
+        self.S.fcr31 = v & M32
+
+    @property
+    def hi(self):
+        return self.HI
+
+    @property
+    def lo(self):
+        return self.LO
+
+    @property
+    def npc(self):
+        return (self.pc + 4) & M32
+
+    def args(self, n: int):
+        """[a0, a1, ...] (the EABI argument registers $4..$11), masked to 32 bits."""
+        return [self.R[4 + i] & M32 for i in range(n)]
+
+    # ---------------------------------------------------------------- memory
+    def read(self, addr: int, n: int) -> bytes:
+        try:
+            return self.mem.read(addr, n)
+        except AccessFault as e:
+            raise MemoryFault(f"read of {n} bytes at 0x{addr & M32:08x}: address not mapped",
+                              None, addr, n) from None
+
+    def write(self, addr: int, data) -> None:
+        data = bytes(data)
+        try:
+            self.mem.write(addr, data)
+        except AccessFault:
+            raise MemoryFault(f"write of {len(data)} bytes at 0x{addr & M32:08x}: address not mapped",
+                              None, addr, len(data)) from None
+        if self._code_pages and data:
+            self._invalidate(addr, addr + len(data))
+
+    def read_u8(self, a):
+        return self.read(a, 1)[0]
+
+    def read_u16(self, a):
+        return int.from_bytes(self.read(a, 2), "little")
+
+    def read_u32(self, a):
+        return int.from_bytes(self.read(a, 4), "little")
+
+    def read_u64(self, a):
+        return int.from_bytes(self.read(a, 8), "little")
+
+    def write_u8(self, a, v):
+        self.write(a, (v & 0xFF).to_bytes(1, "little"))
+
+    def write_u16(self, a, v):
+        self.write(a, (v & 0xFFFF).to_bytes(2, "little"))
+
+    def write_u32(self, a, v):
+        self.write(a, (v & M32).to_bytes(4, "little"))
+
+    def write_u64(self, a, v):
+        self.write(a, (v & M64).to_bytes(8, "little"))
+
+    # ---------------------------------------------------------------- images and symbols
+    def load_elf(self, path):
+        """Load an R5900 ELF (PT_LOAD segments, symbols, gp); returns the image."""
+        from .elf import load_image
+        img = load_image(path)
+        for vaddr, data in img.segments:
+            try:
+                self.mem.write(vaddr, data)
+            except AccessFault:
+                from .errors import ElfError
+                raise ElfError(f"{img.path}: segment at 0x{vaddr:08x} ({len(data)} bytes) lies outside "
+                               f"EE memory") from None
+            self._invalidate(vaddr, vaddr + len(data))
+        self.image = img
+        return img
+
+    def symbol(self, name: str) -> int:
+        from .errors import ElfError
+        if self.image is None:
+            raise ElfError(f"no image loaded: cannot look up symbol {name!r}")
+        return self.image.symbol(name)
+
+    def symbolize(self, addr: int) -> str:
+        if self.image is not None:
+            return self.image.symbolize(addr)
+        return f"0x{addr & M32:08x}"
+
+    def disasm(self, addr: int) -> str:
+        """Our disassembly of the instruction at addr (for messages and debugging)."""
+        try:
+            word = self.mem.fetch(addr)
+        except AccessFault:
+            return "<unmapped>"
+        return self.decoder.disasm(word, addr)
+
+    # ---------------------------------------------------------------- hooks and calls
+    def hook(self, addr, fn: Callable) -> None:
+        """fn(m) runs instead of the code at addr; an int result -> v0 (sign-extended); pc := ra."""
+        addr = self._resolve(addr)
+        self._hooks[addr] = fn
+        self._invalidate(addr, addr + 4)
+
+    def unhook(self, addr) -> None:
+        addr = self._resolve(addr)
+        self._hooks.pop(addr, None)
+        self._invalidate(addr, addr + 4)
+
+    def _resolve(self, target) -> int:
+        if isinstance(target, str):
+            return self.symbol(target)
+        return int(target) & M32
+
+    def call(self, target, *args, limit: int = DEFAULT_LIMIT) -> int:
+        """EE EABI call (executable-abi.md §3.1); returns v0 & 0xFFFFFFFF."""
+        addr = self._resolve(target)
+        if len(args) > 8:
+            raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
+        R, RH = self.R, self.RH
+        nested = self._depth > 0
+        if nested:
+            saved = (R[:], RH[:], self.pc, self._call_target)
+            sp = (((R[29] & M32) - NESTED_STACK_GAP) & ~0xF) & M32
+        else:
+            sp = STACK_TOP
+        R[:] = [0] * 32
+        RH[:] = [0] * 32
+        gp = self.image.gp if self.image is not None else 0
+        R[28] = sx32(gp)
+        R[29] = sp
+        R[31] = sx32(SENTINEL)
+        for i, a in enumerate(args):
+            R[4 + i] = sx32(int(a))
+        self._depth += 1
+        self._call_target = target
+        try:
+            steps = self._run(addr, limit)
+            v0 = R[2] & M32
+        finally:
+            self._depth -= 1
+            if nested:
+                R[:], RH[:], self.pc, self._call_target = saved
+        if not nested:
+            self.steps = steps
+        return v0
+
+    def run(self, pc: int, limit: int = DEFAULT_LIMIT) -> int:
+        """Run from pc with the current registers until pc reaches the sentinel; returns steps."""
+        self._call_target = f"0x{pc & M32:08x}"
+        self.steps = self._run(pc & M32, limit)
+        return self.steps
+
+    def step(self) -> int:
+        """Execute one instruction at self.pc (a branch with its delay slot); returns the new pc."""
+        e = self._single.get(self.pc) or self._compile(self.pc, True)
+        try:
+            self.pc = e[0]()
+        except (AccessFault, EmulationError) as exc:
+            raise self._translate(exc, self.pc) from None
+        except Exception as exc:
+            raise self._translate(exc, self.pc) from exc
+        return self.pc
+
+    def _do_hook(self, addr: int) -> int:
+        self.pc = addr
+        r = self._hooks[addr](self)
+        if r is not None:
+            self.R[2] = sx32(int(r))
+        return self.R[31] & M32
+
+    # ---------------------------------------------------------------- the run loop
+    def _compile(self, pc: int, single: bool = False):
+        cache = self._single if single else self._blocks
+        if pc in self._hooks:
+            e = ((lambda a=pc: self._do_hook(a)), 1, pc + 4, "hook")
+        else:
+            fn, n, end, src = self._compiler.compile(pc, single, self._hooks)
+            e = (fn, n, end, src)
+            for p in range((pc & 0x1FFFFFFF) >> 12, (((end - 1) & 0x1FFFFFFF) >> 12) + 1):
+                self._code_pages.add(p)
+        cache[pc] = e
+        return e
+
+    def _run(self, pc: int, limit: int) -> int:
+        single = self.single_step
+        blocks = self._single if single else self._blocks
+        compile_ = self._compile
+        S = self.S
+        ann0 = S.annul
+        steps = 0
+        try:
+            while pc != SENTINEL:
+                e = blocks.get(pc)
+                if e is None:
+                    e = compile_(pc, single)
+                steps += e[1]
+                if steps > limit:
+                    steps -= e[1]
+                    pc, steps = self._run_exact(pc, steps, limit)
+                    break
+                pc = e[0]()
+        except BaseException as exc:
+            self.pc = pc
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+                raise
+            if isinstance(exc, (AccessFault, EmulationError)):
+                raise self._translate(exc, pc) from None
+            raise self._translate(exc, pc) from exc
+        self.pc = pc
+        return steps - (S.annul - ann0)
+
+    def _run_exact(self, pc: int, steps: int, limit: int):
+        """Single-step up to the budget; raise StepLimitExceeded when the next unit would pass it."""
+        while pc != SENTINEL:
+            e = self._single.get(pc) or self._compile(pc, True)
+            if steps + e[1] > limit:
+                self.pc = pc
+                raise StepLimitExceeded(
+                    f"step limit {limit:,} exceeded calling {self._describe_target()}: stopped at pc "
+                    f"0x{pc:08x} ({self.symbolize(pc)}): {self.disasm(pc)}", pc, limit)
+            steps += e[1]
+            pc = e[0]()
+        return pc, steps
+
+    def _describe_target(self):
+        t = self._call_target
+        if isinstance(t, str):
+            return t
+        if t is None:
+            return "?"
+        return self.symbolize(t)
+
+    # ---------------------------------------------------------------- errors
+    def _where(self, pc: int) -> str:
+        return f"pc 0x{pc:08x} ({self.symbolize(pc)}): {self.disasm(pc)}"
+
+    def _fault_pc(self, exc, default: int) -> int:
+        tb = exc.__traceback__
+        pc = None
+        while tb is not None:
+            p = self._compiler.pc_of(tb.tb_frame.f_code.co_filename, tb.tb_lineno)
+            if p is not None:
+                pc = p
+            tb = tb.tb_next
+        return default if pc is None else pc
+
+    def _translate(self, exc, default_pc: int):
+        if isinstance(exc, EmulationError) and exc.pc is not None:
+            return exc                                   # already located (nested call, our helpers)
+        pc = self._fault_pc(exc, default_pc)
+        self.pc = pc
+        if isinstance(exc, AccessFault):
+            kind = "store" if exc.store else "load"
+            what = ("address not mapped" if exc.why == "unmapped" else "misaligned address")
+            return MemoryFault(f"memory fault: {exc.size}-byte {kind} at 0x{exc.address:08x} ({what}) at "
+                               f"{self._where(pc)}", pc, exc.address, exc.size)
+        if isinstance(exc, EmulationError):
+            new = type(exc).__new__(type(exc))
+            EmulationError.__init__(new, f"{exc} at {self._where(pc)}", pc)
+            for k, v in vars(exc).items():
+                if k != "pc":
+                    setattr(new, k, v)
+            new.pc = pc
+            return new
+        return EmulationError(f"internal error ({type(exc).__name__}: {exc}) executing {self._where(pc)}", pc)
+
+    # helpers called from compiled code (they raise fully located errors)
+    def _fetch_fault(self, pc: int):
+        raise MemoryFault(f"memory fault: instruction fetch at 0x{pc:08x} (address not mapped or misaligned)"
+                          f" in {self.symbolize(pc)}", pc, pc, 4)
+
+    def _unimplemented(self, pc: int, word: int):
+        txt = self.decoder.disasm(word, pc)
+        raise UnimplementedInstruction(
+            f"unimplemented instruction at pc 0x{pc:08x} ({self.symbolize(pc)}): word 0x{word:08x} = {txt}",
+            pc, word)
+
+    def _branch_in_delay_slot(self, branch_pc: int, slot_pc: int):
+        raise DelaySlotError(
+            f"branch in a delay slot: {self.disasm(slot_pc)} at pc 0x{slot_pc:08x} ({self.symbolize(slot_pc)}) "
+            f"is in the delay slot of {self.disasm(branch_pc)} at 0x{branch_pc:08x} (r5900.md §9)", slot_pc)
+
+    def _syscall(self, kind: str, pc: int, code: int):
+        if self.on_syscall is not None:
+            self.pc = pc
+            self.on_syscall(self, kind, code)
+            return
+        raise SyscallError(f"{kind.upper()} (code 0x{code:x}) at pc 0x{pc:08x} ({self.symbolize(pc)}) and no "
+                           f"handler installed (set Machine.on_syscall)", pc)
+
+    # ---------------------------------------------------------------- code cache
+    def _invalidate(self, lo: int, hi: int) -> None:
+        plo, phi = (lo & 0x1FFFFFFF) >> 12, ((hi - 1) & 0x1FFFFFFF) >> 12
+        if not any(p in self._code_pages for p in range(plo, phi + 1)):
+            if not any(lo <= a < hi for a in self._hooks) and lo not in self._blocks:
+                return
+        for cache in (self._blocks, self._single):
+            dead = [s for s, e in cache.items()
+                    if (s & 0x1FFFFFFF) < ((hi - 1) & 0x1FFFFFFF) + 1 and (lo & 0x1FFFFFFF) < (e[2] & 0x1FFFFFFF)
+                    or lo <= s < hi]
+            for s in dead:
+                del cache[s]
+
+    def flush_code_cache(self) -> None:
+        """Forget every compiled block (after code was changed behind the machine's back)."""
+        self._blocks.clear()
+        self._single.clear()
+        self._code_pages.clear()

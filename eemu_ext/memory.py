@@ -1,0 +1,176 @@
+"""EE memory: 32 MiB RAM with its mirrors, the 16 KiB scratchpad and VU0 data memory (r5900.md §10).
+
+The ld*/st* functions built here are the fast paths that compiled instruction code calls. They
+raise ``AccessFault`` (address, size, why); the engine turns it into a ``MemoryFault`` naming the pc
+and the instruction, which only it knows.
+"""
+from __future__ import annotations
+
+import sys
+
+RAM_SIZE = 0x02000000          # 32 MiB
+SPR_BASE, SPR_SIZE = 0x70000000, 0x4000
+VU0_BASE, VU0_SIZE = 0x11004000, 0x1000
+# DECISION: VU0 data memory answers at 0x11004000-0x11007FFF, addresses wrapping modulo 0x1000
+# (r5900.md §8.3 says it wraps; the spec is silent on how far the window reaches).
+VU0_WINDOW = 0x4000
+# RAM mirrors: virtual base -> the RAM they show. r5900.md §10 names KSEG0, KSEG1 and 0x20000000.
+# DECISION: 0x30000000 (the EE's uncached-accelerated mirror) is mapped as well; it is harmless.
+RAM_MIRRORS = (0x00000000, 0x20000000, 0x30000000, 0x80000000, 0xA0000000)
+
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+
+if sys.byteorder != "little":        # the memoryview casts below read native order
+    raise ImportError("eemu_ext needs a little-endian host")
+
+
+class AccessFault(Exception):
+    """Raw fault from a load or store: ``address``, ``size``, ``why`` ('unmapped' or 'misaligned')."""
+
+    def __init__(self, address, size, why, store=False):
+        super().__init__(address, size, why)
+        self.address, self.size, self.why, self.store = address, size, why, store
+
+
+class Memory:
+    """The EE's address space. ``ram``, ``spr`` and ``vu0`` are bytearrays; ld/st are fast closures."""
+
+    def __init__(self):
+        self.ram = bytearray(RAM_SIZE)
+        self.spr = bytearray(SPR_SIZE)
+        self.vu0 = bytearray(VU0_SIZE)
+        self._build()
+
+    # -- address translation (slow path) ------------------------------------------------------
+    def locate(self, addr: int, size: int, store: bool = False):
+        """(buffer, offset) for an access of ``size`` bytes at virtual ``addr``; AccessFault if none."""
+        addr &= M32
+        for base in RAM_MIRRORS:
+            off = addr - base
+            if 0 <= off and off + size <= RAM_SIZE:
+                return self.ram, off
+        off = addr - SPR_BASE
+        if 0 <= off and off + size <= SPR_SIZE:
+            return self.spr, off
+        off = addr - VU0_BASE
+        if 0 <= off < VU0_WINDOW:
+            off &= VU0_SIZE - 1
+            if off + size <= VU0_SIZE:
+                return self.vu0, off
+        raise AccessFault(addr, size, "unmapped", store)
+
+    def mapped(self, addr: int, size: int = 1) -> bool:
+        try:
+            self.locate(addr, size)
+        except AccessFault:
+            return False
+        return True
+
+    def read(self, addr: int, n: int) -> bytes:
+        """n bytes from addr; the range may cross into nothing but one region."""
+        if n <= 0:
+            return b""
+        buf, off = self.locate(addr, n)
+        return bytes(buf[off:off + n])
+
+    def write(self, addr: int, data) -> None:
+        data = bytes(data)
+        if not data:
+            return
+        buf, off = self.locate(addr, len(data), True)
+        buf[off:off + len(data)] = data
+
+    # -- fast paths -------------------------------------------------------------------------------
+    def _build(self):
+        ram = self.ram
+        m8 = memoryview(ram)
+        m16 = m8.cast("H")
+        m32 = m8.cast("I")
+        m64 = m8.cast("Q")
+        locate = self.locate
+        frm = int.from_bytes
+        RS = RAM_SIZE
+
+        def slow_ld(a, n):
+            if a & (n - 1):
+                raise AccessFault(a, n, "misaligned")
+            buf, off = locate(a, n)
+            return frm(buf[off:off + n], "little")
+
+        def slow_st(a, n, v):
+            if a & (n - 1):
+                raise AccessFault(a, n, "misaligned", True)
+            buf, off = locate(a, n, True)
+            buf[off:off + n] = (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+
+        def ld8(a):
+            if a < RS:
+                return m8[a]
+            return slow_ld(a, 1)
+
+        def ld16(a):
+            if a < RS and not a & 1:
+                return m16[a >> 1]
+            return slow_ld(a, 2)
+
+        def ld32(a):
+            if a < RS and not a & 3:
+                return m32[a >> 2]
+            return slow_ld(a, 4)
+
+        def ld64(a):
+            if a < RS and not a & 7:
+                return m64[a >> 3]
+            return slow_ld(a, 8)
+
+        def ld128(a):
+            if a < RS and not a & 15:
+                i = a >> 3
+                return m64[i] | (m64[i + 1] << 64)
+            return slow_ld(a, 16)
+
+        def st8(a, v):
+            if a < RS:
+                m8[a] = v & 0xFF
+            else:
+                slow_st(a, 1, v)
+
+        def st16(a, v):
+            if a < RS and not a & 1:
+                m16[a >> 1] = v & 0xFFFF
+            else:
+                slow_st(a, 2, v)
+
+        def st32(a, v):
+            if a < RS and not a & 3:
+                m32[a >> 2] = v & 0xFFFFFFFF
+            else:
+                slow_st(a, 4, v)
+
+        def st64(a, v):
+            if a < RS and not a & 7:
+                m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
+            else:
+                slow_st(a, 8, v)
+
+        def st128(a, v):
+            if a < RS and not a & 15:
+                i = a >> 3
+                m64[i] = v & 0xFFFFFFFFFFFFFFFF
+                m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
+            else:
+                slow_st(a, 16, v)
+
+        self.ld8, self.ld16, self.ld32, self.ld64, self.ld128 = ld8, ld16, ld32, ld64, ld128
+        self.st8, self.st16, self.st32, self.st64, self.st128 = st8, st16, st32, st64, st128
+
+    def fetch(self, addr: int) -> int:
+        """The instruction word at addr (AccessFault when unmapped or misaligned)."""
+        return self.ld32(addr & M32)
+
+    def clear(self):
+        """Zero every byte (a fresh machine's memory)."""
+        self.ram[:] = bytes(RAM_SIZE)
+        self.spr[:] = bytes(SPR_SIZE)
+        self.vu0[:] = bytes(VU0_SIZE)
