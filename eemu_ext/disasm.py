@@ -1,0 +1,69 @@
+"""R5900 disassembly of an ELF through our table: symbols as labels, branch targets as symbol+offset."""
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from .decode import default_decoder
+from .elf import Image, load_image
+from .errors import ElfError
+from .memory import AccessFault, Memory
+
+
+def _target(img: Image, where: Optional[str]) -> int:
+    if where is None:
+        return img.entry
+    try:
+        return int(where, 0)
+    except ValueError:
+        return img.symbol(where)
+
+
+def disasm_lines(img: Image, mem: Memory, start: int, count: int) -> Iterator[str]:
+    """Lines 'addr: word  text', with '<name>:' labels where a symbol starts."""
+    dec = default_decoder()
+    by_addr = {}
+    for name, a in img.symbols.items():
+        by_addr.setdefault(a, name)
+    sym = img.symbolize
+    for k in range(count):
+        pc = (start + 4 * k) & 0xFFFFFFFF
+        if pc in by_addr:
+            yield f"\n{by_addr[pc]}:"
+        try:
+            word = mem.fetch(pc)
+        except AccessFault:
+            yield f"  {pc:08x}: <unmapped>"
+            return
+        yield f"  {pc:08x}: {word:08x}  {dec.disasm(word, pc, symbolize=sym)}"
+
+
+def main(argv=None) -> int:
+    import argparse
+    import sys
+    ap = argparse.ArgumentParser(prog="python -m eemu_ext disasm", description=__doc__)
+    ap.add_argument("elf")
+    ap.add_argument("where", nargs="?", help="symbol name or address (default: the entry point)")
+    ap.add_argument("--count", "-n", type=int, default=None,
+                    help="instructions to print (default: the symbol's size, else 64)")
+    a = ap.parse_args(argv)
+    try:
+        img = load_image(a.elf)
+        start = _target(img, a.where)
+    except ElfError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    count = a.count
+    if count is None:
+        count = 64
+        for s, size, name in img._funcs:
+            if s == start and size:
+                count = size // 4
+    mem = Memory()
+    for vaddr, data in img.segments:
+        mem.write(vaddr, data)
+    try:
+        for line in disasm_lines(img, mem, start, count):
+            print(line)
+    except BrokenPipeError:
+        pass
+    return 0

@@ -1,0 +1,161 @@
+"""ELF loading for the EE: PT_LOAD segments, symbols, gp (executable-abi.md §1.2, §1.4, §1.5)."""
+from __future__ import annotations
+
+import bisect
+import os
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from elftools.common.exceptions import ELFError as _PyElfError
+from elftools.elf.elffile import ELFFile
+
+from .errors import ElfError
+
+EM_MIPS = 8
+
+
+@dataclass
+class Image:
+    """A loaded program: entry, gp, symbols (name -> address), the loadable bytes per vaddr."""
+    path: str
+    entry: int
+    gp: int
+    symbols: Dict[str, int]
+    segments: List[Tuple[int, bytes]] = field(repr=False)
+    flags: int = 0
+    stripped: bool = False
+    _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
+    _funcs: List[Tuple[int, int, str]] = field(default_factory=list, repr=False)
+
+    def symbol(self, name: str) -> int:
+        try:
+            return self.symbols[name]
+        except KeyError:
+            if self.stripped:
+                raise ElfError(f"{self.path}: no symbol {name!r}: the file has no symbol table "
+                               f"(stripped); give an address instead") from None
+            raise ElfError(f"{self.path}: no symbol {name!r} in the symbol table") from None
+
+    def symbolize(self, addr: int) -> str:
+        """'name+0x1c' for the nearest symbol at or below addr (functions first), else hex."""
+        addr &= 0xFFFFFFFF
+        for table in (self._funcs, ):
+            i = bisect.bisect_right(table, (addr, 0xFFFFFFFF, "\uffff")) - 1
+            if i >= 0:
+                start, size, name = table[i]
+                if addr < start + max(size, 1) or size == 0 and addr - start < 0x10000:
+                    off = addr - start
+                    return f"{name}+0x{off:x}" if off else name
+        i = bisect.bisect_right(self._sorted, (addr, "\uffff")) - 1
+        if i >= 0:
+            start, name = self._sorted[i]
+            if addr - start < 0x10000:
+                off = addr - start
+                return f"{name}+0x{off:x}" if off else name
+        return f"0x{addr:08x}"
+
+
+def load_image(path) -> Image:
+    """Parse an R5900 ELF into an Image. Any problem -> ElfError naming the path and the problem."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as e:
+        raise ElfError(f"{path}: cannot read: {e.strerror or e}") from None
+    if raw[:4] != b"\x7fELF":
+        raise ElfError(f"{path}: not an ELF file (magic {raw[:4]!r})")
+    if len(raw) < 52:
+        raise ElfError(f"{path}: truncated ELF header ({len(raw)} bytes)")
+    if raw[4] != 1:
+        raise ElfError(f"{path}: a 64-bit ELF (EI_CLASS {raw[4]}); the EE loads 32-bit ELFs")
+    if raw[5] != 1:
+        raise ElfError(f"{path}: big-endian ELF (EI_DATA {raw[5]}); the EE is little-endian")
+    machine = struct.unpack_from("<H", raw, 18)[0]
+    if machine != EM_MIPS:
+        raise ElfError(f"{path}: not a MIPS ELF (e_machine {machine})")
+    try:
+        return _parse(path, raw)
+    except ElfError:
+        raise
+    except (_PyElfError, struct.error, ValueError, IndexError, KeyError, AssertionError) as e:
+        raise ElfError(f"{path}: malformed or truncated ELF: {type(e).__name__}: {e}") from None
+
+
+def _parse(path: str, raw: bytes) -> Image:
+    import io
+    elf = ELFFile(io.BytesIO(raw))
+    entry = elf.header.e_entry
+    segments = []
+    loaded_ranges = []
+    for i, seg in enumerate(elf.iter_segments()):
+        if seg["p_type"] != "PT_LOAD":
+            continue
+        filesz, memsz, vaddr, off = seg["p_filesz"], seg["p_memsz"], seg["p_vaddr"], seg["p_offset"]
+        if filesz == 0:
+            continue                    # overlay windows, heap: nothing to load (§1.2)
+        if off + filesz > len(raw):
+            raise ElfError(f"{path}: truncated: program header {i} wants file bytes 0x{off:x}-0x{off + filesz:x}"
+                           f" but the file has 0x{len(raw):x}")
+        data = raw[off:off + filesz] + bytes(max(0, memsz - filesz))
+        segments.append((vaddr, data))
+        loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
+
+    sections = list(elf.iter_sections())
+
+    def sec_loaded(shndx) -> bool:
+        """False for a section (overlay) whose bytes no loaded segment covers (§1.5)."""
+        if not isinstance(shndx, int) or shndx >= len(sections):
+            return True                 # SHN_ABS and other specials
+        sec = sections[shndx]
+        if not sec["sh_flags"] & 2 or sec["sh_size"] == 0:
+            return True                 # not SHF_ALLOC, or an empty marker section (heap): keep
+        a = sec["sh_addr"]
+        return any(lo <= a < hi for lo, hi in loaded_ranges)
+
+    symbols: Dict[str, int] = {}
+    kinds: Dict[str, str] = {}
+    funcs = []
+    allsyms = []
+    symtab = elf.get_section_by_name(".symtab")
+    stripped = symtab is None
+    if symtab is not None:
+        for sym in symtab.iter_symbols():
+            name = sym.name
+            typ = sym["st_info"]["type"]
+            shndx = sym["st_shndx"]
+            if not name or typ in ("STT_SECTION", "STT_FILE") or shndx == "SHN_UNDEF":
+                continue
+            if not sec_loaded(shndx):
+                continue                # overlay symbols (§1.5)
+            value = sym["st_value"] & 0xFFFFFFFF
+            if name in symbols and not (typ == "STT_FUNC" and kinds[name] != "STT_FUNC"):
+                continue                # FUNC preferred over OBJECT; else the first wins
+            symbols[name] = value
+            kinds[name] = typ
+        for name, value in symbols.items():
+            allsyms.append((value, name))
+            if kinds[name] == "STT_FUNC":
+                funcs.append(value)
+        sizes = {}
+        for sym in symtab.iter_symbols():
+            if sym.name in symbols and symbols[sym.name] == (sym["st_value"] & 0xFFFFFFFF):
+                sizes[sym.name] = sym["st_size"]
+        func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
+    else:
+        func_list = []
+
+    gp = 0
+    reginfo = elf.get_section_by_name(".reginfo")
+    if reginfo is not None:
+        data = reginfo.data()
+        if len(data) >= 24:
+            gp = struct.unpack_from("<I", data, 20)[0]
+    if gp == 0:
+        gp = symbols.get("_gp", 0)
+    img = Image(path=path, entry=entry, gp=gp, symbols=symbols, segments=segments,
+                flags=elf.header.e_flags, stripped=stripped)
+    img._sorted = sorted(allsyms)
+    img._funcs = func_list
+    return img
