@@ -344,7 +344,10 @@ def _srt_step(S: int, G: int, X: int, q: int):
 
 
 def srt_quotient(ma: int, mb: int) -> int:
-    """§3.4 radix-2 SRT divider: 25 digits of 4*ma / 4*mb, no final correction."""
+    """§3.4 radix-2 SRT divider: 25 digits of 4*ma / 4*mb, no final correction.
+
+    The loop is _srt_step/_sel inlined (this is the hot spot of controller evaluation).
+    """
     D = mb << 2
     notD = (~D) & M32
     S = ma << 2
@@ -353,14 +356,26 @@ def srt_quotient(ma: int, mb: int) -> int:
     q = 1
     for _ in range(25):
         Q = ((Q << 1) + q) & M32
-        if q == 1:
-            X = notD
-            G = (G + 1) & M32
-        elif q == -1:
-            X = D
+        if q:
+            if q == 1:
+                X = notD
+                G = (G + 1) & M32
+            else:
+                X = D
+            s2 = S ^ G ^ X
+            c2 = (((S & G) | (S & X) | (G & X)) << 1) & M32
+            tau = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0x00FFFFFF)
         else:
-            X = 0
-        S, G, q = _srt_step(S, G, X, q)
+            s2 = S ^ G
+            c2 = ((S & G) << 1) & M32
+            tau = (((S & 0xFF000000) + G) & M32) | (S & 0x00FFFFFF)
+        # sel(): tau as s32; +1 if tau >= 2^23, -1 if tau < -2^24, else 0
+        if tau & 0x80000000:
+            q = -1 if tau < 0xFF000000 else 0
+        else:
+            q = 1 if tau >= 0x800000 else 0
+        S = (s2 << 1) & M32
+        G = (c2 << 1) & M32
     return Q
 
 

@@ -1,0 +1,344 @@
+"""The reference model of one Anime chunk: poses, texture offsets, playback, notes, morphs, F_Obj.
+
+Animation.parse(chunk_bytes, names=None, ext=None, float_model="hw") is the entry point
+(interfaces.md §3). Everything follows animation-semantics.md; controllers are compiled once per
+track on first use and cached.
+"""
+from __future__ import annotations
+
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from corpus.anime import parse_anime
+
+from . import playback
+from .controllers import compile_controller
+from .eefloat import bits_to_double, ops as float_ops
+from .rotation import (IDENTITY16, KeyedRotation, degrees_to_radians, mul_matrix, rot_matrix,
+                       scratch9, single_rotation, to_double3)
+
+M32 = 0xFFFFFFFF
+ONE = 0x3F800000
+F4096 = 0x45800000
+DEFAULT_POS = (0, 0, 0)
+DEFAULT_SCALE = (ONE, ONE, ONE)
+DEFAULT_ALPHA = (ONE,)
+
+
+def _s16(x: int) -> int:
+    x &= 0xFFFF
+    return x - 0x10000 if x & 0x8000 else x
+
+
+@dataclass(frozen=True)
+class Pose:
+    """An object record's channels at one time (animation-semantics.md §4 step 1).
+
+    pos, scale: 3 raw words; alpha: 1 raw word. rot: the 9 scratch-order words (interfaces.md §3)
+    for a single-value or absent rotation, None for a keyed one. rot16: the 16-word EE matrix when
+    exact. rot_matrix: the float64 3x3 in math rows, always. passed: passed(T) of §3.6 (0 unless
+    keyed). time: the evaluated time, min(T, last).
+    """
+    time: int
+    pos: Tuple[int, int, int]
+    scale: Tuple[int, int, int]
+    alpha: int
+    rot: Optional[List[int]]
+    rot16: Optional[Tuple[int, ...]]
+    rot_keyed: bool
+    rot_matrix: np.ndarray
+    passed: int
+    rot_kind: int
+
+
+class RefTrack:
+    """One 0x0102 record (its own instance, §5) with its channels compiled on first use."""
+
+    def __init__(self, record, frames: int, o, names=None):
+        self.record = record
+        self.index = record.index
+        self.object = record.object
+        self.target = record.target
+        self.name = (names or {}).get(record.object)
+        self.keyed_rotation = record.rot.kind == 2
+        self.rot_kind = record.rot.kind
+        self._frames = frames
+        self._o = o
+        self._compiled = None
+
+    def compiled(self):
+        if self._compiled is None:
+            r, n, o = self.record, self._frames, self._o
+            pos = compile_controller(r.pos, DEFAULT_POS, n, o)
+            scale = compile_controller(r.scale, DEFAULT_SCALE, n, o)
+            alpha = compile_controller(r.alpha, DEFAULT_ALPHA, n, o)
+            if r.rot.kind == 2:
+                rot = KeyedRotation(r.rot.keys, n, o)
+            elif r.rot.kind == 1:
+                rot = single_rotation(r.rot.value, o)            # §3.7, bit-exact, constant
+            else:
+                rot = IDENTITY16                                 # §3.8
+            self._compiled = (pos, rot, scale, alpha)
+        return self._compiled
+
+    def __repr__(self):
+        return f"RefTrack(index={self.index}, object={self.object}, target={self.target})"
+
+
+class RefMaterial:
+    """One 0x0202 record: texture offsets U and V (§6); absent channels are +0."""
+
+    def __init__(self, record, frames: int, o):
+        self.record = record
+        self.index = record.index
+        self.material = record.material
+        self.u = compile_controller(record.u, (0,), frames, o)
+        self.v = compile_controller(record.v, (0,), frames, o)
+
+    def __repr__(self):
+        return f"RefMaterial(index={self.index}, material={self.material})"
+
+
+class Animation:
+    """The reference model of one Anime chunk (interfaces.md §3)."""
+
+    def __init__(self, anime, names=None, ext=None, float_model: str = "hw"):
+        self.anime = anime
+        self.names = dict(names or {})
+        self.ext = dict(ext or {})
+        self.float_model = float_model
+        self.ops = o = float_ops(float_model)
+        self.frames = anime.frames
+        self.loops = anime.loops
+        self.last = max(0, (anime.frames - 1) * 256) & M32     # the checks' clamped last (§8.2)
+        self.tracks = [RefTrack(t, anime.frames, o, self.names) for t in anime.tracks]
+        self.materials = [RefMaterial(m, anime.frames, o) for m in anime.materials]
+        self.morphs: Dict[int, list] = {}
+        for m in anime.morphs:
+            self.morphs.setdefault(m.morpher, []).append(m)
+        self.notes = list(anime.notes)
+        self.fobjs = list(anime.fobjs)
+        self._fobj_by_obj: Dict[int, list] = {}
+        for r in self.fobjs:
+            self._fobj_by_obj.setdefault(r.object, []).append(r)
+        self._material_by_obj = {}
+        for m in self.materials:
+            self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
+
+    @classmethod
+    def parse(cls, chunk_bytes, names=None, ext=None, float_model: str = "hw", where=None):
+        """Parse a chunk (bytes from its 0x0700 header) and build its model."""
+        return cls(parse_anime(chunk_bytes, ext=ext, where=where), names=names, ext=ext,
+                   float_model=float_model)
+
+    # ------------------------------------------------------------------ lookups
+
+    def _track(self, track) -> RefTrack:
+        if isinstance(track, RefTrack):
+            return track
+        return self.tracks[track]
+
+    def _material(self, material) -> RefMaterial:
+        if isinstance(material, RefMaterial):
+            return material
+        try:
+            return self._material_by_obj[material]
+        except KeyError:
+            raise KeyError(f"no 0x0202 record for material object {material}") from None
+
+    def name(self, obj) -> str:
+        n = self.names.get(obj)
+        return f"{n} ({obj})" if n else str(obj)
+
+    def clamp(self, time: int) -> int:
+        return min(time & M32, self.last)
+
+    # ------------------------------------------------------------------ object records (§2-§4)
+
+    def pose(self, track, time: int) -> Pose:
+        """The record's channels at min(time, last) (§4 step 1). track: a RefTrack or its index."""
+        tr = self._track(track)
+        T = self.clamp(time)
+        pos_c, rot_c, scale_c, alpha_c = tr.compiled()
+        pos = pos_c.evaluate(T)
+        scale = scale_c.evaluate(T)
+        alpha = alpha_c.evaluate(T)[0]
+        if tr.keyed_rotation:
+            m = rot_c.evaluate(T)
+            return Pose(T, pos, scale, alpha, None, None, True, np.array(m, dtype=np.float64),
+                        rot_c.passed(T), 2)
+        return Pose(T, pos, scale, alpha, scratch9(rot_c), rot_c, False,
+                    np.array(to_double3(rot_c), dtype=np.float64), 0, tr.rot_kind)
+
+    def passed(self, track, time: int) -> int:
+        """passed(min(time, last)) of the track's keyed rotation (§3.6), 0 otherwise."""
+        tr = self._track(track)
+        rot_c = tr.compiled()[1]
+        return rot_c.passed(self.clamp(time)) if tr.keyed_rotation else 0
+
+    def local_matrix(self, track, time: int):
+        """§4 step 3: local = T(p)·R·S. 16 u32 column-major words (R ⊗ S in EE arithmetic, then
+        the translation add) when the rotation is single-value or absent; a 4x4 float64 (math
+        rows) when it is keyed."""
+        p = self.pose(track, time)
+        if p.rot_keyed:
+            return local_double(p.rot_matrix, p.scale, p.pos)
+        return local_exact(p.rot16, p.scale, p.pos, self.ops)
+
+    # ------------------------------------------------------------------ materials (§6)
+
+    def uv(self, material, time: int) -> Tuple[int, int]:
+        """(U bits, V bits) at min(time, last). material: a RefMaterial or a material object."""
+        m = self._material(material)
+        T = self.clamp(time)
+        return m.u.evaluate(T)[0], m.v.evaluate(T)[0]
+
+    def material_offsets(self, material, time: int, crop_u: int, crop_v: int) -> Tuple[int, int]:
+        """The ccMaterial u16 fields +0x14, +0x16 (§6): (s16(f_to_int(U × F4096)) − s16(crop)) & 0xFFFF."""
+        U, V = self.uv(material, time)
+        return texture_offset(U, crop_u, self.ops), texture_offset(V, crop_v, self.ops)
+
+    # ------------------------------------------------------------------ playback (§8, §10)
+
+    def forward(self, time: int, step: int) -> playback.Forward:
+        """_AnimateForward (§8.1): .time, .pose_at (None when nothing is evaluated), .ended."""
+        return playback.forward(time, step, self.frames, self.loops)
+
+    def passed_notes(self, time: int, step: int) -> List[playback.PassedNote]:
+        """§10.4 reference rule: notes in delivery order with the ccAnmNote time field (§10.2)."""
+        return playback.passed_notes(self.notes, time, step, self.frames)
+
+    def forward_notes(self, time: int, step: int) -> List[Tuple[int, int]]:
+        """(event, param) of the notes the step's DecodeFrameChunk reads, derived from forward()'s
+        frame range rather than the passed_notes rule: a second route to the same list."""
+        r = self.forward(time, step).read
+        if r is None:
+            return []
+        old, new = r
+        return [(n.event, n.param) for n in reversed(self.notes) if old < n.frame <= new]
+
+    def frames_read(self, time: int, step: int) -> Optional[Tuple[int, int]]:
+        """§8.3: the frames (first, last) whose records the step applies, or None."""
+        r = self.forward(time, step).read
+        return None if r is None else (r[0] + 1, r[1])
+
+    # ------------------------------------------------------------------ morph weights (§9.1)
+
+    def morph_weights(self, frame: int, after_loop: bool = False) -> Dict[int, Tuple[Tuple[int, int], ...]]:
+        """morpher -> pairs (target, weight bits) of its last F_Morpher record at a frame ≤ frame.
+
+        DECISION: frame-0 records are excluded: the game never applies them (§2.1, §8.3), and the
+        check only compares frames ≥ 1 (§9.1). after_loop=True models a later loop pass, where a
+        morpher keeps the state of the previous pass until a record at a frame ≤ frame is read
+        again (the state persists, §9.1), i.e. the last record of the whole chunk.
+        """
+        out = {}
+        for mph, recs in self.morphs.items():
+            best = None
+            for r in recs:
+                if 1 <= r.frame <= frame:
+                    best = r
+            if best is None and after_loop:
+                for r in recs:
+                    if 1 <= r.frame:
+                        best = r
+            if best is not None:
+                out[mph] = tuple(best.pairs)
+        return out
+
+    # ------------------------------------------------------------------ F_Obj (§11)
+
+    def obj_poses_at(self, time: int, after_loop: bool = False) -> Dict[int, object]:
+        """§11 reference rule: object -> its last F_Obj record with 1 ≤ frame ≤ min(T, last) >> 8.
+        after_loop=True keeps the previous pass's last record until one is read again (checks.md §7.5)."""
+        f = self.clamp(time) >> 8
+        out = {}
+        for obj, recs in self._fobj_by_obj.items():
+            best = None
+            for r in recs:
+                if 1 <= r.frame <= f:
+                    best = r
+            if best is None and after_loop:
+                for r in recs:
+                    if r.frame >= 1:
+                        best = r
+            if best is not None:
+                out[obj] = best
+        return out
+
+    def fobj_pose(self, object: int, time: int, after_loop: bool = False):
+        """The F_Obj record in force for `object` at `time`, or None (§11)."""
+        return self.obj_poses_at(time, after_loop).get(object)
+
+    def fobj_local_matrix(self, record) -> Tuple[int, ...]:
+        """§11 step 1: T(pos)·sceVu0RotMatrix(rad)·S(scale) in EE arithmetic, 16 column-major words,
+        rad_k = f_div(f_mul(PI, deg_k), DEG180)."""
+        R = single_rotation(record.rot, self.ops)
+        return local_exact(R, record.scale, record.pos, self.ops)
+
+    def fobj_localtp(self, record) -> int:
+        """§11 step 2: the transparency clamped to [0, 1]."""
+        return clamp01(record.alpha, self.ops)
+
+    def fobj_flag_bits(self, record, a1: int) -> int:
+        """§11 step 3: bits 0-1 of object +0xA2 for coord +0xA1 = a1."""
+        return fobj_flag_bits(record, a1, self.ops)
+
+
+# ---------------------------------------------------------------------- shared pieces
+
+def local_exact(R16: Sequence[int], scale: Sequence[int], pos: Sequence[int], o) -> Tuple[int, ...]:
+    """§4 step 3 in EE arithmetic: L := R ⊗ S (S = diag(s, 1), other words +0), then col3 lane k
+    := f_add(col3[k], p_k) (sceVu0TransMatrix)."""
+    sx, sy, sz = scale
+    S = (sx, 0, 0, 0, 0, sy, 0, 0, 0, 0, sz, 0, 0, 0, 0, ONE)
+    L = list(mul_matrix(R16, S, o))
+    for k in range(3):
+        L[12 + k] = o.f_add(L[12 + k], pos[k])
+    return tuple(L)
+
+
+def local_double(R, scale: Sequence[int], pos: Sequence[int]) -> np.ndarray:
+    """§4: the double version, element (r, c) = R[r][c]·s_c, translation p, bottom row (0,0,0,1)."""
+    s = [bits_to_double(x) for x in scale]
+    out = np.zeros((4, 4), dtype=np.float64)
+    for r in range(3):
+        for c in range(3):
+            out[r][c] = R[r][c] * s[c]
+        out[r][3] = bits_to_double(pos[r])
+    out[3][3] = 1.0
+    return out
+
+
+def texture_offset(U: int, crop: int, o) -> int:
+    """§6: (s16(f_to_int(f_mul(U, F4096))) − s16(crop)) & 0xFFFF (U is fs)."""
+    return (_s16(o.f_to_int(o.f_mul(U, F4096))) - _s16(crop)) & 0xFFFF
+
+
+def clamp01(alpha: int, o) -> int:
+    """§11 step 2, localtp clamped to [0, 1].
+
+    DECISION: modelled as the C clamp `if (a < 0) a = 0; else if (a > 1) a = 1;` compiled to
+    c.lt.s / c.le.s, i.e. f_cmp: every E = 0 pattern (−0, denormal-looking words) compares equal to
+    0 and is kept raw; below zero (incl. E = 255 negatives) gives +0; above 1.0 (incl. E = 255)
+    gives 0x3F800000; 1.0 itself and everything in between is kept raw.
+    """
+    if o.f_cmp(alpha, 0) < 0:
+        return 0
+    if o.f_cmp(alpha, ONE) > 0:
+        return ONE
+    return alpha
+
+
+def fobj_flag_bits(record, a1: int, o) -> int:
+    """§11 step 3: bit 0 := flags bit 0; bit 1 := 1 unless the position is zero and +0xA1 bit 0 is set.
+
+    DECISION: "the position is zero" is all three components comparing equal to 0 by f_cmp (so
+    −0 and E = 0 patterns count as zero), the way a c.eq.s test would see them.
+    """
+    zero = all(o.f_cmp(p, 0) == 0 for p in record.pos)
+    bit1 = 0 if (zero and (a1 & 1)) else 2
+    return (record.flags & 1) | bit1
