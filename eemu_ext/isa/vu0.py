@@ -1,0 +1,468 @@
+"""VU0 macro-mode rows (COP2): FMAC, FDIV, integer, memory and random-register ops (r5900.md §8).
+
+Float values and flags follow ee-float.md §3.10 through the machine's float model; the lane
+helpers (``vu_*``) come from ``namespace(machine)``. Lanes: x = 0 ... w = 3, dest bit 8 >> lane.
+VF[0] never changes: rows that would write it write a scratch list instead (flags still update).
+Under trunc the MAC and status flags are not kept (ee-float.md §2.2); CLIP is kept under both.
+"""
+from __future__ import annotations
+
+from .. import eefloat
+from ..eefloat import M32, SIGN
+from .cop1 import float_model_of
+from .row import OPERAND_FORMATS, Row
+
+OP_COP2 = 0x12 << 26
+CO = OP_COP2 | (1 << 25)              # macro instructions: bit 25 set
+M_SP1 = 0xFE00003F                    # special1: op, CO and funct fixed
+M_SP2 = 0xFE0007FF                    # special2: op, CO, fd-as-opcode and funct fixed
+M_DEST = 0xF << 21
+M_FT = 31 << 16
+M_FS = 31 << 11
+M_FD = 31 << 6
+LANE = "xyzw"
+VU0_MEM = 0x11004000
+
+# -- operand formatters (rabbitizer's spelling; the dest suffix is an operand starting with '.') --
+_F = OPERAND_FORMATS
+_F.setdefault("dest", lambda f: "." + "".join(c for i, c in enumerate(LANE) if f["dest"] & (8 >> i))
+              if f["dest"] else "")
+_F.setdefault("vfd", lambda f: f"$vf{f['fd']}")
+_F.setdefault("vfs", lambda f: f"$vf{f['fs']}")
+_F.setdefault("vft", lambda f: f"$vf{f['ft']}")
+_F.setdefault("vrt", lambda f: f"$vf{f['rt']}")
+_F.setdefault("vrd", lambda f: f"$vf{f['rd']}")
+_F.setdefault("virdc", lambda f: f"$vi{f['rd']}")
+_F.setdefault("vftbc", lambda f: f"$vf{f['ft']}{LANE[f['bc']]}")
+_F.setdefault("vftw", lambda f: f"$vf{f['ft']}w")
+_F.setdefault("vfsf", lambda f: f"$vf{f['fs']}{LANE[f['fsf']]}")
+_F.setdefault("vftf", lambda f: f"$vf{f['ft']}{LANE[f['ftf']]}")
+_F.setdefault("vacc", lambda f: "$ACC")
+_F.setdefault("vq", lambda f: "$Q")
+_F.setdefault("vi_i", lambda f: "$I")
+_F.setdefault("vr", lambda f: "$R")
+_F.setdefault("vid", lambda f: f"$vi{f['fd'] & 15}")
+_F.setdefault("vis", lambda f: f"$vi{f['fs'] & 15}")
+_F.setdefault("vit", lambda f: f"$vi{f['ft'] & 15}")
+_F.setdefault("imm5", lambda f: str(f["imm5"]))
+_F.setdefault("imm15", lambda f: hex(f["imm15"]))
+_F.setdefault("vis_inc", lambda f: f"($vi{f['fs'] & 15}++)")
+_F.setdefault("vit_inc", lambda f: f"($vi{f['ft'] & 15}++)")
+_F.setdefault("vis_dec", lambda f: f"(--$vi{f['fs'] & 15})")
+_F.setdefault("vit_dec", lambda f: f"(--$vi{f['ft'] & 15})")
+_F.setdefault("vis_ind", lambda f: f"($vi{f['fs'] & 15})")
+_F.setdefault("vi27", lambda f: "$vi27")
+
+ROWS: list = []
+
+
+def _row(mn, mask, match, ops, sem, note="", gpr_writes=()):
+    ROWS.append(Row(mn, mask, match, ops, "vu0", sem, owner="ee", note=note, gpr_writes=gpr_writes))
+
+
+def _sp1(funct):
+    return CO | funct
+
+
+def _sp2(index):
+    return CO | ((index >> 2) << 6) | 0x3C | (index & 3)
+
+
+# Target of a float write to fd / ft: VF0 is never written.
+_TD = "(VF[fd] if fd else VJUNK)"
+_TT = "(VF[ft] if ft else VJUNK)"
+
+# Second operand forms: (mnemonic suffix, operand kind, Python expression giving 4 lanes).
+_BC = "_b = VF[ft][bc]\n"
+_FORMS_B = {
+    "bc": ("vftbc", _BC, "(_b, _b, _b, _b)"),
+    "q": ("vq", "_b = S.q\n", "(_b, _b, _b, _b)"),
+    "i": ("vi_i", "_b = S.i\n", "(_b, _b, _b, _b)"),
+    "": ("vft", "", "VF[ft]"),
+}
+
+# ---- special1: FMAC ops writing fd -------------------------------------------------------------
+for base, name, kind in ((0x00, "vadd", "add"), (0x04, "vsub", "sub"), (0x08, "vmadd", "madd"),
+                         (0x0C, "vmsub", "msub"), (0x10, "vmax", "max"), (0x14, "vmini", "min"),
+                         (0x18, "vmul", "mul")):
+    kind_b, pre, expr = _FORMS_B["bc"]
+    if kind in ("add", "sub", "mul"):
+        sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    elif kind in ("madd", "msub"):
+        sem = pre + f"vu_madd(S, f_{kind}, {_TD}, VF[fs], {expr}, dest, 0)"
+    else:
+        sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    for bc in range(4):
+        _row(f"{name}{LANE[bc]}", M_SP1, _sp1(base + bc), ("dest", "vfd", "vfs", "vftbc"), sem)
+
+_SP1_FORMS = [
+    (0x1C, "vmulq", "mul", "q"), (0x1D, "vmaxi", "max", "i"), (0x1E, "vmuli", "mul", "i"),
+    (0x1F, "vminii", "min", "i"), (0x20, "vaddq", "add", "q"), (0x21, "vmaddq", "madd", "q"),
+    (0x22, "vaddi", "add", "i"), (0x23, "vmaddi", "madd", "i"), (0x24, "vsubq", "sub", "q"),
+    (0x25, "vmsubq", "msub", "q"), (0x26, "vsubi", "sub", "i"), (0x27, "vmsubi", "msub", "i"),
+    (0x28, "vadd", "add", ""), (0x29, "vmadd", "madd", ""), (0x2A, "vmul", "mul", ""),
+    (0x2B, "vmax", "max", ""), (0x2C, "vsub", "sub", ""), (0x2D, "vmsub", "msub", ""),
+    (0x2F, "vmini", "min", ""),
+]
+for funct, name, kind, form in _SP1_FORMS:
+    kind_b, pre, expr = _FORMS_B[form]
+    if kind in ("add", "sub", "mul"):
+        sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    elif kind in ("madd", "msub"):
+        sem = pre + f"vu_madd(S, f_{kind}, {_TD}, VF[fs], {expr}, dest, 0)"
+    else:
+        sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    mask = M_SP1 if form == "" or form == "bc" else M_SP1 | M_FT
+    _row(name, mask, _sp1(funct), ("dest", "vfd", "vfs", kind_b), sem)
+
+_row("vopmsub", M_SP1, _sp1(0x2E), ("dest", "vfd", "vfs", "vft"),
+     "_a = VF[fs]\n_b = VF[ft]\n"
+     f"vu_madd(S, f_msub, {_TD}, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14, 0)",
+     note="fd.xyz := ACC.xyz - fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used")
+
+# ---- special1: integer ops, VCALLMS -------------------------------------------------------------
+_I3 = ("vid", "vis", "vit")
+_row("viadd", M_SP1 | M_DEST, _sp1(0x30), _I3,
+     "if fd & 15: VI[fd & 15] = (VI[fs & 15] + VI[ft & 15]) & 0xFFFF")
+_row("visub", M_SP1 | M_DEST, _sp1(0x31), _I3,
+     "if fd & 15: VI[fd & 15] = (VI[fs & 15] - VI[ft & 15]) & 0xFFFF")
+_row("viaddi", M_SP1 | M_DEST, _sp1(0x32), ("vit", "vis", "imm5"),
+     "if ft & 15: VI[ft & 15] = (VI[fs & 15] + imm5) & 0xFFFF")
+_row("viand", M_SP1 | M_DEST, _sp1(0x34), _I3,
+     "if fd & 15: VI[fd & 15] = VI[fs & 15] & VI[ft & 15]")
+_row("vior", M_SP1 | M_DEST, _sp1(0x35), _I3,
+     "if fd & 15: VI[fd & 15] = VI[fs & 15] | VI[ft & 15]")
+_row("vcallms", M_SP1 | M_DEST, _sp1(0x38), ("imm15",),
+     "fault('machine', 'VU micro mode is not supported: vcallms 0x%x' % imm15)",
+     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
+_row("vcallmsr", 0xFFFFFFFF, _sp1(0x39) | (27 << 11), ("vi27",),
+     "fault('machine', 'VU micro mode is not supported: vcallmsr (CMSAR0 0x%x)' % S.cmsar0)",
+     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
+
+# ---- special2: FMAC ops writing ACC ---------------------------------------------------------------
+_ACC = "S.vacc"
+for base, name, kind in ((0x00, "vadda", "add"), (0x04, "vsuba", "sub"), (0x08, "vmadda", "madd"),
+                         (0x0C, "vmsuba", "msub"), (0x18, "vmula", "mul")):
+    kind_b, pre, expr = _FORMS_B["bc"]
+    if kind in ("madd", "msub"):
+        sem = pre + f"vu_madd(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest, 1)"
+    else:
+        sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
+    for bc in range(4):
+        _row(f"{name}{LANE[bc]}", M_SP2, _sp2(base + bc), ("dest", "vacc", "vfs", "vftbc"), sem)
+
+_SP2_FORMS = [
+    (0x1C, "vmulaq", "mul", "q"), (0x1E, "vmulai", "mul", "i"),
+    (0x20, "vaddaq", "add", "q"), (0x21, "vmaddaq", "madd", "q"),
+    (0x22, "vaddai", "add", "i"), (0x23, "vmaddai", "madd", "i"),
+    (0x24, "vsubaq", "sub", "q"), (0x25, "vmsubaq", "msub", "q"),
+    (0x26, "vsubai", "sub", "i"), (0x27, "vmsubai", "msub", "i"),
+    (0x28, "vadda", "add", ""), (0x29, "vmadda", "madd", ""), (0x2A, "vmula", "mul", ""),
+    (0x2C, "vsuba", "sub", ""), (0x2D, "vmsuba", "msub", ""),
+]
+for index, name, kind, form in _SP2_FORMS:
+    kind_b, pre, expr = _FORMS_B[form]
+    if kind in ("madd", "msub"):
+        sem = pre + f"vu_madd(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest, 1)"
+    else:
+        sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
+    mask = M_SP2 if form == "" else M_SP2 | M_FT
+    _row(name, mask, _sp2(index), ("dest", "vacc", "vfs", kind_b), sem)
+
+_row("vopmula", M_SP2, _sp2(0x2E), ("dest", "vacc", "vfs", "vft"),
+     "_a = VF[fs]\n_b = VF[ft]\n"
+     "vu_op(S, f_mul, S.vacc, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14)",
+     note="ACC.xyz := fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used")
+
+# ---- special2: conversions, moves, clip ------------------------------------------------------------
+for i, n in enumerate((0, 4, 12, 15)):
+    _row(f"vitof{n}", M_SP2, _sp2(0x10 + i), ("dest", "vft", "vfs"),
+         f"vu_map(f_itof, {_TT}, VF[fs], dest, {n})")
+    _row(f"vftoi{n}", M_SP2, _sp2(0x14 + i), ("dest", "vft", "vfs"),
+         f"vu_map(f_ftoi, {_TT}, VF[fs], dest, {n})")
+_row("vabs", M_SP2, _sp2(0x1D), ("dest", "vft", "vfs"),
+     f"_a = VF[fs]\nvu_set({_TT}, (_a[0] & 0x7FFFFFFF, _a[1] & 0x7FFFFFFF, _a[2] & 0x7FFFFFFF, "
+     "_a[3] & 0x7FFFFFFF), dest)")
+_row("vmove", M_SP2, _sp2(0x30), ("dest", "vft", "vfs"),
+     f"_a = VF[fs]\nvu_set({_TT}, (_a[0], _a[1], _a[2], _a[3]), dest)")
+_row("vmr32", M_SP2, _sp2(0x31), ("dest", "vft", "vfs"),
+     f"_a = VF[fs]\nvu_set({_TT}, (_a[1], _a[2], _a[3], _a[0]), dest)",
+     note="rotates lanes: ft.x := fs.y, ft.y := fs.z, ft.z := fs.w, ft.w := fs.x")
+_row("vclipw", M_SP2 | M_DEST, _sp2(0x1F) | (0xE << 21), ("dest", "vfs", "vftw"),
+     "vu_clip(S, VF[fs], VF[ft][3])")
+_row("vnop", 0xFFFFFFFF, _sp2(0x2F), (), "pass")
+
+# ---- special2: VU0 data memory (byte address VI * 16, wrapping at 4 KiB) ----------------------------
+_LANES_LD = ("_o = VU0_MEM + ((VI[{r} & 15] << 4) & 0xFF0)\n_d = {dst}\n"
+             "for _c in range(4):\n    if dest & (8 >> _c): _d[_c] = ld32(_o + 4 * _c)")
+_LANES_ST = ("_o = VU0_MEM + ((VI[{r} & 15] << 4) & 0xFF0)\n_s = VF[fs]\n"
+             "for _c in range(4):\n    if dest & (8 >> _c): st32(_o + 4 * _c, _s[_c])")
+_row("vlqi", M_SP2, _sp2(0x34), ("dest", "vft", "vis_inc"),
+     _LANES_LD.format(r="fs", dst=_TT) + "\nif fs & 15: VI[fs & 15] = (VI[fs & 15] + 1) & 0xFFFF")
+_row("vsqi", M_SP2, _sp2(0x35), ("dest", "vfs", "vit_inc"),
+     _LANES_ST.format(r="ft") + "\nif ft & 15: VI[ft & 15] = (VI[ft & 15] + 1) & 0xFFFF")
+_row("vlqd", M_SP2, _sp2(0x36), ("dest", "vft", "vis_dec"),
+     "if fs & 15: VI[fs & 15] = (VI[fs & 15] - 1) & 0xFFFF\n" + _LANES_LD.format(r="fs", dst=_TT))
+_row("vsqd", M_SP2, _sp2(0x37), ("dest", "vfs", "vit_dec"),
+     "if ft & 15: VI[ft & 15] = (VI[ft & 15] - 1) & 0xFFFF\n" + _LANES_ST.format(r="ft"))
+for _lane in range(4):
+    # exactly one lane in dest (r5900.md §8.3); other dest values are not VILWR/VISWR
+    _row("vilwr", M_SP2 | M_DEST, _sp2(0x3E) | ((8 >> _lane) << 21), ("dest", "vit", "vis_ind"),
+         f"if ft & 15: VI[ft & 15] = ld32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}) & 0xFFFF")
+    _row("viswr", M_SP2 | M_DEST, _sp2(0x3F) | ((8 >> _lane) << 21), ("dest", "vit", "vis_ind"),
+         f"st32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}, VI[ft & 15])")
+
+# ---- special2: FDIV unit, integer transfers, random register -----------------------------------------
+_row("vdiv", M_SP2, _sp2(0x38), ("vq", "vfsf", "vftf"),
+     "vu_fdiv(S, f_vdiv(VF[fs][fsf], VF[ft][ftf]))")
+_row("vsqrt", M_SP2, _sp2(0x39), ("vq", "vftf"),
+     "vu_fdiv(S, f_vsqrt(VF[ft][ftf]))",
+     note="DECISION: fs and fsf are ignored (GNU as sets fsf = 1 here)")
+_row("vrsqrt", M_SP2, _sp2(0x3A), ("vq", "vfsf", "vftf"),
+     "vu_fdiv(S, f_vrsqrt(VF[fs][fsf], VF[ft][ftf]))")
+_row("vwaitq", 0xFFFFFFFF, _sp2(0x3B), (), "pass", note="Q is written at once (r5900.md §8.4)")
+_row("vmtir", M_SP2 | (3 << 23), _sp2(0x3C), ("vit", "vfsf"),
+     "if ft & 15: VI[ft & 15] = VF[fs][fsf] & 0xFFFF")
+_row("vmfir", M_SP2, _sp2(0x3D), ("dest", "vft", "vis"),
+     "_v = VI[fs & 15]\n_v = _v | 0xFFFF0000 if _v & 0x8000 else _v\n"
+     f"vu_set({_TT}, (_v, _v, _v, _v), dest)")
+_row("vrnext", M_SP2 | M_FS, _sp2(0x40), ("dest", "vft", "vr"),
+     "_r = S.r\n_r = 0x3F800000 | (((_r << 1) ^ (((_r >> 4) ^ (_r >> 22)) & 1)) & 0x7FFFFF)\n"
+     f"S.r = _r\nvu_set({_TT}, (_r, _r, _r, _r), dest)")
+_row("vrget", M_SP2 | M_FS, _sp2(0x41), ("dest", "vft", "vr"),
+     f"_r = S.r\nvu_set({_TT}, (_r, _r, _r, _r), dest)")
+_row("vrinit", M_SP2 | (3 << 23) | M_FT, _sp2(0x42), ("vr", "vfsf"),
+     "S.r = 0x3F800000 | (VF[fs][fsf] & 0x7FFFFF)")
+_row("vrxor", M_SP2 | (3 << 23) | M_FT, _sp2(0x43), ("vr", "vfsf"),
+     "S.r = 0x3F800000 | ((S.r ^ VF[fs][fsf]) & 0x7FFFFF)")
+
+# ---- transfers between the EE and VU0 (r5900.md §4.7, §8.4) --------------------------------------------
+for il, suf in ((0, ".ni"), (1, ".i")):
+    _row("qmfc2" + suf, 0xFFE007FF, OP_COP2 | (1 << 21) | il, ("rt", "vrd"),
+         "_v = VF[rd]\nR[rt] = _v[0] | (_v[1] << 32)\nRH[rt] = _v[2] | (_v[3] << 32)",
+         note="all 128 bits", gpr_writes=("rt",))
+    _row("cfc2" + suf, 0xFFE007FF, OP_COP2 | (2 << 21) | il, ("rt", "virdc"),
+         "R[rt] = sx32(vu_cfc2(S, rd))", note="sign-extends, keeps bits 64-127", gpr_writes=("rt",))
+    _row("qmtc2" + suf, 0xFFE007FF, OP_COP2 | (5 << 21) | il, ("rt", "vrd"),
+         "if rd: VF[rd][:] = (R[rt] & 0xFFFFFFFF, R[rt] >> 32, RH[rt] & 0xFFFFFFFF, RH[rt] >> 32)")
+    _row("ctc2" + suf, 0xFFE007FF, OP_COP2 | (6 << 21) | il, ("rt", "virdc"),
+         "vu_ctc2(S, rd, R[rt] & 0xFFFFFFFF)")
+
+ROWS.append(Row("lqc2", 0xFC000000, 0x36 << 26, ("vrt", "mem"), "load",
+                "_v = ld128((R[rs] + imm) & 0xFFFFFFF0)\n"
+                "if rt: VF[rt][:] = (_v & 0xFFFFFFFF, (_v >> 32) & 0xFFFFFFFF, (_v >> 64) & 0xFFFFFFFF, _v >> 96)",
+                owner="ee", note="address & ~15 (r5900.md §5.2); into VF0 discarded"))
+ROWS.append(Row("sqc2", 0xFC000000, 0x3E << 26, ("vrt", "mem"), "store",
+                "_v = VF[rt]\nst128((R[rs] + imm) & 0xFFFFFFF0, _v[0] | (_v[1] << 32) | (_v[2] << 64) | (_v[3] << 96))",
+                owner="ee", note="address & ~15"))
+for rt, name, flow in ((0, "bc2f", "branch"), (1, "bc2t", "branch"), (2, "bc2fl", "likely"),
+                       (3, "bc2tl", "likely")):
+    # DECISION: the COP2 condition line's meaning is unverified (r5900.md §8.4, [INF]); without a
+    # running micro program it reads 0 here, so BC2F is always taken and BC2T never.
+    ROWS.append(Row(name, 0xFFFF0000, OP_COP2 | (8 << 21) | (rt << 16), ("btarget",), "branch",
+                    "cond = " + ("True" if rt in (0, 2) else "False"), owner="ee", flow=flow,
+                    note="COP2 condition modelled as 0 (no micro mode); DECISION"))
+
+
+# ----------------------------------------------------------------------------------------------
+# Lane helpers (namespace)
+# ----------------------------------------------------------------------------------------------
+
+# MAC bits of a lane's (Z, S, U, O) nibble: Z at o, S at 4 + o, U at 8 + o, O at 12 + o, o = 3 - lane.
+_MACB = [[((n & 1) << (3 - c)) | (((n >> 1) & 1) << (7 - c)) | (((n >> 2) & 1) << (11 - c))
+          | (((n >> 3) & 1) << (15 - c)) for n in range(16)] for c in range(4)]
+_LANES = ((0, 8), (1, 4), (2, 2), (3, 1))
+
+
+def _status_from_mac(status: int, mac: int) -> int:
+    """§3.10: Z, S, U, O are the OR over lanes of the MAC bits; the sticky bits OR them in."""
+    low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0) | (4 if mac & 0xF00 else 0)
+           | (8 if mac & 0xF000 else 0))
+    return (status & 0xFF0) | low | (low << 6)
+
+
+def lane_nibble(r: int) -> int:
+    """(Z, S, U, O) of a lane result: first of underflow, zero, overflow applies (ee-float.md §3.10)."""
+    n = 2 if r & SIGN else 0
+    if r & eefloat.UNF:
+        return n | 5
+    if not r & 0x7F800000:
+        return n | 1
+    if r & eefloat.OVF:
+        return n | 8
+    return n
+
+
+def make_helpers(fm: eefloat.FloatModel) -> dict:
+    """The vu_* helpers for one float model (flags kept only under hw)."""
+    flags = fm.flags
+    OVF, UNF = eefloat.OVF, eefloat.UNF
+    MACB = _MACB
+
+    if flags:
+        def vu_op(S, f, dst, a, b, dest):
+            """dst.c := f(a.c, b.c) for the lanes in dest; MAC and status from the results."""
+            mac = 0
+            for c, bit in _LANES:
+                if dest & bit:
+                    r = f(a[c], b[c])
+                    v = r & M32
+                    dst[c] = v
+                    n = 2 if v & SIGN else 0
+                    if r > M32:
+                        n |= 5 if r & UNF else 8
+                    elif not v & 0x7F800000:
+                        n |= 1
+                    mac |= MACB[c][n]
+            S.mac = mac
+            S.status = _status_from_mac(S.status, mac)
+
+        def vu_madd(S, f, dst, a, b, dest, latch):
+            """dst.c := ACC.c +/- a.c*b.c; ``latch``: ACC-overflowed is the lane's current MAC O bit."""
+            acc = S.vacc
+            old = S.mac if latch else 0
+            mac = 0
+            for c, bit in _LANES:
+                if dest & bit:
+                    r = f(acc[c], a[c], b[c], (old >> (15 - c)) & 1)
+                    v = r & M32
+                    dst[c] = v
+                    n = 2 if v & SIGN else 0
+                    if r & (OVF | UNF):
+                        n |= 5 if r & UNF and not r & OVF else 8
+                    elif not v & 0x7F800000:
+                        n |= 1
+                    mac |= MACB[c][n]
+            S.mac = mac
+            S.status = _status_from_mac(S.status, mac)
+
+        def vu_fdiv(S, r):
+            """Q := r; status I and D replaced by the FDIV flags and ORed into IS and DS."""
+            S.q = r & M32
+            st = S.status & ~0x30
+            if r & eefloat.INV:
+                st |= 0x410
+            if r & eefloat.DIVZ:
+                st |= 0x820
+            S.status = st
+    else:
+        def vu_op(S, f, dst, a, b, dest):
+            for c, bit in _LANES:
+                if dest & bit:
+                    dst[c] = f(a[c], b[c])
+
+        def vu_madd(S, f, dst, a, b, dest, latch):
+            acc = S.vacc
+            for c, bit in _LANES:
+                if dest & bit:
+                    dst[c] = f(acc[c], a[c], b[c], 0)
+
+        def vu_fdiv(S, r):
+            S.q = r & M32
+
+    def vu_sel(f, dst, a, b, dest):
+        """dst.c := f(a.c, b.c) with no flags (VMAX, VMINI)."""
+        for c, bit in _LANES:
+            if dest & bit:
+                dst[c] = f(a[c], b[c])
+
+    def vu_map(f, dst, a, dest, n):
+        """dst.c := f(a.c, n) with no flags (VITOFn, VFTOIn)."""
+        for c, bit in _LANES:
+            if dest & bit:
+                dst[c] = f(a[c], n)
+
+    def vu_set(dst, vals, dest):
+        for c, bit in _LANES:
+            if dest & bit:
+                dst[c] = vals[c]
+
+    def vu_clip(S, a, w):
+        """VCLIPw.xyz (§3.10): six judgement bits against |w| (0x007FFFFF when E(w) = 0)."""
+        W = w & 0x7FFFFFFF if w & 0x7F800000 else 0x007FFFFF
+        bits = 0
+        for c in range(3):
+            v = a[c]
+            if v < SIGN:
+                if v > W:
+                    bits |= 1 << (2 * c)
+            elif v ^ SIGN > W:
+                bits |= 2 << (2 * c)
+        S.clip = ((S.clip << 6) | bits) & 0xFFFFFF
+
+    return dict(vu_op=vu_op, vu_madd=vu_madd, vu_fdiv=vu_fdiv, vu_sel=vu_sel, vu_map=vu_map,
+                vu_set=vu_set, vu_clip=vu_clip)
+
+
+def make_control(machine) -> dict:
+    """CFC2/CTC2 (r5900.md §8.4): the control registers vi16-vi31 and VI1-VI15."""
+    VI = machine.VI
+    extra = {"vi24": 0}
+
+    def vu_cfc2(S, n):
+        if n < 16:
+            return VI[n] if n else 0
+        if n == 16:
+            return S.status
+        if n == 17:
+            return S.mac
+        if n == 18:
+            return S.clip
+        if n == 19:
+            return 0x2E30              # reserved: reads a constant [HW]
+        if n == 20:
+            return S.r & 0x7FFFFF
+        if n == 21:
+            return S.i
+        if n == 22:
+            return S.q
+        if n == 24:
+            return extra["vi24"]
+        if n == 27:
+            return S.cmsar0
+        # 23, 25 reserved; 26 TPC, 28 FBRST, 29 VPU-STAT, 30: read 0 without micro mode (DECISION)
+        return 0
+
+    def vu_ctc2(S, n, v):
+        if n < 16:
+            if n:
+                VI[n] = v & 0xFFFF
+        elif n == 16:
+            S.status = (S.status & 0x3F) | (v & 0xFC0)
+        elif n == 18:
+            S.clip = v & 0xFFFFFF
+        elif n == 20:
+            S.r = 0x3F800000 | (v & 0x7FFFFF)
+        elif n == 21:
+            S.i = v
+        elif n == 22:
+            S.q = v
+        elif n == 24:
+            extra["vi24"] = v & 0x0C0C   # DECISION: keeps the bits hardware read back (0x0C0C)
+        elif n == 27:
+            S.cmsar0 = v & 0xFFFF
+        elif n == 31:
+            machine_fault("CTC2 to CMSAR1 (vi31) starts a VU1 micro program: not supported "
+                          f"(value 0x{v:08x})")
+        # 17 MAC, 19, 23, 25 reserved, 26 TPC, 29 VPU-STAT: read-only; 28 FBRST: DECISION ignored
+        # (no micro program can be running or stopped), 30: ignored.
+
+    def machine_fault(msg):
+        from ..errors import MachineError
+        raise MachineError(msg)
+
+    return dict(vu_cfc2=vu_cfc2, vu_ctc2=vu_ctc2)
+
+
+def namespace(machine) -> dict:
+    """Lane helpers and model functions for VU0 sem code, chosen by ``machine.float_model``."""
+    fm = float_model_of(machine)
+    ns = make_helpers(fm)
+    ns.update(make_control(machine))
+    ns.update({
+        "f_add": fm.add, "f_sub": fm.sub, "f_mul": fm.mul, "f_madd": fm.madd, "f_msub": fm.msub,
+        "f_max": fm.fmax, "f_min": fm.fmin, "f_itof": fm.itof, "f_ftoi": fm.ftoi,
+        "f_vdiv": fm.vdiv, "f_vsqrt": fm.vsqrt, "f_vrsqrt": fm.vrsqrt,
+        "VJUNK": [0, 0, 0, 0], "VU0_MEM": VU0_MEM,
+    })
+    return ns
