@@ -118,11 +118,14 @@ def _w(op, rs, rt, imm):
     return (op << 26) | (rs << 21) | (rt << 16) | (imm & 0xFFFF)
 
 
-def run_machine(words, st: St, regs=None):
+def run_machine(words, st: St, regs=None, m=None, slot: int = 0):
     """Load ``st`` (GPRs by LQ, HI/LO by PMTHI/PMTLO, SA by MTSA), run ``words``, read everything
-    back (SQ, PMFHI/PMFLO, MFSA). Returns (machine, state after)."""
-    from eemu_ext import Machine
-    m = Machine(coverage=True)
+    back (SQ, PMFHI/PMFLO, MFSA). Returns (machine, state after). Pass ``m`` to reuse a machine
+    (building one costs ~50 ms); ``slot`` picks a distinct code address for each program."""
+    if m is None:
+        from eemu_ext import Machine
+        m = Machine(coverage=True)
+    code_at = CODE + 0x1000 * slot
     regs = sorted(set(regs or ()) | set(st.gpr))
     assert not set(regs) & set(SCRATCH), regs
     data = bytearray(0x240)
@@ -146,8 +149,8 @@ def run_machine(words, st: St, regs=None):
     code += [enc("pmfhi", rd=k0), _w(SQ, 1, k0, 0x600), enc("pmflo", rd=k0), _w(SQ, 1, k0, 0x610),
              enc("mfsa", rd=k0), _w(SD, 1, k0, 0x620)]
     code += [(31 << 21) | 8, 0]                          # jr ra; nop
-    m.write(CODE, struct.pack(f"<{len(code)}I", *code))
-    m.call(CODE, limit=10_000)
+    m.write(code_at, struct.pack(f"<{len(code)}I", *code))
+    m.call(code_at, limit=10_000)
     raw = m.read(OUT, 0x230)
     gpr = {r: int.from_bytes(raw[16 * r:16 * r + 16], "little")
            for r in range(2, 32) if r not in SCRATCH}
@@ -365,19 +368,18 @@ def _model_case(mn: str, seed: int, n: int = 4):
     """n seeded states, one machine call each; the last one with rd aliasing rs and rt."""
     def case():
         rng = random.Random(f"cases_mmi:{mn}:{seed}")
-        last = None
+        m = None
         for i in range(n):
             st = random_state(rng)
             flds = operand_fields(mn, rng)
             if i == n - 1 and "rd" in ROW[mn].operands:
                 flds = dict(flds, rs=D_, rt=D_)        # rd aliases rs and rt: lanes from old values
                 st.gpr[D_] = st.gpr[A_]
-            m, got = run_machine([model_word(mn, flds)], st)
+            m, got = run_machine([model_word(mn, flds)], st, m=m, slot=i)
             want = model_expect(mn, st, flds)
             d = diff(got, want, range(2, 31))
             assert not d, f"{mn} seed {seed} case {i} fields {flds}:\n  " + "\n  ".join(d)
-            last = m
-        return last
+        return m
     case.__name__ = f"model_{mn.replace('.', '_')}"
     return case
 
