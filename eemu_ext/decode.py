@@ -47,6 +47,19 @@ class Decoder:
             if r.mask & 0xFC000000 != 0xFC000000:
                 raise ValueError(f"row {r.mnemonic}: mask 0x{r.mask:08x} does not fix the primary opcode")
             self.by_op.setdefault(r.match >> 26, []).append(i)
+        # second level: per opcode, the bits every row of that opcode fixes -> candidate rows
+        self.sub_mask: Dict[int, int] = {}
+        self.sub: Dict[int, Dict[int, List[Tuple[int, int, int]]]] = {}
+        for op, ids in self.by_op.items():
+            common = 0xFFFFFFFF
+            for i in ids:
+                common &= self.rows[i].mask
+            self.sub_mask[op] = common
+            tab: Dict[int, List[Tuple[int, int, int]]] = {}
+            for i in ids:
+                r = self.rows[i]
+                tab.setdefault(r.match & common, []).append((r.mask, r.match, i))
+            self.sub[op] = tab
         spaces = set()
         for r in self.rows:
             if r.owner == "ee":
@@ -54,6 +67,9 @@ class Decoder:
                 spaces.add((sel, r.match & sel))
         self.ee_spaces = sorted(spaces)
         self.ee_ops = {m >> 26 for s, m in self.ee_spaces if s == 0xFC000000}
+        self.ee_spaces_by_op: Dict[int, List[Tuple[int, int]]] = {}
+        for sm in self.ee_spaces:
+            self.ee_spaces_by_op.setdefault(sm[1] >> 26, []).append(sm)
         self.mnemonics = {r.mnemonic for r in self.rows}
         self.cs = capstone.Cs(capstone.CS_ARCH_MIPS, capstone.CS_MODE_MIPS64 | capstone.CS_MODE_LITTLE_ENDIAN)
         self._memo: Dict[int, int] = {}
@@ -61,9 +77,10 @@ class Decoder:
 
     # -- single words ---------------------------------------------------------------------------
     def in_ee_space(self, word: int) -> bool:
-        if word >> 26 in self.ee_ops:
+        op = word >> 26
+        if op in self.ee_ops:
             return True
-        return any(word & s == m for s, m in self.ee_spaces)
+        return any(word & s == m for s, m in self.ee_spaces_by_op.get(op, ()))
 
     def capstone_text(self, word: int) -> Optional[Tuple[str, str]]:
         for _, _, mn, ops in self.cs.disasm_lite(word.to_bytes(4, "little"), 0, 1):
@@ -86,10 +103,15 @@ class Decoder:
         return self._why.get(word, "not an R5900 instruction")
 
     def _decide(self, word: int, cs_result) -> Tuple[int, str]:
-        cands = [i for i in self.by_op.get(word >> 26, ()) if self.rows[i].matches(word)]
-        ee = [i for i in cands if self.rows[i].owner == "ee"]
-        if ee:
-            return ee[0], ""
+        op = word >> 26
+        tab = self.sub.get(op)
+        cands = []
+        if tab is not None:
+            for mask, match, i in tab.get(word & self.sub_mask[op], ()):
+                if word & mask == match:
+                    if self.rows[i].owner == "ee":
+                        return i, ""
+                    cands.append(i)
         if self.in_ee_space(word):
             return -1, "reserved encoding in an R5900-specific opcode space"
         if cs_result is None:
@@ -124,10 +146,9 @@ class Decoder:
                 self.cs.skipdata = False
             if len(res) != len(need):       # skipdata steps 4 bytes for MIPS; be safe anyway
                 res = [self.capstone_text(words[k]) for k in need]
+            decide = self._decide
             for k, c in zip(need, res):
-                w = words[k]
-                r, why = self._decide(w, c if c is not None else ())
-                out[k] = r
+                out[k] = decide(words[k], c if c is not None else ())[0]
         return out
 
     # -- text -------------------------------------------------------------------------------------
