@@ -1,0 +1,174 @@
+"""Command line: python -m harness bulk | one | replay | mutants (see `--help`)."""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+from .errors import HarnessError
+from .options import DEFAULT_IMAGE, Options
+
+CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
+
+
+def common(p):
+    p.add_argument("--image", default=None, help="R5900 ELF (default: the stand-in)")
+    p.add_argument("--data", default=None, help="DATA.BIN (default: build/synth/DATA.BIN)")
+    p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
+    p.add_argument("--seed", type=int, default=4)
+    p.add_argument("--profile", choices=("quick", "nightly"), default="quick")
+    p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
+
+
+def options(a, **kw):
+    return Options(image=a.image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
+                   profile=a.profile, float_model=a.float_model,
+                   corpus_image=a.image, **kw)
+
+
+def jobs(v):
+    if v in (None, "", "auto"):
+        return os.cpu_count() or 1
+    return max(1, int(v))
+
+
+def cmd_bulk(a):
+    from .bulk import run_bulk
+    ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
+    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
+                   fresh=a.fresh, chunk_ids=ids, **({"runs": a.runs} if a.runs else {}))
+    return run_bulk(opts, sys.argv)
+
+
+def cmd_one(a):
+    from .chunk import check_chunk
+    from .game import Game
+    from .profiles import profile
+    from .show import format_mismatch
+    opts = options(a)
+    corpus = opts.open_corpus()
+    if a.case not in set(corpus.chunk_ids()):
+        raise HarnessError(f"CASE={a.case}: no such chunk in {opts.data or opts.disc} "
+                           f"(ids look like member::ANM_name; `python -m corpus list` shows them)")
+    ch = corpus.chunk(a.case)
+    game = opts.validate_image()
+    ctx = opts.context(a.case)
+    res = check_chunk(game, ch, ctx, profile(opts.profile), only=[a.check] if a.check else None,
+                      speed=a.speed)
+    mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
+            (a.check == "controllers" and m["check"] == "multistep")]
+    if mism and a.shrink:
+        from .shrink import shrink_mismatch
+        try:
+            mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model), ch, ctx, mism[0])
+        except Exception as exc:
+            print(f"(shrinking failed: {type(exc).__name__}: {exc})", file=sys.stderr)
+    if a.json:
+        print(json.dumps(res, indent=1))
+    else:
+        for m in mism[:a.show]:
+            print(format_mismatch(m))
+        print(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
+              f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
+              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s")
+    if res.get("error"):
+        print(f"error in {res['error'].get('check')}: {res['error']['type']}: {res['error']['message']}",
+              file=sys.stderr)
+    return 1 if mism or res.get("error") else 0
+
+
+def cmd_replay(a):
+    from . import replay
+    from .show import format_mismatch
+    opts = options(a)
+    ch = opts.open_corpus().chunk(a.case)
+    game = opts.validate_image()
+    ctx = opts.context(a.case)
+    nums = lambda s: [int(x, 0) for x in s.split(",") if x.strip()]
+    if a.check == "playback":
+        steps = nums(a.steps)
+        t = replay.replay_playback(game, ch, ctx, steps, steps[0] if steps else 256)
+    elif a.check in ("notes", "fobj"):
+        plan = [(int(s, 0), r == "1") for s, r in (p.split(":") for p in a.plan.split(",") if p)]
+        t = (replay.replay_notes(game, ch, ctx, plan) if a.check == "notes"
+             else replay.replay_fobj(game, ch, ctx, plan, a.a1))
+    else:
+        t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
+    for m in t.mismatches:
+        print(format_mismatch(m))
+    print(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}")
+    return 1 if t.mismatches else 0
+
+
+def cmd_mutants(a):
+    from .mutants import find_mutants, run_mutant
+    opts = options(a)
+    muts = find_mutants(a.name or None)
+    if not muts:
+        raise HarnessError("no mutants found under standin/mutants/*.patch")
+    bad = 0
+    for mut in muts:
+        try:
+            caught, results = run_mutant(mut, opts, shrink=a.shrink)
+        except HarnessError as exc:
+            print(f"FAIL {mut.name}: {exc}")
+            bad += 1
+            continue
+        seen = sorted({m["check"] for r in results for m in r["mismatches"]})
+        errs = [r["error"] for r in results if r.get("error")]
+        status = "caught" if caught else "NOT CAUGHT"
+        print(f"{'ok  ' if caught else 'FAIL'} {mut.name}: {status} by {mut.catches} "
+              f"({len(results)} chunks; checks that saw it: {', '.join(seen) or 'none'}"
+              f"{'; errors: ' + '; '.join(e['message'][:80] for e in errs) if errs else ''})")
+        if caught:
+            first = next(m for r in results for m in r["mismatches"] if m["check"] == mut.catches)
+            print("     " + first["repro"].replace(f"IMAGE={mut.elf}", f"IMAGE={os.path.relpath(mut.elf)}"))
+        bad += not caught
+    print(f"{len(muts) - bad}/{len(muts)} mutants caught by their named check")
+    return 1 if bad else 0
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
+    common(b)
+    b.add_argument("--n", type=int, default=100)
+    b.add_argument("--jobs", default="auto")
+    b.add_argument("--check", action="append", choices=CHECK_NAMES, help="only these checks (repeatable)")
+    b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
+    b.add_argument("--resume", default=None, help="resume this run directory")
+    b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
+    b.add_argument("--runs", default=None, help="runs root (default build/runs)")
+    o = sub.add_parser("one", help="every check (or --check C) on one chunk")
+    common(o)
+    o.add_argument("--case", required=True)
+    o.add_argument("--check", choices=CHECK_NAMES)
+    o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
+    o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
+    o.add_argument("--json", action="store_true")
+    o.add_argument("--show", type=int, default=20)
+    r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
+    common(r)
+    r.add_argument("--case", required=True)
+    r.add_argument("--check", required=True, choices=("playback", "notes", "fobj", "controllers"))
+    r.add_argument("--steps", default="256")
+    r.add_argument("--plan", default="256:0")
+    r.add_argument("--a1", type=int, default=0)
+    r.add_argument("--track", type=int, default=0)
+    r.add_argument("--times", default="1")
+    mu = sub.add_parser("mutants", help="every stand-in mutant must be caught by its named check")
+    common(mu)
+    mu.add_argument("--name", action="append", help="only these mutants")
+    mu.add_argument("--shrink", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants}[a.cmd](a)
+    except HarnessError as exc:
+        print(f"harness: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,188 @@
+"""make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time
+
+from . import selection
+from .chunk import check_chunk
+from .options import Options
+from .profiles import profile
+from .run import RunDir, file_identity
+
+_W = {}   # per-worker state: game, corpus, profile
+
+
+def _init_worker(opts: Options):
+    _W.clear()
+    _W["opts"] = opts
+    _W["corpus"] = opts.open_corpus()
+    _W["game"] = None
+    _W["prof"] = profile(opts.profile)
+
+
+def _game():
+    if _W.get("game") is None:
+        from .game import Game
+        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model)
+    return _W["game"]
+
+
+def _check_one(task):
+    """Worker: check one chunk, write its record atomically, return a short status."""
+    index, cid, run_path, only = task
+    opts = _W["opts"]
+    ch = _W["corpus"].chunk(cid)
+    ctx = opts.context(cid)
+    try:
+        game = _game()
+    except Exception as exc:          # the image itself is broken: every chunk fails the same way
+        res = {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
+               "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
+                                           "check": "setup"}}
+    else:
+        res = check_chunk(game, ch, ctx, _W["prof"], only=only, index=index)
+        if res.get("error"):
+            _W["game"] = None         # a fresh machine after an emulation error
+    RunDir(run_path).write_chunk(res)
+    return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
+
+
+def prepare(opts: Options, argv):
+    """Validate inputs, choose the chunks, and open (or resume) the run directory."""
+    corpus = opts.open_corpus()
+    opts.validate_image()
+    ids = selection.sample(selection.pool(corpus), opts.n, opts.seed)
+    if opts.chunk_ids:
+        ids = opts.chunk_ids
+    params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
+              "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
+              "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
+              "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
+              "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids}
+    if opts.resume:
+        rd = RunDir(opts.resume)
+        if rd.params().get("chunks") != ids and not opts.chunk_ids:
+            ids = rd.params()["chunks"]
+    else:
+        rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
+        rd = rd or RunDir.create(params, opts.runs)
+    rd.link_latest()
+    return rd
+
+
+def run_bulk(opts: Options, argv=()):
+    rd = prepare(opts, argv)
+    ids = rd.params()["chunks"]
+    done = rd.done_indices()
+    todo = [(i, cid, rd.path, opts.checks) for i, cid in enumerate(ids) if i not in done]
+    out = sys.stderr
+    print(f"eediff bulk: run {rd.path}\n  {len(ids)} chunks, {len(done)} already done, "
+          f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "
+          f"jobs {opts.jobs}", file=out)
+    t0 = time.time() - previous_seconds(rd)
+    progress = Progress(len(ids), len(done), out)
+    try:
+        if opts.jobs <= 1:
+            _init_worker(opts)
+            for task in todo:
+                progress.update(*_check_one(task))
+        else:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(opts.jobs, initializer=_init_worker, initargs=(opts,)) as pool:
+                for status in pool.imap_unordered(_check_one, todo, chunksize=1):
+                    progress.update(*status)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; resume with: python -m harness bulk --resume {rd.path}", file=out)
+        rd.summarize(time.time() - t0)
+        return 130
+    progress.finish()
+    summary = rd.summarize(time.time() - t0)
+    print(format_summary(summary), file=sys.stdout)
+    render_report(rd.path)
+    return 0 if summary["mismatches"] == 0 and summary["errors"] == 0 and summary["complete"] else 1
+
+
+def previous_seconds(rd):
+    """Wall time already spent on a resumed run (from its interim summary), else 0."""
+    try:
+        from .run import read_json
+        return float(read_json(os.path.join(rd.path, "summary.json")).get("seconds") or 0.0)
+    except (OSError, ValueError):
+        return 0.0
+
+
+class Progress:
+    """One progress line: done/total, mismatches, errors, chunks/min, ETA."""
+
+    def __init__(self, total, done, out):
+        self.total, self.done, self.out = total, done, out
+        self.start_done, self.t0 = done, time.time()
+        self.mismatches = self.errors = 0
+        self.tty = hasattr(out, "isatty") and out.isatty()
+        self.last_print = 0.0
+
+    def update(self, index, mismatches, error, seconds):
+        self.done += 1
+        self.mismatches += mismatches
+        self.errors += int(error)
+        now = time.time()
+        if self.tty or now - self.last_print > 5 or self.done == self.total:
+            self.last_print = now
+            self.out.write(("\r" if self.tty else "") + self.line() + ("" if self.tty else "\n"))
+            self.out.flush()
+
+    def line(self):
+        el = time.time() - self.t0
+        n = self.done - self.start_done
+        rate = 60.0 * n / el if el > 0 else 0.0
+        eta = (self.total - self.done) / (rate / 60.0) if rate else float("nan")
+        eta_s = "?" if eta != eta else f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}"
+        return (f"[{self.done}/{self.total}] mismatches {self.mismatches} errors {self.errors} "
+                f"{rate:.1f} chunks/min ETA {eta_s}")
+
+    def finish(self):
+        if self.tty:
+            self.out.write("\n")
+
+
+def format_summary(s):
+    lines = [f"run {s['run_id']}: {s['chunks_done']}/{s['chunks_total']} chunks, "
+             f"{s['chunks_failed']} failed, {s['mismatches']} mismatches, {s['errors']} errors, "
+             f"{s['seconds']:.0f} s ({s['chunks_per_minute']} chunks/min)"]
+    if s.get("mismatches_by_check"):
+        lines.append("  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items()))
+    lines.append("  counters:")
+    for k, v in s["counters"].items():
+        lines.append(f"    {k:32s} {v}")
+    w = s.get("worst_keyed_rotation")
+    if w:
+        lines.append(f"    {'worst keyed rotation d':32s} {w['d']:.3g} (bound {w['bound']:.3g}, "
+                     f"{w['chunk']} track {w['track']} t={w['time']}, {w.get('check')})")
+    if s["quirks"]:
+        lines.append("  quirk coverage:")
+        for k, v in s["quirks"].items():
+            lines.append(f"    {k:40s} {v}")
+    if s.get("seconds_by_check"):
+        lines.append("  seconds by check: " + ", ".join(f"{k} {v}" for k, v in s["seconds_by_check"].items()))
+    if s.get("machine_steps") and s.get("chunk_seconds"):
+        lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds")
+    return "\n".join(lines)
+
+
+def render_report(run_path):
+    """Render HTML + JUnit with reports.render(run_dir) when helper H's package provides it."""
+    try:
+        import reports
+        render = getattr(reports, "render", None)
+        if render is None:
+            return None
+        out = render(run_path)
+        path = out if isinstance(out, str) else os.path.join(run_path, "report.html")
+        print(f"report: {path}")
+        return path
+    except Exception as exc:  # a reports failure must not hide the run's own result
+        print(f"reports.render({run_path}) failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return None

@@ -1,0 +1,142 @@
+"""Controller checks: object records at sampled times, multi-step consistency, materials (checks.md §2)."""
+from .bits import f32, f32_bits
+from .game import Scratch
+from .keys import keys_around, sample_times, track_quirks
+from .mismatch import record
+from .tables import entries_by_record
+from . import memory_map as mm
+
+ROT_TOLERANCE = 1e-5
+ROT_PER_KEY = 1e-7
+AXES = "xyz"
+
+
+def check_tracks(game, anim, entries, ctx, tally, prof, rng):
+    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk."""
+    tracks = list(anim.tracks)
+    if len(tracks) > prof.max_tracks:
+        tracks = sorted(rng.sample(tracks, prof.max_tracks), key=lambda t: t.index)
+    paired = entries_by_record([t.record for t in tracks], entries, mm.KIND_OBJECT)
+    game.new_anm()
+    for tr in tracks:
+        entry = paired.get(tr.record.index)
+        if entry is None:
+            tally.count("no controller")
+            continue
+        for k, v in track_quirks(tr.record, anim.frames).items():
+            tally.quirk(k, v)
+        work, _ = game.work(entry.ctrl)
+        ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
+        single = None
+        for t in ts:
+            game.reset_work(work)
+            single = game.step(work, t)
+            T = min(t, anim.last)
+            compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+        check_multistep(game, work, ts, single, tr, ctx, tally)
+
+
+def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
+    """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1)."""
+    rec = tr.record
+    def fail(field, exp, g, channel, **kw):
+        tally.fail(record(ctx, check, field, exp, g, object=rec.object, track=rec.index, time=t,
+                          context={"keys": keys_around(channel, T), "pose_time": T}, **kw))
+    tally.count("cases")
+    for i in range(3):
+        if got.pos[i] != pose.pos[i]:
+            fail(f"position.{AXES[i]}", pose.pos[i], got.pos[i], rec.pos)
+        if got.scale[i] != pose.scale[i]:
+            fail(f"scale.{AXES[i]}", pose.scale[i], got.scale[i], rec.scale)
+    if got.alpha != pose.alpha:
+        fail("transparency", pose.alpha, got.alpha, rec.alpha)
+    if rec.rot.kind == 0:
+        return
+    if not tr.keyed_rotation:
+        tally.count("single-value rotations")
+        for j, (w_got, w_exp) in enumerate(zip(got.rot9, pose.rot)):
+            if w_got != w_exp:
+                c, r = divmod(j, 3)
+                fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
+        return
+    tally.count("keyed rotations")
+    d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
+    bound = ROT_TOLERANCE + ROT_PER_KEY * pose.passed
+    tally.keyed(d, bound, ctx.chunk, rec.index, t, check)
+    tally.quirk("keyed rotation keys passed", pose.passed)
+    if not d <= bound:
+        fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
+             deviation=d, tolerance=bound)
+
+
+def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):
+    """Largest |game - reference| over the 3x3 (word 4c+r vs matrix[r][c]*scale[c]), and where."""
+    worst, wr, wc = -1.0, 0, 0
+    for c in range(3):
+        for r in range(3):
+            d = abs(f32(words16[4 * c + r]) - matrix[r][c] * scale[c])
+            if d != d:          # NaN never passes
+                d = float("inf")
+            if d > worst:
+                worst, wr, wc = d, r, c
+    return worst, wr, wc
+
+
+def check_multistep(game, work, ts, single, tr, ctx, tally):
+    """checks.md §2.3: the deltas of ts land bit-identically where one step to ts[-1] does.
+
+    DECISION: the single-step result is the last sampled time's (reset, then one step of ts[-1]),
+    which is exactly §2.3 step 2, so it is not recomputed.
+    """
+    game.reset_work(work)
+    prev, multi = 0, None
+    for t in ts:
+        game.set_work(work, t - prev)
+        prev = t
+    multi = game.scratch()
+    tally.count("multistep checks")
+    fields = [("position", multi.pos, single.pos), ("scale", multi.scale, single.scale),
+              ("transparency", (multi.alpha,), (single.alpha,))]
+    if tr.record.rot.kind:
+        fields.append(("rotation", multi.rot9, single.rot9))
+    for name, got, exp in fields:
+        if got != exp:
+            tally.fail(record(ctx, "multistep", name, list(exp), list(got), object=tr.record.object,
+                              track=tr.record.index, time=ts[-1],
+                              context={"deltas": [b - a for a, b in zip([0] + ts, ts)]}))
+
+
+def check_materials(game, anim, entries, ctx, tally, prof, rng):
+    """checks.md §2.2: texture offsets U, V and the ccMaterial u, v with random crops, exactly."""
+    first = {}
+    for mt in anim.materials:
+        first.setdefault(mt.material, mt)
+    game.new_anm()
+    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
+    for mt in first.values():
+        rec = mt.record
+        entry = paired.get(rec.index)
+        if entry is None:
+            tally.fail(record(ctx, "materials", "material controller", None, None, object=rec.material,
+                              track=rec.index, floats=False,
+                              context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
+            continue
+        crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
+        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
+        for k, v in {"keyed channels": (rec.u.kind == 2) + (rec.v.kind == 2)}.items():
+            tally.quirk("material " + k, v)
+        for t in sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries):
+            game.reset_work(work)
+            game.set_work(work, t)
+            tally.count("material cases")
+            T = min(t, anim.last)
+            su, sv = game.words(mm.SCRATCH, 2)
+            u, v = game.material_uv(mat)
+            exp_uv = anim.uv(mt, T)
+            exp_off = anim.material_offsets(mt, T, crop_u, crop_v)
+            ctx_ = {"crop": [crop_u, crop_v], "keys_u": keys_around(rec.u, t), "keys_v": keys_around(rec.v, t)}
+            for field, e, g, fl in (("U", exp_uv[0], su, True), ("V", exp_uv[1], sv, True),
+                                    ("u", exp_off[0], u, False), ("v", exp_off[1], v, False)):
+                if e != g:
+                    tally.fail(record(ctx, "materials", field, e, g, object=rec.material,
+                                      track=rec.index, time=t, floats=fl, context=ctx_))

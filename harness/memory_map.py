@@ -1,0 +1,67 @@
+"""The harness's memory layout: where its own structures live in EE RAM (checks.md §8.1)."""
+
+SYS = 0x01000000          # stand-in ccSys object; SYS + 0x25C -> SCRATCH
+SYS_SIZE = 0x260
+SYS_SCRATCH_PTR = 0x25C
+RB = 0x01000400           # standalone ccRingBufferTh read by ConvLCNum2ALCNum (64 bytes)
+RB_SIZE = 64
+CHUNK = 0x01000800        # ccAnmChunk (48 bytes)
+CHUNK_SIZE = 48
+DATAPTR = 0x01000840      # u32 cursor argument of ConvLCNum2ALCNum
+NUM = 0x01000844          # u32 count argument
+NOTE_FUNC = 0x01000900    # stored as funcNoteProcess and hooked; never holds code
+TBL = 0x01001000          # ccAnmIndexCntTbl, 8 bytes per entry
+ANM = 0x01003000          # ccAnm (0x110 bytes)
+ANM_SIZE = 0x110
+STREAM = 0x01003400       # ccStream (0x200 bytes)
+STREAM_SIZE = 0x200
+IDX = 0x01004000          # ccAnmIndex array, 12 bytes per entry
+MORPH_PARAM = 0x01008000  # ccDrawModelParam (0x1A0 bytes)
+MORPH_PARAM_SIZE = 0x1A0
+SCRATCH = 0x01010000      # the ccSys scratch area, up to 0x0107FFFF
+SCRATCH_END = 0x01080000
+DATA_BUF = 0x01100000     # the chunk's sub-record bytes, up to 0x011FFFFF
+DATA_BUF_END = 0x01200000
+HEAP = 0x01200000         # bump-allocator arena
+HEAP_END = 0x01F00000     # also the reader's end limit
+STACK_TOP = 0x01FFF000
+RETURN_SENTINEL = 0xFFFFFFF0
+
+# Table capacities implied by the layout (TBL..ANM, IDX..MORPH_PARAM).
+TBL_MAX_ENTRIES = (ANM - TBL) // 8
+IDX_MAX_ENTRIES = (MORPH_PARAM - IDX) // 12
+
+# Structure offsets the harness touches (executable-abi.md §5).
+ANM_CHUNK = 0x94
+ANM_FRAME_NOW = 0x98
+ANM_FRAME_SPD = 0x9C
+ANM_FRAME_CNT = 0x9E
+ANM_NOTE_ROOT = 0xA0
+ANM_FUNC_NOTE = 0xA4
+ANM_INDEX = 0xAC
+ANM_READER = 0xB0
+ANM_STREAM = 0xF8
+ANM_WORKS = 0x104
+READER_PTR = 0x24
+READER_END = 0x28
+CHUNK_N = 0x10
+CHUNK_W = 0x14
+CHUNK_OUT = 0x18
+CHUNK_FLAG = 0x24
+COORD_SIZE = 0x100
+COORD_MATRIX = 0x40
+COORD_LOCALTP = 0x88
+COORD_A1 = 0xA1
+COORD_FLAGS = 0xA2
+SCRATCH_POS = 0x00
+SCRATCH_SCALE = 0x50
+SCRATCH_ROT = 0x90
+SCRATCH_ALPHA = 0xD0
+SCRATCH_BYTES = 0xD4
+MORPHER_SIZE = 0x94
+MORPHER_COUNT = 0x10
+MORPHER_PAIRS = 0x14
+MODEL_SIZE = 0x40
+KIND_OBJECT = 0x0102
+KIND_MATERIAL = 0x0202
+INDEX_KIND_OBJ = 0x0100

@@ -1,0 +1,80 @@
+"""Options: what a run drives (image, archive, disc), how (seed, profile, float model), and validation."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from .errors import HarnessError
+from .mismatch import CaseContext
+from .run import RUNS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
+DEFAULT_DATA = os.path.join(ROOT, "build", "synth", "DATA.BIN")
+
+
+@dataclass
+class Options:
+    image: str = DEFAULT_IMAGE
+    data: Optional[str] = None
+    disc: Optional[str] = None
+    seed: int = 4
+    profile: str = "quick"
+    float_model: str = "hw"
+    n: int = 100
+    jobs: int = 1
+    checks: Optional[List[str]] = None
+    resume: Optional[str] = None
+    fresh: bool = False
+    runs: str = RUNS
+    chunk_ids: Optional[List[str]] = None
+    corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
+    _corpus: object = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        if self.data is None and self.disc is None:
+            self.data = DEFAULT_DATA
+
+    def __getstate__(self):
+        d = dict(self.__dict__)
+        d["_corpus"] = None
+        return d
+
+    def open_corpus(self):
+        """The archive, or a HarnessError naming exactly what is missing or wrong."""
+        if self._corpus is not None:
+            return self._corpus
+        for what, path in (("DATA", self.data), ("DISC", self.disc)):
+            if path and not os.path.isfile(path):
+                hint = " (make corpus builds the synthetic one)" if path == DEFAULT_DATA else ""
+                raise HarnessError(f"{what}={path}: no such file{hint}")
+        from corpus import CorpusError, open_corpus
+        try:
+            c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc)
+            ids = c.chunk_ids()
+        except CorpusError as exc:
+            raise HarnessError(f"corpus {self.data or self.disc}: {exc}") from exc
+        if not ids:
+            raise HarnessError(f"corpus {self.data or self.disc}: no Anime chunks found")
+        self._corpus = c
+        return c
+
+    def data_path(self, corpus=None):
+        return self.data if self.data else None
+
+    def validate_image(self):
+        """Load the executable once and check its required symbols (executable-abi.md §4, §6)."""
+        if not os.path.isfile(self.image):
+            raise HarnessError(f"IMAGE={self.image}: no such file")
+        from .game import Game
+        try:
+            return Game(self.image, self.float_model)
+        except HarnessError:
+            raise
+        except Exception as exc:
+            raise HarnessError(f"IMAGE={self.image}: {type(exc).__name__}: {exc}") from exc
+
+    def context(self, chunk_id):
+        return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
+                           self.disc, defaults={"IMAGE": DEFAULT_IMAGE, "DATA": DEFAULT_DATA})

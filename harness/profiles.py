@@ -1,0 +1,42 @@
+"""Check profiles: how thoroughly each chunk is checked (quick for CI and mutants, nightly per checks.md §9)."""
+import random
+from dataclasses import dataclass, replace
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    times: int                 # random times per track (checks.md §2.1)
+    max_tracks: int            # tracks checked per chunk (checks.md §2.1)
+    max_boundaries: int        # key boundaries (each +-1 tick) added per track; -1 = all of them
+    playback_max_steps: int    # cap on min(400, 2N*256/speed + 3) (checks.md §4.2)
+    playback_all: bool         # playback every chunk, not only those with morphs or loops
+    note_steps_min: int        # max(note_steps_min, min(note_steps_max, 3N)) (checks.md §6.4)
+    note_steps_max: int
+    fobj_steps: int
+    morph_limit: int           # F_Morpher records per morpher (checks.md §5.1)
+    morph_max_vertices: int
+    exact_local: bool = True   # compare a non-keyed playback 3x3 bit-exactly (checks.md §3, stricter mode)
+
+
+PROFILES = {
+    "quick": Profile("quick", times=2, max_tracks=3, max_boundaries=4, playback_max_steps=12,
+                     playback_all=True, note_steps_min=10, note_steps_max=16, fobj_steps=12,
+                     morph_limit=1, morph_max_vertices=24),
+    "nightly": Profile("nightly", times=6, max_tracks=12, max_boundaries=-1, playback_max_steps=400,
+                       playback_all=False, note_steps_min=30, note_steps_max=200, fobj_steps=60,
+                       morph_limit=3, morph_max_vertices=120),
+}
+
+
+def profile(name, **overrides):
+    try:
+        p = PROFILES[name]
+    except KeyError:
+        raise ValueError(f"unknown profile {name!r}; choose one of {', '.join(PROFILES)}") from None
+    return replace(p, **overrides) if overrides else p
+
+
+def rng(seed, chunk, check, *extra):
+    """The generator for one (seed, chunk, check) case: independent of worker split and order."""
+    return random.Random(":".join(str(x) for x in (seed, chunk, check) + extra))

@@ -1,0 +1,171 @@
+"""Run directories (interfaces.md §4): params.json, chunks/<index>.json written atomically, summary.json."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNS = os.path.join(ROOT, "build", "runs")
+
+
+def file_identity(path):
+    if not path:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"path": os.path.abspath(path), "size": os.path.getsize(path), "sha256": h.hexdigest()}
+
+
+def params_key(p):
+    """The parameters that make two runs the same run (for automatic resume)."""
+    keep = {k: p.get(k) for k in ("seed", "profile", "float_model", "n", "checks")}
+    keep["image"] = (p.get("image") or {}).get("sha256")
+    keep["data"] = (p.get("data") or {}).get("sha256")
+    keep["chunks"] = p.get("chunks")
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def write_json(path, obj):
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(obj, f, indent=1, sort_keys=False)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+class RunDir:
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.chunks_dir = os.path.join(self.path, "chunks")
+
+    @classmethod
+    def create(cls, params, runs=RUNS):
+        key = params_key(params)
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        run_id = f"{stamp}-{key}"
+        path = os.path.join(runs, run_id)
+        n = 1
+        while os.path.exists(path):
+            n += 1
+            path = os.path.join(runs, f"{run_id}.{n}")
+        os.makedirs(os.path.join(path, "chunks"))
+        params = dict(params, run_id=os.path.basename(path), key=key)
+        rd = cls(path)
+        write_json(os.path.join(path, "params.json"), params)
+        rd.link_latest(runs)
+        return rd
+
+    @classmethod
+    def find_resumable(cls, params, runs=RUNS):
+        """The newest incomplete run with identical parameters, or None."""
+        if not os.path.isdir(runs):
+            return None
+        key = params_key(params)
+        for name in sorted(os.listdir(runs), reverse=True):
+            rd = cls(os.path.join(runs, name))
+            if name == "latest" or not os.path.isfile(rd.params_path):
+                continue
+            try:
+                p = rd.params()
+            except (OSError, ValueError):
+                continue
+            if p.get("key") == key and not rd.is_complete():
+                return rd
+        return None
+
+    @property
+    def params_path(self):
+        return os.path.join(self.path, "params.json")
+
+    def params(self):
+        return read_json(self.params_path)
+
+    def link_latest(self, runs=None):
+        runs = runs or os.path.dirname(self.path)
+        link = os.path.join(runs, "latest")
+        tmp = f"{link}.tmp{os.getpid()}"
+        try:
+            os.symlink(os.path.basename(self.path), tmp)
+            os.replace(tmp, link)
+        except OSError:
+            pass
+
+    def chunk_path(self, index):
+        return os.path.join(self.chunks_dir, f"{index:05d}.json")
+
+    def done_indices(self):
+        out = set()
+        for name in os.listdir(self.chunks_dir):
+            if name.endswith(".json") and name[:5].isdigit():
+                out.add(int(name[:5]))
+        return out
+
+    def write_chunk(self, res):
+        write_json(self.chunk_path(res["index"]), res)
+
+    def results(self):
+        for name in sorted(os.listdir(self.chunks_dir)):
+            if name.endswith(".json"):
+                yield read_json(os.path.join(self.chunks_dir, name))
+
+    def is_complete(self):
+        s = os.path.join(self.path, "summary.json")
+        if not os.path.isfile(s):
+            return False
+        try:
+            return bool(read_json(s).get("complete"))
+        except (OSError, ValueError):
+            return False
+
+    def summarize(self, seconds=None):
+        """Sum the chunk records into summary.json (interfaces.md §4) and return it."""
+        params = self.params()
+        counters, quirks, timing = Counter(), Counter(), Counter()
+        mismatches = errors = failed = done = 0
+        worst = None
+        chunk_seconds = 0.0
+        machine_steps = 0
+        by_check = Counter()
+        for r in self.results():
+            done += 1
+            counters.update(r.get("counters", {}))
+            quirks.update(r.get("quirks", {}))
+            timing.update(r.get("timing", {}))
+            n_mis = len(r.get("mismatches", [])) + r.get("dropped_mismatches", 0)
+            for m in r.get("mismatches", []):
+                by_check[m.get("check")] += 1
+            mismatches += n_mis
+            errors += 1 if r.get("error") else 0
+            failed += 1 if (n_mis or r.get("error")) else 0
+            chunk_seconds += r.get("seconds", 0.0)
+            machine_steps += r.get("machine_steps", 0) or 0
+            w = r.get("worst_keyed_rotation")
+            if w and (worst is None or w["d"] > worst["d"]):
+                worst = w
+        total = len(params.get("chunks", []))
+        seconds = seconds if seconds is not None else chunk_seconds
+        summary = {
+            "run_id": params.get("run_id"), "params": params, "chunks_total": total,
+            "chunks_done": done, "chunks_failed": failed, "mismatches": mismatches, "errors": errors,
+            "mismatches_by_check": dict(by_check), "counters": dict(sorted(counters.items())),
+            "quirks": dict(sorted(quirks.items())), "worst_keyed_rotation": worst,
+            "seconds": round(seconds, 2), "chunk_seconds": round(chunk_seconds, 2),
+            "seconds_by_check": {k: round(v, 2) for k, v in timing.items()},
+            "machine_steps": machine_steps,
+            "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
+            "complete": done >= total,
+        }
+        summary["chunks"] = done
+        write_json(os.path.join(self.path, "summary.json"), summary)
+        return summary

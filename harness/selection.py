@@ -1,0 +1,48 @@
+"""Which chunks a run checks: the bulk pool (quick test of formats.md §4.1) and seeded samples."""
+import random
+
+# Sub-record header byte patterns of the kinds the checks compare (u32 LE: kind, 0xCCCC).
+# DECISION: checks.md §9 samples chunks containing `02 01 CC CC` (object records). eediff widens the
+# pool to every chunk with any checked record (object, material, F_Morpher, F_Note, F_Obj), so that
+# note-, morph- and F_Obj-only chunks are covered by `make bulk` too. N >= pool size means the whole
+# pool in archive order; a smaller N is a seeded sample (seed, "bulk-sample"), kept in archive order.
+QUICK_TESTS = {
+    "object": b"\x02\x01\xCC\xCC",
+    "material": b"\x02\x02\xCC\xCC",
+    "morph": b"\x01\x19\xCC\xCC",
+    "note": b"\x08\x01\xCC\xCC",
+    "fobj": b"\x01\x01\xCC\xCC",
+}
+
+
+def has_record(data, kind):
+    """formats.md §4.1 quick test, aligned to words after the 20-byte header."""
+    pat = QUICK_TESTS[kind]
+    i = data.find(pat, 20)
+    while i != -1:
+        if (i - 20) % 4 == 0:
+            return True
+        i = data.find(pat, i + 1)
+    return False
+
+
+def checkable(data):
+    return any(has_record(data, k) for k in QUICK_TESTS)
+
+
+def pool(corpus, kinds=None):
+    """Chunk ids (archive order) whose data pass the quick test for any of `kinds`."""
+    kinds = kinds or tuple(QUICK_TESTS)
+    out = []
+    for cid in corpus.chunk_ids():
+        data = corpus.chunk(cid).data
+        if any(has_record(data, k) for k in kinds):
+            out.append(cid)
+    return out
+
+
+def sample(ids, n, seed):
+    if n <= 0 or n >= len(ids):
+        return list(ids)
+    picked = set(random.Random(f"{seed}:bulk-sample").sample(range(len(ids)), n))
+    return [cid for i, cid in enumerate(ids) if i in picked]

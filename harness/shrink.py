@@ -1,0 +1,84 @@
+"""Shrink a mismatch to a minimal input (fewest steps, fewest times) and attach it as `shrunk`."""
+from . import replay
+
+
+def _ddmin():
+    try:
+        from reports.shrink import ddmin
+        return ddmin
+    except ImportError:
+        return None
+
+
+def same_failure(tally, m):
+    return any(x["check"] == m["check"] and x["field"] == m["field"] for x in tally.mismatches)
+
+
+def coalesce(steps):
+    """Candidate step lists of at most 3 steps that reach the same times as the failing step.
+
+    DECISION: besides delta debugging (which only deletes steps), try jumping straight to the time
+    before the failing step: [t_before], then the failing step itself, since every compared state
+    is a function of the time reached and the frames read.
+    """
+    if len(steps) <= 1:
+        return []
+    pre, last = sum(steps[:-1]), steps[-1]
+    out = [[pre + last], [pre, last]]
+    if len(steps) > 2:
+        out.append([sum(steps[:-2]), steps[-2], last])
+    return out
+
+
+def shrink_mismatch(game, ch, ctx, m, max_replays=40):
+    """Return the `shrunk` dict for mismatch m, or None when its check has no replay entry point."""
+    c, check = m.get("context") or {}, m["check"]
+    if check == "playback" and "step_sizes" in c:
+        run = lambda items: replay.replay_playback(game, ch, ctx, items, items[0] if items else 256)
+        items, key = list(c["step_sizes"]), "steps"
+    elif check in ("notes", "fobj") and "plan" in c:
+        a1 = c.get("a1", 0)
+        fn = replay.replay_notes if check == "notes" else (lambda g, h, x, p: replay.replay_fobj(g, h, x, p, a1))
+        run = lambda items: fn(game, ch, ctx, items)
+        items, key = [tuple(p) for p in c["plan"]], "plan"
+    elif check in ("controllers", "multistep") and m.get("track") is not None and m.get("time") is not None:
+        times = [m["time"]] if check == "controllers" else sorted(set(c.get("deltas") and _times(c["deltas"]) or [m["time"]]))
+        run = lambda items: replay.replay_times(game, ch, ctx, m["track"], items)
+        items, key = times, "times"
+    else:
+        return None
+    budget = [max_replays]
+
+    def still_fails(candidate):
+        if budget[0] <= 0 or not candidate:
+            return False
+        budget[0] -= 1
+        try:
+            return same_failure(run(list(candidate)), m)
+        except Exception:
+            return False
+
+    best = items
+    if key == "steps":
+        for cand in coalesce(items):
+            if len(cand) < len(best) and still_fails(cand):
+                best = cand
+                break
+    ddmin = _ddmin()
+    if ddmin is not None and len(best) > 1:
+        try:
+            best = list(ddmin(list(best), still_fails))
+        except Exception:
+            pass
+    if best == items and key != "times":
+        return None
+    return {key: [list(x) if isinstance(x, tuple) else x for x in best],
+            "repro": m["repro"], "original_length": len(items)}
+
+
+def _times(deltas):
+    out, t = [], 0
+    for d in deltas:
+        t += d
+        out.append(t)
+    return out

@@ -1,0 +1,38 @@
+"""The step generator note_steps of checks.md §6.3, with a restart draw per step (§6.2 step 9)."""
+
+
+def note_step(rng, last):
+    """One step size drawn as checks.md §6.3's table says (last = max(1, (N-1)*256))."""
+    k = rng.random()
+    if k < 0.10:
+        return 0
+    if k < 0.40:
+        return 256
+    if k < 0.60:
+        return rng.randint(1, 600)
+    if k < 0.80:
+        frames = rng.randint(2, 12)
+        r = rng.randint(1, 255)                 # drawn before the three-way choice
+        return 256 * frames + rng.choice((0, 0, r))
+    if k < 0.95:
+        return rng.randint(1, 0xFFFF)
+    return rng.randint(last // 2, 2 * last)
+
+
+def note_plan(rng, frames, count):
+    """[(step, restart)]: `restart` applies only if that step ends a play-once animation.
+
+    DECISION: the restart draw is made for every step (not only for ending steps) so that a plan is
+    a fixed list that can be replayed and shrunk without re-running the generator.
+    """
+    last = max(1, (frames - 1) * 256)
+    plan = []
+    for _ in range(count):
+        s = note_step(rng, last)
+        plan.append((s, rng.random() < 0.5))
+    return plan
+
+
+def note_step_count(frames, lo=30, hi=200):
+    """max(30, min(200, 3N)) (checks.md §6.4), with the profile's bounds."""
+    return max(lo, min(hi, 3 * frames))

@@ -1,0 +1,43 @@
+"""Tally: the counters, quirk coverage counts, mismatches and worst keyed deviation of one chunk."""
+from collections import Counter
+
+
+class Tally:
+    def __init__(self, max_mismatches=200):
+        self.counters = Counter()
+        self.quirks = Counter()
+        self.mismatches = []
+        self.dropped = 0
+        self.max_mismatches = max_mismatches
+        self.worst_keyed = None      # {d, bound, chunk, track, time}
+
+    def count(self, name, n=1):
+        self.counters[name] += n
+
+    def quirk(self, name, n=1):
+        if n:
+            self.quirks[name] += n
+
+    def fail(self, rec):
+        self.counters["failures"] += 1
+        if len(self.mismatches) < self.max_mismatches:
+            self.mismatches.append(rec)
+        else:
+            self.dropped += 1
+
+    def keyed(self, d, bound, chunk, track, time, where):
+        if self.worst_keyed is None or d > self.worst_keyed["d"]:
+            self.worst_keyed = {"d": d, "bound": bound, "chunk": chunk, "track": track,
+                                "time": time, "check": where}
+
+    def merge(self, other):
+        self.counters.update(other.counters)
+        self.quirks.update(other.quirks)
+        for rec in other.mismatches:
+            if len(self.mismatches) < self.max_mismatches:
+                self.mismatches.append(rec)
+            else:
+                self.dropped += 1
+        self.dropped += other.dropped
+        if other.worst_keyed and (self.worst_keyed is None or other.worst_keyed["d"] > self.worst_keyed["d"]):
+            self.worst_keyed = other.worst_keyed
