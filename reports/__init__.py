@@ -1,1 +1,66 @@
-"""reports: (being built)."""
+"""reports: render a harness run directory into report.html, junit.xml and summary.json.
+
+    import reports
+    path = reports.render("build/runs/latest")      # -> Path of report.html
+
+`python -m reports render RUN_DIR` does the same from a shell (`make report RUN=<dir>`).
+Modules: load (read a run), causes (likely-cause heuristic), describe (a mismatch's display
+model), html / svg / page_assets (the page), summary (summary.json), junit (JUnit XML),
+shrink (delta debugging used by the harness to shrink failing cases).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .load import ReportError, Run, load_run
+
+__all__ = ["render", "render_run", "ReportError", "load_run", "Run"]
+
+DETAIL_PER_GROUP = 50     # full details per chunk x check; later ones keep their table row
+MAX_FULL_DETAILS = 3000   # full details in one report
+
+
+def build_views(run: Run, causes: dict) -> list[dict]:
+    """The display model of every mismatch, in run order (full details within the caps)."""
+    from .describe import view
+    views, per_group, full = [], {}, 0
+    for ch in run.chunks:
+        src_name = f"chunks/{ch['index']:05d}.json" if isinstance(ch.get("index"), int) else "chunks/"
+        for i, m in enumerate(ch["mismatches"]):
+            key = (ch["chunk"], m["check"])
+            per_group[key] = per_group.get(key, 0) + 1
+            # DECISION: full details (bit strips, context, plots) only for the first
+            # DETAIL_PER_GROUP of each chunk x check and MAX_FULL_DETAILS overall, so a run where
+            # a mutant breaks everything stays a few MB; the rest keep their one-line row, repro
+            # and a pointer to the record in chunks/.
+            want_full = per_group[key] <= DETAIL_PER_GROUP and full < MAX_FULL_DETAILS
+            v = view(len(views), m, causes[id(m)], run.params, full=want_full)
+            v["src"] = f"{src_name} mismatches[{i}]"
+            full += 1 if want_full else 0
+            views.append(v)
+    return views
+
+
+def render_run(run: Run, out_dir=None) -> Path:
+    from . import html, junit, summary as summ
+    from .causes import classify_run
+    out = Path(out_dir) if out_dir else run.path
+    causes = classify_run(run.chunks)
+    summary = summ.complete(run, causes)
+    views = build_views(run, causes)
+    page = html.render(run, summary, views)
+    report = out / "report.html"
+    tmp = report.with_suffix(".html.tmp")
+    tmp.write_text(page, encoding="utf-8")
+    tmp.replace(report)
+    junit.write(run, summary, out / "junit.xml")
+    if out == run.path:
+        summ.write(run, summary)
+    else:
+        (out / "summary.json").write_text(__import__("json").dumps(summary, indent=1) + "\n")
+    return report
+
+
+def render(run_dir, out_dir=None) -> Path:
+    """Render run_dir: write report.html and junit.xml, complete summary.json; return report.html."""
+    return render_run(load_run(run_dir), out_dir)

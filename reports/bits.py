@@ -1,0 +1,108 @@
+"""Raw-bit views of mismatch values: parse u32 patterns, ulp distance, differing bits.
+
+Values in mismatch records are raw bits (interfaces.md §4): u32 patterns as "0x3f800000"
+strings, plain ints, or lists of those. Floats are decoded for display only; every
+comparison here works on the u32 patterns.
+"""
+from __future__ import annotations
+
+import struct
+
+MASK32 = 0xFFFFFFFF
+
+
+def parse_u32(value) -> int | None:
+    """The u32 pattern of a record value ("0x3f800000", "1065353216", or an int), else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value & MASK32 if -0x80000000 <= value <= MASK32 else None
+    if isinstance(value, str):
+        s = value.strip()
+        try:
+            v = int(s, 16) if s.lower().startswith(("0x", "-0x")) else int(s, 10)
+        except ValueError:
+            return None
+        return v & MASK32 if -0x80000000 <= v <= MASK32 else None
+    return None
+
+
+# Fields whose values are integers, not float patterns (checks.md §2.2, §4.1, §5, §6.2).
+INTEGER_FIELDS = ("frame counter", "return value", "u", "v")
+
+
+def is_integer_field(field) -> bool:
+    f = str(field or "")
+    return f in INTEGER_FIELDS or f.startswith("vertex") or f.endswith((".u", ".v", "count"))
+
+
+def frame_text(value: int) -> str:
+    """A (frameNow << 8) | frameCnt value as "frame 4 + 5/256"."""
+    return f"frame {value >> 8} + {value & 255}/256"
+
+
+def is_hex_pattern(value) -> bool:
+    """True for the record's "0x..." u32 notation (so a float reading is meaningful)."""
+    return isinstance(value, str) and value.strip().lower().startswith("0x")
+
+
+def u2f(bits: int) -> float:
+    """The IEEE single value of a u32 pattern, for display only."""
+    return struct.unpack("<f", struct.pack("<I", bits & MASK32))[0]
+
+
+def float_text(bits: int) -> str:
+    """A display string for the float reading of bits; EE-specific cases are named."""
+    exp = (bits >> 23) & 0xFF
+    frac = bits & 0x7FFFFF
+    sign = "-" if bits >> 31 else ""
+    if exp == 0xFF:
+        # DECISION: the EE has no Inf/NaN (ee-float.md); exponent 255 reads as a huge
+        # normal number on the EE, so say both rather than printing "nan".
+        return f"{sign}(exp 255: Fmax-class on EE, IEEE {'inf' if frac == 0 else 'nan'})"
+    if exp == 0 and frac:
+        return f"{sign}denormal (EE reads 0)"
+    return repr(u2f(bits))
+
+
+def ordered(bits: int) -> int:
+    """Map a float pattern to an integer line on which adjacent floats differ by 1 (+0 == -0)."""
+    bits &= MASK32
+    return -(bits & 0x7FFFFFFF) if bits >> 31 else bits
+
+
+def ulp_distance(a: int, b: int) -> int:
+    """Number of representable floats between two u32 patterns (0 for +0 vs -0)."""
+    return abs(ordered(a) - ordered(b))
+
+
+def diff_mask(a: int, b: int) -> int:
+    return (a ^ b) & MASK32
+
+
+def bit_cells(bits: int, mask: int) -> list[tuple[int, str, bool]]:
+    """32 cells from bit 31 to bit 0: (bit value, part 's'|'e'|'f', differs)."""
+    cells = []
+    for i in range(31, -1, -1):
+        part = "s" if i == 31 else ("e" if i >= 23 else "f")
+        cells.append(((bits >> i) & 1, part, bool((mask >> i) & 1)))
+    return cells
+
+
+def bit_ranges(mask: int) -> str:
+    """A short description of which bits differ, e.g. "bits 0-1 (fraction)"."""
+    if not mask:
+        return "no bits differ"
+    parts = []
+    for name, lo, hi in (("sign", 31, 31), ("exponent", 23, 30), ("fraction", 0, 22)):
+        sub = [i for i in range(lo, hi + 1) if (mask >> i) & 1]
+        if sub:
+            parts.append(f"{name} {sub[0]}" + (f"-{sub[-1]}" if len(sub) > 1 else ""))
+    return f"{bin(mask).count('1')} bit(s): " + ", ".join(parts)
+
+
+def flatten(value) -> list | None:
+    """A list value flattened to scalars (one level of nesting kept as tuples), else None."""
+    if not isinstance(value, list):
+        return None
+    return [tuple(v) if isinstance(v, list) else v for v in value]

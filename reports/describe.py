@@ -1,0 +1,198 @@
+"""The display model of one mismatch: what a reviewer sees, derived once from the raw record.
+
+The same view (a small JSON-able dict) feeds the static HTML of the first page and the
+report's inline JavaScript for the other pages, so both show identical details.
+"""
+from __future__ import annotations
+
+import json
+import shlex
+
+from .bits import (bit_ranges, diff_mask, float_text, frame_text, is_hex_pattern,
+                   is_integer_field, parse_u32, ulp_distance)
+from .causes import ulp_of
+
+MAX_ROWS = 64            # list elements shown per value
+MAX_STRIPS = 4           # bit strips shown for a list's differing elements
+MAX_CONTEXT_CHARS = 1500 # per context entry
+MAX_SERIES = 400         # reference points per plot
+MAX_GAME_POINTS = 200
+
+
+def time_text(t) -> str:
+    """Ticks as "t=1234 (frame 4 + 210/256)" (animation-semantics.md: 256 ticks per frame)."""
+    if not isinstance(t, int):
+        return ""
+    return f"t={t} (frame {t >> 8} + {t & 255}/256)"
+
+
+def where_text(m: dict) -> str:
+    parts = []
+    if m.get("object") is not None:
+        parts.append(f"object {m['object']}")
+    if m.get("track") is not None:
+        parts.append(f"track {m['track']}")
+    if m.get("step") is not None:
+        parts.append(f"step {m['step']}")
+    if m.get("time") is not None:
+        parts.append(time_text(m["time"]))
+    return " · ".join(parts)
+
+
+def value_text(v) -> str:
+    if isinstance(v, (list, dict)):
+        return json.dumps(v, separators=(",", ":"))
+    return "null" if v is None else str(v)
+
+
+def short(v, limit=60) -> str:
+    s = value_text(v)
+    return s if len(s) <= limit else s[:limit - 1] + "…"
+
+
+def one_line(m: dict) -> str:
+    """A mismatch in one line, e.g. for JUnit and terminals."""
+    ulp = ulp_of(m)
+    tail = f" ({ulp} ulp)" if ulp else ""
+    if isinstance(m.get("deviation"), (int, float)):
+        tail = f" (d={m['deviation']:.3g} > {m.get('tolerance')})"
+    where = where_text(m)
+    return (f"{m['check']} {m.get('chunk')}{' ' + where if where else ''} {m.get('field')}: "
+            f"expected {short(m.get('expected'))} got {short(m.get('got'))}{tail}")
+
+
+def default_repro(m: dict, params: dict) -> str:
+    """The make one command of issue 8 §3, used when a record carries no repro."""
+    # DECISION: records should carry their own repro (interfaces.md §4); a missing one is
+    # rebuilt from the run's parameters so the report never lacks a command.
+    seed = m.get("seed", params.get("seed"))
+    parts = ["make", "one", f"CASE={shlex.quote(str(m.get('chunk')))}"]
+    if seed is not None:
+        parts.append(f"SEED={seed}")
+    parts.append(f"CHECK={m.get('check')}")
+    if params.get("float_model") and params["float_model"] != "hw":
+        parts.append(f"FLOAT={params['float_model']}")
+    image = (params.get("image") or {}).get("path")
+    if image and not str(image).endswith("standin/standin.elf"):
+        parts.append(f"IMAGE={shlex.quote(str(image))}")
+    return " ".join(parts)
+
+
+def scalar_view(exp, got, field=None) -> dict | None:
+    """Both values as raw bits when they are u32 patterns: hex, decimal, reading, differing bits."""
+    a, b = parse_u32(exp), parse_u32(got)
+    if a is None or b is None:
+        return None
+    floaty = (is_hex_pattern(exp) or is_hex_pattern(got)) and not is_integer_field(field)
+    mask = diff_mask(a, b)
+
+    def side(bits):
+        signed = bits - (1 << 32) if bits >> 31 else bits
+        if floaty:
+            read = float_text(bits)
+        elif field == "frame counter":
+            read = frame_text(bits)
+        else:
+            read = str(signed)
+        return {"hex": f"0x{bits:08x}", "dec": str(bits), "read": read}
+    return {"e": side(a), "g": side(b), "eb": a, "gb": b, "mask": mask, "desc": bit_ranges(mask),
+            "ulp": ulp_distance(a, b) if floaty else None, "float": floaty}
+
+
+def list_view(exp, got, field=None) -> dict | None:
+    if not isinstance(exp, list) and not isinstance(got, list):
+        return None
+    e = exp if isinstance(exp, list) else [exp]
+    g = got if isinstance(got, list) else [got]
+    rows, strips = [], []
+    for i in range(max(len(e), len(g))):
+        ev = e[i] if i < len(e) else None
+        gv = g[i] if i < len(g) else None
+        differs = (i >= len(e)) or (i >= len(g)) or ev != gv
+        if i < MAX_ROWS:
+            rows.append([i, "–" if i >= len(e) else value_text(ev),
+                         "–" if i >= len(g) else value_text(gv), differs])
+        if differs and len(strips) < MAX_STRIPS and i < len(e) and i < len(g):
+            sv = scalar_view(ev, gv, field)
+            if sv is not None:
+                sv["label"] = f"[{i}]"
+                strips.append(sv)
+    return {"rows": rows, "ne": len(e), "ng": len(g), "strips": strips,
+            "more": max(len(e), len(g)) - len(rows)}
+
+
+def _thin(xs: list, ys: list, limit: int):
+    if len(xs) <= limit:
+        return list(xs), list(ys)
+    stride = -(-len(xs) // limit)
+    return list(xs[::stride]), list(ys[::stride])
+
+
+def series_view(s) -> dict | None:
+    if not isinstance(s, dict):
+        return None
+    try:
+        t, ref = _thin([float(x) for x in s.get("t", [])], [float(y) for y in s.get("ref", [])],
+                       MAX_SERIES)
+        gt, gv = _thin([float(x) for x in s.get("game_t", [])],
+                       [float(y) for y in s.get("game", [])], MAX_GAME_POINTS)
+    except (TypeError, ValueError):
+        return None
+    if not (t and ref) and not (gt and gv):
+        return None
+    return {"label": str(s.get("label", "")), "t": t, "ref": ref, "gt": gt, "g": gv}
+
+
+def context_view(ctx) -> list:
+    if not isinstance(ctx, dict):
+        return [] if ctx is None else [["context", short(ctx, MAX_CONTEXT_CHARS)]]
+    return [[str(k), short(v, MAX_CONTEXT_CHARS)] for k, v in ctx.items()]
+
+
+def shrunk_view(sh, original: dict) -> dict | None:
+    """The minimal input (first non-repro member) next to the original size when known."""
+    if not isinstance(sh, dict):
+        return None
+    items = [[k, short(v, 600), (len(v) if isinstance(v, list) else None)]
+             for k, v in sh.items() if k not in ("repro", "tests")]
+    orig = []
+    for k, _, _ in items:
+        ov = (original.get("context") or {}).get(k)
+        if isinstance(ov, list):
+            orig.append([k, len(ov)])
+    return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig}
+
+
+def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
+    """The display model of mismatch number n (the report's anchor is "m<n>")."""
+    v = {"n": n, "chunk": m.get("chunk"), "check": m["check"], "field": m.get("field"),
+         "where": where_text(m), "cause": cause, "time": m.get("time"), "step": m.get("step"),
+         "track": m.get("track"), "object": m.get("object"),
+         "es": short(m.get("expected"), 40), "gs": short(m.get("got"), 40),
+         "ulp": ulp_of(m), "repro": m.get("repro") or default_repro(m, params),
+         "seed": m.get("seed")}
+    v["extra"] = f"{v['ulp']} ulp" if v["ulp"] else ""
+    if isinstance(m.get("deviation"), (int, float)):
+        v["dev"] = f"{m['deviation']:.4g}"
+        v["tol"] = "" if m.get("tolerance") is None else f"{m['tolerance']:.4g}"
+        v["extra"] = f"d={m['deviation']:.3g}"
+    if not full:
+        return v
+    sv = scalar_view(m.get("expected"), m.get("got"), m.get("field"))
+    if sv is not None:
+        v["sv"] = sv
+    else:
+        lv = list_view(m.get("expected"), m.get("got"), m.get("field"))
+        if lv is not None:
+            v["lv"] = lv
+        else:
+            v["raw"] = [value_text(m.get("expected")), value_text(m.get("got"))]
+    v["ctx"] = context_view(m.get("context"))
+    se = series_view(m.get("series"))
+    if se:
+        v["series"] = se
+    sh = shrunk_view(m.get("shrunk"), m)
+    if sh:
+        v["shrunk"] = sh
+    v["full"] = True
+    return v

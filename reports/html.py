@@ -1,0 +1,376 @@
+"""The static, self-contained HTML report of a run (inline CSS, JS and SVG; nothing fetched).
+
+Layout: verdict, run parameters and identity, checks, pass/fail per chunk, likely causes,
+keyed-rotation drift, quirk coverage and counters, the failing-chunk table, and the
+mismatch list. The mismatch list is paginated: page 1 is static HTML (readable without
+JavaScript), the others are drawn by the inline script from an embedded JSON blob of the
+same views (reports.describe), so 10,000 mismatches stay a few megabytes and responsive.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from html import escape
+
+from . import page_assets, svg
+from .causes import CAUSES, RULES
+from .coverage import QUIRKS, counter_groups
+from .summary import bound_params, rotation_samples
+
+PAGE_SIZE = 100
+
+
+def e(x) -> str:
+    return escape("" if x is None else str(x), quote=True)
+
+
+def _size(n) -> str:
+    if not isinstance(n, int):
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+def _duration(s) -> str:
+    if not isinstance(s, (int, float)):
+        return "?"
+    s = float(s)
+    if s < 120:
+        return f"{s:.1f} s"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min" if s >= 3600 else f"{s / 60:.1f} min"
+
+
+# ---- one mismatch (mirrors page_assets.JS detailHTML; keep the two in step) -----------------
+
+def strip_html(sv: dict, label: str = "") -> str:
+    """Two 32-cell bit strips (expected, got): sign / exponent / fraction, differing bits marked."""
+    rows = []
+    for name, bits in (("expected", sv["eb"]), ("got", sv["gb"])):
+        cells = []
+        for i in range(31, -1, -1):
+            part = ("s" if i == 31 else ("e" if i >= 23 else "f")) if sv["float"] else "i"
+            d = " d" if (sv["mask"] >> i) & 1 else ""
+            cells.append(f'<span class="b {part}{d}" title="bit {i}">{(bits >> i) & 1}</span>')
+        rows.append(f'<div class="srow"><span class="slbl">{e(label)} {name}</span>'
+                    f'{"".join(cells)}</div>')
+    return f'<div class="strip">{"".join(rows)}<div class="sdesc">{e(sv["desc"])}</div></div>'
+
+
+def values_html(sv: dict) -> str:
+    ulp = "" if sv["ulp"] is None else f'<tr><th>ulp distance</th><td colspan="3">{sv["ulp"]}</td></tr>'
+    rows = "".join(f'<tr><th>{name}</th><td class="mono">{e(s["hex"])}</td>'
+                   f'<td class="mono">{e(s["dec"])}</td><td class="mono">{e(s["read"])}</td></tr>'
+                   for name, s in (("expected", sv["e"]), ("got", sv["g"])))
+    return (f'<table class="vals"><tr><th></th><th>hex</th><th>decimal</th>'
+            f'<th>{"float (display only)" if sv["float"] else "reading"}</th></tr>{rows}{ulp}</table>')
+
+
+def list_html(lv: dict) -> str:
+    rows = "".join(f'<tr class="{"dr" if r[3] else ""}"><td>{r[0]}</td><td class="mono">{e(r[1])}'
+                   f'</td><td class="mono">{e(r[2])}</td></tr>' for r in lv["rows"])
+    more = f'<p class="note">{lv["more"]} more elements not shown</p>' if lv["more"] > 0 else ""
+    strips = "".join(values_html(s) + strip_html(s, s["label"]) for s in lv["strips"])
+    return (f'<table class="vals list"><tr><th>#</th><th>expected ({lv["ne"]})</th>'
+            f'<th>got ({lv["ng"]})</th></tr>{rows}</table>{more}{strips}')
+
+
+def repro_html(cmd: str, label: str = "repro") -> str:
+    return (f'<div class="repro"><span class="rlbl">{e(label)}</span><code>{e(cmd)}</code>'
+            f'<button type="button" class="copy" data-copy="{e(cmd)}">copy</button></div>')
+
+
+def detail_html(v: dict) -> str:
+    """The body of a mismatch's detail section."""
+    out = []
+    sh = v.get("shrunk")
+    if sh:
+        items = "".join(f'<tr><th>{e(k)}</th><td class="mono">{e(val)}</td>'
+                        f'<td>{"" if n is None else e(n) + " item(s)"}</td></tr>'
+                        for k, val, n in sh["items"])
+        orig = "".join(f' {e(k)}: {n} originally.' for k, n in sh["orig"])
+        tests = f' Found in {e(sh["tests"])} replays.' if sh.get("tests") is not None else ""
+        out.append(f'<div class="shrunk"><h4>Shrunk reproduction</h4><table class="kv">{items}'
+                   f'</table><p class="note">Smallest input that still fails.{orig}{tests}</p>'
+                   + (repro_html(sh["repro"], "shrunk repro") if sh.get("repro") else "")
+                   + '</div><h4>Original case</h4>')
+    kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v["where"]),
+          ("field", v["field"]), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
+    out.append('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
+                                               for k, x in kv if x not in (None, "")) + '</table>')
+    if "sv" in v:
+        out.append(values_html(v["sv"]) + strip_html(v["sv"]))
+    elif "lv" in v:
+        out.append(list_html(v["lv"]))
+    elif "raw" in v:
+        out.append(f'<table class="vals"><tr><th>expected</th><td class="mono">{e(v["raw"][0])}'
+                   f'</td></tr><tr><th>got</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
+    if "dev" in v:
+        out.append(f'<p class="dev">deviation d = {e(v["dev"])}, tolerance {e(v.get("tol"))}</p>')
+    if v.get("ctx"):
+        out.append('<h4>Context</h4><dl class="ctx">' + "".join(
+            f'<dt>{e(k)}</dt><dd class="mono">{e(val)}</dd>' for k, val in v["ctx"]) + '</dl>')
+    if v.get("series"):
+        out.append('<h4>Value over time</h4>' + svg.series_plot(v["series"], v.get("time")))
+    out.append(repro_html(v["repro"]))
+    if v.get("src"):
+        out.append(f'<p class="note">record: {e(v["src"])}</p>')
+    return "".join(out)
+
+
+def summary_line_html(v: dict) -> str:
+    """The always-visible line of a mismatch (the <summary> of its <details>)."""
+    extra = v.get("extra", "")
+    return (f'<span class="mn">#{v["n"]}</span><span class="mc">{e(v["check"])}</span>'
+            f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v["where"])}</span>'
+            f'<span class="mf">{e(v["field"])}</span><span class="mv mono">{e(v["es"])} → '
+            f'{e(v["gs"])}</span><span class="mu">{e(extra)}</span>'
+            f'<span class="cause">{e(v["cause"])}</span>')
+
+
+def mismatch_html(v: dict) -> str:
+    body = detail_html(v) if v.get("full") else (
+        '<p class="note">Details trimmed to keep the report small; the full record is '
+        f'{e(v.get("src"))}.</p>' + repro_html(v["repro"]))
+    return (f'<details class="mm" id="m{v["n"]}"><summary>{summary_line_html(v)}</summary>'
+            f'<div class="det">{body}</div></details>')
+
+
+# ---- the page ---------------------------------------------------------------------------------
+
+def _params_html(run, summary) -> str:
+    p = run.params
+    rows = [("run", summary.get("run_id")), ("started", p.get("started")),
+            ("seed", p.get("seed")), ("profile", p.get("profile")),
+            ("float model", p.get("float_model")), ("N", p.get("n")), ("jobs", p.get("jobs")),
+            ("duration", _duration(summary.get("seconds"))),
+            ("chunks/minute", summary.get("chunks_per_minute")),
+            ("chunks done", f'{summary.get("chunks_done")} of {summary.get("chunks_total")}'
+             + ("" if summary.get("complete") else " (incomplete)")),
+            ("command", " ".join(p.get("argv") or []) or None)]
+    out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
+                                         for k, x in rows if x is not None) + '</table>'
+    ident = []
+    for label, key in (("executable", "image"), ("corpus", "data")):
+        d = p.get(key) or {}
+        ident.append(f'<tr><th>{label}</th><td class="mono">{e(d.get("path", "?"))}</td>'
+                     f'<td>{_size(d.get("size"))}</td><td class="mono sha">'
+                     f'{e(d.get("sha256", "?"))}</td></tr>')
+    out += ('<table class="grid-t"><tr><th></th><th>path</th><th>size</th><th>SHA-256</th></tr>'
+            + "".join(ident) + '</table>')
+    return out
+
+
+def _checks_html(summary) -> str:
+    rows = []
+    for c, s in summary.get("checks", {}).items():
+        cls = "bad" if s["chunks_failed"] else "ok"
+        rows.append(f'<tr class="{cls}"><td>{e(c)}</td><td class="num">{s["chunks"]}</td>'
+                    f'<td class="num">{s["chunks_failed"]}</td><td class="num">{s["mismatches"]}'
+                    f'</td><td>{"FAIL" if s["chunks_failed"] else "pass"}</td></tr>')
+    if not rows:
+        return '<p class="note">No check recorded any chunk.</p>'
+    return ('<table class="grid-t checks-t"><tr><th>check</th><th>chunks</th><th>failed chunks</th>'
+            '<th>mismatches</th><th></th></tr>' + "".join(rows) + '</table>')
+
+
+def _grid_html(run, first_of_chunk) -> str:
+    cells = []
+    for ch in run.chunks:
+        n = len(ch["mismatches"])
+        err = ch.get("error")
+        cls = "err" if err else ("bad" if n else "ok")
+        title = f'{ch.get("index")}: {ch["chunk"]}' + (f' — {n} mismatch(es)' if n else "") + (
+            f' — error {err.get("type")}' if err else "")
+        if ch["chunk"] in first_of_chunk:
+            cells.append(f'<a class="cell {cls}" href="#m{first_of_chunk[ch["chunk"]]}" '
+                         f'data-chunk="{e(ch["chunk"])}" title="{e(title)}"></a>')
+        else:
+            cells.append(f'<span class="cell {cls}" title="{e(title)}"></span>')
+    return (f'<div class="cells">{"".join(cells)}</div><p class="note legend">'
+            '<span class="cell ok"></span> pass <span class="cell bad"></span> mismatch '
+            '<span class="cell err"></span> harness error — hover for the chunk, click to '
+            'jump to its first mismatch.</p>')
+
+
+def _causes_html(views) -> str:
+    by = Counter(v["cause"] for v in views)
+    checks = sorted({v["check"] for v in views})
+    grid = defaultdict(Counter)
+    for v in views:
+        grid[v["cause"]][v["check"]] += 1
+    head = "".join(f"<th>{e(c)}</th>" for c in checks)
+    rows = []
+    for cause in CAUSES:
+        if not by[cause]:
+            continue
+        cells = "".join(f'<td class="num">{grid[cause][c] or ""}</td>' for c in checks)
+        rows.append(f'<tr><td><a href="#" class="causelink" data-cause="{e(cause)}">{e(cause)}'
+                    f'</a></td><td class="num">{by[cause]}</td>{cells}</tr>')
+    rules = "".join(f"<li>{e(r)}</li>" for r in RULES)
+    table = (f'<table class="grid-t"><tr><th>likely cause</th><th>all</th>{head}</tr>'
+             + "".join(rows) + '</table>') if rows else '<p class="note">No mismatches.</p>'
+    return (table + '<details class="rules"><summary>How causes are guessed (first rule that '
+            f'matches)</summary><ol>{rules}</ol></details>')
+
+
+def _rotation_html(run, summary) -> str:
+    base, per_key = bound_params(run.params)
+    w = summary.get("worst_keyed_rotation")
+    out = []
+    if w:
+        ratio = (f', {w["d"] / w["bound"]:.0%} of its bound {w["bound"]:.3g}'
+                 if isinstance(w.get("bound"), (int, float)) and w["bound"] else "")
+        where = " · ".join(str(x) for x in (w.get("chunk"), w.get("track") is not None and
+                                           f'track {w["track"]}', w.get("time") is not None and
+                                           f't={w["time"]}', w.get("passed") is not None and
+                                           f'passed {w["passed"]}') if x)
+        out.append(f'<p>Worst keyed-rotation deviation <b>d = {w["d"]:.4g}</b>{e(ratio)} '
+                   f'({e(where)}).</p>')
+    else:
+        out.append('<p class="note">No keyed-rotation deviation recorded in this run.</p>')
+    samples = [(p, d, ch["chunk"]) for ch in run.chunks for p, d, *_ in rotation_samples(ch)]
+    for ch, m in run.mismatches:
+        if isinstance(m.get("deviation"), (int, float)) and m.get("check") == "controllers":
+            passed = (m.get("context") or {}).get("passed")
+            if isinstance(passed, int):
+                samples.append((passed, float(m["deviation"]), f'{ch["chunk"]} (mismatch)'))
+    if samples:
+        over = summary.get("rotation_over_bound", 0)
+        out.append(f'<p>{len(samples)} keyed-rotation samples; {over} above the checks.md §3 '
+                   f'bound d ≤ {base:g} + {per_key:g}·passed(T).</p>')
+        out.append(svg.rotation_scatter(samples, base, per_key))
+    elif w:
+        out.append('<p class="note">The run recorded no per-chunk (passed, d) samples '
+                   '(chunk member "rotation_deviation"), so no drift plot.</p>')
+    return "".join(out)
+
+
+def _coverage_html(summary) -> str:
+    quirks = summary.get("quirks") or {}
+    rows = []
+    seen = set()
+    for name, label, why in QUIRKS:
+        if name in quirks:
+            seen.add(name)
+            n = quirks[name]
+            rows.append(f'<tr class="{"ok" if n else "warn"}"><td>{e(label)}</td>'
+                        f'<td class="num">{e(n)}</td><td>{e(why)}</td></tr>')
+    for name, n in sorted(quirks.items()):
+        if name not in seen:
+            rows.append(f'<tr class="{"ok" if n else "warn"}"><td>{e(name)}</td>'
+                        f'<td class="num">{e(n)}</td><td></td></tr>')
+    missing = [label for name, label, _ in QUIRKS if name not in quirks]
+    out = ('<table class="grid-t"><tr><th>quirk</th><th>times exercised</th><th>why it matters'
+           '</th></tr>' + "".join(rows) + '</table>') if rows else (
+        '<p class="note">The run recorded no quirk counts.</p>')
+    if missing:
+        out += f'<p class="note">Not recorded by this run: {e(", ".join(missing))}.</p>'
+    groups = counter_groups(summary.get("counters") or {})
+    if groups:
+        out += '<h3>Counters</h3><div class="counters">'
+        for g, items in groups:
+            out += (f'<table class="grid-t"><tr><th colspan="2">{e(g)}</th></tr>' + "".join(
+                f'<tr><td>{e(k)}</td><td class="num">{e(_num(v))}</td></tr>' for k, v in items)
+                + '</table>')
+        out += '</div>'
+    return out
+
+
+def _num(v):
+    if isinstance(v, float) and not v.is_integer():
+        return f"{v:.4g}"
+    return f"{int(v):,}" if isinstance(v, (int, float)) else v
+
+
+def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
+    rows = []
+    for ch in run.chunks:
+        vs = views_by_chunk.get(ch["chunk"], [])
+        err = ch.get("error")
+        if not vs and not err:
+            continue
+        checks = sorted({v["check"] for v in vs})
+        causes = ", ".join(f"{c} ({n})" for c, n in Counter(v["cause"] for v in vs).most_common(3))
+        link = (f'<a href="#m{first_of_chunk[ch["chunk"]]}" data-chunk="{e(ch["chunk"])}">'
+                f'{e(ch["chunk"])}</a>') if ch["chunk"] in first_of_chunk else e(ch["chunk"])
+        errtxt = f'{err.get("type")}: {err.get("message")}' if err else ""
+        rows.append(f'<tr><td class="num">{e(ch.get("index"))}</td><td>{link}</td>'
+                    f'<td>{e(", ".join(checks))}</td><td class="num">{len(vs)}</td>'
+                    f'<td>{e(causes)}</td><td class="err-t">{e(errtxt)}</td>'
+                    f'<td class="num">{float(ch.get("seconds") or 0):.2f}</td></tr>')
+    if not rows:
+        return '<p class="note">Every chunk passed.</p>'
+    head = "".join(f'<th data-type="{t}">{h}</th>' for h, t in (
+        ("#", "num"), ("chunk", "text"), ("checks", "text"), ("mismatches", "num"),
+        ("likely causes", "text"), ("error", "text"), ("seconds", "num")))
+    return ('<input type="search" id="chunkfilter" placeholder="filter failing chunks…" '
+            'aria-label="filter failing chunks"> <span class="note">Click a column to sort.</span>'
+            f'<table class="grid-t sortable" id="chunktable"><thead><tr>{head}</tr></thead><tbody>'
+            + "".join(rows) + '</tbody></table>')
+
+
+def _mismatches_html(views) -> str:
+    if not views:
+        return '<p class="note">No mismatches.</p>'
+    checks = sorted({v["check"] for v in views})
+    causes = [c for c in CAUSES if any(v["cause"] == c for v in views)]
+    opts = lambda xs: "".join(f'<option value="{e(x)}">{e(x)}</option>' for x in xs)  # noqa: E731
+    first = "".join(mismatch_html(v) for v in views[:PAGE_SIZE])
+    pages = -(-len(views) // PAGE_SIZE)
+    return (f'<div class="filters"><input type="search" id="mfilter" placeholder="filter: chunk, '
+            f'field, object…" aria-label="filter mismatches"> <select id="mcheck"><option value="">'
+            f'all checks</option>{opts(checks)}</select> <select id="mcause"><option value="">'
+            f'all causes</option>{opts(causes)}</select> <span id="mchunk"></span></div>'
+            f'<div class="pager"><button type="button" id="prev">◀ prev</button> '
+            f'<span id="pageinfo">page 1 of {pages} · {len(views)} mismatches</span> '
+            f'<button type="button" id="next">next ▶</button> <button type="button" id="expand">'
+            f'expand page</button></div><div id="mlist">{first}</div>')
+
+
+def render(run, summary: dict, views: list[dict]) -> str:
+    """The complete report page."""
+    first_of_chunk: dict = {}
+    views_by_chunk = defaultdict(list)
+    for v in views:
+        first_of_chunk.setdefault(v["chunk"], v["n"])
+        views_by_chunk[v["chunk"]].append(v)
+    failed = summary.get("chunks_failed", 0)
+    ok = not failed and summary.get("complete", False)
+    verdict = ("PASS" if ok else ("FAIL" if failed else "INCOMPLETE"))
+    problems = "".join(f"<li>{e(p)}</li>" for p in run.problems)
+    headline = (f'{summary.get("chunks_done")} chunks, {summary.get("mismatches")} mismatches in '
+                f'{failed} chunks, {summary.get("errors")} harness errors')
+    data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),
+                      allow_nan=False).replace("</", "<\\/")
+    nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
+        ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
+        ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>eediff {e(verdict)} · {e(summary.get("run_id"))}</title>
+<script>{page_assets.ERROR_HOOK}</script>
+<style>{page_assets.CSS}</style></head>
+<body>
+<header><span class="verdict {verdict.lower()}">{verdict}</span>
+<h1>eediff report <small>{e(summary.get("run_id"))}</small></h1>
+<p class="headline">{e(headline)}</p><nav>{nav}</nav></header>
+<main>
+{f'<ul class="problems">{problems}</ul>' if problems else ''}
+<section id="run"><h2>Run</h2>{_params_html(run, summary)}</section>
+<section id="checks"><h2>Checks</h2>{_checks_html(summary)}
+<h3>Pass/fail per chunk</h3>{_grid_html(run, first_of_chunk)}</section>
+<section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
+<section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
+<section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
+<section id="chunks"><h2>Failing chunks</h2>{_chunks_html(run, views_by_chunk, first_of_chunk)}</section>
+<section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views)}</section>
+</main>
+<footer>Generated by <code>python -m reports render</code>. Static page: nothing is fetched.</footer>
+<script type="application/json" id="eediff-data">{data}</script>
+<script>{page_assets.JS}</script>
+</body></html>
+"""

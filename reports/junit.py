@@ -1,0 +1,81 @@
+"""JUnit XML for CI dashboards: one testsuite per check, one testcase per chunk x check.
+
+Follows the common "JUnit XML" schema (testsuites > testsuite > testcase > failure|error,
+as read by Jenkins, GitLab and GitHub test reporters): counts as attributes, time in seconds,
+a failure's message attribute a one-line summary and its text the first mismatches with their
+repro commands.
+"""
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections import defaultdict
+from datetime import datetime, timezone
+
+from .describe import one_line
+from .summary import checks_of
+
+MAX_LISTED = 20          # mismatches spelled out in one failure's text
+
+
+def build(run, summary: dict) -> ET.ElementTree:
+    """The JUnit tree of a run (see module docstring)."""
+    suites: dict[str, list[ET.Element]] = defaultdict(list)
+    fails: dict[str, int] = defaultdict(int)
+    errors: dict[str, int] = defaultdict(int)
+    times: dict[str, float] = defaultdict(float)
+    for ch in run.chunks:
+        checks = checks_of(ch)
+        # DECISION: a chunk's seconds are not split per check; each testcase gets an equal share.
+        share = float(ch.get("seconds") or 0) / max(1, len(checks))
+        by_check = defaultdict(list)
+        for m in ch["mismatches"]:
+            by_check[m["check"]].append(m)
+        err = ch.get("error")
+        # DECISION: a chunk error (the harness could not finish) is an <error> of the check it
+        # names (error.check) if any, else of a "harness" testcase for that chunk.
+        err_check = err.get("check") if err else None
+        if err and err_check not in checks:
+            checks = checks + ["harness"]
+            err_check = "harness"
+        for c in checks:
+            tc = ET.Element("testcase", classname=f"eediff.{c}", name=ch["chunk"],
+                            time=f"{share:.3f}")
+            ms = by_check.get(c, [])
+            if ms:
+                first = ms[0]
+                msg = f"{len(ms)} mismatch(es); first: {one_line(first)}"
+                f = ET.SubElement(tc, "failure", message=msg[:500], type="mismatch")
+                lines = [one_line(m) + (f"\n    repro: {m['repro']}" if m.get("repro") else "")
+                         for m in ms[:MAX_LISTED]]
+                if len(ms) > MAX_LISTED:
+                    lines.append(f"... and {len(ms) - MAX_LISTED} more (see report.html)")
+                f.text = "\n".join(lines)
+                fails[c] += 1
+            if err and c == err_check:
+                e = ET.SubElement(tc, "error", message=str(err.get("message", ""))[:500],
+                                  type=str(err.get("type", "error")))
+                e.text = str(err.get("message", ""))
+                errors[c] += 1
+            suites[c].append(tc)
+            times[c] += share
+    root = ET.Element("testsuites", name=f"eediff {summary.get('run_id', '')}",
+                      tests=str(sum(len(v) for v in suites.values())),
+                      failures=str(sum(fails.values())), errors=str(sum(errors.values())),
+                      time=f"{sum(times.values()):.3f}")
+    stamp = run.params.get("started") or datetime.now(timezone.utc).isoformat(timespec="seconds")
+    for c, cases in suites.items():
+        s = ET.SubElement(root, "testsuite", name=c, tests=str(len(cases)),
+                          failures=str(fails[c]), errors=str(errors[c]), skipped="0",
+                          time=f"{times[c]:.3f}", timestamp=str(stamp)[:19])
+        keys = [k for k in ("seed", "profile", "float_model") if k in run.params]
+        if keys:
+            props = ET.SubElement(s, "properties")
+            for k in keys:
+                ET.SubElement(props, "property", name=k, value=str(run.params[k]))
+        s.extend(cases)
+    ET.indent(root)
+    return ET.ElementTree(root)
+
+
+def write(run, summary: dict, path) -> None:
+    build(run, summary).write(path, encoding="utf-8", xml_declaration=True)

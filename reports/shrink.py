@@ -1,0 +1,159 @@
+"""Delta debugging: shrink a failing input to a smallest one that still fails.
+
+Generic over the predicate, in the spirit of C-Reduce's "interestingness test" and
+Hypothesis's shrinker (style.md): the caller supplies `still_fails(candidate) -> bool`
+that replays a reduced case; these functions only decide which candidates to try.
+
+* ddmin(items, still_fails): Zeller & Hildebrandt's ddmin ("Simplifying and Isolating
+  Failure-Inducing Input", TSE 2002). Returns a 1-minimal subsequence (order kept): removing
+  any single remaining item makes the failure go away. Deterministic: no randomness, the
+  candidates are tried in a fixed order, and results are cached per subset.
+* shrink_int(value, still_fails, lo=...): the smallest integer in [lo, value] that still
+  fails, by bisection (e.g. the earliest time), verified against the predicate.
+* shrink_steps(steps, still_fails): fewest steps (ddmin), then each step toward its
+  smallest failing size.
+
+Every function returns an input that was observed to fail (or the original input when
+nothing smaller fails); it never returns an untested candidate.
+"""
+from __future__ import annotations
+
+from typing import Callable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+DEFAULT_MAX_TESTS = 2000
+
+
+class _Budget:
+    """Counts predicate calls, stopping the search when max_tests is reached."""
+
+    def __init__(self, max_tests: int):
+        self.max_tests = max_tests
+        self.tests = 0
+
+    @property
+    def spent(self) -> bool:
+        return self.tests >= self.max_tests
+
+
+def _split(indices: list[int], n: int) -> list[list[int]]:
+    """n contiguous parts of nearly equal size (the first ones one longer)."""
+    size, extra = divmod(len(indices), n)
+    parts, start = [], 0
+    for i in range(n):
+        end = start + size + (1 if i < extra else 0)
+        parts.append(indices[start:end])
+        start = end
+    return [p for p in parts if p]
+
+
+def ddmin(items: Sequence[T], still_fails: Callable[[list[T]], bool], *,
+          max_tests: int = DEFAULT_MAX_TESTS, stats: dict | None = None) -> list[T]:
+    """A 1-minimal subsequence of items for which still_fails holds.
+
+    The full sequence is assumed to fail (it is not re-tested). When max_tests predicate
+    calls are spent, the smallest failing subsequence found so far is returned. If `stats`
+    is a dict, it receives {"tests": calls made, "complete": whether 1-minimality was reached}.
+    """
+    items = list(items)
+    budget = _Budget(max_tests)
+    cache: dict[tuple[int, ...], bool] = {tuple(range(len(items))): True}
+
+    def test(indices: list[int]) -> bool:
+        key = tuple(indices)
+        if key not in cache:
+            if budget.spent:
+                return False
+            budget.tests += 1
+            cache[key] = bool(still_fails([items[i] for i in indices]))
+        return cache[key]
+
+    current = list(range(len(items)))
+    complete = False
+    # DECISION: try the empty input first (ddmin proper never does): a failure that needs no
+    # items at all is the most useful thing a reviewer can learn, and it costs one call.
+    if not current or test([]):
+        current, complete = [], True
+    elif len(current) == 1:
+        complete = True
+    n = 2
+    while not complete and not budget.spent:
+        parts = _split(current, min(n, len(current)))
+        reduced = None
+        for part in parts:                                  # reduce to a subset
+            if test(part):
+                reduced, n = part, 2
+                break
+        if reduced is None and len(parts) > 2:              # reduce to a complement
+            for part in parts:
+                drop = set(part)
+                rest = [i for i in current if i not in drop]
+                if test(rest):
+                    reduced, n = rest, max(n - 1, 2)
+                    break
+        if budget.spent and reduced is None:
+            break                                           # out of budget: not proven minimal
+        if reduced is not None:
+            current = reduced
+            complete = len(current) == 1                    # [] was tested first
+        elif n >= len(current):
+            complete = True                                 # 1-minimal
+        else:
+            n = min(len(current), 2 * n)
+    if stats is not None:
+        stats.update(tests=budget.tests, complete=complete)
+    return [items[i] for i in current]
+
+
+def shrink_int(value: int, still_fails: Callable[[int], bool], *, lo: int = 0,
+               max_tests: int = 64, stats: dict | None = None) -> int:
+    """The smallest v in [lo, value] found failing by bisection; value itself is assumed to fail.
+
+    Bisection is exact when failing is monotone in v (fails for every v >= some threshold,
+    e.g. "the value is wrong from time t on"); otherwise it still returns a failing v, just
+    not necessarily the smallest.
+    """
+    if value <= lo:
+        return value
+    budget = _Budget(max_tests)
+    best, low = value, None                                 # low: largest value known to pass
+    budget.tests += 1
+    if still_fails(lo):
+        best = lo
+    else:
+        low = lo
+    while low is not None and best - low > 1 and not budget.spent:
+        mid = (low + best) // 2
+        budget.tests += 1
+        if still_fails(mid):
+            best = mid
+        else:
+            low = mid
+    if stats is not None:
+        stats.update(tests=budget.tests)
+    return best
+
+
+def shrink_steps(steps: Sequence[int], still_fails: Callable[[list[int]], bool], *,
+                 lo: int = 0, max_tests: int = DEFAULT_MAX_TESTS,
+                 stats: dict | None = None) -> list[int]:
+    """Fewest steps (ddmin), then each remaining step shrunk toward lo, left to right.
+
+    For playback and note cases (checks.md §4, §6): the result is a short list of step
+    sizes that still reproduces the mismatch, each as small as the predicate allows.
+    """
+    inner: dict = {}
+    current = ddmin(steps, still_fails, max_tests=max_tests, stats=inner)
+    tests = inner["tests"]
+    for i in range(len(current)):
+        if tests >= max_tests:
+            break
+        sub: dict = {}
+        head, tail = current[:i], current[i + 1:]
+        current[i] = shrink_int(current[i], lambda v: still_fails(head + [v] + tail),
+                                lo=lo, max_tests=min(64, max_tests - tests), stats=sub)
+        tests += sub.get("tests", 0)
+    if stats is not None:
+        stats.update(tests=tests, complete=inner["complete"])
+    return current

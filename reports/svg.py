@@ -1,0 +1,101 @@
+"""Inline SVG plots: keyed-rotation deviation against passed(T), and a value over time.
+
+Plain SVG strings with no script and no external reference, so the report stays static.
+"""
+from __future__ import annotations
+
+from html import escape
+
+W, H = 640, 260
+PAD_L, PAD_R, PAD_T, PAD_B = 64, 16, 14, 36
+
+
+def _fmt(x: float) -> str:
+    if 1000 <= abs(x) < 1e7:
+        return f"{x:.0f}"
+    return f"{x:.3g}"
+
+
+def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
+    if hi <= lo:
+        return [lo]
+    return [lo + (hi - lo) * i / (n - 1) for i in range(n)]
+
+
+def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel) -> tuple[list[str], callable, callable]:
+    pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
+    xspan = (xhi - xlo) or 1.0
+    yspan = (yhi - ylo) or 1.0
+
+    def X(x):
+        return PAD_L + (x - xlo) / xspan * pw
+
+    def Y(y):
+        return PAD_T + ph - (y - ylo) / yspan * ph
+    out = [f'<rect x="{PAD_L}" y="{PAD_T}" width="{pw}" height="{ph}" class="plotbg"/>']
+    for t in _ticks(ylo, yhi):
+        out.append(f'<line x1="{PAD_L}" x2="{PAD_L + pw}" y1="{Y(t):.1f}" y2="{Y(t):.1f}" '
+                   'class="grid"/>')
+        out.append(f'<text x="{PAD_L - 4}" y="{Y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
+    for t in _ticks(xlo, xhi):
+        out.append(f'<text x="{X(t):.1f}" y="{PAD_T + ph + 14}" text-anchor="middle">'
+                   f'{_fmt(t)}</text>')
+    out.append(f'<text x="{PAD_L + pw / 2}" y="{H - 4}" text-anchor="middle" class="axis">'
+               f'{escape(xlabel)}</text>')
+    out.append(f'<text x="12" y="{PAD_T + ph / 2}" text-anchor="middle" class="axis" '
+               f'transform="rotate(-90 12 {PAD_T + ph / 2})">{escape(ylabel)}</text>')
+    return out, X, Y
+
+
+def rotation_scatter(samples, base: float, per_key: float, limit: int = 4000) -> str:
+    """d against passed(T) with the bound base + per_key·passed (checks.md §3).
+
+    samples: (passed, d, label) tuples; points over the bound are drawn red. When there are
+    more than `limit`, the ones closest to (or over) the bound are kept.
+    """
+    pts = list(samples)
+    if not pts:
+        return ""
+    if len(pts) > limit:
+        pts.sort(key=lambda p: -p[1] / (base + per_key * p[0]))
+        pts = pts[:limit]
+    pmax = max(max(p[0] for p in pts), 1)
+    dmax = max(max(p[1] for p in pts), base + per_key * pmax) * 1.1
+    out, X, Y = _frame(0, pmax, 0, dmax, "passed(T): keys multiplied in",
+                       "d (max |game − reference|)")
+    out.append(f'<line x1="{X(0):.1f}" y1="{Y(base):.1f}" x2="{X(pmax):.1f}" '
+               f'y2="{Y(base + per_key * pmax):.1f}" class="bound"/>')
+    out.append(f'<text x="{X(pmax) - 4:.1f}" y="{Y(base + per_key * pmax) - 5:.1f}" '
+               f'text-anchor="end" class="boundlbl">bound {base:g} + {per_key:g}·passed</text>')
+    for passed, d, label in pts:
+        over = d > base + per_key * passed
+        out.append(f'<circle cx="{X(passed):.1f}" cy="{Y(d):.1f}" r="{3 if over else 2}" '
+                   f'class="{"over" if over else "pt"}"><title>{escape(str(label))}: '
+                   f'passed {passed}, d {d:.3g}</title></circle>')
+    return (f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
+            f'aria-label="keyed rotation deviation against passed keys">{"".join(out)}</svg>')
+
+
+def series_plot(s: dict, mark_time=None) -> str:
+    """The reference value over time (line) with the game's values (dots) from a view's series."""
+    xs = s["t"] + s["gt"]
+    ys = s["ref"] + s["g"]
+    xlo, xhi = min(xs), max(xs)
+    ylo, yhi = min(ys), max(ys)
+    if yhi == ylo:
+        ylo, yhi = ylo - 1, yhi + 1
+    pad = (yhi - ylo) * 0.05
+    out, X, Y = _frame(xlo, xhi, ylo - pad, yhi + pad, "time (ticks)", s.get("label") or "value")
+    if s["t"]:
+        path = " ".join(f"{X(x):.1f},{Y(y):.1f}" for x, y in zip(s["t"], s["ref"]))
+        out.append(f'<polyline points="{path}" class="ref"/>')
+    if isinstance(mark_time, (int, float)) and xlo <= mark_time <= xhi:
+        out.append(f'<line x1="{X(mark_time):.1f}" x2="{X(mark_time):.1f}" y1="{PAD_T}" '
+                   f'y2="{H - PAD_B}" class="mark"/>')
+    for x, y in zip(s["gt"], s["g"]):
+        out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" class="game">'
+                   f'<title>game at t={x:g}: {y:.9g}</title></circle>')
+    out.append(f'<text x="{W - PAD_R}" y="{H - 4}" text-anchor="end" class="legend">'
+               '— reference   ● game</text>')
+    return (f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
+            f'aria-label="value over time">{"".join(out)}</svg>')
