@@ -64,11 +64,11 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
         tally.fail(record(ctx, "fobj", field, e, g, object=rec.object, step=step, time=frame << 8,
                           floats=floats, context=dict(where, record_frame=rec.frame,
                                                       record=[f"0x{w:08x}" for w in rec.words]), **kw))
+    exact = ee_local(anim, rec)
     for i in range(3):
-        e = trans_add(rec.pos[i])
+        e = exact[12 + i] if exact is not None else trans_add(rec.pos[i])
         if words[12 + i] != e:
             fail(f"translation.{'xyz'[i]}", e, words[12 + i])
-    exact = ee_local(anim, rec)
     if exact is not None:
         tally.count("exact F_Obj matrices")
         for c in range(3):
@@ -82,13 +82,14 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
         d, r, c = keyed_deviation(words, m, scale)
         if not d <= bound:
             fail(f"matrix[{r}][{c}]", f32_bits(m[r][c] * scale[c]), words[4 * c + r], deviation=d, tolerance=bound)
-    alpha = clamp01(rec.alpha)
+    alpha = anim.fobj_localtp(rec) if hasattr(anim, "fobj_localtp") else clamp01(rec.alpha)
     got_tp = game.u32(coord + mm.COORD_LOCALTP)
     if got_tp != alpha:
         fail("localtp", alpha, got_tp)
     flags = game.m.read_u8(coord + mm.COORD_FLAGS) & 3
-    if flags != fobj_flags(rec, a1):
-        fail("flags", fobj_flags(rec, a1), flags, floats=False)
+    want = anim.fobj_flag_bits(rec, a1) if hasattr(anim, "fobj_flag_bits") else fobj_flags(rec, a1)
+    if flags != want:
+        fail("flags", want, flags, floats=False)
 
 
 def ee_local(anim, rec):
@@ -103,7 +104,7 @@ def ee_local(anim, rec):
 
 
 def clamp01(bits):
-    """Transparency clamped to [0, 1] (animation-semantics.md §11).
+    """Transparency clamped to [0, 1] (animation-semantics.md §11); fallback when the reference has none.
 
     DECISION: compared in EE float order (no NaN/inf: E=255 is a large number); a value below 0
     becomes +0, above 1 becomes 1.0, and anything else (-0 and denormals included) keeps its bits.

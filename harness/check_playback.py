@@ -23,7 +23,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
              if tr.record.index in paired]
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
     tally.count("playbacks")
-    time = 0
+    time, looped = 0, False
     for i, s in enumerate(steps):
         got = game.forward(s)
         want = anim.forward(time, s)
@@ -36,6 +36,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
             return False
         count_step_kind(anim, time, s, want, tally)
         time = want.time
+        looped_before, looped = looped, looped or bool(getattr(want, "looped", False))
         if want.pose_at is None:
             continue
         T = min(want.pose_at, anim.last)
@@ -43,7 +44,8 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
             compare_matrix(game.coord_matrix(coord), anim, tr, T, ctx, tally, i, where, exact_local)
         frame = want.pose_at >> 8
         if frame >= 1 and morphers:
-            want_w = anim.morph_weights(frame)
+            # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
+            want_w = anim.morph_weights(frame, after_loop=looped_before)
             for obj, addr in morphers:
                 tally.count("morph states")
                 exp = [tuple(p) for p in want_w.get(obj, ())]
@@ -72,21 +74,22 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
     def fail(field, e, g, **kw):
         tally.fail(record(ctx, "playback", field, e, g, object=rec.object, track=rec.index, time=T,
                           step=step, context=dict(where, keys=keys_around(rec.rot, T)), **kw))
+    local = anim.local_matrix(tr, T) if not tr.keyed_rotation else None
+    exact = isinstance(local, (list, tuple)) and len(local) == 16 and isinstance(local[0], int)
     for i in range(3):
-        # DECISION: sceVu0TransMatrix adds p to +0 (animation-semantics.md §4.3.2), so a
-        # zero-exponent position word is expected as +0 in the matrix.
-        e = trans_add(pose.pos[i])
+        # DECISION: sceVu0TransMatrix adds p to +0 (animation-semantics.md §4 step 3.2), so a
+        # zero-exponent position word is expected as +0: the reference's EE local matrix when it
+        # has one, else the same rule applied here.
+        e = local[12 + i] if exact else trans_add(pose.pos[i])
         if words[12 + i] != e:
             fail(f"translation.{'xyz'[i]}", e, words[12 + i])
-    if exact_local and not tr.keyed_rotation:
-        local = anim.local_matrix(tr, T)
-        if isinstance(local, (list, tuple)) and len(local) == 16 and isinstance(local[0], int):
-            tally.count("exact local matrices")
-            for c in range(3):
-                for r in range(3):
-                    if words[4 * c + r] != local[4 * c + r]:
-                        fail(f"matrix[{r}][{c}]", local[4 * c + r], words[4 * c + r])
-            return
+    if exact_local and exact:
+        tally.count("exact local matrices")
+        for c in range(3):
+            for r in range(3):
+                if words[4 * c + r] != local[4 * c + r]:
+                    fail(f"matrix[{r}][{c}]", local[4 * c + r], words[4 * c + r])
+        return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
     bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))

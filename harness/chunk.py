@@ -70,7 +70,8 @@ def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
     if check == "morph":
         cases = check_morph.real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices, tally)
         from reference import morph
-        check_morph.run_cases(game, cases, ctx, tally, morph)
+        check_morph.run_cases(game, cases, ctx, tally,
+                              lambda b, s, t: morph(b, s, t, float_model=ctx.float_model))
         return
     entries = game.load(ch.data)
     if check == "controllers":

@@ -1,0 +1,57 @@
+"""A memory-only stand-in for eemu_ext.Machine: enough of interfaces.md §1 for harness unit tests."""
+import struct
+
+
+class FakeImage:
+    def __init__(self, symbols, path="fake.elf"):
+        self.symbols, self.path, self.entry, self.gp = symbols, path, 0, 0
+
+
+class FakeMachine:
+    def __init__(self, symbols=None):
+        self.mem = {}
+        self.hooks = {}
+        self.symbols = symbols or {}
+        self.steps = 0
+        self._args = [0] * 8
+
+    def load_elf(self, path):
+        return FakeImage(self.symbols, path)
+
+    def hook(self, addr, fn):
+        self.hooks[addr] = fn
+
+    def unhook(self, addr):
+        self.hooks.pop(addr, None)
+
+    def args(self, n):
+        return self._args[:n]
+
+    def call_hook(self, addr, *args):
+        self._args = list(args) + [0] * (8 - len(args))
+        return self.hooks[addr](self)
+
+    def write(self, addr, data):
+        for i, b in enumerate(data):
+            self.mem[addr + i] = b
+
+    def read(self, addr, n):
+        return bytes(self.mem.get(addr + i, 0) for i in range(n))
+
+    def read_u8(self, a):
+        return self.read(a, 1)[0]
+
+    def read_u16(self, a):
+        return struct.unpack("<H", self.read(a, 2))[0]
+
+    def read_u32(self, a):
+        return struct.unpack("<I", self.read(a, 4))[0]
+
+    def write_u8(self, a, v):
+        self.write(a, bytes([v & 0xFF]))
+
+    def write_u16(self, a, v):
+        self.write(a, struct.pack("<H", v & 0xFFFF))
+
+    def write_u32(self, a, v):
+        self.write(a, struct.pack("<I", v & 0xFFFFFFFF))
