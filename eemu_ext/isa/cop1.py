@@ -58,8 +58,8 @@ def _compare(name, funct, sem):
 
 
 def _bc1(name, rt, cond, flow):
-    return Row(name, 0xFFFF0000, OP_COP1 | (8 << 21) | (rt << 16), ("btarget",), "branch",
-               f"cond = {cond}", owner="ee", flow=flow)
+    return Row(name, 0xFFFF0000, OP_COP1 | (8 << 21) | (rt << 16), ("btarget",), "cop1",
+               f"cond = {cond}", owner="ee", flow=flow, note="C is FCR31 bit 23")
 
 
 ROWS = [
@@ -80,9 +80,9 @@ ROWS = [
     _bc1("bc1fl", 2, "not S.fcr31 & 0x800000", "likely"),
     _bc1("bc1tl", 3, "S.fcr31 & 0x800000 != 0", "likely"),
     # loads and stores of raw bits
-    Row("lwc1", 0xFC000000, 0x31 << 26, ("ft", "mem"), "load",
+    Row("lwc1", 0xFC000000, 0x31 << 26, ("ft", "mem"), "cop1",
         "F[ft] = ld32((R[rs] + imm) & 0xFFFFFFFF)", owner="ee"),
-    Row("swc1", 0xFC000000, 0x39 << 26, ("ft", "mem"), "store",
+    Row("swc1", 0xFC000000, 0x39 << 26, ("ft", "mem"), "cop1",
         "st32((R[rs] + imm) & 0xFFFFFFFF, F[ft])", owner="ee"),
     # .S arithmetic (ee-float.md §3)
     _binary("add.s", 0x00, "f_add"),

@@ -248,18 +248,18 @@ for il, suf in ((0, ".ni"), (1, ".i")):
     _row("ctc2" + suf, 0xFFE007FF, OP_COP2 | (6 << 21) | il, ("rt", "virdc"),
          "vu_ctc2(S, rd, R[rt] & 0xFFFFFFFF)")
 
-ROWS.append(Row("lqc2", 0xFC000000, 0x36 << 26, ("vrt", "mem"), "load",
+ROWS.append(Row("lqc2", 0xFC000000, 0x36 << 26, ("vrt", "mem"), "vu0",
                 "_v = ld128((R[rs] + imm) & 0xFFFFFFF0)\n"
                 "if rt: VF[rt][:] = (_v & 0xFFFFFFFF, (_v >> 32) & 0xFFFFFFFF, (_v >> 64) & 0xFFFFFFFF, _v >> 96)",
                 owner="ee", note="address & ~15 (r5900.md §5.2); into VF0 discarded"))
-ROWS.append(Row("sqc2", 0xFC000000, 0x3E << 26, ("vrt", "mem"), "store",
+ROWS.append(Row("sqc2", 0xFC000000, 0x3E << 26, ("vrt", "mem"), "vu0",
                 "_v = VF[rt]\nst128((R[rs] + imm) & 0xFFFFFFF0, _v[0] | (_v[1] << 32) | (_v[2] << 64) | (_v[3] << 96))",
                 owner="ee", note="address & ~15"))
 for rt, name, flow in ((0, "bc2f", "branch"), (1, "bc2t", "branch"), (2, "bc2fl", "likely"),
                        (3, "bc2tl", "likely")):
     # DECISION: the COP2 condition line's meaning is unverified (r5900.md §8.4, [INF]); without a
     # running micro program it reads 0 here, so BC2F is always taken and BC2T never.
-    ROWS.append(Row(name, 0xFFFF0000, OP_COP2 | (8 << 21) | (rt << 16), ("btarget",), "branch",
+    ROWS.append(Row(name, 0xFFFF0000, OP_COP2 | (8 << 21) | (rt << 16), ("btarget",), "vu0",
                     "cond = " + ("True" if rt in (0, 2) else "False"), owner="ee", flow=flow,
                     note="COP2 condition modelled as 0 (no micro mode); DECISION"))
 
