@@ -180,7 +180,7 @@ def render_report(run_path):
         if render is None:
             return None
         out = render(run_path)
-        path = out if isinstance(out, str) else os.path.join(run_path, "report.html")
+        path = str(out) if out else os.path.join(run_path, "report.html")
         print(f"report: {path}")
         return path
     except Exception as exc:  # a reports failure must not hide the run's own result

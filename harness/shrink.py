@@ -1,4 +1,6 @@
 """Shrink a mismatch to a minimal input (fewest steps, fewest times) and attach it as `shrunk`."""
+import shlex
+
 from . import replay
 
 
@@ -72,8 +74,28 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
             pass
     if best == items and key != "times":
         return None
-    return {key: [list(x) if isinstance(x, tuple) else x for x in best],
-            "repro": m["repro"], "original_length": len(items)}
+    best = [list(x) if isinstance(x, tuple) else x for x in best]
+    return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items)}
+
+
+def replay_command(ctx, m, key, best):
+    """The one-line `python -m harness replay` command for a shrunk input."""
+    check = "controllers" if m["check"] == "multistep" else m["check"]
+    parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shlex.quote(ctx.chunk), "--check", check]
+    if key == "steps":
+        parts += ["--steps", ",".join(str(s) for s in best)]
+    elif key == "plan":
+        parts += ["--plan", ",".join(f"{s}:{int(bool(r))}" for s, r in best)]
+        if m["check"] == "fobj":
+            parts += ["--a1", str((m.get("context") or {}).get("a1", 0))]
+    else:
+        parts += ["--track", str(m["track"]), "--times", ",".join(str(t) for t in best)]
+    parts += ["--seed", str(ctx.seed), "--profile", ctx.profile, "--float-model", ctx.float_model]
+    for flag, val, default in (("--image", ctx.image, ctx.defaults.get("IMAGE")),
+                               ("--data", ctx.data, ctx.defaults.get("DATA")), ("--disc", ctx.disc, None)):
+        if val and val != default:
+            parts += [flag, shlex.quote(str(val))]
+    return " ".join(parts)
 
 
 def _times(deltas):

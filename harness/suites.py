@@ -1,7 +1,6 @@
 """The named suites of checks.md §9 on the role cases of §10: their cases, seeds and thresholds."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Tuple
 
 from .errors import HarnessError

@@ -1,0 +1,82 @@
+"""Fixtures of the differential tests: the options of the top-level conftest as harness Options,
+the corpus, one Game per worker, and per-chunk parametrisation with readable ids (member::ANM_name)."""
+import pytest
+
+from harness import selection
+from harness.errors import HarnessError
+from harness.options import Options
+from harness.profiles import profile
+
+# How many chunks a per-chunk test takes when --chunks is 0 (profile default).
+DEFAULT_CHUNKS = {"quick": 3, "nightly": 40}
+# Which records a check needs (formats.md §4.1 quick test), for choosing its chunks.
+CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback": ("morph", "object"),
+               "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
+
+
+def make_options(config):
+    image = config.getoption("--image")
+    return Options(image=image, data=config.getoption("--data"), disc=config.getoption("--disc"),
+                   seed=config.getoption("--seed"), profile=config.getoption("--profile"),
+                   float_model=config.getoption("--float-model"),
+                   corpus_image=None if image.endswith("standin.elf") else image)
+
+
+def _corpus_or_error(config):
+    cache = getattr(config, "_eediff_corpus", None)
+    if cache is None:
+        opts = make_options(config)
+        try:
+            cache = (opts, opts.open_corpus(), None)
+        except HarnessError as exc:
+            cache = (opts, None, str(exc))
+        config._eediff_corpus = cache
+    return cache
+
+
+def chunks_for(config, check):
+    """A seeded sample (seed, check) of the chunks whose records the check needs."""
+    opts, corpus, err = _corpus_or_error(config)
+    if corpus is None:
+        return [pytest.param(None, id="corpus-unavailable", marks=pytest.mark.eediff_error(err))]
+    n = config.getoption("--chunks") or DEFAULT_CHUNKS[opts.profile]
+    pool = selection.pool(corpus, CHECK_KINDS[check])
+    return selection.sample(pool, n, f"{opts.seed}:{check}")
+
+
+def pytest_generate_tests(metafunc):
+    if "chunk_id" in metafunc.fixturenames:
+        marker = next((m.name for m in metafunc.definition.iter_markers() if m.name in CHECK_KINDS), None)
+        if marker is None:
+            raise pytest.UsageError(f"{metafunc.definition.nodeid}: a chunk_id test needs a check marker")
+        metafunc.parametrize("chunk_id", chunks_for(metafunc.config, marker))
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "eediff_error(msg): the corpus could not be opened")
+
+
+@pytest.fixture(scope="session")
+def opts(request):
+    opts, corpus, err = _corpus_or_error(request.config)
+    if corpus is None:
+        pytest.fail(err, pytrace=False)
+    return opts
+
+
+@pytest.fixture(scope="session")
+def corpus(opts):
+    return opts.open_corpus()
+
+
+@pytest.fixture(scope="session")
+def game(opts):
+    try:
+        return opts.validate_image()
+    except HarnessError as exc:
+        pytest.fail(str(exc), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def prof(opts):
+    return profile(opts.profile)
