@@ -253,18 +253,6 @@ def _s32(x: int) -> int:
     return ((x & M32) ^ 0x80000000) - 0x80000000
 
 
-def _halfword_products(a: int, b: int):
-    return [(((a >> i) & 0xFFFF ^ 0x8000) - 0x8000) * (((b >> i) & 0xFFFF ^ 0x8000) - 0x8000)
-            for i in range(0, 128, 16)]
-
-
-def _hilo_words(HI, LO):
-    """(LOw0, LOw1, HIw0, HIw1, LOw2, LOw3, HIw2, HIw3): PMULTH's destination order."""
-    lo0, lo1, hi0, hi1 = LO[0], LO[1], HI[0], HI[1]
-    return [lo0 & M32, lo0 >> 32, hi0 & M32, hi0 >> 32,
-            lo1 & M32, lo1 >> 32, hi1 & M32, hi1 >> 32]
-
-
 def _set_hilo_words(HI, LO, w):
     """Store words in PMULTH's destination order; return rd = (LOw0, HIw0, LOw2, HIw2)."""
     w0, w1, w2, w3, w4, w5, w6, w7 = (x & M32 for x in w)
@@ -275,26 +263,63 @@ def _set_hilo_words(HI, LO, w):
     return w0 | w2 << 32, w4 | w6 << 32
 
 
+def _products(a: int, c: int, b: int, e: int):
+    """p0..p7 = s16(h(rs, i)) * s16(h(rt, i)); a, c = rs low/high 64 bits, b, e = rt's."""
+    return ((((a & 0xFFFF) ^ 0x8000) - 0x8000) * (((b & 0xFFFF) ^ 0x8000) - 0x8000),
+            ((((a >> 16) & 0xFFFF) ^ 0x8000) - 0x8000) * ((((b >> 16) & 0xFFFF) ^ 0x8000) - 0x8000),
+            ((((a >> 32) & 0xFFFF) ^ 0x8000) - 0x8000) * ((((b >> 32) & 0xFFFF) ^ 0x8000) - 0x8000),
+            (((a >> 48) ^ 0x8000) - 0x8000) * (((b >> 48) ^ 0x8000) - 0x8000),
+            (((c & 0xFFFF) ^ 0x8000) - 0x8000) * (((e & 0xFFFF) ^ 0x8000) - 0x8000),
+            ((((c >> 16) & 0xFFFF) ^ 0x8000) - 0x8000) * ((((e >> 16) & 0xFFFF) ^ 0x8000) - 0x8000),
+            ((((c >> 32) & 0xFFFF) ^ 0x8000) - 0x8000) * ((((e >> 32) & 0xFFFF) ^ 0x8000) - 0x8000),
+            (((c >> 48) ^ 0x8000) - 0x8000) * (((e >> 48) ^ 0x8000) - 0x8000))
+
+
 def mmi_pmulth(R, RH, HI, LO, d, s, t):
-    p = _halfword_products(R[s] | RH[s] << 64, R[t] | RH[t] << 64)
-    R[d], RH[d] = _set_hilo_words(HI, LO, p)
+    p0, p1, p2, p3, p4, p5, p6, p7 = _products(R[s], RH[s], R[t], RH[t])
+    w0, w2, w4, w6 = p0 & M32, p2 & M32, p4 & M32, p6 & M32
+    LO[0] = w0 | (p1 & M32) << 32
+    HI[0] = w2 | (p3 & M32) << 32
+    LO[1] = w4 | (p5 & M32) << 32
+    HI[1] = w6 | (p7 & M32) << 32
+    R[d] = w0 | w2 << 32
+    RH[d] = w4 | w6 << 32
 
 
 def mmi_pmaddh(R, RH, HI, LO, d, s, t):
-    p = _halfword_products(R[s] | RH[s] << 64, R[t] | RH[t] << 64)
-    old = _hilo_words(HI, LO)
-    R[d], RH[d] = _set_hilo_words(HI, LO, [o + q for o, q in zip(old, p)])
+    """PMADDH (the morph blend's accumulate): each HI/LO word += p_i, wrapping at 32 bits."""
+    p0, p1, p2, p3, p4, p5, p6, p7 = _products(R[s], RH[s], R[t], RH[t])
+    lo0, hi0, lo1, hi1 = LO[0], HI[0], LO[1], HI[1]
+    w0 = (lo0 + p0) & M32
+    w2 = (hi0 + p2) & M32
+    w4 = (lo1 + p4) & M32
+    w6 = (hi1 + p6) & M32
+    LO[0] = w0 | ((lo0 >> 32) + p1 & M32) << 32
+    HI[0] = w2 | ((hi0 >> 32) + p3 & M32) << 32
+    LO[1] = w4 | ((lo1 >> 32) + p5 & M32) << 32
+    HI[1] = w6 | ((hi1 >> 32) + p7 & M32) << 32
+    R[d] = w0 | w2 << 32
+    RH[d] = w4 | w6 << 32
 
 
 def mmi_pmsubh(R, RH, HI, LO, d, s, t):
-    p = _halfword_products(R[s] | RH[s] << 64, R[t] | RH[t] << 64)
-    old = _hilo_words(HI, LO)
-    R[d], RH[d] = _set_hilo_words(HI, LO, [o - q for o, q in zip(old, p)])
+    p0, p1, p2, p3, p4, p5, p6, p7 = _products(R[s], RH[s], R[t], RH[t])
+    lo0, hi0, lo1, hi1 = LO[0], HI[0], LO[1], HI[1]
+    w0 = (lo0 - p0) & M32
+    w2 = (hi0 - p2) & M32
+    w4 = (lo1 - p4) & M32
+    w6 = (hi1 - p6) & M32
+    LO[0] = w0 | ((lo0 >> 32) - p1 & M32) << 32
+    HI[0] = w2 | ((hi0 >> 32) - p3 & M32) << 32
+    LO[1] = w4 | ((lo1 >> 32) - p5 & M32) << 32
+    HI[1] = w6 | ((hi1 >> 32) - p7 & M32) << 32
+    R[d] = w0 | w2 << 32
+    RH[d] = w4 | w6 << 32
 
 
 def mmi_phmadh(R, RH, HI, LO, d, s, t):
     """Pair j: first word p(2j+1) + p(2j), second word p(2j+1) [HW]."""
-    p = _halfword_products(R[s] | RH[s] << 64, R[t] | RH[t] << 64)
+    p = _products(R[s], RH[s], R[t], RH[t])
     w = []
     for j in range(4):
         w += [p[2 * j + 1] + p[2 * j], p[2 * j + 1]]
@@ -303,7 +328,7 @@ def mmi_phmadh(R, RH, HI, LO, d, s, t):
 
 def mmi_phmsbh(R, RH, HI, LO, d, s, t):
     """Pair j: first word p(2j+1) - p(2j), second word NOT p(2j+1) [HW]."""
-    p = _halfword_products(R[s] | RH[s] << 64, R[t] | RH[t] << 64)
+    p = _products(R[s], RH[s], R[t], RH[t])
     w = []
     for j in range(4):
         w += [p[2 * j + 1] - p[2 * j], ~p[2 * j + 1]]
