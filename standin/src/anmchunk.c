@@ -1,0 +1,148 @@
+/* anmchunk.c: ccAnmChunk::ConvLCNum2ALCNum (animation-semantics.md §2.1, executable-abi.md §4):
+ * compiles the controller records, fills the ccAnmIndexCntTbl, and writes the playback frame data. */
+#include "ee.h"
+
+u32 *compile_channel(const u32 **pp, u32 kind, u32 w, int rot, u32 frames);
+
+#define KIND_TOP       0xFF01
+#define KIND_OBJECT    0x0102
+#define KIND_MATERIAL  0x0202
+#define KIND_F_MORPHER 0x1901
+#define KIND_F_NOTE    0x0108
+#define KIND_F_OBJ     0x0101
+
+/* The compiled 0x0102 controller: u16 kind, then channel pointers. */
+#define CTRL_OBJ_POS   0x04
+#define CTRL_OBJ_ROT   0x08
+#define CTRL_OBJ_SCALE 0x0C
+#define CTRL_OBJ_ALPHA 0x10
+#define CTRL_OBJ_OBJ   0x14
+#define CTRL_OBJ_SIZE  0x18
+/* The compiled 0x0202 controller */
+#define CTRL_MAT_U     0x04
+#define CTRL_MAT_V     0x08
+#define CTRL_MAT_SIZE  0x10
+
+typedef struct { u32 tbl, count; } Table;
+
+static u32 table_add(Table *t, u32 object, u32 ctrl)
+{
+    u32 e = t->tbl + 8 * t->count;
+    U32(e) = 4 * object + 1;
+    U32(e + 4) = ctrl;
+    return t->count++;
+}
+
+/* DECISION: a non-0x0102 use of an object shares the first entry that names it (0x0102 entries
+ * included), so an object named by several records has one instance. */
+static u32 table_find(Table *t, u32 object)
+{
+    u32 i, lc = 4 * object + 1;
+    for (i = 0; i < t->count; i++)
+        if (U32(t->tbl + 8 * i) == lc) return i;
+    return table_add(t, object, 0);
+}
+
+/* ccAnmChunk::ConvALCNum_FsetMatCtrl: the material record (formats.md §4.6) */
+u32 ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi(u32 chunk, const u32 *pay, u32 frames)
+{
+    const u32 *p = pay + 2;
+    u32 flags = pay[1];
+    u32 ctrl = (u32)ccMalloc__FUi(CTRL_MAT_SIZE);
+    (void)chunk;
+    U16(ctrl) = KIND_MATERIAL;
+    U32(ctrl + CTRL_MAT_U) = (u32)compile_channel(&p, flags & 7, 1, 0, frames);
+    U32(ctrl + CTRL_MAT_V) = (u32)compile_channel(&p, (flags >> 3) & 7, 1, 0, frames);
+    return ctrl;
+}
+
+static u32 compile_object(const u32 *pay, u32 frames)
+{
+    const u32 *p = pay + 2;
+    u32 flags = pay[1];
+    u32 ctrl = (u32)ccMalloc__FUi(CTRL_OBJ_SIZE);
+    U16(ctrl) = KIND_OBJECT;
+    U32(ctrl + CTRL_OBJ_OBJ) = pay[0];
+    U32(ctrl + CTRL_OBJ_POS) = (u32)compile_channel(&p, flags & 7, 3, 0, frames);
+    U32(ctrl + CTRL_OBJ_ROT) = (u32)compile_channel(&p, (flags >> 3) & 7, 3, 1, frames);
+    U32(ctrl + CTRL_OBJ_SCALE) = (u32)compile_channel(&p, (flags >> 6) & 7, 3, 0, frames);
+    U32(ctrl + CTRL_OBJ_ALPHA) = (u32)compile_channel(&p, (flags >> 9) & 7, 1, 0, frames);
+    return ctrl;
+}
+
+/* ConvLCNum2ALCNum(chunk, reader, cursor, table, count, 0).
+ * DECISION: compiled controllers are ccMalloc blocks; the output buffer at *cursor receives the
+ * frame data, and chunk +0x18 is set to its start, so the playback reader opened there reads it.
+ * Frame data starts after the first Top whose value is not 0 (Top 1; an end Top is kept). */
+void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiUs(
+    u32 chunk, u32 reader, u32 *cursor, u32 tbl, u32 *count, u32 zero)
+{
+    const u32 *p = (const u32 *)U32(reader + RB_READ);
+    const u32 *end = p + U32(chunk + CHUNK_W);
+    u32 frames = U32(chunk + CHUNK_N);
+    u32 out = *cursor;
+    int copying = 0;
+    Table t;
+    (void)zero;
+    t.tbl = tbl;
+    t.count = *count;
+    U32(chunk + CHUNK_DATA) = out;
+    U32(chunk + CHUNK_END) = 0xFFFFFFFFu;
+    while (p + 2 <= end) {
+        u32 kind = p[0] & 0xFFFF, n = p[1];
+        const u32 *pay = p + 2;
+        int keep = copying;
+        if (n > (u32)(end - pay)) break;          /* overrun: stop reading */
+        switch (kind) {
+        case KIND_TOP:
+            if (pay[0] >= 0xFFFFFF00u) U32(chunk + CHUNK_END) = pay[0];
+            if (!copying && pay[0] != 0) {
+                copying = 1;
+                keep = pay[0] >= 0xFFFFFF00u;     /* Top 1 itself is not kept */
+            }
+            break;
+        case KIND_OBJECT:
+            table_add(&t, pay[0], compile_object(pay, frames));
+            break;
+        case KIND_MATERIAL: {
+            u32 i = table_find(&t, pay[0]);
+            if (U32(tbl + 8 * i + 4) == 0)        /* the first record of a material is used */
+                U32(tbl + 8 * i + 4) = ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi(chunk, pay, frames);
+            break;
+        }
+        default:
+            break;
+        }
+        if (keep) {
+            u32 *o = (u32 *)out;
+            memcpy(o, p, 8 + 4 * n);
+            out += 8 + 4 * n;
+            switch (kind) {               /* object references become table positions (LC -> ALC) */
+            case KIND_F_MORPHER: {
+                u32 i, pairs = pay[1] & 0xFFFF;
+                o[2] = table_find(&t, pay[0]);
+                for (i = 0; i < pairs && 3 + 2 * i < n; i++) o[4 + 2 * i] = table_find(&t, pay[2 + 2 * i]);
+                break;
+            }
+            case KIND_F_NOTE:
+            case KIND_F_OBJ:
+                o[2] = table_find(&t, pay[0]);
+                break;
+            default:
+                break;
+            }
+        } else if (kind == KIND_F_MORPHER) {      /* frame 0's records: their objects still get entries */
+            u32 i, pairs = pay[1] & 0xFFFF;
+            table_find(&t, pay[0]);
+            for (i = 0; i < pairs && 3 + 2 * i < n; i++) table_find(&t, pay[2 + 2 * i]);
+        } else if (kind == KIND_F_NOTE || kind == KIND_F_OBJ) {
+            table_find(&t, pay[0]);
+        }
+        p = pay + n;
+    }
+    U32(out) = 0;                                 /* a zero terminator (the buffer has 64 spare bytes) */
+    U32(out + 4) = 0;
+    U32(reader + RB_READ) = (u32)p;
+    *cursor = out;
+    *count = t.count;
+}
