@@ -28,9 +28,14 @@ ALIASES: Dict[str, Tuple[str, ...]] = {
     "b": ("beq",), "bal": ("bgezal",), "beqz": ("beq",), "bnez": ("bne",),
     "beqzl": ("beql",), "bnezl": ("bnel",), "negu": ("subu",), "neg": ("sub",),
     "dnegu": ("dsubu",), "dneg": ("dsub",), "not": ("nor",),
-    "trunc.w.s": ("cvt.w.s",), "jalr.hb": ("jalr",), "jr.hb": ("jr",),
+    "trunc.w.s": ("cvt.w.s",), "jalr.hb": ("jalr",), "jr.hb": ("jr",), "jr": ("jr", "jalr"),
     "sync": ("sync",), "li": ("addiu", "ori"), "mtc0": ("mtc0",), "mfc0": ("mfc0",),
 }
+
+# Primary opcodes of MIPS III instructions the EE lacks (r5900.md §1). capstone would call several
+# of them Octeon or MIPS64r6 instructions (op 0x32 'bbit0'), so they are named here instead.
+LACKING_OPS = {0x13: "cop3/cop1x", 0x30: "ll", 0x32: "lwc2", 0x34: "lld", 0x35: "ldc1", 0x38: "sc",
+               0x3A: "swc2", 0x3B: "cop3 store", 0x3C: "scd", 0x3D: "sdc1", 0x1D: "jalx"}
 
 # Per primary opcode: which bits select the instruction (the rest are operands). An EE space is
 # (selector mask, selector value) of an 'ee' row; None = the whole primary opcode.
@@ -114,6 +119,8 @@ class Decoder:
                     cands.append(i)
         if self.in_ee_space(word):
             return -1, "reserved encoding in an R5900-specific opcode space"
+        if op in LACKING_OPS:
+            return -1, f"the EE lacks '{LACKING_OPS[op]}' (r5900.md §1)"
         if cs_result is None:
             cs_result = self.capstone_text(word)
         if not cs_result:
@@ -156,7 +163,8 @@ class Decoder:
         """Assembly text of word at pc: 'addu v0, a0, a1'; rejected words as '.word 0x...  # why'."""
         i = self.decode(word)
         if i < 0:
-            c = self.capstone_text(word) if not self.in_ee_space(word) else None
+            c = (self.capstone_text(word) if not self.in_ee_space(word) and word >> 26 not in LACKING_OPS
+                 else None)
             txt = f"{c[0]} {c[1]}".strip() if c else "?"
             return f".word 0x{word:08x}  # {txt}: {self.reason(word)}"
         return format_row(self.rows[i], word, pc, symbolize)

@@ -313,6 +313,18 @@ _EIDI = "st = S.cop0[12]\nif st & 0x20006 or not st & 0x18:\n    S.cop0[12] = "
 row("ei", 0xFFFFFFFF, 0x42000038, (), "cop0", _EIDI + "st | 0x10000", "ee")
 row("di", 0xFFFFFFFF, 0x42000039, (), "cop0", _EIDI + "st & ~0x10000", "ee")
 
+# DECISION: the COP0 condition line (CPCOND0, a DMA-controller signal, r5900.md §4.5) reads as
+# S.cpcond0, 1 by default: the machine has no DMA, so every transfer is complete.
+for rt, name, cond, flow in ((0, "bc0f", "not S.cpcond0", "branch"), (1, "bc0t", "S.cpcond0", "branch"),
+                             (2, "bc0fl", "not S.cpcond0", "likely"), (3, "bc0tl", "S.cpcond0", "likely")):
+    row(name, 0xFFFF0000, 0x41000000 | rt << 16, ("btarget",), "branch", f"cond = {cond}", "ee", flow=flow)
+
+# Kernel TLB and exception-return instructions: decoded (the EE has them) but not executed.
+for fn, name in ((0x01, "tlbr"), (0x02, "tlbwi"), (0x06, "tlbwr"), (0x08, "tlbp"), (0x18, "eret")):
+    row(name, 0xFFFFFFFF, 0x42000000 | fn, (), "cop0",
+        f"fault('unimplemented', '{name.upper()} is a kernel instruction this user-mode machine does not execute')",
+        "ee")
+
 COP0_NAMES = ("Index", "Random", "EntryLo0", "EntryLo1", "Context", "PageMask", "Wired", "$7", "BadVAddr",
               "Count", "EntryHi", "Compare", "Status", "Cause", "EPC", "PRId", "Config", "$17", "$18",
               "$19", "$20", "$21", "$22", "BadPAddr", "Debug", "Perf", "$26", "$27", "TagLo", "TagHi",
@@ -322,4 +334,5 @@ OPERAND_FORMATS.setdefault("code5", lambda f: hex(f["rt"]))
 
 
 def namespace(machine):
+    machine.S.cpcond0 = 1
     return {}
