@@ -39,9 +39,12 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
 def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1)."""
     rec = tr.record
-    def fail(field, exp, g, channel, **kw):
+    def fail(field, exp, g, channel, passed=None, **kw):
+        c = {"keys": keys_around(channel, T), "pose_time": T}
+        if passed is not None:
+            c["passed"] = passed
         tally.fail(record(ctx, check, field, exp, g, object=rec.object, track=rec.index, time=t,
-                          context={"keys": keys_around(channel, T), "pose_time": T}, **kw))
+                          context=c, **kw))
     tally.count("cases")
     for i in range(3):
         if got.pos[i] != pose.pos[i]:
@@ -54,6 +57,7 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
         return
     if not tr.keyed_rotation:
         tally.count("single-value rotations")
+        tally.quirk("single_value_rotations")
         for j, (w_got, w_exp) in enumerate(zip(got.rot9, pose.rot)):
             if w_got != w_exp:
                 c, r = divmod(j, 3)
@@ -62,11 +66,13 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     tally.count("keyed rotations")
     d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
     bound = ROT_TOLERANCE + ROT_PER_KEY * pose.passed
-    tally.keyed(d, bound, ctx.chunk, rec.index, t, check)
-    tally.quirk("keyed rotation keys passed", pose.passed)
+    tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
+    if T > max(f for f, _ in rec.rot.keys) * 256:
+        tally.quirk("final_hold_creep")
+    tally.quirk("keyed_keys_passed", pose.passed)
     if not d <= bound:
         fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
-             deviation=d, tolerance=bound)
+             deviation=d, tolerance=bound, passed=pose.passed)
 
 
 def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):
@@ -123,8 +129,8 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
             continue
         crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
         work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
-        for k, v in {"keyed channels": (rec.u.kind == 2) + (rec.v.kind == 2)}.items():
-            tally.quirk("material " + k, v)
+        tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
+        tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
         for t in sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries):
             game.reset_work(work)
             game.set_work(work, t)
@@ -140,3 +146,11 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
                 if e != g:
                     tally.fail(record(ctx, "materials", field, e, g, object=rec.material,
                                       track=rec.index, time=t, floats=fl, context=ctx_))
+
+
+def channel_words(c):
+    if c.kind == 1:
+        return list(c.value)
+    if c.kind == 2:
+        return [w for _, v in c.keys for w in v]
+    return []

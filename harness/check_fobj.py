@@ -45,7 +45,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
                 if rec is not None and rec.frame > old:
                     state[obj] = rec
                     read += 1
-            tally.quirk("persisted F_Obj poses compared", len(state) - read)
+            tally.quirk("fobj_persisted", len(state) - read)
             for obj, rec in state.items():
                 compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, f, where)
         time = want.time
@@ -53,6 +53,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
             game.restart()
             time = 0
             tally.count("restarts")
+            tally.quirk("restarts")
     return True
 
 

@@ -29,6 +29,7 @@ def run_cases(game, cases, ctx, tally, morph):
         exp = [tuple(v) for v in morph(case.base, case.base_scale, case.targets)]
         tally.count("morph cases")
         tally.count("morph vertices", len(case.base))
+        morph_quirks(case, exp, tally)
         for i, (e, g) in enumerate(zip(exp, got)):
             for k in range(3):
                 if e[k] != g[k]:
@@ -37,6 +38,15 @@ def run_cases(game, cases, ctx, tally, morph):
                                       floats=False, context=case.describe()))
         if len(exp) != len(got):
             tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
+
+
+def morph_quirks(case, out, tally):
+    """Coverage: rescaled targets, negative weights, wrapping differences, saturated results."""
+    tally.quirk("morph_rescaled", sum(1 for _, s, _ in case.targets if s != case.base_scale))
+    tally.quirk("morph_negative_weight", sum(1 for _, _, w in case.targets if w >> 31))
+    tally.quirk("morph_wrap", sum(1 for ps, _, _ in case.targets for p, b in zip(ps, case.base)
+                                  for k in range(3) if abs(p[k] - b[k]) > 32767))
+    tally.quirk("morph_saturation", sum(1 for v in out for x in v if x in (32767, -32768)))
 
 
 def real_cases(anim, file, rng, limit=3, max_vertices=120, tally=None):

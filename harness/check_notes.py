@@ -1,4 +1,5 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
+from .check_playback import step_quirks
 from .mismatch import record
 
 
@@ -8,7 +9,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
     game.give_every_entry_an_instance(entries, 0x100)
     game.enable_notes()
     tally.count("note runs")
-    tally.quirk("frame-0 notes (never delivered)", sum(1 for n in anim.notes if n.frame == 0))
+    tally.quirk("frame0_notes", sum(1 for n in anim.notes if n.frame == 0))
     time = 0
     for i, (s, restart) in enumerate(plan):
         got = game.forward(s)
@@ -17,6 +18,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
         if i % 5 == 0:
             again = game.note_process()
             tally.count("repeated NoteProcess")
+            tally.quirk("repeated_noteprocess")
             if again != first:
                 tally.fail(record(ctx, "notes", "repeated NoteProcess", [list(n) for n in first],
                                   [list(n) for n in again], step=i, time=time, floats=False, context=where))
@@ -38,6 +40,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
             game.restart()
             time = 0
             tally.count("restarts")
+            tally.quirk("restarts")
     return True
 
 
@@ -49,12 +52,15 @@ def count_notes(anim, s, want, passed, tally):
         tally.count("zero steps")
     if anim.loops and s and want.time == 0 and want.pose_at is not None:
         tally.count("loops")
+        tally.quirk("loop_resets")
     if want.ended:
         tally.count("ends")
-    tally.quirk("notes at the last frame", sum(1 for n in passed if n.frame == anim.frames - 1))
+        tally.quirk("ends")
+    step_quirks(s, tally)
+    tally.quirk("notes_at_last_frame", sum(1 for n in passed if n.frame == anim.frames - 1))
     if len({n.frame for n in passed}) < len(passed):
-        tally.quirk("frames with several notes delivered")
+        tally.quirk("several_notes_per_frame")
     if len(passed) >= 3:
-        tally.quirk("steps with three or more notes")
+        tally.quirk("three_notes_steps")
     if s >= anim.frames * 256:
-        tally.quirk("steps past the end")
+        tally.quirk("steps_past_end")

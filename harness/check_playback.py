@@ -60,10 +60,23 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
 def count_step_kind(anim, time, s, want, tally):
     if want.ended:
         tally.count("ends")
+        tally.quirk("ends")
     if anim.loops and s and want.time == 0 and want.pose_at is not None:
         tally.count("loop resets")
+        tally.quirk("loop_resets")
     if s == 0:
         tally.count("zero steps")
+    step_quirks(s, tally)
+
+
+def step_quirks(s, tally):
+    """Coverage of step kinds: zero, inside a frame, skipping frames."""
+    if s == 0:
+        tally.quirk("zero_steps")
+    elif s % 256:
+        tally.quirk("sub_frame_steps")
+    if s > 256:
+        tally.quirk("skipped_frames")
 
 
 def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
@@ -95,7 +108,7 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
     bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
     d, r, c = keyed_deviation(words, pose.rot_matrix, scale)
     if tr.keyed_rotation:
-        tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback")
+        tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
     if not d <= bound:
         from .bits import f32_bits
         fail(f"matrix[{r}][{c}]", f32_bits(pose.rot_matrix[r][c] * scale[c]), words[4 * c + r],

@@ -55,6 +55,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
         if check not in wanted:
             continue
         c0 = _time.time()
+        tally.checks.append(check)
         try:
             run_one(check, game, ch, anim, ctx, tally, prof, speed)
         except Exception as exc:
@@ -107,5 +108,7 @@ def result(ch, index, t0, tally, timing, error, ctx, info):
     return {"chunk": ch.id, "index": index, "seconds": round(_time.time() - t0, 4),
             "counters": dict(tally.counters), "quirks": dict(tally.quirks),
             "mismatches": tally.mismatches, "dropped_mismatches": tally.dropped,
-            "worst_keyed_rotation": tally.worst_keyed, "timing": timing, "error": error,
+            "worst_keyed_rotation": tally.worst_keyed, "rotation_deviation": tally.rotation_deviation(),
+            "checks": list(tally.checks) + (["multistep"] if "controllers" in tally.checks else []),
+            "timing": timing, "error": error,
             "repro": ctx.repro(), **info}

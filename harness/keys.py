@@ -53,15 +53,15 @@ def controller_quirks(c, frames):
     elif c.kind == 2:
         words = [w for _, v in c.keys for w in v]
         fr = [f for f, _ in c.keys]
-        q["keys back in time"] = sum(1 for a, b in zip(fr, fr[1:]) if b < a)
-        q["shared-frame keys"] = sum(1 for a, b in zip(fr, fr[1:]) if b == a)
-        q["keys past the end"] = sum(1 for f in fr if f >= frames)
-        q["keyed channels"] = 1
+        q["keys_back_in_time"] = sum(1 for a, b in zip(fr, fr[1:]) if b < a)
+        q["shared_frame_keys"] = sum(1 for a, b in zip(fr, fr[1:]) if b == a)
+        q["keys_past_end"] = sum(1 for f in fr if f >= frames)
+        q["keyed_channels"] = 1
     else:
         return q
-    q["denormal values"] = sum(1 for w in words if zero_exponent(w) and w & 0x7FFFFFFF)
-    q["negative zero values"] = sum(1 for w in words if w == 0x80000000)
-    q["exponent-255 values"] = sum(1 for w in words if (w >> 23) & 0xFF == 0xFF)
+    q["denormal_keys"] = sum(1 for w in words if zero_exponent(w) and w & 0x7FFFFFFF)
+    q["negative_zero_values"] = sum(1 for w in words if w == 0x80000000)
+    q["exponent255_values"] = sum(1 for w in words if (w >> 23) & 0xFF == 0xFF)
     return q
 
 
@@ -71,13 +71,13 @@ def track_quirks(record, frames):
         for k, v in controller_quirks(c, frames).items():
             q[k] = q.get(k, 0) + v
     if record.rot.kind == 2:
-        q["keyed rotation tracks"] = 1
+        q["keyed_rotation_tracks"] = 1
         if len(record.rot.keys) >= 70:
-            q["rotations with >= 70 keys"] = 1
+            q["rotation_70_keys"] = 1
     if record.rot.kind == 1:
         from .bits import f32
         if any(abs(f32(w)) > 180.0 for w in record.rot.value):
-            q["single-value rotations beyond 180 deg"] = 1
+            q["single_rotation_beyond_180"] = 1
     if record.object != record.target:
-        q["ExtObj tracks"] = 1
+        q["extobj_tracks"] = 1
     return q

@@ -10,6 +10,8 @@ class Tally:
         self.dropped = 0
         self.max_mismatches = max_mismatches
         self.worst_keyed = None      # {d, bound, chunk, track, time}
+        self.rotation_samples = []   # (passed, d, bound) of every keyed comparison
+        self.checks = []             # the checks that ran
 
     def count(self, name, n=1):
         self.counters[name] += n
@@ -25,7 +27,8 @@ class Tally:
         else:
             self.dropped += 1
 
-    def keyed(self, d, bound, chunk, track, time, where):
+    def keyed(self, d, bound, chunk, track, time, where, passed=0):
+        self.rotation_samples.append((passed, d, bound))
         if self.worst_keyed is None or d > self.worst_keyed["d"]:
             self.worst_keyed = {"d": d, "bound": bound, "chunk": chunk, "track": track,
                                 "time": time, "check": where}
@@ -39,5 +42,13 @@ class Tally:
             else:
                 self.dropped += 1
         self.dropped += other.dropped
+        self.rotation_samples.extend(other.rotation_samples)
         if other.worst_keyed and (self.worst_keyed is None or other.worst_keyed["d"] > self.worst_keyed["d"]):
             self.worst_keyed = other.worst_keyed
+
+    def rotation_deviation(self, keep=200):
+        """[[passed, d], ...] for the report's drift plot: at most `keep`, the largest d/bound first."""
+        s = self.rotation_samples
+        if len(s) > keep:
+            s = sorted(s, key=lambda x: x[1] / x[2] if x[2] else 0.0, reverse=True)[:keep]
+        return [[p, d] for p, d, _ in s]
