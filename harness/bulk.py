@@ -62,7 +62,11 @@ def prepare(opts: Options, argv):
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
               "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids}
-    if opts.resume:
+    if opts.out:
+        rd = RunDir.create_at(opts.out, params)
+        if not opts.chunk_ids:
+            ids = rd.params()["chunks"]
+    elif opts.resume:
         rd = RunDir(opts.resume)
         if rd.params().get("chunks") != ids and not opts.chunk_ids:
             ids = rd.params()["chunks"]

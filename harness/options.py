@@ -26,6 +26,7 @@ class Options:
     jobs: int = 1
     checks: Optional[List[str]] = None
     resume: Optional[str] = None
+    out: Optional[str] = None
     fresh: bool = False
     runs: str = RUNS
     chunk_ids: Optional[List[str]] = None

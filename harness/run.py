@@ -67,6 +67,17 @@ class RunDir:
         return rd
 
     @classmethod
+    def create_at(cls, path, params):
+        """A run directory at an explicit path (`--out`); resumes it when it already has params."""
+        rd = cls(path)
+        if os.path.isfile(rd.params_path):
+            return rd
+        os.makedirs(rd.chunks_dir, exist_ok=True)
+        params = dict(params, run_id=os.path.basename(rd.path), key=params_key(params))
+        write_json(rd.params_path, params)
+        return rd
+
+    @classmethod
     def find_resumable(cls, params, runs=RUNS):
         """The newest incomplete run with identical parameters, or None."""
         if not os.path.isdir(runs):

@@ -4,12 +4,13 @@ import shlex
 from . import replay
 
 
-def _ddmin():
+def _reports_shrink(name):
+    """reports.shrink.<name> (helper H's delta debugging), or None when reports lacks it."""
     try:
-        from reports.shrink import ddmin
-        return ddmin
+        from reports import shrink
     except ImportError:
         return None
+    return getattr(shrink, name, None)
 
 
 def same_failure(tally, m):
@@ -66,16 +67,18 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
             if len(cand) < len(best) and still_fails(cand):
                 best = cand
                 break
-    ddmin = _ddmin()
-    if ddmin is not None and len(best) > 1:
+    # fewest steps, then the smallest step sizes (shrink_steps) / fewest items (ddmin)
+    fn = _reports_shrink("shrink_steps" if key == "steps" else "ddmin")
+    if fn is not None and (len(best) > 1 or key == "steps"):
         try:
-            best = list(ddmin(list(best), still_fails))
+            best = list(fn(list(best), still_fails, max_tests=max_replays))
         except Exception:
             pass
     if best == items and key != "times":
         return None
     best = [list(x) if isinstance(x, tuple) else x for x in best]
-    return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items)}
+    return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items),
+            "tests": max_replays - budget[0]}
 
 
 def replay_command(ctx, m, key, best):
