@@ -154,12 +154,15 @@ def shrunk_view(sh, original: dict) -> dict | None:
     if not isinstance(sh, dict):
         return None
     items = [[k, short(v, 600), (len(v) if isinstance(v, list) else None)]
-             for k, v in sh.items() if k not in ("repro", "tests")]
+             for k, v in sh.items() if k not in ("repro", "tests", "original_length")]
     orig = []
-    for k, _, _ in items:
-        ov = (original.get("context") or {}).get(k)
-        if isinstance(ov, list):
-            orig.append([k, len(ov)])
+    if isinstance(sh.get("original_length"), int):
+        orig.append([items[0][0] if items else "input", sh["original_length"]])
+    else:
+        for k, _, _ in items:
+            ov = (original.get("context") or {}).get(k)
+            if isinstance(ov, list):
+                orig.append([k, len(ov)])
     return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig}
 
 

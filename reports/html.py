@@ -14,8 +14,8 @@ from html import escape
 
 from . import page_assets, svg
 from .causes import CAUSES, RULES
-from .coverage import QUIRKS, counter_groups
-from .summary import bound_params, rotation_samples
+from .coverage import counter_groups, coverage_rows
+from .summary import bound_params, dropped, rotation_samples
 
 PAGE_SIZE = 100
 
@@ -179,7 +179,7 @@ def _checks_html(summary) -> str:
 def _grid_html(run, first_of_chunk) -> str:
     cells = []
     for ch in run.chunks:
-        n = len(ch["mismatches"])
+        n = len(ch["mismatches"]) + dropped(ch)
         err = ch.get("error")
         cls = "err" if err else ("bad" if n else "ok")
         title = f'{ch.get("index")}: {ch["chunk"]}' + (f' — {n} mismatch(es)' if n else "") + (
@@ -231,7 +231,9 @@ def _rotation_html(run, summary) -> str:
                    f'({e(where)}).</p>')
     else:
         out.append('<p class="note">No keyed-rotation deviation recorded in this run.</p>')
-    samples = [(p, d, ch["chunk"]) for ch in run.chunks for p, d, *_ in rotation_samples(ch)]
+    samples = [(p, d, ch["chunk"]) for ch in run.chunks
+               for p, d, *_ in rotation_samples(ch, base, per_key)]
+    per_chunk_only = samples and not any(ch.get("rotation_deviation") for ch in run.chunks)
     for ch, m in run.mismatches:
         if isinstance(m.get("deviation"), (int, float)) and m.get("check") == "controllers":
             passed = (m.get("context") or {}).get("passed")
@@ -239,8 +241,11 @@ def _rotation_html(run, summary) -> str:
                 samples.append((passed, float(m["deviation"]), f'{ch["chunk"]} (mismatch)'))
     if samples:
         over = summary.get("rotation_over_bound", 0)
-        out.append(f'<p>{len(samples)} keyed-rotation samples; {over} above the checks.md §3 '
-                   f'bound d ≤ {base:g} + {per_key:g}·passed(T).</p>')
+        what = ("chunks (each chunk's worst controller keyed rotation)" if per_chunk_only
+                else "keyed-rotation samples")
+        out.append(f'<p>{len(samples)} {what}; {over} above the checks.md §3 '
+                   f'bound d ≤ {base:g} + {per_key:g}·passed(T). Points near the dashed line '
+                   'are drift close to the formula; points above it fail.</p>')
         out.append(svg.rotation_scatter(samples, base, per_key))
     elif w:
         out.append('<p class="note">The run recorded no per-chunk (passed, d) samples '
@@ -249,23 +254,17 @@ def _rotation_html(run, summary) -> str:
 
 
 def _coverage_html(summary) -> str:
-    quirks = summary.get("quirks") or {}
-    rows = []
-    seen = set()
-    for name, label, why in QUIRKS:
-        if name in quirks:
-            seen.add(name)
-            n = quirks[name]
-            rows.append(f'<tr class="{"ok" if n else "warn"}"><td>{e(label)}</td>'
-                        f'<td class="num">{e(n)}</td><td>{e(why)}</td></tr>')
-    for name, n in sorted(quirks.items()):
-        if name not in seen:
-            rows.append(f'<tr class="{"ok" if n else "warn"}"><td>{e(name)}</td>'
-                        f'<td class="num">{e(n)}</td><td></td></tr>')
-    missing = [label for name, label, _ in QUIRKS if name not in quirks]
-    out = ('<table class="grid-t"><tr><th>quirk</th><th>times exercised</th><th>why it matters'
-           '</th></tr>' + "".join(rows) + '</table>') if rows else (
-        '<p class="note">The run recorded no quirk counts.</p>')
+    rows, missing = [], []
+    for label, n, why in coverage_rows(summary.get("quirks") or {}, summary.get("counters") or {}):
+        if n is None:
+            missing.append(label)
+            continue
+        rows.append(f'<tr class="{"ok" if n else "warn"}"><td>{e(label)}</td>'
+                    f'<td class="num">{e(_num(n))}</td><td>{e(why)}</td></tr>')
+    out = ('<p class="note">How often each quirk of the animation engine was exercised; a zero '
+           '(yellow) means this run proved nothing about it.</p><table class="grid-t"><tr>'
+           '<th>quirk</th><th>times exercised</th><th>why it matters</th></tr>' + "".join(rows)
+           + '</table>') if rows else '<p class="note">The run recorded no quirk counts.</p>'
     if missing:
         out += f'<p class="note">Not recorded by this run: {e(", ".join(missing))}.</p>'
     groups = counter_groups(summary.get("counters") or {})
@@ -290,7 +289,8 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
     for ch in run.chunks:
         vs = views_by_chunk.get(ch["chunk"], [])
         err = ch.get("error")
-        if not vs and not err:
+        extra = dropped(ch)
+        if not vs and not err and not extra:
             continue
         checks = sorted({v["check"] for v in vs})
         causes = ", ".join(f"{c} ({n})" for c, n in Counter(v["cause"] for v in vs).most_common(3))
@@ -298,7 +298,7 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
                 f'{e(ch["chunk"])}</a>') if ch["chunk"] in first_of_chunk else e(ch["chunk"])
         errtxt = f'{err.get("type")}: {err.get("message")}' if err else ""
         rows.append(f'<tr><td class="num">{e(ch.get("index"))}</td><td>{link}</td>'
-                    f'<td>{e(", ".join(checks))}</td><td class="num">{len(vs)}</td>'
+                    f'<td>{e(", ".join(checks))}</td><td class="num">{len(vs) + extra}</td>'
                     f'<td>{e(causes)}</td><td class="err-t">{e(errtxt)}</td>'
                     f'<td class="num">{float(ch.get("seconds") or 0):.2f}</td></tr>')
     if not rows:
@@ -312,15 +312,18 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
             + "".join(rows) + '</tbody></table>')
 
 
-def _mismatches_html(views) -> str:
+def _mismatches_html(views, n_dropped=0) -> str:
+    dropped_note = (f'<p class="note">{n_dropped} further mismatches were counted by the harness '
+                    'but not recorded (its per-chunk cap); rerun a chunk\'s repro to see them.</p>'
+                    if n_dropped else "")
     if not views:
-        return '<p class="note">No mismatches.</p>'
+        return dropped_note or '<p class="note">No mismatches.</p>'
     checks = sorted({v["check"] for v in views})
     causes = [c for c in CAUSES if any(v["cause"] == c for v in views)]
     opts = lambda xs: "".join(f'<option value="{e(x)}">{e(x)}</option>' for x in xs)  # noqa: E731
     first = "".join(mismatch_html(v) for v in views[:PAGE_SIZE])
     pages = -(-len(views) // PAGE_SIZE)
-    return (f'<div class="filters"><input type="search" id="mfilter" placeholder="filter: chunk, '
+    return (dropped_note + f'<div class="filters"><input type="search" id="mfilter" placeholder="filter: chunk, '
             f'field, object…" aria-label="filter mismatches"> <select id="mcheck"><option value="">'
             f'all checks</option>{opts(checks)}</select> <select id="mcause"><option value="">'
             f'all causes</option>{opts(causes)}</select> <span id="mchunk"></span></div>'
@@ -367,7 +370,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
 <section id="chunks"><h2>Failing chunks</h2>{_chunks_html(run, views_by_chunk, first_of_chunk)}</section>
-<section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views)}</section>
+<section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views, summary.get("mismatches_dropped") or 0)}</section>
 </main>
 <footer>Generated by <code>python -m reports render</code>. Static page: nothing is fetched.</footer>
 <script type="application/json" id="eediff-data">{data}</script>

@@ -10,7 +10,8 @@ that replays a reduced case; these functions only decide which candidates to try
   candidates are tried in a fixed order, and results are cached per subset.
 * shrink_int(value, still_fails, lo=...): the smallest integer in [lo, value] that still
   fails, by bisection (e.g. the earliest time), verified against the predicate.
-* shrink_steps(steps, still_fails): fewest steps (ddmin), then each step toward its
+* shrink_steps(steps, still_fails): fewest steps (ddmin, then merging neighbours and the
+  lead-up into one step), then each step toward its
   smallest failing size.
 
 Every function returns an input that was observed to fail (or the original input when
@@ -135,25 +136,65 @@ def shrink_int(value: int, still_fails: Callable[[int], bool], *, lo: int = 0,
     return best
 
 
+def _merge(steps: list[int], test) -> list[int]:
+    """Collapse a prefix, or two neighbours, into one step while the case still fails.
+
+    Every state the checks compare is a function of the times reached (animation-semantics.md
+    §7), and merging steps keeps every later time, so a failure usually survives it; ddmin
+    alone can only delete steps and would keep the many small ones that lead up to the
+    failing time.
+    """
+    changed = True
+    while changed and len(steps) > 1:
+        changed = False
+        for k in range(len(steps), 1, -1):                 # the biggest prefix first
+            cand = [sum(steps[:k])] + steps[k:]
+            if test(cand):
+                steps, changed = cand, True
+                break
+        if changed:
+            continue
+        for i in range(len(steps) - 1):
+            cand = steps[:i] + [steps[i] + steps[i + 1]] + steps[i + 2:]
+            if test(cand):
+                steps, changed = cand, True
+                break
+    return steps
+
+
 def shrink_steps(steps: Sequence[int], still_fails: Callable[[list[int]], bool], *,
                  lo: int = 0, max_tests: int = DEFAULT_MAX_TESTS,
                  stats: dict | None = None) -> list[int]:
-    """Fewest steps (ddmin), then each remaining step shrunk toward lo, left to right.
+    """Fewest steps, then each remaining step shrunk toward lo, left to right.
 
-    For playback and note cases (checks.md §4, §6): the result is a short list of step
-    sizes that still reproduces the mismatch, each as small as the predicate allows.
+    For playback and note cases (checks.md §4, §6): ddmin deletes steps, merging collapses
+    the lead-up into one step, ddmin runs again, and each step is bisected toward lo. The
+    result is a short list of step sizes that still reproduces the mismatch.
     """
+    count = [0]
+
+    def test(cand: list[int]) -> bool:
+        if count[0] >= max_tests:
+            return False
+        count[0] += 1
+        return bool(still_fails(list(cand)))
+
     inner: dict = {}
-    current = ddmin(steps, still_fails, max_tests=max_tests, stats=inner)
-    tests = inner["tests"]
+    current = ddmin(list(steps), still_fails, max_tests=max_tests, stats=inner)
+    count[0] += inner["tests"]
+    merged = _merge(current, test)
+    if merged != current:
+        inner = {}
+        current = ddmin(merged, still_fails, max_tests=max(1, max_tests - count[0]), stats=inner)
+        count[0] += inner["tests"]
     for i in range(len(current)):
-        if tests >= max_tests:
+        if count[0] >= max_tests:
             break
         sub: dict = {}
         head, tail = current[:i], current[i + 1:]
         current[i] = shrink_int(current[i], lambda v: still_fails(head + [v] + tail),
-                                lo=lo, max_tests=min(64, max_tests - tests), stats=sub)
-        tests += sub.get("tests", 0)
+                                lo=lo, max_tests=min(64, max_tests - count[0]), stats=sub)
+        count[0] += sub.get("tests", 0)
     if stats is not None:
-        stats.update(tests=tests, complete=inner["complete"])
+        stats.update(tests=count[0], complete=inner.get("complete", False))
     return current

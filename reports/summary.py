@@ -8,7 +8,7 @@ that are missing and never overwrites one that is present):
   chunks_total        int    chunks selected for the run (len(params.chunks), else chunks_done)
   chunks_done         int    chunks with a result file
   chunks_failed       int    chunks with at least one mismatch or an error
-  mismatches          int    mismatch records in all chunk files
+  mismatches          int    mismatches in all chunk files (records + dropped_mismatches)
   errors              int    chunks the harness could not finish (chunk "error" set)
   counters            dict   chunk counters summed (names containing "worst" or "max": maximum)
   quirks              dict   quirk coverage counts summed (how often each quirk was exercised)
@@ -25,6 +25,7 @@ Added by reports:
   checks              dict   check -> {chunks: chunks that ran it, chunks_failed, mismatches}
   causes              dict   likely cause (reports.causes) -> mismatch count
   failing_chunks      list   ids of the failing chunks, in run order
+  mismatches_dropped  int    mismatches counted by the harness beyond its per-chunk record cap
   rotation_samples    int    number of (passed, d) keyed-rotation samples recorded
   rotation_over_bound int    samples with d above the bound
   report, junit       str    file names of the rendered report and JUnit XML (relative to the run)
@@ -62,6 +63,13 @@ def checks_of(chunk: dict) -> list[str]:
     # tell. A chunk with neither gets no per-check testcase (JUnit uses "harness" for errors).
     if isinstance(chunk.get("checks"), list):
         found = [str(c) for c in chunk["checks"]]
+    elif isinstance(chunk.get("timing"), dict):
+        # The harness records the seconds of each check it ran on the chunk (chunk "timing").
+        # DECISION: multistep runs inside controllers (checks.md §2.3), so it ran wherever
+        # controllers ran and gets its own testcase there.
+        found = [str(c) for c in chunk["timing"]]
+        if "controllers" in found and "multistep" not in found:
+            found.append("multistep")
     else:
         found = []
         for name in chunk["counters"]:
@@ -76,8 +84,21 @@ def checks_of(chunk: dict) -> list[str]:
     return sorted(found, key=lambda c: (order.get(c, len(order)), c))
 
 
-def rotation_samples(chunk: dict):
-    """(passed, d, track, time) tuples from the chunk's rotation_deviation list."""
+def rotation_samples(chunk: dict, base: float = ROT_TOLERANCE, per_key: float = ROT_PER_KEY):
+    """(passed, d, track, time) tuples from the chunk's rotation_deviation list; without one,
+    the chunk's worst controller keyed rotation, passed(T) recovered from its bound."""
+    if not chunk.get("rotation_deviation"):
+        w = chunk.get("worst_keyed_rotation")
+        # DECISION: the harness records per chunk only the worst (d, bound) with
+        # bound = base + per_key·passed (checks.md §3, controllers); inverting the bound gives
+        # passed, so a run still plots one point per chunk. Playback bounds include the scale
+        # and cannot be inverted; those are left out.
+        if isinstance(w, dict) and w.get("check", "controllers") == "controllers" \
+                and isinstance(w.get("d"), (int, float)) and isinstance(w.get("bound"), (int, float)):
+            passed = round((w["bound"] - base) / per_key)
+            if passed >= 0:
+                yield passed, float(w["d"]), w.get("track"), w.get("time")
+        return
     for s in chunk.get("rotation_deviation") or ():
         if isinstance(s, dict):
             s = [s.get("passed"), s.get("d"), s.get("track"), s.get("time")]
@@ -87,6 +108,12 @@ def rotation_samples(chunk: dict):
             except (TypeError, ValueError):
                 continue
             yield passed, d, (s[2] if len(s) > 2 else None), (s[3] if len(s) > 3 else None)
+
+
+def dropped(chunk: dict) -> int:
+    """Mismatches the harness counted but did not record (its per-chunk cap)."""
+    n = chunk.get("dropped_mismatches")
+    return n if isinstance(n, int) and n > 0 else 0
 
 
 def _sum_counters(dicts) -> dict:
@@ -118,7 +145,11 @@ def worst_rotation(run: Run) -> dict | None:
     base, per_key = bound_params(run.params)
     worst = None
     for ch in run.chunks:
-        for passed, d, track, time in rotation_samples(ch):
+        w = ch.get("worst_keyed_rotation")
+        if isinstance(w, dict) and isinstance(w.get("d"), (int, float)) and (
+                worst is None or w["d"] > worst["d"]):
+            worst = dict(w, chunk=w.get("chunk") or ch["chunk"])
+        for passed, d, track, time in rotation_samples(ch, base, per_key):
             if worst is None or d > worst["d"]:
                 worst = {"d": d, "bound": rot_bound(passed, base, per_key), "passed": passed,
                          "chunk": ch["chunk"], "track": track, "time": time}
@@ -138,7 +169,8 @@ def compute(run: Run, causes: dict | None = None) -> dict:
     selected = run.params.get("chunks")
     done = len(run.chunks)
     total = len(selected) if isinstance(selected, list) else done
-    failing = [ch["chunk"] for ch in run.chunks if ch["mismatches"] or ch.get("error")]
+    failing = [ch["chunk"] for ch in run.chunks
+               if ch["mismatches"] or dropped(ch) or ch.get("error")]
     per_check: dict = {}
     for ch in run.chunks:
         bad = Counter(m["check"] for m in ch["mismatches"])
@@ -148,7 +180,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
             e["chunks_failed"] += 1 if bad[c] else 0
             e["mismatches"] += bad[c]
     base, per_key = bound_params(run.params)
-    samples = [s for ch in run.chunks for s in rotation_samples(ch)]
+    samples = [s for ch in run.chunks for s in rotation_samples(ch, base, per_key)]
     seconds = _wall_seconds(run)
     if seconds is None:
         seconds = float(sum(ch.get("seconds") or 0 for ch in run.chunks))
@@ -158,7 +190,8 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "chunks_total": total,
         "chunks_done": done,
         "chunks_failed": len(failing),
-        "mismatches": sum(len(ch["mismatches"]) for ch in run.chunks),
+        "mismatches": sum(len(ch["mismatches"]) + dropped(ch) for ch in run.chunks),
+        "mismatches_dropped": sum(dropped(ch) for ch in run.chunks),
         "errors": sum(1 for ch in run.chunks if ch.get("error")),
         "counters": _sum_counters(ch["counters"] for ch in run.chunks),
         "quirks": _sum_counters(ch["quirks"] for ch in run.chunks),

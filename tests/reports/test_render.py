@@ -1,0 +1,239 @@
+"""The HTML report of a hand-built run (interfaces.md §4 records): details a reviewer needs."""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import reports
+from reports.load import ReportError
+from tests.reports.fake_run import SHA_DATA, SHA_IMAGE, mismatch, small_run, write_run
+from tests.reports.htmltree import parse
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    run = small_run(tmp_path_factory.mktemp("runs"))
+    path = reports.render(run)
+    return run, path, parse(path.read_text(encoding="utf-8"))
+
+
+def strip_cells(detail, row):
+    """The 32 bit cells of the expected (row 0) or got (row 1) strip of a detail section."""
+    strip = detail.find("div", cls="strip")
+    rows = strip.find_all("div", cls="srow")
+    return rows[row].find_all("span", cls="b")
+
+
+def test_render_writes_report_junit_and_summary(rendered):
+    run, path, _ = rendered
+    assert path == run / "report.html"
+    assert (run / "junit.xml").is_file() and (run / "summary.json").is_file()
+
+
+def test_page_is_self_contained_nothing_fetched(rendered):
+    """issue 8 §1: inline CSS/JS/SVG, readable offline."""
+    html = rendered[1].read_text()
+    assert not re.search(r'<(script|link|img|iframe)[^>]+(src|href)=["\']?(https?:|//)', html)
+    assert "@import" not in html and "url(" not in html
+    doc = rendered[2]
+    assert doc.find("script", type="application/json", id="eediff-data") is not None
+
+
+def test_summary_shows_run_parameters_and_identity(rendered):
+    doc = rendered[2]
+    run_text = doc.by_id("run").text()
+    for s in ("seed", "4", "profile", "quick", "float model", "hw", SHA_IMAGE, SHA_DATA,
+              "standin/standin.elf", "build/synth/DATA.BIN", "7.3 MiB"):
+        assert s in run_text
+    verdict = doc.find("span", cls="verdict")
+    assert verdict.text() == "FAIL"
+
+
+def test_counts_per_check_and_pass_fail_per_chunk(rendered):
+    doc = rendered[2]
+    rows = {r.find_all("td")[0].text(): [td.text() for td in r.find_all("td")]
+            for r in doc.by_id("checks").find("table").find_all("tr")[1:]}
+    assert rows["controllers"][1:] == ["2", "1", "2", "FAIL"]
+    assert rows["multistep"][1:] == ["2", "0", "0", "pass"]
+    cells = doc.by_id("checks").find("div", cls="cells").children
+    assert [sorted(c.classes - {"cell"})[0] for c in cells] == ["ok", "bad", "bad", "bad"]
+
+
+def test_failing_chunk_table_links_to_the_first_mismatch(rendered):
+    table = rendered[2].by_id("chunktable")
+    links = {a.text(): a.attrs["href"] for a in table.find_all("a")}
+    assert links == {"cha2body.cmp::ANM_cha2mag1": "#m0", "ekx1.cmp::ANM_ekx1atc0": "#m2",
+                     "ctu1body.cmp::ANM_ctu1atc0": "#m3"}
+    assert "sortable" in table.classes and rendered[2].by_id("chunkfilter") is not None
+
+
+def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(rendered):
+    """A mismatch detail: expected and got as raw bits (hex, decimal), the differing bits
+    highlighted, the ulp distance, context and the repro (issue 8 §1, style.md risu)."""
+    d = rendered[2].by_id("m0")
+    text = d.text()
+    for s in ("cha2body.cmp::ANM_cha2mag1", "controllers", "object OBJ_cha2body", "track 3",
+              "t=1234 (frame 4 + 210/256)", "position.x", "0x3f800000", "0x3f800001",
+              "1065353216", "1065353217", "1.0", "ulp distance", "rounding", "fraction 0"):
+        assert s in text, s
+    exp, got = strip_cells(d, 0), strip_cells(d, 1)
+    assert len(exp) == len(got) == 32
+    assert "".join(c.text() for c in exp) == f"{0x3f800000:032b}"
+    assert "".join(c.text() for c in got) == f"{0x3f800001:032b}"
+    marked = [i for i, c in enumerate(got) if "d" in c.classes]
+    assert marked == [31]                                # bit 0 is the last cell
+    assert [sorted(c.classes & {"s", "e", "f"}) for c in exp[:2]] == [["s"], ["e"]]
+    code = d.find("div", cls="repro").find("code").text()
+    assert code == "make one CASE='cha2body.cmp::ANM_cha2mag1' SEED=4 CHECK=controllers"
+    assert d.find("button", cls="copy").attrs["data-copy"] == code
+    assert "keys" in d.find("dl", cls="ctx").text()
+
+
+def test_series_plot_draws_reference_line_and_game_points(rendered):
+    svg = rendered[2].by_id("m0").find("svg")
+    assert svg is not None and svg.find("polyline", cls="ref") is not None
+    game = svg.find_all("circle", cls="game")
+    assert len(game) == 1 and "1.0000001" in game[0].text()
+
+
+def test_keyed_rotation_mismatch_shows_deviation_and_tolerance(rendered):
+    d = rendered[2].by_id("m1")
+    assert "deviation d = 2.4e-05, tolerance 1.72e-05" in d.text()
+    assert "drift" in d.find("span", cls="cause").text()
+
+
+def test_shrunk_reproduction_comes_first_then_the_original(rendered):
+    d = rendered[2].by_id("m2")
+    det = d.find("div", cls="det")
+    first = [c for c in det.children if not isinstance(c, str)][0]
+    assert "shrunk" in first.classes
+    assert "[700,329]" in first.text() and "steps: 13 originally" in first.text()
+    repros = [c.find("code").text() for c in d.find_all("div", cls="repro")]
+    assert repros[0].endswith("STEPS=700,329") and repros[1].endswith("CHECK=playback")
+    # a frame counter is an integer: read as frames, no float, no ulp
+    assert "frame 4 + 5/256" in d.text() and "ulp distance" not in d.text()
+
+
+def test_note_order_mismatch_lists_both_note_lists(rendered):
+    d = rendered[2].by_id("m3")
+    rows = d.find("table", cls="list").find_all("tr")[1:]
+    assert [[td.text() for td in r.find_all("td")] for r in rows] == [
+        ["0", "[2,2,4,7]", "[32773,1,4,7]"], ["1", "[32773,1,4,7]", "[2,2,4,7]"]]
+    assert all("dr" in r.classes for r in rows)
+    assert d.find("span", cls="cause").text() == "note order"
+
+
+def test_causes_table_groups_by_check_and_documents_the_rules(rendered):
+    sec = rendered[2].by_id("causes")
+    causes = {a.text() for a in sec.find_all("a", cls="causelink")}
+    assert causes == {"rounding", "drift", "playback control", "note order"}
+    assert len(sec.find("details", cls="rules").find_all("li")) >= 8
+
+
+def test_rotation_drift_plot_has_bound_line_and_the_point_over_it(rendered):
+    sec = rendered[2].by_id("rotation")
+    assert "d = 2.4e-05" in sec.text()
+    svg = sec.find("svg")
+    assert svg.find("line", cls="bound") is not None
+    over = svg.find_all("circle", cls="over")
+    assert len(over) == 2                  # the 2.4e-5 sample at 72 keys, and its mismatch
+    assert len(svg.find_all("circle", cls="pt")) == 4     # the other samples, under the line
+
+
+def test_quirk_coverage_lists_counts_and_flags_zero(rendered):
+    sec = rendered[2].by_id("coverage")
+    rows = {r.find_all("td")[0].text(): (r.find_all("td")[1].text(), r.classes)
+            for r in sec.find("table").find_all("tr")[1:]}
+    assert rows["keys back in time"][0] == "1" and rows["restarts"][0] == "3"
+    assert rows["frames with several notes"][0] == "4"
+
+
+def test_summary_json_fields(rendered):
+    s = json.loads((rendered[0] / "summary.json").read_text())
+    assert (s["chunks_total"], s["chunks_done"], s["chunks_failed"], s["mismatches"],
+            s["errors"]) == (4, 4, 3, 4, 0)
+    assert s["counters"]["controllers.cases"] == 70
+    assert s["counters"]["controllers.worst_d"] == 3e-6            # maxima are not summed
+    assert s["checks"]["notes"] == {"chunks": 2, "chunks_failed": 1, "mismatches": 1}
+    assert s["causes"] == {"rounding": 1, "drift": 1, "playback control": 1, "note order": 1}
+    assert s["worst_keyed_rotation"]["d"] == 2.4e-5 and s["worst_keyed_rotation"]["track"] == 5
+    assert s["rotation_over_bound"] == 1 and s["complete"] is True
+
+
+def test_harness_summary_fields_are_kept_and_missing_ones_filled(tmp_path):
+    run = small_run(tmp_path)
+    (run / "summary.json").write_text(json.dumps({"run_id": "x", "seconds": 12.5,
+                                                  "mismatches": 4, "extra": 1}))
+    reports.render(run)
+    s = json.loads((run / "summary.json").read_text())
+    assert s["seconds"] == 12.5 and s["extra"] == 1 and s["run_id"] == "x"
+    assert s["chunks_failed"] == 3 and "checks" in s
+
+
+def test_a_clean_run_reports_what_it_proved(tmp_path):
+    """issue 8 §5: a green night shows counters and quirk coverage."""
+    c = "town01.cmp::ANM_sr1fla1_a"
+    run = write_run(tmp_path, [{"chunk": c, "timing": {"controllers": 0.1, "playback": 0.2},
+                                "counters": {"cases": 40, "keyed rotations": 10, "steps": 60},
+                                "quirks": {"keys back in time": 2, "shared-frame keys": 0},
+                                "worst_keyed_rotation": {"d": 4e-6, "bound": 1.2e-5,
+                                                         "chunk": c, "track": 1, "time": 700,
+                                                         "check": "controllers"}}])
+    doc = parse(reports.render(run).read_text())
+    assert doc.find("span", cls="verdict").text() == "PASS"
+    cov = doc.by_id("coverage")
+    rows = {r.find_all("td")[0].text(): r for r in cov.find("table").find_all("tr")[1:]}
+    assert rows["keys back in time"].find_all("td")[1].text() == "2"
+    assert "warn" in rows["shared-frame keys"].classes          # recorded but never exercised
+    assert "keyed rotations" in cov.text() and "40" in cov.text()
+    rot = doc.by_id("rotation")
+    assert "d = 4e-06" in rot.text() and rot.find("svg") is not None     # passed 20 from the bound
+    assert "No mismatches" in doc.by_id("mismatches").text()
+    assert "Every chunk passed" in doc.by_id("chunks").text()
+
+
+def test_harness_error_chunk_is_a_failure(tmp_path):
+    c = "eex1.cmp::ANM_eex1dmg0"
+    run = write_run(tmp_path, [{"chunk": c, "timing": {"fobj": 0.1},
+                                "error": {"type": "MemoryFault", "message": "pc 0x1234: load 0x0",
+                                          "check": "fobj"}}])
+    doc = parse(reports.render(run).read_text())
+    assert doc.find("span", cls="verdict").text() == "FAIL"
+    assert "MemoryFault: pc 0x1234: load 0x0" in doc.by_id("chunktable").text()
+    assert "err" in doc.by_id("checks").find("div", cls="cells").children[0].classes
+
+
+def test_missing_repro_is_rebuilt_from_the_run_parameters(tmp_path):
+    c = "xp_flag.cmp::ANM_xpflnut0"
+    m = mismatch(c, "morph", "vertex[3].y", 5, 6)
+    del m["repro"]
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": [m]}])
+    doc = parse(reports.render(run).read_text())
+    code = doc.by_id("m0").find("div", cls="repro").find("code").text()
+    assert code == "make one CASE=xp_flag.cmp::ANM_xpflnut0 SEED=4 CHECK=morph"
+
+
+def test_bad_chunk_file_names_the_file_and_offset(tmp_path):
+    run = small_run(tmp_path)
+    (run / "chunks" / "00002.json").write_text('{"chunk": "a", "mismatches": [}')
+    with pytest.raises(ReportError, match=r"00002\.json: invalid JSON at line 1 column 31"):
+        reports.render(run)
+    (run / "chunks" / "00002.json").write_text('{"chunk": "a", "mismatches": [{"field": "x"}]}')
+    with pytest.raises(ReportError, match=r"00002\.json: mismatches\[0\] of chunk a has no 'check'"):
+        reports.render(run)
+
+
+def test_command_line_renders_and_reports_errors(tmp_path):
+    run = small_run(tmp_path)
+    py = sys.executable
+    ok = subprocess.run([py, "-m", "reports", "render", str(run)], cwd=ROOT,
+                        capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stdout.strip() == str(run / "report.html")
+    bad = subprocess.run([py, "-m", "reports", "render", str(tmp_path / "nope")], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "not a run directory" in bad.stderr
