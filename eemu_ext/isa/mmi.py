@@ -406,6 +406,8 @@ def mmi_pdivuw(HI, LO, s_lo, s_hi, t_lo, t_hi):
 
 def mmi_pdivbw(HI, LO, s_lo, s_hi, t_lo):
     """PDIVBW: each word of rs by s16(halfword 0 of rt); quotients to LOw i, remainders HIw i."""
+    # DECISION: §6.4 gives PDIVBW's special cases but not the sign of an ordinary remainder; like
+    # DIV (§5.1) the quotient truncates toward zero and the remainder takes the dividend's sign.
     d = _s16(t_lo)
     q, r = [], []
     for v in (s_lo & M32, s_lo >> 32, s_hi & M32, s_hi >> 32):
@@ -599,7 +601,9 @@ for _sub, _suffix in enumerate(("lw", "uw", "slw", "lh", "sh")):
          zero=RS | RT)
 _row("pmthl.lw", 0x31, 0, ("rs",), "mmi_pmthl_lw(HI, LO, R[rs], RH[rs])", zero=RT | RD, writes=())
 
-# Immediate shifts (funct in the MMI primary map; sa is the shift amount)
+# Immediate shifts (funct in the MMI primary map; sa is the shift amount). DECISION: the halfword
+# shifts accept sa = 16..31 and use sa AND 15 (§6.2 says so, and rabbitizer/GNU decode them);
+# only rs is a must-be-zero field here.
 for _mn, _funct, _fn, _n, _amt in [
         ("psllh", 0x34, "mmi_sll", 16, "sa & 15"), ("psrlh", 0x36, "mmi_srl", 16, "sa & 15"),
         ("psrah", 0x37, "mmi_sra", 16, "sa & 15"), ("psllw", 0x3C, "mmi_sll", 32, "sa"),
