@@ -52,7 +52,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
         if want.ended and not anim.loops and restart:
             game.restart()
             time = 0
-            tally.count("restarts")
+            tally.count("fobj restarts")
             tally.quirk("restarts")
     return True
 

@@ -53,14 +53,15 @@ def real_cases(anim, file, rng, limit=3, max_vertices=120, tally=None):
     """checks.md §5.1: cases from the chunk's F_Morpher records and the member's decoded models."""
     models, bases = file.models, file.morphers
     cases = []
-    for morpher in sorted({r.morpher for r in anim.morphs}):
+    by_morpher = anim.morphs if isinstance(anim.morphs, dict) else group(anim.morphs)
+    for morpher in sorted(by_morpher):
         base_obj = bases.get(morpher)
         if base_obj not in models:
             if tally is not None:
                 tally.count("morphers without a known base")
             continue
         base = models[base_obj]
-        recs = [r for r in anim.morphs if r.morpher == morpher]
+        recs = list(by_morpher[morpher])
         for rec in recs[::max(1, len(recs) // limit)][:limit]:
             if not rec.pairs or any(t not in models for t, _ in rec.pairs):
                 continue
@@ -77,6 +78,13 @@ def real_cases(anim, file, rng, limit=3, max_vertices=120, tally=None):
                 cases.append(MorphCase("real", pick(mmat.positions), base.vertex_scale, targets,
                                        morpher=morpher, frame=rec.frame, mmat=k))
     return cases
+
+
+def group(records):
+    out = {}
+    for r in records:
+        out.setdefault(r.morpher, []).append(r)
+    return out
 
 
 def s16(rng, lim=32767):

@@ -39,7 +39,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
         if want.ended and not anim.loops and restart:
             game.restart()
             time = 0
-            tally.count("restarts")
+            tally.count("note restarts")
             tally.quirk("restarts")
     return True
 
@@ -49,12 +49,12 @@ def count_notes(anim, s, want, passed, tally):
     if len(passed) > 1:
         tally.count("steps with several notes")
     if s == 0:
-        tally.count("zero steps")
+        tally.count("note zero steps")
     if anim.loops and s and want.time == 0 and want.pose_at is not None:
-        tally.count("loops")
+        tally.count("note loop resets")
         tally.quirk("loop_resets")
     if want.ended:
-        tally.count("ends")
+        tally.count("note ends")
         tally.quirk("ends")
     step_quirks(s, tally)
     tally.quirk("notes_at_last_frame", sum(1 for n in passed if n.frame == anim.frames - 1))

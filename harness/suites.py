@@ -33,8 +33,8 @@ THRESHOLDS: Dict[str, List[Tuple[str, str, int]]] = {
     "playback": [("failures", "==", 0), ("steps", "==", 220), ("loop resets", ">=", 2), ("ends", ">", 5),
                  ("object matrices", ">", 500), ("morph states", ">", 100)],
     "notes": [("failures", "==", 0), ("note steps", "==", 1080), ("notes delivered", ">", 100),
-              ("steps with several notes", ">", 10), ("loops", ">", 5), ("ends", ">", 20),
-              ("restarts", ">", 20)],
+              ("steps with several notes", ">", 10), ("note loop resets", ">", 5),
+              ("note ends", ">", 20), ("note restarts", ">", 20)],
     "morph": [("failures", "==", 0), ("morph cases", ">", 2)],
     "fobj": [("failures", "==", 0), ("F_Obj poses", ">", 0)],
 }

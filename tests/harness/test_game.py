@@ -1,0 +1,137 @@
+"""The harness driving the stand-in on hand-built chunks: clean runs agree with the reference, and
+every check notices a corrupted game-side result (checks.md §2-§7), named by field and raw bits."""
+import pytest
+
+from harness import check_morph
+from harness.chunk import check_chunk
+from harness.game import Game
+from harness.options import DEFAULT_IMAGE, Options
+from harness.profiles import profile
+
+from .minicorpus import mini_corpus
+
+CORPUS = mini_corpus()
+LOOP, ONCE = "mini.cmp::ANM_loop", "mini.cmp::ANM_once"
+
+
+@pytest.fixture(scope="module", params=["hw", "trunc"])
+def game(request):
+    return Game(DEFAULT_IMAGE, request.param)
+
+
+def run(game, cid, only=None, prof="quick"):
+    opts = Options(float_model=game.float_model)
+    return check_chunk(game, CORPUS.chunk(cid), opts.context(cid), profile(prof), only=only)
+
+
+def test_every_check_agrees_with_the_reference_on_hand_built_chunks(game):
+    """A loop with back-in-time, shared-frame and past-the-end keys, keyed and >180 deg rotations,
+    a material, notes and morphs; a play-once chunk with F_Obj records: all exact (checks.md §3)."""
+    loop, once = run(game, LOOP), run(game, ONCE)
+    for res in (loop, once):
+        assert res["error"] is None and res["mismatches"] == [], res["mismatches"][:2] or res["error"]
+    c = loop["counters"]
+    assert c["cases"] > 10 and c["keyed rotations"] > 0 and c["single-value rotations"] > 0
+    assert c["material cases"] > 0 and c["multistep checks"] == 3 and c["morph cases"] >= 1
+    assert c["object matrices"] > 0 and c["morph states"] > 0 and c["notes delivered"] > 0
+    assert set(loop["checks"]) >= {"controllers", "multistep", "materials", "playback", "notes", "morph"}
+    assert once["counters"]["F_Obj poses"] > 0 and once["counters"]["note restarts"] > 0
+    q = loop["quirks"]
+    assert q["keys_back_in_time"] and q["shared_frame_keys"] and q["keys_past_end"] and q["frame0_notes"]
+
+
+def corrupt(monkeypatch, game, method, change):
+    real = getattr(game, method)
+    monkeypatch.setattr(game, method, lambda *a, **k: change(real(*a, **k)))
+
+
+def flip(words, i=0):
+    w = list(words)
+    w[i] ^= 1
+    return tuple(w)
+
+
+def test_a_one_ulp_position_error_is_a_controller_mismatch(game, monkeypatch):
+    import dataclasses
+    corrupt(monkeypatch, game, "scratch", lambda s: dataclasses.replace(s, pos=flip(s.pos)))
+    res = run(game, LOOP, only=["controllers"])
+    m = res["mismatches"][0]
+    assert (m["check"], m["field"], m["ulp"]) == ("controllers", "position.x", 1)
+    assert int(m["expected"], 16) ^ int(m["got"], 16) == 1 and "make one CASE=mini.cmp::ANM_loop" in m["repro"]
+
+
+def test_a_step_split_that_lands_elsewhere_is_a_multistep_mismatch(game, monkeypatch):
+    """checks.md §2.3: several steps must land bit-identically where one does."""
+    state = {"since_reset": 0}
+    real_reset, real_set = game.reset_work, game.set_work
+
+    def reset(work):
+        state["since_reset"] = 0
+        return real_reset(work)
+
+    def set_work(work, dt):
+        state["since_reset"] += 1
+        return real_set(work, dt + (1 if state["since_reset"] == 2 else 0))
+    monkeypatch.setattr(game, "reset_work", reset)
+    monkeypatch.setattr(game, "set_work", set_work)
+    res = run(game, LOOP, only=["controllers"])
+    checks = {m["check"] for m in res["mismatches"]}
+    assert checks == {"multistep"}, res["mismatches"][:2]
+
+
+def test_a_wrong_texture_offset_is_a_material_mismatch(game, monkeypatch):
+    corrupt(monkeypatch, game, "material_uv", lambda uv: ((uv[0] + 1) & 0xFFFF, uv[1]))
+    res = run(game, LOOP, only=["materials"])
+    assert {(m["check"], m["field"]) for m in res["mismatches"]} == {("materials", "u")}
+
+
+def test_a_wrong_matrix_or_frame_counter_is_a_playback_mismatch(game, monkeypatch):
+    corrupt(monkeypatch, game, "coord_matrix", lambda w: flip(w, 13))
+    res = run(game, LOOP, only=["playback"])
+    assert res["mismatches"][0]["field"] == "translation.y"
+    monkeypatch.undo()
+    corrupt(monkeypatch, game, "forward", lambda r: (r[0] + 1, r[1]))
+    res = run(game, LOOP, only=["playback"])
+    assert [m["field"] for m in res["mismatches"]] == ["frame counter"]   # and the playback stops
+
+
+def test_notes_in_file_order_instead_of_reverse_are_a_notes_mismatch(game, monkeypatch):
+    """animation-semantics.md §10.4: delivery is in reverse file order."""
+    corrupt(monkeypatch, game, "note_process", lambda ns: list(reversed(ns)))
+    res = run(game, LOOP, only=["notes"])
+    assert res["mismatches"] and {m["field"] for m in res["mismatches"]} == {"notes"}
+
+
+def test_a_wrong_blend_is_a_morph_mismatch(game, monkeypatch):
+    corrupt(monkeypatch, game, "modify", lambda vs: [(x, y, z + 1) for x, y, z in vs])
+    res = run(game, LOOP, only=["morph"])
+    assert res["mismatches"][0]["field"] == "vertex[0].z"
+
+
+def test_a_wrong_fobj_pose_is_an_fobj_mismatch(game, monkeypatch):
+    corrupt(monkeypatch, game, "coord_matrix", lambda w: flip(w, 0))
+    res = run(game, ONCE, only=["fobj"])
+    assert res["mismatches"] and res["mismatches"][0]["field"] == "matrix[0][0]"
+
+
+def test_an_emulation_error_becomes_the_chunk_error_not_a_crash(game, monkeypatch):
+    from eemu_ext import MemoryFault
+
+    def boom(*a, **k):
+        raise MemoryFault("load from 0x00000004 at pc 0x00100000")
+    monkeypatch.setattr(game, "forward", boom)
+    res = run(game, LOOP, only=["playback"])
+    assert res["error"]["type"] == "MemoryFault" and res["error"]["check"] == "playback"
+
+
+def test_synthetic_blends_match_the_reference_exactly(game):
+    """checks.md §5.2: fixed edge cases, Generator A and a slice of Generator B, exact."""
+    from harness.mismatch import CaseContext
+    from harness.tally import Tally
+    from reference import morph
+    t = Tally()
+    cases = check_morph.edge_cases() + check_morph.generator_a(count=3) + check_morph.generator_b()[:20]
+    check_morph.run_cases(game, cases, CaseContext("synthetic::morph", 9), t,
+                          lambda b, s, tg: morph(b, s, tg, float_model=game.float_model))
+    assert t.mismatches == [] and t.counters["morph cases"] == len(cases)
+    assert t.quirks["morph_wrap"] and t.quirks["morph_saturation"] and t.quirks["morph_negative_weight"]
