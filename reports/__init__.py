@@ -16,8 +16,8 @@ from .load import ReportError, Run, load_run
 
 __all__ = ["render", "render_run", "ReportError", "load_run", "Run"]
 
-DETAIL_PER_GROUP = 50     # full details per chunk x check; later ones keep their table row
-MAX_FULL_DETAILS = 3000   # full details in one report
+DETAIL_PER_GROUP = 20     # full details per chunk x check; later ones keep their one-line row
+MAX_FULL_DETAILS = 1000   # full details in one report (each may carry a plot and context)
 
 
 def build_views(run: Run, causes: dict) -> list[dict]:

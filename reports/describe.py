@@ -15,7 +15,7 @@ from .causes import ulp_of
 MAX_ROWS = 64            # list elements shown per value
 MAX_STRIPS = 4           # bit strips shown for a list's differing elements
 MAX_CONTEXT_CHARS = 1500 # per context entry
-MAX_SERIES = 400         # reference points per plot
+MAX_SERIES = 240         # reference points per plot
 MAX_GAME_POINTS = 200
 
 
@@ -128,16 +128,27 @@ def _thin(xs: list, ys: list, limit: int):
     return list(xs[::stride]), list(ys[::stride])
 
 
+def _num(x, digits: int):
+    """A plot coordinate, kept short in the embedded JSON: ints stay ints, floats get `digits`
+    significant digits (the reference line needs no more; game points keep f32 precision)."""
+    x = float(x)
+    if x.is_integer() and abs(x) < 2**53:
+        return int(x)
+    return float(f"{x:.{digits}g}")
+
+
 def series_view(s) -> dict | None:
     if not isinstance(s, dict):
         return None
     try:
-        t, ref = _thin([float(x) for x in s.get("t", [])], [float(y) for y in s.get("ref", [])],
-                       MAX_SERIES)
-        gt, gv = _thin([float(x) for x in s.get("game_t", [])],
-                       [float(y) for y in s.get("game", [])], MAX_GAME_POINTS)
-    except (TypeError, ValueError):
+        t, ref = _thin([_num(x, 9) for x in s.get("t", [])],
+                       [_num(y, 6) for y in s.get("ref", [])], MAX_SERIES)
+        gt, gv = _thin([_num(x, 9) for x in s.get("game_t", [])],
+                       [_num(y, 9) for y in s.get("game", [])], MAX_GAME_POINTS)
+    except (TypeError, ValueError, OverflowError):
         return None
+    if any(v != v or v in (float("inf"), float("-inf")) for v in ref + gv + t + gt):
+        return None                   # NaN/inf cannot be plotted (nor embedded as JSON)
     if not (t and ref) and not (gt and gv):
         return None
     return {"label": str(s.get("label", "")), "t": t, "ref": ref, "gt": gt, "g": gv}
@@ -180,7 +191,11 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
         v["tol"] = "" if m.get("tolerance") is None else f"{m['tolerance']:.4g}"
         v["extra"] = f"d={m['deviation']:.3g}"
     if not full:
-        return v
+        # the one-line row, the repro and where the record lives; identity members that the
+        # "where" text already carries are left out to keep 10,000 rows small
+        for k in ("time", "step", "track", "object", "seed"):
+            v.pop(k, None)
+        return _compact(v)
     sv = scalar_view(m.get("expected"), m.get("got"), m.get("field"))
     if sv is not None:
         v["sv"] = sv
@@ -198,4 +213,9 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
     if sh:
         v["shrunk"] = sh
     v["full"] = True
-    return v
+    return _compact(v)
+
+
+def _compact(v: dict) -> dict:
+    """Drop empty members: 10,000 views are embedded in the page."""
+    return {k: x for k, x in v.items() if x not in (None, "", [], {})}

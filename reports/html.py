@@ -96,8 +96,8 @@ def detail_html(v: dict) -> str:
                    f'</table><p class="note">Smallest input that still fails.{orig}{tests}</p>'
                    + (repro_html(sh["repro"], "shrunk repro") if sh.get("repro") else "")
                    + '</div><h4>Original case</h4>')
-    kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v["where"]),
-          ("field", v["field"]), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
+    kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
+          ("field", v.get("field")), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
     out.append('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
                                                for k, x in kv if x not in (None, "")) + '</table>')
     if "sv" in v:
@@ -124,8 +124,8 @@ def summary_line_html(v: dict) -> str:
     """The always-visible line of a mismatch (the <summary> of its <details>)."""
     extra = v.get("extra", "")
     return (f'<span class="mn">#{v["n"]}</span><span class="mc">{e(v["check"])}</span>'
-            f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v["where"])}</span>'
-            f'<span class="mf">{e(v["field"])}</span><span class="mv mono">{e(v["es"])} → '
+            f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v.get("where"))}</span>'
+            f'<span class="mf">{e(v.get("field"))}</span><span class="mv mono">{e(v["es"])} → '
             f'{e(v["gs"])}</span><span class="mu">{e(extra)}</span>'
             f'<span class="cause">{e(v["cause"])}</span>')
 
@@ -347,7 +347,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
     headline = (f'{summary.get("chunks_done")} chunks, {summary.get("mismatches")} mismatches in '
                 f'{failed} chunks, {summary.get("errors")} harness errors')
     data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),
-                      allow_nan=False).replace("</", "<\\/")
+                      allow_nan=False, ensure_ascii=False).replace("</", "<\\/")
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
         ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
         ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))

@@ -243,7 +243,7 @@ function applyFilters(){
     if (state.check && v.check !== state.check) return false;
     if (state.cause && v.cause !== state.cause) return false;
     if (state.chunk && v.chunk !== state.chunk) return false;
-    if (t && (v.chunk + ' ' + v.field + ' ' + v.where + ' ' + v.check + ' ' + v.cause).toLowerCase().indexOf(t) < 0) return false;
+    if (t && [v.chunk, v.field, v.where, v.check, v.cause].join(' ').toLowerCase().indexOf(t) < 0) return false;
     return true;
   });
 }

@@ -1,0 +1,91 @@
+"""JUnit XML validity and counts; a 10,000-mismatch run stays fast and paginated (issue 8 §1, §4)."""
+import json
+import time
+import xml.etree.ElementTree as ET
+
+import reports
+from tests.reports.fake_run import mismatch, small_run, write_run
+from tests.reports.htmltree import parse
+
+
+def test_junit_one_suite_per_check_one_case_per_chunk_and_check(tmp_path):
+    run = small_run(tmp_path)
+    reports.render(run)
+    root = ET.parse(run / "junit.xml").getroot()
+    assert root.tag == "testsuites"
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert set(suites) == {"controllers", "multistep", "playback", "notes"}
+    total = failures = 0
+    for name, s in suites.items():
+        cases = s.findall("testcase")
+        assert int(s.get("tests")) == len(cases)
+        assert int(s.get("failures")) == len(s.findall("testcase/failure"))
+        assert int(s.get("errors")) == len(s.findall("testcase/error")) == 0
+        assert s.get("timestamp") and float(s.get("time")) >= 0
+        for c in cases:
+            assert c.get("classname") == f"eediff.{name}" and "::ANM_" in c.get("name")
+            float(c.get("time"))
+        total += len(cases)
+        failures += int(s.get("failures"))
+    assert (int(root.get("tests")), int(root.get("failures"))) == (total, failures) == (8, 3)
+    f = suites["controllers"].find("testcase[@name='cha2body.cmp::ANM_cha2mag1']/failure")
+    assert f.get("message").startswith("2 mismatch(es); first: controllers cha2body")
+    assert "0x3f800001" in f.get("message") and "repro: make one" in f.text
+    assert suites["multistep"].find("testcase/failure") is None
+
+
+def test_junit_error_goes_to_the_named_check_or_harness(tmp_path):
+    a, b = "eex1.cmp::ANM_eex1dmg0", "eii1.cmp::ANM_eii1x"
+    run = write_run(tmp_path, [
+        {"chunk": a, "timing": {"fobj": 0.1, "controllers": 0.2},
+         "error": {"type": "StepLimitExceeded", "message": "limit 5000000 at 0x1234", "check": "fobj"}},
+        {"chunk": b, "error": {"type": "CorpusError", "message": "bad chunk"}}])
+    reports.render(run)
+    root = ET.parse(run / "junit.xml").getroot()
+    suites = {s.get("name"): s for s in root.findall("testsuite")}
+    assert suites["fobj"].find("testcase/error").get("type") == "StepLimitExceeded"
+    assert suites["harness"].find("testcase").get("name") == b
+    assert int(root.get("errors")) == 2
+    assert {c.get("name") for c in suites["controllers"].findall("testcase")} == {a}
+    assert {c.get("name") for c in suites["multistep"].findall("testcase")} == {a}   # runs inside controllers
+
+
+def big_run(root, n_chunks=100, per_chunk=100):
+    chunks = []
+    for i in range(n_chunks):
+        c = f"m{i:03d}.cmp::ANM_big{i:03d}"
+        ms = [mismatch(c, "controllers", f"position.{'xyz'[k % 3]}", f"0x{0x3f800000 + k:08x}",
+                       f"0x{0x3f800000 + 2 * k + 1:08x}", track=k % 7, time=256 * k + 3,
+                       object=f"OBJ_{k % 7}", ulp=k + 1,
+                       context={"keys": {"keys": [{"i": j, "frame": j, "value": [f"0x{j:08x}"]}
+                                                  for j in range(4)], "count": 30}},
+                       series={"label": "position", "t": list(range(0, 2560, 16)),
+                               "ref": [x / 100 for x in range(160)], "game_t": [256 * k + 3],
+                               "game": [1.5]})
+              for k in range(per_chunk)]
+        chunks.append({"chunk": c, "timing": {"controllers": 0.1}, "mismatches": ms})
+    return write_run(root, chunks)
+
+
+def test_ten_thousand_mismatches_render_fast_and_paginated(tmp_path):
+    run = big_run(tmp_path)
+    t0 = time.perf_counter()
+    path = reports.render(run)
+    seconds = time.perf_counter() - t0
+    size = path.stat().st_size
+    assert seconds < 8, f"render took {seconds:.1f} s"
+    assert size < 6 * 2**20                                     # 1,000 full details + 9,000 rows, f"report is {size / 2**20:.1f} MiB"
+    doc = parse(path.read_text())
+    static = doc.by_id("mlist").find_all("details", cls="mm")
+    assert len(static) == 100 and static[0].attrs["id"] == "m0" and static[-1].attrs["id"] == "m99"
+    assert "page 1 of 100 · 10000 mismatches" in doc.by_id("pageinfo").text()
+    data = json.loads(doc.by_id("eediff-data").text())
+    assert len(data["views"]) == 10_000 and data["pageSize"] == 100
+    full = [v for v in data["views"] if v.get("full")]
+    assert len(full) == 1000                                     # MAX_FULL_DETAILS
+    trimmed = data["views"][-1]
+    assert not trimmed.get("full") and trimmed["repro"] and trimmed["src"].endswith("mismatches[99]")
+    s = json.loads((run / "summary.json").read_text())
+    assert s["mismatches"] == 10_000 and s["chunks_failed"] == 100
+    root = ET.parse(run / "junit.xml").getroot()
+    assert root.get("failures") == "100"
