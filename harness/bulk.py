@@ -61,6 +61,7 @@ def prepare(opts: Options, argv):
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
               "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
+              "corpus_chunks": len(corpus.chunk_ids()),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)

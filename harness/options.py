@@ -62,7 +62,7 @@ class Options:
         return c
 
     def data_path(self, corpus=None):
-        return self.data if self.data else None
+        return self.data if self.data and os.path.isfile(self.data) else None
 
     def validate_image(self):
         """Load the executable once and check its required symbols (executable-abi.md §4, §6)."""

@@ -1,0 +1,66 @@
+"""make bulk in-process on the hand-built corpus: run directory, counters, resume, report (issue 7 §4)."""
+import json
+import os
+
+from harness import bulk
+from harness.options import Options
+
+from .minicorpus import mini_corpus
+
+
+def opts_for(tmp_path, **kw):
+    o = Options(seed=4, profile="quick", n=10, jobs=1, runs=str(tmp_path), **kw)
+    o._corpus = mini_corpus()
+    return o
+
+
+def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, capsys):
+    """interfaces.md §4: params.json, chunks/<index>.json, summary.json with the counters; latest link."""
+    rc = bulk.run_bulk(opts_for(tmp_path), ["test"])
+    out = capsys.readouterr()
+    assert rc == 0, out.out + out.err
+    run = os.path.realpath(tmp_path / "latest")
+    params = json.load(open(os.path.join(run, "params.json")))
+    assert params["chunks"] == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] and params["profile"] == "quick"
+    s = json.load(open(os.path.join(run, "summary.json")))
+    assert s["complete"] and s["chunks_done"] == 2 and s["mismatches"] == 0 and s["errors"] == 0
+    for counter in ("cases", "keyed rotations", "single-value rotations", "multistep checks", "steps",
+                    "object matrices", "morph states", "note steps", "notes delivered", "F_Obj poses"):
+        assert s["counters"].get(counter, 0) > 0, counter
+    assert s["worst_keyed_rotation"]["d"] <= s["worst_keyed_rotation"]["bound"]
+    assert "[2/2] mismatches 0 errors 0" in out.err and "counters:" in out.out and "quirk coverage:" in out.out
+    chunk = json.load(open(os.path.join(run, "chunks", "00000.json")))
+    assert chunk["chunk"] == "mini.cmp::ANM_loop" and chunk["error"] is None and chunk["rotation_deviation"]
+
+
+def test_an_identical_incomplete_run_is_resumed_without_redoing_finished_chunks(tmp_path, capsys, monkeypatch):
+    real = bulk._check_one
+    calls = []
+
+    def once_then_stop(task):
+        if calls:
+            raise KeyboardInterrupt
+        calls.append(task[1])
+        return real(task)
+    monkeypatch.setattr(bulk, "_check_one", once_then_stop)
+    assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 130
+    run = os.path.realpath(tmp_path / "latest")
+    first = os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns
+    monkeypatch.setattr(bulk, "_check_one", lambda task: (calls.append(task[1]), real(task))[1])
+    assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 0
+    assert calls == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"]
+    assert os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns == first
+    assert os.path.realpath(tmp_path / "latest") == run
+    assert "1 already done" in capsys.readouterr().err
+
+
+def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tmp_path, capsys, monkeypatch):
+    from harness import game as game_mod
+    real = game_mod.Game.note_process
+    monkeypatch.setattr(game_mod.Game, "note_process", lambda self: list(reversed(real(self))))
+    assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 1
+    out = capsys.readouterr().out
+    run = os.path.realpath(tmp_path / "latest")
+    s = json.load(open(os.path.join(run, "summary.json")))
+    assert s["mismatches"] > 0 and s["mismatches_by_check"].get("notes", 0) > 0
+    assert "report: " in out and os.path.isfile(os.path.join(run, "report.html"))
