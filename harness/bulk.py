@@ -1,4 +1,10 @@
-"""make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise."""
+"""make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise.
+
+DECISION: workers are a multiprocessing pool (fork), not pytest-xdist: each worker loads the
+executable once, checks one chunk per task and writes chunks/<index>.json itself (atomically), so
+a killed run loses at most the chunks in flight, and the parent only counts and prints progress.
+The pytest layer (tests/differential) stays the developer's loop; bulk needs no pytest machinery.
+"""
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -84,7 +90,7 @@ def run_bulk(opts: Options, argv=()):
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in enumerate(ids) if i not in done]
     out = sys.stderr
-    print(f"eediff bulk: run {rd.path}\n  {len(ids)} chunks, {len(done)} already done, "
+    print(f"eediff bulk: run {rd.path}\n  corpus {rd.params().get('corpus_chunks')} Anime chunks; {len(ids)} chunks, {len(done)} already done, "
           f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "
           f"jobs {opts.jobs}", file=out)
     t0 = time.time() - previous_seconds(rd)
