@@ -152,8 +152,39 @@ def main(argv=None):
     s.add_argument("--case", help="chunk id member::ANM_name (with --data)")
     s.add_argument("--track", type=int, help="only this track index")
     s.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
+    b = sub.add_parser("bench", help="time pose() on a typical track (keyed position and rotation)")
+    b.add_argument("--keys", type=int, default=30)
+    b.add_argument("--poses", type=int, default=3000)
+    b.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
     args = p.parse_args(argv)
+    if args.cmd == "bench":
+        return bench(args)
     return show(args)
+
+
+def bench(args, out=None):
+    """µs per pose() for one track with keyed position and rotation and a constant scale."""
+    import random
+    import time
+    from corpus.anime import build_anime, keyed, obj_track, one
+    rng = random.Random("reference-bench")
+    n = args.keys
+    frames = 4 * n
+    pos = keyed(*[(4 * i, rng.uniform(-50, 50), rng.uniform(-50, 50), rng.uniform(0, 90)) for i in range(n)])
+    rot = keyed(*[(4 * i, rng.uniform(-180, 180), rng.uniform(-90, 90), rng.uniform(-180, 180)) for i in range(n)])
+    a = Animation.parse(build_anime(object=1, frames=frames, tracks=[obj_track(2, pos=pos, rot=rot,
+                        scale=one(1.0, 1.0, 1.0))]), float_model=args.float_model)
+    t0 = time.perf_counter()
+    a.pose(0, 0)
+    compile_s = time.perf_counter() - t0
+    times = [rng.randint(0, a.last) for _ in range(args.poses)]
+    t0 = time.perf_counter()
+    for T in times:
+        a.pose(0, T)
+    dt = time.perf_counter() - t0
+    (out or sys.stdout).write(f"{args.float_model}: compile {1e3 * compile_s:.1f} ms for {n} keys; "
+                              f"{1e6 * dt / len(times):.1f} µs per pose over {len(times)} random times\n")
+    return 0
 
 
 if __name__ == "__main__":

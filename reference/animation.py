@@ -7,7 +7,6 @@ track on first use and cached.
 from __future__ import annotations
 
 from bisect import bisect_right
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
@@ -33,25 +32,33 @@ def _s16(x: int) -> int:
     return x - 0x10000 if x & 0x8000 else x
 
 
-@dataclass(frozen=True)
 class Pose:
     """An object record's channels at one time (animation-semantics.md §4 step 1).
 
     pos, scale: 3 raw words; alpha: 1 raw word. rot: the 9 scratch-order words (interfaces.md §3)
     for a single-value or absent rotation, None for a keyed one. rot16: the 16-word EE matrix when
     exact. rot_matrix: the float64 3x3 in math rows, always. passed: passed(T) of §3.6 (0 unless
-    keyed). time: the evaluated time, min(T, last).
+    keyed). time: the evaluated time, min(T, last). rot_kind: the rotation controller's kind.
     """
-    time: int
-    pos: Tuple[int, int, int]
-    scale: Tuple[int, int, int]
-    alpha: int
-    rot: Optional[List[int]]
-    rot16: Optional[Tuple[int, ...]]
-    rot_keyed: bool
-    rot_matrix: np.ndarray
-    passed: int
-    rot_kind: int
+    __slots__ = ("time", "pos", "scale", "alpha", "rot", "rot16", "rot_keyed", "rot_matrix",
+                 "passed", "rot_kind")
+
+    def __init__(self, time, pos, scale, alpha, rot, rot16, rot_keyed, rot_matrix, passed, rot_kind):
+        self.time = time
+        self.pos = pos
+        self.scale = scale
+        self.alpha = alpha
+        self.rot = rot
+        self.rot16 = rot16
+        self.rot_keyed = rot_keyed
+        self.rot_matrix = rot_matrix
+        self.passed = passed
+        self.rot_kind = rot_kind
+
+    def __repr__(self):
+        return (f"Pose(time={self.time}, pos={[hex(x) for x in self.pos]}, "
+                f"scale={[hex(x) for x in self.scale]}, alpha={self.alpha:#x}, "
+                f"rot={'keyed' if self.rot_keyed else [hex(x) for x in self.rot]}, passed={self.passed})")
 
 
 class RefTrack:
@@ -124,6 +131,7 @@ class Animation:
         self._fobj_by_obj: Dict[int, list] = {}
         for r in self.fobjs:
             self._fobj_by_obj.setdefault(r.object, []).append(r)
+        self._local_cache = {}
         self._material_by_obj = {}
         for m in self.materials:
             self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
@@ -186,7 +194,13 @@ class Animation:
         p = self.pose(track, time)
         if p.rot_keyed:
             return local_double(p.rot_matrix, p.scale, p.pos)
-        return local_exact(p.rot16, p.scale, p.pos, self.ops)
+        key = (p.rot16, p.scale, p.pos)
+        L = self._local_cache.get(key)
+        if L is None:
+            if len(self._local_cache) > 4096:
+                self._local_cache.clear()
+            L = self._local_cache[key] = local_exact(p.rot16, p.scale, p.pos, self.ops)
+        return L
 
     # ------------------------------------------------------------------ materials (§6)
 

@@ -285,7 +285,12 @@ def _hw_mul_o(a: int, b: int):
     eb = (b >> 23) & 0xFF
     if ea == 0 or eb == 0:
         return sign, False
-    m = booth((a & FRAC) | HIDDEN, (b & FRAC) | HIDDEN) >> 23
+    A = (a & FRAC) | HIDDEN
+    B = (b & FRAC) | HIDDEN
+    P = A * B
+    # Booth() is P or P - 2^15; the lost 2^15 can only change floor(P / 2^23) (and so the
+    # result, normalised or not) when P mod 2^23 < 2^15. Otherwise skip the array.
+    m = (booth(A, B) if (P & 0x7FFFFF) < 0x8000 else P) >> 23
     e = ea + eb - 127
     if m >> 24:
         m >>= 1

@@ -158,3 +158,41 @@ def test_f_cmp_zero_patterns_equal():
     assert F.f_cmp(0x00000001, 0x807FFFFF) == 0
     assert F.f_cmp(0x7F800000, 0x7F7FFFFF) == 1
     assert F.f_cmp(0xFF800000, 0xBF800000) == -1
+
+
+def test_hw_mul_shortcut_equals_full_booth():
+    """hw_mul runs the Booth array only when P mod 2^23 < 2^15; the result must equal running it
+    always (ee-float.md §3.3 MUL steps 2-4 with Booth(A, B) computed every time)."""
+    import random
+    rng = random.Random("booth-shortcut")
+
+    def full(a, b):
+        sign = (a ^ b) & 0x80000000
+        ea, eb = (a >> 23) & 0xFF, (b >> 23) & 0xFF
+        if ea == 0 or eb == 0:
+            return sign
+        m = F.booth((a & 0x7FFFFF) | 0x800000, (b & 0x7FFFFF) | 0x800000) >> 23
+        e = ea + eb - 127
+        if m >> 24:
+            m >>= 1
+            e += 1
+        if e > 255:
+            return sign | 0x7FFFFFFF
+        if e < 1:
+            return sign
+        return sign | (e << 23) | (m & 0x7FFFFF)
+
+    lowered = 0
+    for i in range(40000):
+        a = rng.getrandbits(32)
+        b = rng.getrandbits(32)
+        if i % 2:
+            # steer P mod 2^23 below 2^15: pick B, then an A making the low product bits small
+            B = (b & 0x7FFFFF) | 0x800000
+            A0 = (a & 0x7FFFFF) | 0x800000
+            P = A0 * B
+            a = (a & 0xFF800000) | ((A0 - ((P & 0x7FFFFF) // B)) & 0x7FFFFF)
+        got, want = F.hw_mul(a, b), full(a, b)
+        assert got == want, (hex(a), hex(b))
+        lowered += want != F.tr_mul(a, b)
+    assert lowered > 10            # the array's lost carry was exercised
