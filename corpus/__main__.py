@@ -1,0 +1,36 @@
+"""python -m corpus synth|stats: write the synthetic archive, or print an archive's census."""
+import argparse
+import sys
+
+from .errors import CorpusError
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m corpus")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("synth", help="write a synthetic DATA.BIN, categories.c and manifest.json")
+    s.add_argument("--out", required=True)
+    s.add_argument("--seed", type=int, default=1)
+    s.add_argument("--small", action="store_true", help="just the role cases (fast tests)")
+    s.add_argument("-q", "--quiet", action="store_true")
+    t = sub.add_parser("stats", help="census of an archive (corpus-stats.md)")
+    t.add_argument("path", nargs="?", help="DATA.BIN (default build/synth/DATA.BIN)")
+    t.add_argument("--image", help="executable with categoryFDTbl/cateCDOfsTbl")
+    t.add_argument("--disc", help="ISO 9660 image holding DATA/DATA.BIN")
+    t.add_argument("--json", action="store_true")
+    a = ap.parse_args(argv)
+    try:
+        if a.cmd == "synth":
+            from .synth import synthesize
+            synthesize(a.out, seed=a.seed, small=a.small,
+                       log=None if a.quiet else (lambda m: print(m, file=sys.stderr)))
+            return 0
+        from .stats import main as stats_main
+        return stats_main(a)
+    except CorpusError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

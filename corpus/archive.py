@@ -1,0 +1,295 @@
+"""open_corpus: the archive's members and Anime chunks with stable ids, behind a cached index.
+
+A chunk id is "member::ANM_name" (a repeated name in one member gets "#2", "#3", ...). The index
+(members, their Anime chunks, bad members and why) is cached as JSON under build/cache/ (or
+$EEDIFF_CACHE), keyed by the archive's path, size, mtime and the SHA-1 of its first MiB, so
+enumerating all chunks does not inflate anything.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import tempfile
+from collections import OrderedDict
+from functools import cached_property
+from typing import Dict, List, Optional
+
+from .anime import parse_anime
+from .ccsf import CcsfFile
+from .databin import SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_header, scan_members
+from .errors import CorpusError
+from .tables import ElfImage, read_tables
+
+INDEX_VERSION = 3
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cache_dir():
+    return os.environ.get("EEDIFF_CACHE") or os.path.join(ROOT, "build", "cache")
+
+
+class AnimeChunk:
+    """One Anime chunk of the archive (interfaces.md §2)."""
+
+    def __init__(self, corpus, id, member, name, offset, length, obj):
+        self.corpus, self.id, self.member, self.name = corpus, id, member, name
+        self.offset, self.length, self.object = offset, length, obj
+
+    @property
+    def file(self) -> CcsfFile:
+        return self.corpus.file(self.member)
+
+    @property
+    def data(self) -> bytes:
+        return self.file.anime_bytes(self.offset, self.length)
+
+    @property
+    def names(self) -> Dict[int, str]:
+        return self.file.names
+
+    @property
+    def ext(self) -> Dict[int, int]:
+        return self.file.ext
+
+    def resolve(self, obj):
+        return self.file.resolve(obj)
+
+    @cached_property
+    def anime(self):
+        return parse_anime(self.data, ext=self.ext, where=self.id)
+
+    def __repr__(self):
+        return f"<AnimeChunk {self.id}>"
+
+
+class Corpus:
+    """An opened archive: members in archive order, Anime chunks by id, bad members listed."""
+
+    def __init__(self, arc: ArchiveBytes, image: Optional[ElfImage] = None, label=None,
+                 use_cache=True):
+        self.arc = arc
+        self.image = image
+        self.label = label or arc.path
+        self._files: "OrderedDict[str, CcsfFile]" = OrderedDict()
+        self.table_records = None
+        self.cate_ofs = None
+        idx = self._load_index(use_cache)
+        fields = Member.__dataclass_fields__
+        self.members: List[Member] = [Member(**{k: v for k, v in m.items() if k in fields})
+                                      for m in idx["members"]]
+        self._member = {m.name: m for m in self.members}
+        self.bad: List[dict] = idx["bad"]
+        self.versions = {m["name"]: m.get("version") for m in idx["members"]}
+        self._chunks: "OrderedDict[str, AnimeChunk]" = OrderedDict()
+        for m in idx["members"]:
+            for cid, name, off, length, obj in m.get("chunks", ()):
+                self._chunks[cid] = AnimeChunk(self, cid, m["name"], name, off, length, obj)
+
+    # -- index
+    def _key(self):
+        st = os.stat(self.arc.path)
+        h = hashlib.sha1(self.arc.read(0, 1 << 20)).hexdigest()
+        img = hashlib.sha1(self.image.data).hexdigest()[:16] if self.image else "-"
+        return (f"{INDEX_VERSION}:{os.path.abspath(self.arc.path)}:{self.arc.base}:{len(self.arc)}:"
+                f"{st.st_size}:{st.st_mtime_ns}:{h}:{img}")
+
+    def _load_index(self, use_cache):
+        key = self._key()
+        path = os.path.join(cache_dir(), "corpus-" + hashlib.sha1(key.encode()).hexdigest()[:20] + ".json")
+        if use_cache and os.path.exists(path):
+            try:
+                with open(path) as f:
+                    idx = json.load(f)
+                if idx.get("key") == key:
+                    if self.image is not None:
+                        self.table_records, self.cate_ofs = read_tables(self.image)
+                    return idx
+            except (OSError, ValueError):
+                pass
+        idx = self._build_index()
+        idx["key"] = key
+        if use_cache:
+            try:
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+                with os.fdopen(fd, "w") as f:
+                    json.dump(idx, f)
+                os.replace(tmp, path)
+            except OSError:
+                pass
+        return idx
+
+    def _members_from_tables(self):
+        recs, ofs = read_tables(self.image)
+        self.table_records, self.cate_ofs = recs, ofs
+        n = len(self.arc)
+        placed = []
+        for r in recs:
+            off = ofs[r.category] + r.offset
+            where = f"{r.member_name} ({r.name}, category {r.category})"
+            if r.offset % SECTOR or ofs[r.category] % SECTOR:
+                raise CorpusError(f"index record offset 0x{off:X} is not a multiple of 2048",
+                                  member=where, offset=off, kind="index table")
+            if off + r.csize > n:
+                raise CorpusError(f"index record (offset 0x{off:X}, csize {r.csize}) runs past the "
+                                  f"archive's {n} bytes", member=where, offset=off, kind="index table")
+            hl, fname, mtime, _ = parse_gzip_header(self.arc.read(off, 4096), where=where, offset=off)
+            if fname != r.member_name:
+                raise CorpusError(f"index record {r.name} points at member {fname!r}",
+                                  member=where, offset=off, kind="index table")
+            isize = int.from_bytes(self.arc.read(off + r.csize - 4, 4), "little")
+            if isize != r.usize:
+                raise CorpusError(f"index record usize {r.usize} disagrees with the member's ISIZE "
+                                  f"{isize} (at csize {r.csize})", member=where, offset=off,
+                                  kind="index table")
+            placed.append((off, r, hl, fname, mtime))
+        placed.sort(key=lambda x: x[0])
+        members = []
+        for i, (off, r, hl, fname, mtime) in enumerate(placed):
+            end = placed[i + 1][0] if i + 1 < len(placed) else n
+            if end - off < r.csize:
+                raise CorpusError(f"index record csize {r.csize} overlaps the next member at 0x{end:X}",
+                                  member=fname, offset=off, kind="index table")
+            members.append(Member(i, fname, off, end - off, mtime, hl, r.csize, r.usize, r.category))
+        # every sector-aligned member must be in the index
+        known = {m.offset for m in members}
+        for m in scan_members(self.arc):
+            if m.offset not in known:
+                raise CorpusError("a gzip member on a sector boundary is in no index table",
+                                  member=m.name, offset=m.offset, kind="index table")
+        return members
+
+    def _build_index(self):
+        members = self._members_from_tables() if self.image is not None else scan_members(self.arc)
+        out, bad = [], []
+        for m in members:
+            want_cs, want_us = m.csize, m.usize
+            entry = None
+            try:
+                data = inflate_member(self.arc, m)
+                if want_cs is not None and (m.csize != want_cs or m.usize != want_us):
+                    raise CorpusError(f"index record says csize {want_cs}, usize {want_us}; the member "
+                                      f"has csize {m.csize}, usize {m.usize}", member=m.name,
+                                      offset=m.offset, kind="index table")
+                f = CcsfFile(data, member=m.name)
+                names = f.names
+                seen = {}
+                chunks = []
+                for off, length, obj in f.anime_chunks:
+                    nm = names.get(obj) or f"#obj{obj}"
+                    seen[nm] = seen.get(nm, 0) + 1
+                    cid = f"{m.name}::{nm}" + (f"#{seen[nm]}" if seen[nm] > 1 else "")
+                    chunks.append([cid, nm, off, length, obj])
+                entry = dict(vars(m), version=f.version, chunks=chunks)
+                self._files[m.name] = f
+            except CorpusError as e:
+                bad.append({"member": m.name or f"#{m.index}", "offset": m.offset,
+                            "error": str(e), "kind": e.kind if isinstance(e.kind, (int, str)) else None})
+                entry = dict(vars(m), version=None, chunks=[], bad=str(e))
+            out.append(entry)
+        while len(self._files) > 4:
+            self._files.popitem(last=False)
+        return {"members": [dict(e) for e in out], "bad": bad}
+
+    # -- access
+    def chunk_ids(self) -> List[str]:
+        return list(self._chunks)
+
+    def chunk(self, cid) -> AnimeChunk:
+        try:
+            return self._chunks[cid]
+        except KeyError:
+            raise CorpusError(f"no Anime chunk {cid!r} in {self.label}", member=cid,
+                              kind="chunk id") from None
+
+    def chunks(self):
+        return list(self._chunks.values())
+
+    def member(self, name) -> Member:
+        if name not in self._member:
+            raise CorpusError(f"no member {name!r} in {self.label}", member=name, kind="member")
+        return self._member[name]
+
+    def member_bytes(self, name) -> bytes:
+        return inflate_member(self.arc, self.member(name))
+
+    def file(self, name) -> CcsfFile:
+        f = self._files.get(name)
+        if f is None:
+            f = CcsfFile(self.member_bytes(name), member=name)
+            self._files[name] = f
+            while len(self._files) > 8:
+                self._files.popitem(last=False)
+        else:
+            self._files.move_to_end(name)
+        return f
+
+    def __len__(self):
+        return len(self._chunks)
+
+
+def find_on_disc(disc):
+    """(DATA.BIN extent byte offset, length, executable bytes) of an ISO 9660 image."""
+    try:
+        import pycdlib
+        from pycdlib.pycdlibexception import PyCdlibException
+    except ImportError:  # pragma: no cover
+        raise CorpusError("reading a disc image needs pycdlib (pip install pycdlib)", member=disc,
+                          kind="iso") from None
+    iso = pycdlib.PyCdlib()
+    try:
+        iso.open(os.fspath(disc))
+    except (PyCdlibException, OSError) as e:
+        raise CorpusError(f"not an ISO 9660 image: {e}", member=os.fspath(disc), kind="iso") from None
+    try:
+        def find(*cands):
+            for c in cands:
+                try:
+                    return iso.get_record(iso_path=c)
+                except PyCdlibException:
+                    continue
+            return None
+        rec = find("/DATA/DATA.BIN;1", "/DATA/DATA.BIN")
+        if rec is None:
+            raise CorpusError("no /DATA/DATA.BIN on the disc image", member=os.fspath(disc), kind="iso")
+        base, length = rec.extent_location() * 2048, rec.get_data_length()
+        exe = None
+        for c in ("/SLUS_202.67;1", "/SLUS_202.67"):
+            try:
+                bio = io.BytesIO()
+                iso.get_file_from_iso_fp(bio, iso_path=c)
+                exe = bio.getvalue()
+                break
+            except PyCdlibException:
+                continue
+        return base, length, exe
+    finally:
+        iso.close()
+
+
+def open_corpus(data=None, image=None, disc=None, use_cache=True) -> Corpus:
+    """Open DATA.BIN (data=path), optionally with the executable's index tables (image=path), or an
+    ISO 9660 image (disc=path) holding DATA/DATA.BIN and SLUS_202.67 (used unless image= is given).
+    With no arguments: the synthetic corpus build/synth/DATA.BIN."""
+    img = None
+    if disc is not None:
+        base, length, exe = find_on_disc(disc)
+        arc = ArchiveBytes(disc, base, length)
+        label = f"{disc}:/DATA/DATA.BIN"
+        if image is None and exe is not None:
+            img = ElfImage(exe, f"{disc}:/SLUS_202.67")
+    else:
+        if data is None:
+            data = os.path.join(ROOT, "build", "synth", "DATA.BIN")
+        arc = ArchiveBytes(data)
+        label = os.fspath(data)
+    if image is not None:
+        try:
+            with open(image, "rb") as f:
+                img = ElfImage(f.read(), os.fspath(image))
+        except OSError as e:
+            raise CorpusError(f"cannot read executable: {e.strerror}", member=os.fspath(image),
+                              kind="elf") from None
+    return Corpus(arc, img, label, use_cache)

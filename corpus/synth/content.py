@@ -1,0 +1,375 @@
+"""Member content of the synthetic corpus: the object index, the setup chunks and the Anime records.
+
+Everything is drawn from random.Random(f"{seed}:{member}:{what}") (numpy generators seeded from the
+same strings for bulk vertex data), so one member or one chunk regenerates alone, independent of
+the order in which the archive is written.
+"""
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import struct
+from dataclasses import dataclass
+from typing import Dict, List
+
+import numpy as np
+
+from ..anime import build_anime
+from ..records import (ABSENT1, ABSENT3, END_LOOP, END_PLAY_ONCE, Controller, FObj, MaterialTrack,
+                       MorphRecord, Note, OtherRecord, Track)
+from .roles import K_DIRECT, K_DISTANT, K_OMNI, K_SPOT
+from .spec import ChunkSpec, MemberSpec
+
+TAG = 0xCCCC << 16
+F1 = 0x3F800000
+
+
+def rng_for(seed, member, what):
+    return random.Random(f"{seed}:{member}:{what}")
+
+
+def np_rng(seed, member, what):
+    h = hashlib.sha256(f"{seed}:{member}:{what}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(h[:8], "little"))
+
+
+def bits(vals) -> tuple:
+    n = len(vals)
+    return struct.unpack(f"<{n}I", struct.pack(f"<{n}f", *vals))
+
+
+# ------------------------------------------------------------------------------------ the index
+
+class Layout:
+    """The member's object table (formats.md §3.2), laid out from its MemberSpec alone."""
+
+    def __init__(self, ms: MemberSpec):
+        self.ms = ms
+        s = ms.stem
+        names: List[tuple] = [("", 0)]
+
+        def add(prefix, items, fidx=1):
+            start = len(names)
+            for it in items:
+                names.append((it, fidx))
+            return list(range(start, len(names)))
+
+        self.anm = add("ANM_", [c.name for c in ms.chunks])
+        self.bones = add("OBJ_", [f"OBJ_{s}{i:02d}" for i in range(ms.bones)])
+        self.xnote = add("OBJ_", ["OBJ_xnote"])[0] if any(c.notes for c in ms.chunks) else None
+        self.body = add("OBJ_", [ms.fobj_body])[0] if ms.fobj_body else None
+        self.ext = add("OBJ_", [f"OBJ_{s}x{i:02d}" for i in range(23)]) if ms.extobj else []
+        self.models = add("MDL_", [f"MDL_{s}{i:03d}" for i in range(len(ms.models))])
+        self.mats = add("MAT_", [f"MAT_{s}{i:03d}" for i in range(ms.materials)])
+        self.texs = add("TEX_", [f"TEX_{s}{i:02d}" for i in range(ms.textures)])
+        self.cluts = add("CLT_", [f"CLT_{s}{i:02d}" for i in range(ms.cluts)])
+        self.mphs = add("MPH_", [f"MPH_{s}{i:02d}" for i in range(len(ms.morphers))])
+        self.cmps = add("CMP_", ["CMP_trall" if ms.extobj and i == 0 else f"CMP_{s}{i:02d}"
+                                 for i in range(ms.clumps)])
+        nl = sum(len(c.lights) for c in ms.chunks)
+        self.lgts = add("LGT_", [f"LGT_{s}lig{i + 1}" for i in range(nl)])
+        self.cams = add("CAM_", [f"CAM_{s}{i:02d}" for i in range(ms.cameras)])
+        for p, n in sorted(ms.extra_names.items()):
+            add(p, [f"{p}{s}_x{i:04d}" for i in range(n)], fidx=2)
+        self.names = names
+        self.files = ["", f" {s}.max"] + ([f"#{s}_ext.ccs"] if ms.extra_names else [])
+        # models: morph bases and targets come first (plan._models appends them first)
+        self.morph_models = []       # per morpher: (base, [named targets], [spare targets])
+        i = 0
+        for sp in ms.morphers:
+            base = self.models[i]
+            tg = self.models[i + 1:i + 1 + sp.targets]
+            spare = self.models[i + 1 + sp.targets:i + 1 + sp.targets + sp.spare]
+            self.morph_models.append((base, tg, spare))
+            i += 1 + sp.targets + sp.spare
+        # ExtObj: x_i stands for bone i; x00 -> x01 -> bone 1 is a two-hop chain
+        self.ext_map = {}
+        for i, x in enumerate(self.ext):
+            self.ext_map[x] = self.bones[i % max(1, len(self.bones))] if self.bones else x
+        if len(self.ext) > 1:
+            self.ext_map[self.ext[0]] = self.ext[1]
+
+
+# ------------------------------------------------------------------------------- Anime records
+
+def _denorm(r):
+    return (r.getrandbits(1) << 31) | r.randint(1, 0x7FFFFF)
+
+
+class _Gen:
+    """Draws controller values for one chunk."""
+
+    def __init__(self, r: random.Random, N: int):
+        self.r, self.N = r, N
+
+    def frames(self, n):
+        r, N = self.r, self.N
+        if N >= n:
+            fr = [0] + sorted(r.sample(range(1, N), n - 1))
+            fr[-1] = N - 1
+        else:
+            fr = sorted(r.randint(0, N - 1) for _ in range(n))
+            fr[0] = 0
+        q = r.random()
+        if n >= 3 and q < 0.006:
+            i = r.randint(1, n - 2)
+            fr[i + 1] = fr[i]                          # keys sharing a frame
+        elif n >= 3 and q < 0.010:
+            i = r.randint(2, n - 1)
+            fr[i] = r.randint(0, max(0, fr[i - 1] - 1))  # a key back in time
+        elif n >= 2 and q < 0.016:
+            fr[-1] = self.N - 1 + r.randint(1, 40)     # a key past the last frame
+        return fr
+
+    def words(self, vals):
+        w = list(bits(vals))
+        r = self.r
+        if r.random() < 0.004:
+            w[r.randrange(len(w))] = _denorm(r) if r.random() < 0.6 else 0x80000000
+        return tuple(w)
+
+    def vec_keys(self, fr, start, step, wrap=False):
+        r = self.r
+        v = list(start)
+        keys = []
+        for f in fr:
+            keys.append((f, self.words(v)))
+            v = [x + r.uniform(-step, step) for x in v]
+        if wrap and r.random() < 0.03:   # a rotation key beyond +-180 degrees
+            f, w = keys[-1]
+            keys[-1] = (f, (bits([r.choice((1, -1)) * r.uniform(181, 540)])[0],) + w[1:])
+        return keys
+
+    def nkeys(self):
+        r, N = self.r, self.N
+        return max(2, min(r.randint(2, 10), max(2, N)))
+
+    def pos(self):
+        r = self.r
+        k = r.random()
+        if k < 0.15:
+            return ABSENT3
+        base = [r.choice((1, -1)) * r.uniform(10, 2000) for _ in range(3)]
+        if k < 0.60:
+            return Controller(1, 3, self.words(base))
+        return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), base, 40.0)))
+
+    def rot(self):
+        r = self.r
+        k = r.random()
+        if k < 0.15:
+            return ABSENT3
+        base = [r.uniform(-180, 180) for _ in range(3)]
+        if k < 0.55:
+            if r.random() < 0.03:
+                base[r.randrange(3)] = r.choice((1, -1)) * r.uniform(181, 720)
+            return Controller(1, 3, self.words(base))
+        return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), base, 25.0, wrap=True)))
+
+    def scale(self):
+        r = self.r
+        k = r.random()
+        if k < 0.5:
+            return ABSENT3
+        if k < 0.9:
+            v = [1.0] * 3 if r.random() < 0.7 else [r.uniform(0.5, 1.6)] * 3
+            return Controller(1, 3, self.words(v))
+        return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), [r.uniform(0.8, 1.2)] * 3, 0.1)))
+
+    def alpha(self):
+        r = self.r
+        k = r.random()
+        if k < 0.8:
+            return ABSENT1
+        if k < 0.92:
+            return Controller(1, 1, self.words([r.choice((1.0, 0.5, r.random()))]))
+        fr = self.frames(self.nkeys())
+        return Controller(2, 1, (), tuple((f, self.words([r.random()])) for f in fr))
+
+
+def _track(obj, target, pos, rot, scale, alpha, flags_hi=0):
+    flags = flags_hi | pos.kind | (rot.kind << 3) | (scale.kind << 6) | (alpha.kind << 9)
+    return Track(0, obj, target, flags, pos, rot, scale, alpha, 0, 0)
+
+
+def _keys(frames, vecs):
+    return Controller(2, len(vecs[0]), (), tuple((f, bits(v)) for f, v in zip(frames, vecs)))
+
+
+def _role_tracks(feature, g: _Gen, tracks: list):
+    """Overwrite the first tracks with the quirk a role demands (checks.md §10)."""
+    r, N = g.r, g.N
+    t0 = tracks[0]
+
+    def setc(i, **kw):
+        t = tracks[i]
+        d = dict(pos=t.pos, rot=t.rot, scale=t.scale, alpha=t.alpha)
+        d.update(kw)
+        tracks[i] = _track(t.object, t.target, d["pos"], d["rot"], d["scale"], d["alpha"])
+
+    lin = lambda n, a, b: [a + (b - a) * i / max(1, n - 1) for i in range(n)]
+    if feature == "keyed_pos_rot":
+        fr = sorted(set([0, N // 3, 2 * N // 3, N - 1]))
+        setc(0, pos=_keys(fr, [[x, 10.0 * i, -x] for i, x in enumerate(lin(len(fr), 0, 300))]),
+             rot=_keys(fr, [[0.0, y, 5.0] for y in lin(len(fr), -90, 90)]))
+    elif feature == "nonunit_scale":
+        setc(0, scale=Controller(1, 3, bits([1.5, 1.5, 1.5])))
+        setc(1, scale=_keys([0, N // 2, N - 1], [[0.8] * 3, [1.3] * 3, [0.9] * 3]))
+    elif feature == "rot1_beyond":
+        setc(1, rot=Controller(1, 3, bits([200.0, -190.0, 30.0])))
+    elif feature == "shared_key":
+        a = N // 4
+        setc(0, pos=_keys([0, a, a, 2 * a, N - 1], [[0, 0, 0], [100, 0, 0], [100, 50, 0], [0, 50, 0], [0, 0, 0]]))
+    elif feature == "back_key0":
+        setc(0, rot=_keys([0, N // 2, N - 1, 0], [[0, 0, 0], [0, 90, 0], [0, 180, 0], [0, 45, 0]]),
+             pos=_keys([0, N // 3, 0, N - 1], [[0, 0, 0], [30, 0, 0], [60, 0, 0], [90, 0, 0]]))
+    elif feature == "back_key":
+        setc(1, pos=_keys([0, N // 2, N // 4, N - 1], [[0, 10, 0], [0, 40, 0], [0, 20, 0], [0, 80, 0]]))
+    elif feature == "keyed_rot":
+        setc(2, rot=_keys([0, 10, 10, N - 1], [[0, 0, 0], [0, 30, 0], [0, 30, 15], [0, 60, 15]]))
+        setc(3, rot=_keys([0, 30, 5, N - 1], [[10, 0, 0], [40, 0, 0], [20, 0, 0], [80, 0, 0]]))
+    elif feature == "past_end":
+        setc(0, pos=_keys([0, N // 2, N + 10], [[0, 0, 0], [50, 0, 0], [120, 0, 0]]),
+             rot=_keys([0, N - 1, N + 5], [[0, 0, 0], [0, 0, 90], [0, 0, 135]]))
+    elif feature == "keys70":
+        fr = list(range(N))
+        setc(0, rot=_keys(fr, [[2.0 * i, 3.0 * i - 100, 0.5 * i] for i in fr]))
+
+
+def _mat_records(ms, spec: ChunkSpec, g: _Gen, lay: Layout, role_mix: bool):
+    r, N = g.r, g.N
+    out = []
+    for j in range(spec.materials):
+        mat = lay.mats[j]
+        if role_mix:
+            u, v = [(_keys([0, N - 1], [[0.0], [-1.0]]), Controller(1, 1, bits([-0.25]))),
+                    (Controller(1, 1, bits([0.5])), _keys([0, N // 2, N - 1], [[0.0], [0.75], [-0.5]])),
+                    (ABSENT1, _keys([0, N - 1], [[-0.125], [-2.0]]))][j % 3]
+        else:
+            def ch():
+                k = r.random()
+                if k < 0.2:
+                    return ABSENT1
+                if k < 0.5:
+                    return Controller(1, 1, g.words([r.uniform(-1, 1)]))
+                fr = g.frames(g.nkeys())
+                return Controller(2, 1, (), tuple((f, g.words([r.uniform(-2, 2)])) for f in fr))
+            u, v = ch(), ch()
+        out.append(MaterialTrack(0, mat, u.kind | (v.kind << 3), u, v, 0, 0))
+    return out
+
+
+def _light(kind, obj, lay: Layout, r: random.Random):
+    s = lay.ms.stem
+    col = bits([1.0, 1.0, 1.0]) if kind == K_DIRECT else bits([r.random() for _ in range(3)])
+    if kind == K_DIRECT:
+        radii = {"se1_3": (498.0, 500.0), "se2_2": (800.0, 850.0)}.get(s, (r.uniform(300, 600),) * 2)
+        w = (obj, 0x240041, *bits([0.0, 0.0, 2500.0]), *col, *bits(list(radii)))
+    elif kind == K_OMNI:
+        w = (obj, 0x000041, *bits([r.uniform(-500, 500) for _ in range(3)]), *col)
+    elif kind == K_DISTANT:
+        w = (obj, 0x000048, *bits([r.uniform(-180, 180) for _ in range(3)]), *col)
+    else:
+        w = (obj, 0x000049, *bits([r.uniform(-500, 500) for _ in range(3)]),
+             *bits([r.uniform(-90, 90) for _ in range(3)]), *col)
+    return OtherRecord(0, kind, w, 0)
+
+
+def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
+    """The generator's intended records of chunk ci (keyword arguments of build_anime)."""
+    spec = ms.chunks[ci]
+    r = rng_for(seed, ms.name, spec.name)
+    N = spec.N
+    g = _Gen(r, N)
+    # object records
+    tracks = []
+    usable = [b for b in lay.bones]
+    for i in range(spec.tracks):
+        if i < spec.ext_tracks and lay.ext:
+            obj = lay.ext[i % len(lay.ext)]
+        else:
+            obj = usable[i % len(usable)]
+        tgt = obj
+        for _ in range(64):
+            nx = lay.ext_map.get(tgt)
+            if nx is None or nx == tgt:
+                break
+            tgt = nx
+        tracks.append(_track(obj, tgt, g.pos(), g.rot(), g.scale(), g.alpha()))
+    if spec.role is None and len(tracks) >= 3 and r.random() < 0.01:
+        t = tracks[-1]   # two records naming one object: two instances (formats.md §4.5)
+        tracks[-1] = _track(tracks[0].object, tracks[0].target, t.pos, t.rot, t.scale, t.alpha)
+    for f in spec.features:
+        if tracks and f not in ("mat_mix", "eex1_frame3"):
+            _role_tracks(f, g, tracks)
+    materials = _mat_records(ms, spec, g, lay, "mat_mix" in spec.features)
+    others = []
+    li = sum(len(c.lights) for c in ms.chunks[:ci])
+    for kind in spec.lights:
+        others.append(_light(kind, lay.lgts[li], lay, r))
+        li += 1
+    # per-frame records
+    morphs = []
+    for k, frames in sorted(spec.morph.items()):
+        sp = ms.morphers[k]
+        base, tg, _ = lay.morph_models[k]
+        for f in frames:
+            pairs = []
+            for t in tg:
+                w = r.random() if r.random() > 0.03 else r.uniform(1.0, 7.99)
+                pairs.append((t, bits([w])[0]))
+            morphs.append(MorphRecord(f, lay.mphs[k], tuple(pairs), 0, 0))
+    morphs.sort(key=lambda m: m.frame)    # file order: by frame, then morpher (formats.md §4.2)
+    notes = [Note(f, lay.xnote, e, p, 0) for f, e, p in spec.notes]
+    fobjs = []
+    for name, frames in spec.fobj:
+        obj = lay.body
+        z = r.uniform(-5, 5)
+        ry = 0.0
+        for f in frames:
+            if "eex1_frame3" in spec.features:
+                pos, rot = [0.0, 0.0, 3.875 * (f - 1)], [0.0, 7.5 * (f - 1), -7.5 * (f - 1)]
+            else:
+                z += r.uniform(-2, 2)
+                ry += r.uniform(-10, 10)
+                pos, rot = [r.uniform(-1, 1), 0.0, z], [0.0, ry, r.uniform(-20, 20)]
+            alpha = 1.0
+            if ms.name == "xddesk01.cmp" and r.random() < 0.05:
+                alpha = r.choice((1.25, -0.5, 0.5))   # DECISION: exercise the [0, 1] clamp
+            w = (obj, 0, *bits(pos), *bits(rot), *bits([1.0, 1.0, 1.0]), bits([alpha])[0],
+                 r.choice((0, 0, 1)))
+            fobjs.append(FObj(f, obj, w, 0))
+    fobjs.sort(key=lambda o: o.frame)
+    for f in spec.ambient:
+        others.append(OtherRecord(f, 0x0601, bits([r.uniform(0.2, 0.6) for _ in range(3)] + [1.0]), 0))
+    for cam, frames in spec.camera:
+        co = lay.cams[cam]
+        for f in frames:
+            others.append(OtherRecord(f, 0x0502, (co, *bits([r.uniform(-800, 800) for _ in range(6)]
+                                                          + [r.uniform(30, 60)])), 0))
+    return dict(object=lay.anm[ci], frames=N, end=END_LOOP if spec.loops else END_PLAY_ONCE,
+                tracks=tracks, materials=materials, morphs=morphs, notes=notes, fobjs=fobjs,
+                others=others)
+
+
+def normalized(anime_or_fields) -> tuple:
+    """Records without offsets and indices: what the generator intends and the parser must return."""
+    if isinstance(anime_or_fields, dict):
+        d = anime_or_fields
+        get = d.__getitem__
+    else:
+        get = lambda k: getattr(anime_or_fields, k)
+    tr = tuple((t.object, t.target, t.flags, t.pos, t.rot, t.scale, t.alpha, t.frame) for t in get("tracks"))
+    ma = tuple((m.material, m.flags, m.u, m.v, m.frame) for m in get("materials"))
+    mo = tuple((m.frame, m.morpher, m.pairs, m.pad) for m in get("morphs"))
+    no = tuple((n.frame, n.object, n.event, n.param) for n in get("notes"))
+    fo = tuple((f.frame, f.object, f.words) for f in get("fobjs"))
+    ot = tuple(sorted(((o.frame, o.kind, o.words) for o in get("others"))))
+    head = (get("object"), get("frames") if isinstance(anime_or_fields, dict) else anime_or_fields.frames,
+            get("end"))
+    return (head, tr, ma, mo, no, fo, ot)
+
+
+def digest(norm) -> str:
+    return hashlib.sha1(repr(norm).encode()).hexdigest()

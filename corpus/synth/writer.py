@@ -1,0 +1,339 @@
+"""Write the synthetic DATA.BIN, categories.c and manifest.json with the disc's exact sizes.
+
+Each member's deflate stream is assembled from segments: the deflated head (Header, Index, Setup),
+stored blocks holding the big Texture chunk and its incompressible pixel words, a deflated run of
+zeros (the texture's second mip level), and the deflated tail (every other chunk). Stored blocks
+cost exactly 5 bytes each, so the pixel word count fixes the member's compressed length to the
+byte; the zero run fixes the inflated length. Sector counts per member follow the category base
+sectors of formats.md §1.3, padding totals the disc's, and one "balancer" member absorbs the last
+bytes of the inflated total (corpus-stats.md §1).
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+import time
+import zlib
+from typing import List
+
+from ..tables import DISC_BASE_SECTORS, write_categories_c
+from .content import rng_for
+from .member import TAG, TEX_DECLARED_EXTRA, Parts, member_parts
+from .plan import CSIZE_TOTAL, TOTAL_SECTORS, USIZE_TOTAL, R, allocate, build_plan
+
+SECTOR = 2048
+MAGIC = b"\x1f\x8b\x08"
+PLANTED = 6          # `1F 8B 08` inside compressed data, off sector boundaries (corpus-stats.md §1)
+LEVELS = (6, 5, 7, 4, 8, 9, 3, 2, 1)
+
+
+def deflate(data: bytes, level=6, final=False) -> bytes:
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    return c.compress(data) + c.flush(zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH)
+
+
+def gzip_header(name: str, mtime: int) -> bytes:
+    return MAGIC + bytes((0x08,)) + struct.pack("<I", mtime) + bytes((0, 3)) + name.encode() + b"\0"
+
+
+class MemberWriter:
+    """Holds one member's segments and solves its sizes."""
+
+    def __init__(self, seed, spec, parts: Parts):
+        self.seed, self.spec, self.p = seed, spec, parts
+        self.gz = gzip_header(spec.name, spec.mtime)
+        self.levels = {"head": 0, "tail": 0, "zero": 0}
+        self.head_c = deflate(parts.head, LEVELS[0])
+        self.tail_c = deflate(parts.tail, LEVELS[0], final=True)
+        self.Z = 0
+        self.zero_c = deflate(b"", LEVELS[0])
+        self.tex_fixed = 8 + len(parts.tex_prefix) + 8 + 8       # header, payload header, 2 block headers
+        self.pixels = None
+        self.tweaks = {}
+
+    def set_zero(self, Z):
+        self.Z = Z
+        self.zero_c = deflate(bytes(Z), LEVELS[self.levels["zero"]])
+
+    def fixed_c(self):
+        """Compressed bytes apart from the stored stream."""
+        return len(self.gz) + len(self.head_c) + len(self.zero_c) + len(self.tail_c) + 8
+
+    def inflated(self, S):
+        return len(self.p.head) + S + self.Z + len(self.p.tail)
+
+    @staticmethod
+    def split(Rb):
+        """Stored stream of Rb bytes: (k blocks, S content bytes) with S = Rb - 5k, S % 4 == 0."""
+        k0 = max(1, -(-Rb // 65540))
+        k = k0 + ((Rb - k0) % 4)
+        S = Rb - 5 * k
+        return k, S
+
+    def solve(self, csize):
+        self.csize = csize
+        Rb = csize - self.fixed_c()
+        k, S = self.split(Rb)
+        if S < self.tex_fixed:
+            raise ValueError(f"{self.spec.name}: no room for the texture ({S} < {self.tex_fixed})")
+        self.k, self.S = k, S
+        return self.inflated(S)
+
+    def build(self, plant_at=None):
+        """The member's bytes (csize long); returns (bytes, usize)."""
+        L = self.S - self.tex_fixed
+        if self.pixels is None or len(self.pixels) != L:
+            self.pixels = bytearray(rng_for(self.seed, self.spec.name, "pixels").randbytes(L))
+            for i, v in self.tweaks.items():
+                if i < L:
+                    self.pixels[i] = v
+        p = self.p
+        words = (len(p.tex_prefix) + 8 + L + 8 + self.Z) // 4
+        tex = (struct.pack("<II", TAG | 0x0300, words + TEX_DECLARED_EXTRA) + p.tex_prefix
+               + struct.pack("<II", 0, L // 4))
+        tex_end = struct.pack("<II", 0, self.Z // 4)
+        content = tex + bytes(self.pixels) + tex_end
+        assert len(content) == self.S
+        blocks = []
+        k, S = self.k, self.S
+        per = -(-S // k)
+        pos = 0
+        off = len(self.gz) + len(self.head_c)     # member offset of the stored stream
+        self.pixel_spans = []                      # (offset in member, offset in pixels, length)
+        tl = len(tex)
+        for _ in range(k):
+            n = min(per, S - pos)
+            blocks.append(bytes((0,)) + struct.pack("<HH", n, n ^ 0xFFFF))
+            off += 5
+            a, e = max(pos, tl), min(pos + n, tl + L)
+            if a < e:
+                self.pixel_spans.append((off + (a - pos), a - tl, e - a))
+            blocks.append(content[pos:pos + n])
+            off += n
+            pos += n
+        stored = b"".join(blocks)
+        raw = p.head + content + bytes(self.Z) + p.tail
+        crc = zlib.crc32(raw)
+        member = self.gz + self.head_c + stored + self.zero_c + self.tail_c + struct.pack("<II", crc, len(raw) & 0xFFFFFFFF)
+        assert len(member) == self.csize, (self.spec.name, len(member), self.csize)
+        return member, len(raw)
+
+    def segment_at(self, off):
+        """Which segment holds member byte off."""
+        edges = [("gz", len(self.gz)), ("head", len(self.head_c)),
+                 ("stored", self.S + 5 * self.k), ("zero", len(self.zero_c)),
+                 ("tail", len(self.tail_c)), ("trailer", 8)]
+        pos = 0
+        for name, n in edges:
+            if off < pos + n:
+                return name
+            pos += n
+        return "trailer"
+
+    def recompress(self, seg):
+        self.levels[seg] += 1
+        if self.levels[seg] >= len(LEVELS):
+            raise ValueError(f"{self.spec.name}: cannot avoid 1F 8B 08 in the {seg} segment")
+        lv = LEVELS[self.levels[seg]]
+        if seg == "head":
+            self.head_c = deflate(self.p.head, lv)
+        elif seg == "tail":
+            self.tail_c = deflate(self.p.tail, lv, final=True)
+        else:
+            self.zero_c = deflate(bytes(self.Z), lv)
+
+    def clean(self, csize, keep_usize=None):
+        """Build with no `1F 8B 08` after the header; returns (bytes, usize)."""
+        for _ in range(64):
+            u = self.solve(csize)
+            if keep_usize is not None and u != keep_usize:
+                return None, u
+            data, usize = self.build()
+            hits = _hits(data, 3)
+            if not hits:
+                return data, usize
+            for h in hits:
+                fixed = False
+                for mo, po, n in self.pixel_spans:
+                    for j in range(3):
+                        if mo <= h + j < mo + n:
+                            i = po + (h + j - mo)
+                            self.pixels[i] ^= 0x55
+                            self.tweaks[i] = self.pixels[i]
+                            fixed = True
+                            break
+                    if fixed:
+                        break
+                if not fixed:
+                    seg = self.segment_at(h)
+                    if seg in ("head", "tail", "zero"):
+                        self.recompress(seg)
+                    elif self.pixels:
+                        self.pixels[0] ^= 0x01          # trailer or block header: change the CRC
+                        self.tweaks[0] = self.pixels[0]
+                    break
+        raise ValueError(f"{self.spec.name}: could not clean 1F 8B 08")
+
+
+def _hits(data: bytes, start: int) -> List[int]:
+    out = []
+    i = data.find(MAGIC, start)
+    while i >= 0:
+        out.append(i)
+        i = data.find(MAGIC, i + 1)
+    return out
+
+
+def synthesize(out_dir, seed=1, small=False, log=None):
+    """Write DIR/DATA.BIN, DIR/categories.c and DIR/manifest.json. Returns the manifest dict."""
+    t0 = time.time()
+    say = log or (lambda *a: None)
+    plan = build_plan(seed, small)
+    say(f"plan: {len(plan)} members ({time.time() - t0:.1f} s)")
+    writers = [MemberWriter(seed, m, member_parts(seed, m)) for m in plan]
+    say(f"content: {time.time() - t0:.1f} s")
+    if small:
+        results = _sizes_small(writers, seed)
+    else:
+        results = _sizes_full(writers, seed, plan)
+    say(f"sizes: {time.time() - t0:.1f} s")
+    os.makedirs(out_dir, exist_ok=True)
+    members = []
+    pos = 0
+    tmp = os.path.join(out_dir, "DATA.BIN.tmp")
+    with open(tmp, "wb") as f:
+        for w, (data, usize) in zip(writers, results):
+            pad = w.sectors * SECTOR - len(data)
+            f.write(data)
+            f.write(bytes(pad))
+            members.append({"name": w.spec.name, "category": w.spec.category, "offset": pos,
+                            "csize": len(data), "usize": usize, "version": w.spec.version,
+                            "mtime": w.spec.mtime, "chunks": w.p.chunks})
+            pos += len(data) + pad
+    os.replace(tmp, os.path.join(out_dir, "DATA.BIN"))
+    cate = _category_offsets(members)
+
+    class _M:
+        def __init__(self, d):
+            self.__dict__.update(d)
+            self.name = d["name"]
+    src = write_categories_c([_M(m) for m in members], cate,
+                             note=f" --seed {seed}" + (" --small" if small else ""))
+    with open(os.path.join(out_dir, "categories.c"), "w") as f:
+        f.write(src)
+    from .roles import NOTE_CASES
+    manifest = {"seed": seed, "small": small, "size": pos, "cate_ofs": cate, "members": members,
+                "note_cases": list(NOTE_CASES),
+                "roles": [c["id"] for m in members for c in m["chunks"] if c.get("role")]}
+    with open(os.path.join(out_dir, "manifest.json.tmp"), "w") as f:
+        json.dump(manifest, f)
+    os.replace(os.path.join(out_dir, "manifest.json.tmp"), os.path.join(out_dir, "manifest.json"))
+    say(f"wrote {pos} bytes in {time.time() - t0:.1f} s")
+    return manifest
+
+
+def _category_offsets(members):
+    """cateCDOfsTbl: each category's first member; an empty one (--small) where the next begins."""
+    end = max((m["offset"] + m["csize"] for m in members), default=0)
+    end += -end % SECTOR
+    out = []
+    for k in range(19):
+        offs = [m["offset"] for m in members if m["category"] >= k]
+        out.append(min(offs) if offs else end)
+    return out + [0]
+
+
+def _sizes_small(writers, seed):
+    res = []
+    for w in writers:
+        r = rng_for(seed, w.spec.name, "size")
+        w.set_zero(4 * r.randint(0, 4096))
+        c = w.fixed_c() + w.tex_fixed + 4 * r.randint(256, 2048) + 20
+        data, usize = w.clean(c)
+        w.sectors = -(-(len(data) + 1) // SECTOR)
+        res.append((data, usize))
+    return res
+
+
+def _sizes_full(writers, seed, plan):
+    rng = R(seed, "sizes")
+    n = len(writers)
+    spans = [(DISC_BASE_SECTORS[k + 1] if k + 1 < 19 else TOTAL_SECTORS) - DISC_BASE_SECTORS[k]
+             for k in range(19)]
+    pad_total = TOTAL_SECTORS * SECTOR - CSIZE_TOTAL
+    # zero runs: whatever the inflated total leaves after the structure and the pixel words
+    struct_u = sum(len(w.p.head) + len(w.p.tail) + w.tex_fixed for w in writers)
+    struct_c = sum(w.fixed_c() + 5 for w in writers)
+    pixels = CSIZE_TOTAL - struct_c - sum(w.tex_fixed for w in writers)
+    zero_total = USIZE_TOTAL - struct_u - pixels
+    if zero_total < 0:
+        raise ValueError(f"the structure inflates to {struct_u} bytes; no room for the disc's sizes")
+    weights = [w.spec.weight for w in writers]
+    zs = allocate(zero_total // 4, weights, rng)
+    for w, z in zip(writers, zs):
+        w.set_zero(4 * z)
+    # sectors per member inside each category, then padding
+    need = [-(-(w.fixed_c() + w.tex_fixed + 5 * 4 + 64 + 2) // SECTOR) for w in writers]
+    sectors = [0] * n
+    for k in range(19):
+        idx = [i for i in range(n) if writers[i].spec.category == k]
+        extra = spans[k] - sum(need[i] for i in idx)
+        if extra < 0:
+            raise ValueError(f"category {k}: members need {sum(need[i] for i in idx)} sectors, "
+                             f"the disc has {spans[k]}")
+        add = allocate(extra, [weights[i] + 1e-3 for i in idx], rng)
+        for i, a in zip(idx, add):
+            sectors[i] = need[i] + a
+    caps = [min(2047, sectors[i] * SECTOR - writers[i].fixed_c() - writers[i].tex_fixed - 5 * 4 - 64)
+            for i in range(n)]
+    pads = allocate(pad_total, [rng.random() for _ in range(n)], rng, mins=[1] * n, caps=caps)
+    # balancer: the member with the most sectors absorbs the inflated total
+    bal = max(range(n), key=lambda i: sectors[i])
+    res = [None] * n
+    usum = 0
+    for i, w in enumerate(writers):
+        w.sectors = sectors[i]
+        if i == bal:
+            continue
+        res[i] = w.clean(sectors[i] * SECTOR - pads[i])
+        usum += res[i][1]
+    w = writers[bal]
+    want = USIZE_TOTAL - usum
+    c = sectors[bal] * SECTOR - pads[bal]
+    u = w.solve(c)
+    z0 = w.Z + ((want - u) // 4) * 4
+    for dz in sorted(range(-20000, 20001), key=abs):
+        Z = z0 + 4 * dz
+        if Z < 0:
+            continue
+        w.set_zero(Z)
+        if w.solve(c) == want:
+            data, usize = w.clean(c, keep_usize=want)
+            if data is not None:
+                res[bal] = (data, usize)
+                break
+    else:
+        raise ValueError("could not balance the inflated total")
+    _plant(writers, res, seed)
+    return res
+
+
+def _plant(writers, res, seed):
+    """Six `1F 8B 08` inside stored pixel words, never at a sector boundary (formats.md §1.2)."""
+    rng = R(seed, "plant")
+    cands = [i for i, w in enumerate(writers) if w.pixel_spans and w.pixel_spans[0][2] > 8192]
+    for i in sorted(rng.sample(cands, PLANTED)):
+        w = writers[i]
+        mo, po, n = w.pixel_spans[0]
+        for _ in range(100):
+            j = rng.randrange(16, n - 16)
+            if (mo + j) % SECTOR not in (0,) and MAGIC not in bytes(w.pixels[po + j - 4:po + j + 7]):
+                break
+        w.pixels[po + j:po + j + 3] = MAGIC
+        w.tweaks.update({po + j + q: MAGIC[q] for q in range(3)})
+        data, usize = w.build()
+        assert usize == res[i][1]
+        if len(_hits(data, 3)) != 1:
+            raise ValueError(f"{w.spec.name}: planting made {len(_hits(data, 3))} occurrences")
+        res[i] = (data, usize)
