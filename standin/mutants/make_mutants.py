@@ -1,0 +1,94 @@
+"""make_mutants.py: regenerate standin/mutants/*.patch from (file, old, new) edits of standin/src.
+
+Run after changing standin/src: python3 standin/mutants/make_mutants.py [name ...]
+"""
+import os, shutil, subprocess, sys, tempfile
+HERE = os.path.dirname(os.path.abspath(__file__))
+SRC = os.path.join(HERE, "..", "src")
+OUT = HERE
+M = []
+def mut(name, catches, why, cases, edits):
+    M.append((name, catches, why, cases, edits))
+
+mut("loop_at_n", "playback", "the loop test compares the new frame with N instead of N-1, so a loop never resets",
+    "xp_flag.cmp::ANM_xpflnut0, ctu1body.cmp::ANM_ctu1run0",
+    [("anm.c", "if ((nw >> 8) >= N - 1) {", "if ((nw >> 8) >= N) {")])
+mut("notes_file_order", "notes", "notes appended at the tail of noteRoot, so NoteProcess delivers them in file order",
+    "ctu1body.cmp::ANM_ctu1atc0, cbu0ski2.cmp::ANM_cbu0ski2",
+    [("anm.c", """    if (anm) {
+        U32(note + NOTE_NEXT) = U32(anm + ANM_NOTEROOT);
+        U32(anm + ANM_NOTEROOT) = note;""", """    if (anm) {
+        u32 *pp = (u32 *)(anm + ANM_NOTEROOT);
+        while (*pp) pp = (u32 *)(*pp + NOTE_NEXT);
+        U32(note + NOTE_NEXT) = 0;
+        *pp = note;""")])
+mut("frame0_applied", "notes", "frame 0's per-frame records kept in the playback data, so the first step applies them",
+    "ecm1.cmp::ANM_ecm1mag0",
+    [("anmchunk.c", "        int keep = copying;", "        int keep = copying || (kind != KIND_OBJECT && kind != KIND_MATERIAL && kind != KIND_TOP);")])
+mut("frac_reciprocal", "controllers", "the interpolation fraction computed as t x (1/dur), rounded twice, instead of one division",
+    "town01.cmp::ANM_sr1fla1_a, cbu3body.cmp::ANM_cbu3nut2",
+    [("ctrl.c", "        frac = seg[0] ? f_div(u2f(t), u2f(seg[0])) : bf(0);\n        for (k = 0; k < w; k++) {",
+      "        frac = seg[0] ? FMUL(1, u2f(t), f_div(bf(ONE_BITS), u2f(seg[0]))) : bf(0);\n        for (k = 0; k < w; k++) {")])
+mut("texture_round", "materials", "texture offsets rounded to nearest (+0.5 before the conversion) where the game truncates",
+    "xdl_load.cmp::ANM_xdl_lod0, xdl_load.cmp::ANM_xdl_lod1",
+    [("anm.c", "    s32 i = (s16)f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));",
+      "    float x = FMUL(12, bf(uv), bf(F4096_BITS));\n    s32 i = (s16)f_to_int(f_add(x, (fb(x) >> 31) ? -0.5f : 0.5f));")])
+mut("euler_interp", "controllers", "keyed rotations interpolated as Euler angles (degrees per component) instead of a turn about the step's axis",
+    "cha2body.cmp::ANM_cha2mag1, town01.cmp::ANM_sr1fla1_a",
+    [("ctrl.c", "            ch = rot ? ccAnmCtrlRot_SetCtrl(p + 1, n, frames) : ccAnmCtrlFVec3_SetCtrl(p + 1, w, n, frames);",
+      "            ch = ccAnmCtrlFVec3_SetCtrl(p + 1, w, n, frames);\n            if (rot) ch[0] = 5;"),
+     ("ctrl.c", "void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out)\n{\n",
+      "void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out)\n{\n    if (ch[0] == 5) {            /* Euler: interpolate the degrees, then quantise and rotate */\n        u32 deg[3], rad[4] ALIGN16;\n        ((u32 *)ch)[0] = CH_KEYED;\n        ccAnmCtrlFVec3_Set(ch, T, deg);\n        ((u32 *)ch)[0] = 5;\n        rad[0] = quantise(deg[0]); rad[1] = quantise(deg[1]); rad[2] = quantise(deg[2]); rad[3] = 0;\n        sceVu0UnitMatrix(out);\n        sceVu0RotMatrix(out, out, rad);\n        return;\n    }\n")])
+mut("blend_no_saturation", "morph", "the morph blend adds the base with a wrapping PADDH instead of the saturating PADDSH",
+    "ekx1.cmp::ANM_ekx1dwn0, xp_flag.cmp::ANM_xpflnut0",
+    [("morpher.c", '"paddsh $15, $15, $12\\n\\t"', '"paddh $15, $15, $12\\n\\t"')])
+mut("scratch_alpha_offset", "controllers", "the transparency written to scratch +0xD4 instead of +0xD0",
+    "town01.cmp::ANM_sr1fla1_a",
+    [("ee.h", "#define SCR_ALPHA      0xD0", "#define SCR_ALPHA      0xD4")])
+mut("texture_no_crop", "materials", "texture offsets written without subtracting the material chunk's crop",
+    "xdl_load.cmp::ANM_xdl_lod0",
+    [("anm.c", "    return (u32)(i - (s16)crop) & 0xFFFF;", "    (void)crop;\n    return (u32)i & 0xFFFF;")])
+mut("swap_interp_operands", "controllers", "the interpolation product compiled as frac x delta (fs = frac): different bits under the hw multiplier only",
+    "cbu3body.cmp::ANM_cbu3nut2, town01.cmp::ANM_sr1shi1_a",
+    [("ctrl.c", "out[k] = fb(f_add(acc[k], FMUL(1, delta, frac)));", "out[k] = fb(f_add(acc[k], FMUL(1, frac, delta)));")])
+mut("swap_scale_operands", "playback", "the local matrix R.S computed per element as s_c x R (fs = the scale): different bits under the hw multiplier only",
+    "town01.cmp::ANM_sr1shi1_a, xp_flag.cmp::ANM_xpflnut0",
+    [("vu0.c", "    sceVu0MulMatrix(local, rot, S);\n", "    {\n        int c, r;\n        for (c = 0; c < 4; c++)\n            for (r = 0; r < 4; r++)\n                local[4 * c + r] = c < 3 ? fb(FMUL(9, bf(scale[c]), bf(rot[4 * c + r]))) : rot[4 * c + r];\n    }\n")])
+mut("fobj_no_clamp", "fobj", "F_Obj transparency stored without clamping to [0, 1]",
+    "eex1.cmp::ANM_eex1dmg0",
+    [("anm.c", "    if (fkey(alpha) < 0) alpha = 0;\n    else if (fkey(alpha) > fkey(ONE_BITS)) alpha = ONE_BITS;\n", "")])
+mut("note_time_own_frame", "notes", "every note's time field is its own frame, also for frame old+1 (the game writes old there)",
+    "ctu1body.cmp::ANM_ctu1atc1, egn1.cmp::ANM_egn1atc0",
+    [("anm.c", "    u32 frame = old, remaining = nw - old, ret = 0;", "    u32 frame = old + 1, remaining = nw - old, ret = 0;")])
+mut("morph_one_frame_late", "playback", "each F_Morpher record takes effect when the next one is read, one frame late",
+    "xp_flag.cmp::ANM_xpflnut0",
+    [("anm.c", "        else if (kind == KIND_F_MORPHER) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, pay, n);",
+      "        else if (kind == KIND_F_MORPHER) {\n            static const u32 *late; static u32 late_n;\n            if (late) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, late, late_n);\n            late = pay; late_n = n;\n        }")])
+mut("u2f_signed", "controllers", "u2f as a plain signed conversion: a backward key's ~2^32 duration becomes negative and the creep turns round",
+    "eldl.cmp::ANM_eldlmag0, cbu3body.cmp::ANM_cbu3nut2",
+    [("ee.h", "    if ((s32)x >= 0) return f_from_int((s32)x);", "    return f_from_int((s32)x);")])
+mut("loop_no_rewind", "notes", "a loop reset sets the time to 0 but does not rewind the reader, so the second pass reads past the end Top",
+    "ctu1body.cmp::ANM_ctu1run0, cbu4body.cmp::ANM_cbu4run0",
+    [("anm.c", "                OpenData__14ccRingBufferThFPv((void *)(anm + ANM_READER), (void *)U32(chunk + CHUNK_DATA));\n", "")])
+mut("eff_unclamped", "playback", "a step past the end advances the works by the whole step instead of eff = step - (new - last)",
+    "ekx1.cmp::ANM_ekx1atc0, town01.cmp::ANM_sr1fla1_a",
+    [("anm.c", "        eff = step - (nw - last);\n", "")])
+
+only = sys.argv[1:]
+for name, catches, why, cases, edits in M:
+    if only and name not in only:
+        continue
+    d = tempfile.mkdtemp()
+    a, b = os.path.join(d, "a", "src"), os.path.join(d, "b", "src")
+    shutil.copytree(SRC, a); shutil.copytree(SRC, b)
+    for f, old, new in edits:
+        p = os.path.join(b, f)
+        s = open(p).read()
+        assert s.count(old) == 1, (name, f, old[:60], s.count(old))
+        open(p, "w").write(s.replace(old, new))
+    diff = subprocess.run(["diff", "-ru", "a/src", "b/src"], cwd=d, capture_output=True, text=True).stdout
+    diff = "\n".join(l if not l.startswith(("--- ", "+++ ")) else l.split("\t")[0] for l in diff.splitlines()) + "\n"
+    hdr = f"# Catches: {catches}\n# Why: {why}\n# Cases: {cases}\n"
+    open(os.path.join(OUT, name + ".patch"), "w").write(hdr + diff)
+    shutil.rmtree(d)
+    print("wrote", name)
