@@ -239,6 +239,18 @@ class Animation:
         r = self.forward(time, step).read
         return None if r is None else (r[0] + 1, r[1])
 
+    def records_read(self, time: int, step: int) -> list:
+        """§8.3: the per-frame records (F_Morpher, F_Note, F_Obj and the others) the step's
+        DecodeFrameChunk applies, frames old + 1 … new, in file order. Empty when the frame does
+        not change."""
+        r = self.forward(time, step).read
+        if r is None:
+            return []
+        old, new = r
+        recs = [x for x in (*self.anime.morphs, *self.anime.notes, *self.anime.fobjs, *self.anime.others)
+                if old < x.frame <= new]
+        return sorted(recs, key=lambda x: x.offset)
+
     # ------------------------------------------------------------------ morph weights (§9.1)
 
     def morph_weights(self, frame: int, after_loop: bool = False) -> Dict[int, Tuple[Tuple[int, int], ...]]:

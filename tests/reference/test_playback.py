@@ -111,3 +111,17 @@ def test_pose_time_after_reset_evaluates_last_frame():
     a = anim(frames=5, loops=True)
     r = a.forward(768, 600)
     assert (r.pose_at, r.time, r.looped) == (1024, 0, True)
+
+
+def test_records_read_by_a_step():
+    """§8.3: a step applies the per-frame records of frames old + 1 … new (new clamped to N − 1),
+    in file order; a step inside a frame, a zero step and frame 0's records read nothing."""
+    from .helpers import fobj, morph, note
+    a = anim(frames=6, notes=[note(0, 9, 9, 20), note(2, 1, 1, 20), note(5, 5, 5, 20)],
+             morphs=[morph(2, 11, [(12, 1.0)]), morph(3, 11, [(12, 0.5)])],
+             fobjs=[fobj(3, 30)])
+    got = a.records_read(256, 600)                       # frames 2 … 3
+    assert [(type(r).__name__, r.frame) for r in got] == [
+        ("MorphRecord", 2), ("Note", 2), ("MorphRecord", 3), ("FObj", 3)]
+    assert a.records_read(256, 100) == [] and a.records_read(0, 0) == []
+    assert [r.frame for r in a.records_read(0, 99999)] == [2, 2, 3, 3, 5]

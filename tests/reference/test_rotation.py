@@ -264,3 +264,17 @@ def test_local_matrix_double_for_keyed_rotation():
     want[:3, :3] = _rz(45) @ np.diag([2.0, 3.0, 4.0])
     want[:3, 3] = [1.0, 2.0, 3.0]
     assert np.abs(L - want).max() < 1e-12
+
+
+def test_mac4_overflow_latch_hw():
+    """§3.2 with ee-float.md §3.6/§3.10: VMULA overflows (2^127 × 4.0 -> +Fmax, latched); the
+    VMADDA steps then keep ACC (rule 2) whatever they add; the final VMADD ignores the latch and is
+    a plain ADD. Under trunc the chain is plain f_add throughout."""
+    o = F.ops("hw")
+    FMAX = 0x7FFFFFFF
+    terms = ((0x7F000000, 0x40800000), (ONE, 0xBF800000), (0, 0), (ONE, 0xFF000000))
+    assert o.mac4(terms) == F.hw_add(FMAX, 0xFF000000)
+    t = F.ops("trunc")
+    want = F.tr_add(F.tr_add(F.tr_add(FMAX, 0xBF800000), 0), 0xFF000000)
+    assert t.mac4(terms) == want
+    assert o.mac4(terms) != t.mac4(terms)
