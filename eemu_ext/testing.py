@@ -71,6 +71,7 @@ def _fpr(tok: str) -> int:
     raise ValueError(f"not an FPR: {tok!r}")
 
 
+_BY_MNEMONIC: dict = {}
 _FIELD_SHIFT = {"rs": 21, "rt": 16, "rd": 11, "sa": 6, "fs": 11, "ft": 16, "fd": 6}
 
 
@@ -85,10 +86,12 @@ def asm(text: str, pc: int = 0) -> int:
         return 0
     mn, _, rest = text.strip().partition(" ")
     mn = mn.lower()
-    rows = [r for r in ROWS if r.mnemonic == mn]
-    if not rows:
+    if not _BY_MNEMONIC:
+        for r in ROWS:
+            _BY_MNEMONIC.setdefault(r.mnemonic, r)
+    row = _BY_MNEMONIC.get(mn)
+    if row is None:
         raise ValueError(f"no table row for {mn!r}")
-    row = rows[0]
     ops = [o.strip() for o in rest.split(",")] if rest.strip() else []
     if len(ops) != len(row.operands):
         raise ValueError(f"{mn} takes {len(row.operands)} operands {row.operands}, got {ops}")

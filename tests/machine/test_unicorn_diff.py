@@ -1,0 +1,271 @@
+"""Differential run against unicorn (MIPS64 little endian) on plain MIPS III integer code (issue 2).
+
+Random straight-line and forward-branching sequences of MIPS III integer and load/store instructions
+run on both engines from the same registers and memory; all GPRs (low 64 bits), HI/LO and every
+byte of the data region must agree. R5900-different instructions are kept out by construction and
+tested against the spec instead (test_integer_rules.py): 3-operand MULT/MULTU (rd = 0 only here),
+MADD*, pipeline-1 ops, LQ/SQ, SA ops, LWR (the EE keeps bits 32-63 for an unaligned LWR, r5900.md
+§5.2), and anything that traps (ADD/ADDI/SUB/DADD/DADDI/DSUB overflow, traps, SYSCALL/BREAK).
+DIV/DIVU get a nonzero divisor (`ori rt, rt, 1` first): r5900.md §5.1 defines the zero case.
+"""
+from __future__ import annotations
+
+import random
+import struct
+import time
+
+import pytest
+
+unicorn = pytest.importorskip("unicorn")
+from unicorn import mips_const as MC                          # noqa: E402
+
+from eemu_ext import Machine                                  # noqa: E402
+from eemu_ext.machine import SENTINEL, sx32                   # noqa: E402
+from eemu_ext.testing import asm, put_words                   # noqa: E402
+from eemu_ext.isa.row import GPR_NAMES                        # noqa: E402
+
+CODE = 0x00040000
+DATA = 0x00010000
+DATA_SIZE = 0x1000
+BASE_REG = 16                      # s0 holds DATA + 0x800 and is never written
+BASE = DATA + 0x800
+M64 = (1 << 64) - 1
+
+STORES = {"sb": 1, "sh": 2, "sw": 4, "sd": 8, "swl": 1, "swr": 1, "sdl": 1, "sdr": 1}
+BR2 = ["beq", "bne", "beql", "bnel"]
+BR1 = ["blez", "bgtz", "bltz", "bgez", "blezl", "bgtzl", "bltzl", "bgezl", "bltzal", "bgezal", "bltzall",
+       "bgezall"]
+
+
+class Regs:
+    """Register groups of one sequence. MIPS III leaves 32-bit operations on values that are not
+    sign-extended 32-bit numbers UNPREDICTABLE (QEMU/unicorn then copies 64 bits for `addu rd, zero,
+    rt`), so 32-bit consumers read only the 'clean' group, and 64-bit producers write only the
+    'wide' group. r0, s0 (the base) and ra (links) are always clean."""
+
+    def __init__(self, rnd):
+        self.rnd = rnd
+        others = [r for r in range(32) if r not in (0, BASE_REG, 31)]
+        rnd.shuffle(others)
+        half = len(others) // 2
+        self.clean = [0, BASE_REG, 31] + others[:half]
+        self.wide = others[half:]
+
+    def any(self):
+        return GPR_NAMES[self.rnd.randrange(32)]
+
+    def src32(self):
+        return GPR_NAMES[self.rnd.choice(self.clean)]
+
+    def dst(self):
+        return GPR_NAMES[self.rnd.choice([r for r in range(32) if r not in (BASE_REG, 31)])]
+
+    def dst64(self):
+        return GPR_NAMES[self.rnd.choice(self.wide)]
+
+    def is_clean(self, name):
+        return GPR_NAMES.index(name) in self.clean
+
+
+ALU32 = ["addu", "subu"]
+ALU64 = ["daddu", "dsubu", "dsllv", "dsrlv", "dsrav"]
+LOGIC = ["and", "or", "xor", "nor"]
+SHIFTS32 = ["sll", "srl", "sra"]
+SHIFTS64 = ["dsll", "dsrl", "dsra", "dsll32", "dsrl32", "dsra32"]
+LOADS_ANY = {"lb": 1, "lbu": 1, "lh": 2, "lhu": 2, "lw": 4, "lwl": 1}
+LOADS_WIDE = {"lwu": 4, "ld": 8, "ldl": 1, "ldr": 1}
+
+
+def _off(rnd, size):
+    return rnd.randrange(-0x800 // size, 0x7F8 // size) * size
+
+
+def straight(rnd, g):
+    """One non-branch instruction (two for the guarded DIV)."""
+    k = rnd.random()
+    b = GPR_NAMES[BASE_REG]
+    if k < 0.10:
+        return [f"{rnd.choice(ALU32)} {g.dst()}, {g.src32()}, {g.src32()}"]
+    if k < 0.17:
+        return [f"{rnd.choice(['sllv', 'srlv', 'srav'])} {g.dst()}, {g.src32()}, {g.any()}"]
+    if k < 0.25:
+        return [f"{rnd.choice(ALU64)} {g.dst64()}, {g.any()}, {g.any()}"]
+    if k < 0.32:
+        a, c = g.any(), g.any()
+        d = g.dst() if g.is_clean(a) and g.is_clean(c) else g.dst64()
+        return [f"{rnd.choice(LOGIC)} {d}, {a}, {c}"]
+    if k < 0.35:
+        return [f"{rnd.choice(['slt', 'sltu'])} {g.dst()}, {g.any()}, {g.any()}"]
+    if k < 0.38:
+        a = g.any()
+        d = g.dst64() if not g.is_clean(a) else g.dst()
+        return [f"{rnd.choice(['movz', 'movn'])} {d}, {a}, {g.any()}"]
+    if k < 0.44:
+        return [f"{rnd.choice(SHIFTS32)} {g.dst()}, {g.src32()}, {rnd.randrange(32)}"]
+    if k < 0.48:
+        return [f"{rnd.choice(SHIFTS64)} {g.dst64()}, {g.any()}, {rnd.randrange(32)}"]
+    if k < 0.53:
+        return [f"addiu {g.dst()}, {g.src32()}, {rnd.randrange(-0x8000, 0x8000)}"]
+    if k < 0.55:
+        return [f"daddiu {g.dst64()}, {g.any()}, {rnd.randrange(-0x8000, 0x8000)}"]
+    if k < 0.58:
+        return [f"{rnd.choice(['slti', 'sltiu'])} {g.dst()}, {g.any()}, {rnd.randrange(-0x8000, 0x8000)}"]
+    if k < 0.62:
+        a = g.any()
+        d = g.dst() if g.is_clean(a) else g.dst64()
+        return [f"{rnd.choice(['andi', 'ori', 'xori'])} {d}, {a}, {rnd.randrange(0x10000):#x}"]
+    if k < 0.64:
+        return [f"lui {g.dst()}, {rnd.randrange(0x10000):#x}"]
+    if k < 0.72:
+        op = rnd.choice(list(LOADS_ANY))
+        return [f"{op} {g.dst()}, {_off(rnd, LOADS_ANY[op])}({b})"]
+    if k < 0.77:
+        op = rnd.choice(list(LOADS_WIDE))
+        return [f"{op} {g.dst64()}, {_off(rnd, LOADS_WIDE[op])}({b})"]
+    if k < 0.88:
+        op = rnd.choice(list(STORES))
+        return [f"{op} {g.any()}, {_off(rnd, STORES[op])}({b})"]
+    if k < 0.93:
+        if rnd.random() < 0.6:
+            return [f"{rnd.choice(['mfhi', 'mflo'])} {g.dst()}"]
+        return [f"{rnd.choice(['mthi', 'mtlo'])} {g.src32()}"]
+    if k < 0.97:
+        return [f"{rnd.choice(['mult', 'multu'])} zero, {g.src32()}, {g.src32()}"]
+    rt = GPR_NAMES[rnd.choice(g.clean[3:])]
+    return [f"ori {rt}, {rt}, 0x1", f"{rnd.choice(['div', 'divu'])} {g.src32()}, {rt}"]
+
+
+def sequence(rnd, n, branching):
+    """Instruction texts with symbolic forward targets ('@k' = index k), and the register groups."""
+    g = Regs(rnd)
+    out = []
+    while len(out) < n:
+        if branching and rnd.random() < 0.15 and len(out) < n - 2:
+            here = len(out)
+            tgt = rnd.randrange(here + 2, n + 1)
+            if rnd.random() < 0.5:
+                out.append(f"{rnd.choice(BR2)} {g.any()}, {g.any()}, @{tgt}")
+            elif rnd.random() < 0.9:
+                out.append(f"{rnd.choice(BR1)} {g.any()}, @{tgt}")
+            else:
+                out.append(f"j @{tgt}")
+            slot = straight(rnd, g)
+            while len(slot) != 1:                      # the delay slot: one plain instruction
+                slot = straight(rnd, g)
+            out.extend(slot)
+        else:
+            out.extend(straight(rnd, g))
+    out = out[:n]
+    if out and any(out[-1].startswith(x + " ") for x in BR2 + BR1 + ["j"]):
+        out[-1] = "nop"
+    return out, g
+
+
+def assemble(texts):
+    words = []
+    for i, t in enumerate(texts):
+        if "@" in t:
+            head, k = t.rsplit("@", 1)
+            t = head + hex(CODE + 4 * int(k))
+        words.append(asm(t, CODE + 4 * i))
+    return words
+
+
+UC_GPR = [getattr(MC, f"UC_MIPS_REG_{i}") for i in range(32)]
+
+
+class Unicorn:
+    def __init__(self):
+        self.uc = unicorn.Uc(unicorn.UC_ARCH_MIPS, unicorn.UC_MODE_MIPS64 | unicorn.UC_MODE_LITTLE_ENDIAN)
+        # unicorn's default MIPS64 CPU is an R4000 (MIPS III), which lacks MOVZ/MOVN (MIPS IV, on the EE):
+        # use the VR5432 (MIPS IV, no MIPS32/64 extras).
+        self.uc.ctl_set_cpu_model(MC.UC_CPU_MIPS64_VR5432)
+        self.uc.mem_map(0, 0x100000)
+
+    def run(self, words, regs, data, hi, lo):
+        uc = self.uc
+        uc.mem_write(CODE, struct.pack(f"<{len(words)}I", *words) + b"\0" * 8)
+        uc.ctl_remove_cache(CODE, CODE + 4 * len(words) + 8)     # drop translations of the last case
+        uc.mem_write(DATA, data)
+        for i in range(1, 32):
+            uc.reg_write(UC_GPR[i], regs[i])
+        uc.reg_write(MC.UC_MIPS_REG_HI, hi)
+        uc.reg_write(MC.UC_MIPS_REG_LO, lo)
+        uc.emu_start(CODE, CODE + 4 * len(words), count=10 * len(words) + 10)
+        return ([uc.reg_read(UC_GPR[i]) & M64 for i in range(32)], bytes(uc.mem_read(DATA, DATA_SIZE)),
+                uc.reg_read(MC.UC_MIPS_REG_HI) & M64, uc.reg_read(MC.UC_MIPS_REG_LO) & M64)
+
+
+class Ours:
+    def __init__(self):
+        self.m = Machine()
+
+    def run(self, words, regs, data, hi, lo):
+        m = self.m
+        end = CODE + 4 * len(words)
+        put_words(m, CODE, words + [0, 0])
+        m.write(DATA, data)
+        m.R[:] = list(regs)
+        m.R[0] = 0
+        m.HI[0], m.LO[0] = hi, lo
+        saved = {}
+
+        def stop(mm):                           # at the end address: return to the sentinel
+            saved["ra"] = mm.R[31]
+            mm.R[31] = sx32(SENTINEL)
+
+        m.hook(end, stop)
+        try:
+            m.run(CODE, limit=10 * len(words) + 10)
+        finally:
+            m.unhook(end)
+        m.R[31] = saved["ra"]
+        return list(m.R), m.read(DATA, DATA_SIZE), m.HI[0], m.LO[0]
+
+
+def state(rnd, g):
+    regs = [sx32(rnd.getrandbits(32)) if r in g.clean else rnd.getrandbits(64) for r in range(32)]
+    regs[0] = 0
+    regs[BASE_REG] = BASE
+    data = rnd.getrandbits(8 * DATA_SIZE).to_bytes(DATA_SIZE, "little")
+    return regs, data, sx32(rnd.getrandbits(32)), sx32(rnd.getrandbits(32))
+
+
+def diff_report(texts, words, a, b):
+    lines = [f"  {CODE + 4 * i:08x}: {w:08x}  {t}" for i, (t, w) in enumerate(zip(texts, words))]
+    ra, da, ha, la = a
+    rb, db, hb, lb = b
+    for i in range(32):
+        if ra[i] != rb[i]:
+            lines.append(f"  {GPR_NAMES[i]}: unicorn {ra[i]:#018x} ours {rb[i]:#018x}")
+    if (ha, la) != (hb, lb):
+        lines.append(f"  HI/LO: unicorn {ha:#x}/{la:#x} ours {hb:#x}/{lb:#x}")
+    for k in range(DATA_SIZE):
+        if da[k] != db[k]:
+            lines.append(f"  mem {DATA + k:08x}: unicorn {da[k]:02x} ours {db[k]:02x}")
+            break
+    return "\n".join(lines)
+
+
+def run_cases(seed_prefix, count, length=16):
+    uc, ours = Unicorn(), Ours()
+    for k in range(count):
+        rnd = random.Random(f"{seed_prefix}:{k}")
+        texts, g = sequence(rnd, length, branching=k % 2 == 1)
+        words = assemble(texts)
+        regs, data, hi, lo = state(rnd, g)
+        a = uc.run(words, regs, data, hi, lo)
+        b = ours.run(words, regs, data, hi, lo)
+        assert a == b, f"case {seed_prefix}:{k} differs:\n{diff_report(texts, words, a, b)}"
+
+
+def test_unicorn_agrees_20k_sequences():
+    """>= 20,000 random sequences (half straight-line, half with forward branches and likely slots)."""
+    t0 = time.time()
+    run_cases("unicorn", 20_000, length=12)
+    print(f"20000 sequences in {time.time() - t0:.1f}s")
+
+
+@pytest.mark.slow
+def test_unicorn_agrees_200k_sequences():
+    run_cases("unicorn-slow", 200_000, length=24)
