@@ -151,7 +151,7 @@ def _params_html(run, summary) -> str:
              + ("" if summary.get("complete") else " (incomplete)")),
             ("command", " ".join(p.get("argv") or []) or None)]
     out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
-                                         for k, x in rows if x is not None) + '</table>'
+                                         for k, x in rows if x not in (None, "")) + '</table>'
     ident = []
     for label, key in (("executable", "image"), ("corpus", "data")):
         d = p.get(key) or {}
@@ -161,6 +161,31 @@ def _params_html(run, summary) -> str:
     out += ('<table class="grid-t"><tr><th></th><th>path</th><th>size</th><th>SHA-256</th></tr>'
             + "".join(ident) + '</table>')
     return out
+
+
+def _cards_html(summary) -> str:
+    """The headline numbers, readable at a glance."""
+    w = summary.get("worst_keyed_rotation") or {}
+    worst = "–"
+    sub = "no keyed rotations"
+    if isinstance(w.get("d"), (int, float)):
+        worst = f'{w["d"]:.3g}'
+        sub = (f'{w["d"] / w["bound"]:.0%} of its bound' if isinstance(w.get("bound"), (int, float))
+               and w["bound"] else "bound unknown")
+    cards = [
+        ("chunks", f'{summary.get("chunks_done")}/{summary.get("chunks_total")}',
+         "complete" if summary.get("complete") else "incomplete", ""),
+        ("failed chunks", summary.get("chunks_failed"), "", "bad" if summary.get("chunks_failed") else "ok"),
+        ("mismatches", summary.get("mismatches"), "", "bad" if summary.get("mismatches") else "ok"),
+        ("harness errors", summary.get("errors"), "", "bad" if summary.get("errors") else "ok"),
+        ("worst keyed rotation d", worst, sub,
+         "bad" if w.get("bound") and w.get("d", 0) > w["bound"] else ""),
+        ("duration", _duration(summary.get("seconds")),
+         f'{summary.get("chunks_per_minute")} chunks/min' if summary.get("chunks_per_minute") else "", ""),
+    ]
+    return '<div class="cards">' + "".join(
+        f'<div class="card {cls}"><div class="cv">{e(v)}</div><div class="cl">{e(label)}</div>'
+        f'<div class="cs">{e(sub)}</div></div>' for label, v, sub, cls in cards) + '</div>'
 
 
 def _checks_html(summary) -> str:
@@ -363,9 +388,12 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <p class="headline">{e(headline)}</p><nav>{nav}</nav></header>
 <main>
 {f'<ul class="problems">{problems}</ul>' if problems else ''}
+{_cards_html(summary)}
+<div class="cols">
 <section id="run"><h2>Run</h2>{_params_html(run, summary)}</section>
 <section id="checks"><h2>Checks</h2>{_checks_html(summary)}
 <h3>Pass/fail per chunk</h3>{_grid_html(run, first_of_chunk)}</section>
+</div>
 <section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>

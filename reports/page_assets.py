@@ -50,6 +50,14 @@ nav a:hover { text-decoration:underline; }
 .verdict.incomplete { background:var(--warn); }
 main { padding:0 24px 40px; max-width:1400px; }
 section { margin-top:22px; }
+.cards { display:flex; flex-wrap:wrap; gap:12px; margin-top:18px; }
+.card { border:1px solid var(--line); border-radius:6px; padding:8px 16px; min-width:150px; background:#fff; }
+.card .cv { font-size:22px; font-weight:600; font-variant-numeric:tabular-nums; }
+.card .cl { color:var(--muted); font-size:12px; } .card .cs { color:var(--muted); font-size:11.5px; }
+.card.bad { border-color:var(--bad); } .card.bad .cv { color:var(--bad); }
+.card.ok .cv { color:var(--ok); }
+.cols { display:flex; flex-wrap:wrap; gap:0 40px; align-items:flex-start; }
+.cols > section { flex:1 1 520px; min-width:0; }
 h2 { font-size:17px; border-bottom:1px solid var(--line); padding-bottom:4px; }
 h3 { font-size:15px; margin:14px 0 6px; } h4 { margin:12px 0 4px; font-size:13px; }
 table { border-collapse:collapse; margin:6px 0; }
