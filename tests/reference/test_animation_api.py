@@ -46,7 +46,7 @@ def test_local_matrix_kinds():
     assert isinstance(L, tuple) and len(L) == 16 and L[15] == ONE
 
 
-def test_forward_and_notes_objects():
+def test_forward_and_note_objects():
     a = Animation.parse(chunk())
     r = a.forward(256, 256)
     assert (r.time, r.pose_at, r.ended) == (512, 512, False)

@@ -90,7 +90,7 @@ def test_steps_past_the_end_are_clamped():
     assert got[0].time == 8
 
 
-def test_forward_notes_agree_with_passed_rule():
+def test_forward_note_pairs_agree_with_passed_rule():
     """checks.md §6.2 step 7: the (event, param) pairs from forward()'s read range equal passed_notes."""
     import random
     for loops in (False, True):

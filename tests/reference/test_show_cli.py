@@ -19,7 +19,7 @@ def chunk(tmp_path):
     return str(p)
 
 
-def test_show_prints_pose_bits_notes_and_morph_state(chunk, capsys):
+def test_show_prints_pose_bits_note_list_and_morph_state(chunk, capsys):
     assert main(["show", chunk, "--time", "1280", "--names", "3=OBJ_body,20=OBJ_xnote"]) == 0
     out = capsys.readouterr().out
     assert "object OBJ_body (3)" in out
