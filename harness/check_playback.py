@@ -9,6 +9,18 @@ from . import memory_map as mm
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
 
 
+def draw_speeds(rng, count):
+    """The first speed drawn from SPEEDS (checks.md §4.2); further ones distinct from those drawn.
+
+    DECISION: the quick profile plays two speeds so that a chunk sees both a dividing and a
+    non-dividing step (a step past the end is only exercised when the speed does not divide last).
+    """
+    speeds = [rng.choice(SPEEDS)]
+    while len(speeds) < count:
+        speeds.append(rng.choice([s for s in sorted(set(SPEEDS)) if s not in speeds]))
+    return speeds
+
+
 def bulk_steps(anim, speed, cap):
     """min(400, floor(2*N*256/speed) + 3), capped by the profile (checks.md §4.2)."""
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)

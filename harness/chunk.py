@@ -80,10 +80,13 @@ def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
     elif check == "materials":
         check_controllers.check_materials(game, anim, entries, ctx, tally, prof, r)
     elif check == "playback":
-        s = speed or r.choice(check_playback.SPEEDS)
-        n = check_playback.bulk_steps(anim, s, prof.playback_max_steps)
-        tally.count(f"playback steps at {s}", n)
-        check_playback.check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
+        speeds = [speed] if speed else check_playback.draw_speeds(r, prof.playback_speeds)
+        for k, s in enumerate(speeds):
+            if k:
+                entries = game.load(ch.data)
+            n = check_playback.bulk_steps(anim, s, prof.playback_max_steps)
+            tally.count(f"playback steps at {s}", n)
+            check_playback.check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
     elif check == "notes":
         plan = note_plan(r, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
         check_notes.check_notes(game, anim, entries, ch.names, ctx, tally, plan)

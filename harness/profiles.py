@@ -17,12 +17,13 @@ class Profile:
     morph_limit: int           # F_Morpher records per morpher (checks.md §5.1)
     morph_max_vertices: int
     exact_local: bool = True   # compare a non-keyed playback 3x3 bit-exactly (checks.md §3, stricter mode)
+    playback_speeds: int = 1   # distinct speeds played per chunk (the first drawn as checks.md §4.2 says)
 
 
 PROFILES = {
-    "quick": Profile("quick", times=2, max_tracks=3, max_boundaries=4, playback_max_steps=12,
+    "quick": Profile("quick", times=2, max_tracks=3, max_boundaries=4, playback_max_steps=48,
                      playback_all=True, note_steps_min=10, note_steps_max=16, fobj_steps=12,
-                     morph_limit=1, morph_max_vertices=24),
+                     morph_limit=1, morph_max_vertices=24, playback_speeds=2),
     "nightly": Profile("nightly", times=6, max_tracks=12, max_boundaries=-1, playback_max_steps=400,
                        playback_all=False, note_steps_min=30, note_steps_max=200, fobj_steps=60,
                        morph_limit=3, morph_max_vertices=120),

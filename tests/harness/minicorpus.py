@@ -67,7 +67,8 @@ def rich_loop():
 def play_once_fobj():
     return build_anime(
         object=7, frames=8, loops=False,
-        tracks=[obj_track(3, pos=keyed((0, 0., 0., 0.), (7, 7., 0., -7.)))],
+        tracks=[obj_track(3, pos=keyed((0, 0., 0., 0.), (7, 7., 0., -7.))),
+                obj_track(4, pos=keyed((0, 0., 0., 0.), (12, 12., 24., -6.)))],
         notes=[note(3, 0x8005, 1, 20), note(7, 2, 2, 20)],
         fobjs=[fobj(f, 6, pos=(0, 0, 1.5 * f), rot=(0, 7.5 * f, -7.5 * f), alpha=1.25 - 0.25 * f)
                for f in range(1, 8)])
