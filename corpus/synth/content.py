@@ -112,13 +112,13 @@ class _Gen:
             fr = sorted(r.randint(0, N - 1) for _ in range(n))
             fr[0] = 0
         q = r.random()
-        if n >= 3 and q < 0.006:
+        if n >= 3 and q < 0.005:
             i = r.randint(1, n - 2)
             fr[i + 1] = fr[i]                          # keys sharing a frame
-        elif n >= 3 and q < 0.010:
+        elif n >= 3 and q < 0.0075:
             i = r.randint(2, n - 1)
             fr[i] = r.randint(0, max(0, fr[i - 1] - 1))  # a key back in time
-        elif n >= 2 and q < 0.016:
+        elif n >= 2 and q < 0.0115:
             fr[-1] = self.N - 1 + r.randint(1, 40)     # a key past the last frame
         return fr
 
@@ -136,6 +136,8 @@ class _Gen:
         for f in fr:
             keys.append((f, self.words(v)))
             v = [x + r.uniform(-step, step) for x in v]
+            if wrap:   # keep ordinary rotation keys inside +-180; the quirk below goes beyond
+                v = [max(-179.0, min(179.0, x)) for x in v]
         if wrap and r.random() < 0.03:   # a rotation key beyond +-180 degrees
             f, w = keys[-1]
             keys[-1] = (f, (bits([r.choice((1, -1)) * r.uniform(181, 540)])[0],) + w[1:])
@@ -145,13 +147,17 @@ class _Gen:
         r, N = self.r, self.N
         return max(2, min(r.randint(2, 10), max(2, N)))
 
+    def keyed_ok(self):
+        """N = 1 clips rarely key a channel (their two keys must share frame 0 or pass the end)."""
+        return self.N > 1 or self.r.random() < 0.03
+
     def pos(self):
         r = self.r
         k = r.random()
         if k < 0.15:
             return ABSENT3
         base = [r.choice((1, -1)) * r.uniform(10, 2000) for _ in range(3)]
-        if k < 0.60:
+        if k < 0.60 or not self.keyed_ok():
             return Controller(1, 3, self.words(base))
         return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), base, 40.0)))
 
@@ -161,7 +167,7 @@ class _Gen:
         if k < 0.15:
             return ABSENT3
         base = [r.uniform(-180, 180) for _ in range(3)]
-        if k < 0.55:
+        if k < 0.55 or not self.keyed_ok():
             if r.random() < 0.03:
                 base[r.randrange(3)] = r.choice((1, -1)) * r.uniform(181, 720)
             return Controller(1, 3, self.words(base))
@@ -172,7 +178,7 @@ class _Gen:
         k = r.random()
         if k < 0.5:
             return ABSENT3
-        if k < 0.9:
+        if k < 0.9 or not self.keyed_ok():
             v = [1.0] * 3 if r.random() < 0.7 else [r.uniform(0.5, 1.6)] * 3
             return Controller(1, 3, self.words(v))
         return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), [r.uniform(0.8, 1.2)] * 3, 0.1)))
@@ -182,7 +188,7 @@ class _Gen:
         k = r.random()
         if k < 0.8:
             return ABSENT1
-        if k < 0.92:
+        if k < 0.92 or not self.keyed_ok():
             return Controller(1, 1, self.words([r.choice((1.0, 0.5, r.random()))]))
         fr = self.frames(self.nkeys())
         return Controller(2, 1, (), tuple((f, self.words([r.random()])) for f in fr))
