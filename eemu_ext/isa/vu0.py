@@ -309,10 +309,12 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
                     v = r & M32
                     dst[c] = v
                     n = 2 if v & SIGN else 0
-                    if r > M32:
-                        n |= 5 if r & UNF else 8
+                    if r & UNF:
+                        n |= 5
                     elif not v & 0x7F800000:
                         n |= 1
+                    elif r & OVF:
+                        n |= 8
                     mac |= MACB[c][n]
             S.mac = mac
             S.status = _status_from_mac(S.status, mac)
@@ -328,10 +330,12 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
                     v = r & M32
                     dst[c] = v
                     n = 2 if v & SIGN else 0
-                    if r & (OVF | UNF):
-                        n |= 5 if r & UNF and not r & OVF else 8
+                    if r & UNF:
+                        n |= 5
                     elif not v & 0x7F800000:
                         n |= 1
+                    elif r & OVF:
+                        n |= 8
                     mac |= MACB[c][n]
             S.mac = mac
             S.status = _status_from_mac(S.status, mac)

@@ -5,7 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 from math import floor, isqrt
 
-__all__ = ["value", "sign", "expo", "sig", "pack_trunc", "HW", "TRUNC", "ops"]
+__all__ = ["value", "sign", "expo", "sig", "pack_trunc", "HW", "TRUNC", "ops", "cmp_value", "raw_order",
+           "booth_product", "srt_quotient", "srt_root"]
 
 TWO = Fraction(2)
 
