@@ -108,7 +108,8 @@ def run_sem(words, st: St) -> St:
 
 # --- run_machine: the same on the Machine, through its documented interface only -------------------
 
-CODE, DATA = 0x00100000, 0x00200000
+DATA = 0x00200000
+CODE, CODE_STRIDE, CODE_SLOTS = 0x00400000, 0x800, 0x3000     # code slots 0x00400000-0x01C00000
 OUT = DATA + 0x400
 SCRATCH = (1, 26, 31)            # at (data base), k0 (HI/LO/SA transfers), ra: never test registers
 CALL_SET = (28, 29)              # gp, sp: set by the call protocol (interfaces.md §1), not compared
@@ -125,7 +126,8 @@ def run_machine(words, st: St, regs=None, m=None, slot: int = 0):
     if m is None:
         from eemu_ext import Machine
         m = Machine(coverage=True)
-    code_at = CODE + 0x1000 * slot
+    assert 0 <= slot < CODE_SLOTS, slot
+    code_at = CODE + CODE_STRIDE * slot
     regs = sorted(set(regs or ()) | set(st.gpr))
     assert not set(regs) & set(SCRATCH), regs
     data = bytearray(0x240)
@@ -149,6 +151,7 @@ def run_machine(words, st: St, regs=None, m=None, slot: int = 0):
     code += [enc("pmfhi", rd=k0), _w(SQ, 1, k0, 0x600), enc("pmflo", rd=k0), _w(SQ, 1, k0, 0x610),
              enc("mfsa", rd=k0), _w(SD, 1, k0, 0x620)]
     code += [(31 << 21) | 8, 0]                          # jr ra; nop
+    assert 4 * len(code) <= CODE_STRIDE, len(code)
     m.write(code_at, struct.pack(f"<{len(code)}I", *code))
     m.call(code_at, limit=10_000)
     raw = m.read(OUT, 0x230)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from tests.machine.cases_mmi import (MODEL_MNEMONICS, diff, edge_value, enc, run_machine)
 from tests.machine.mmi_ref import St, ref
 
@@ -27,9 +29,17 @@ def random_sequence(rng: random.Random):
 
 
 def test_random_sequences_match_model(request):
-    seed = request.config.getoption("--seed")
+    check_sequences(request.config.getoption("--seed"), N_SEQUENCES)
+
+
+@pytest.mark.slow
+def test_random_sequences_match_model_long(request):
+    check_sequences(f"{request.config.getoption('--seed')}:long", 3000)
+
+
+def check_sequences(seed, count):
     m = None
-    for i in range(N_SEQUENCES):
+    for i in range(count):
         rng = random.Random(f"{seed}:mmi-sequence:{i}")
         st = St({r: edge_value(rng) for r in REGS if r}, hi=edge_value(rng), lo=edge_value(rng),
                 sa=rng.randrange(16))
@@ -44,7 +54,7 @@ def test_random_sequences_match_model(request):
             state = st
             for k, (mn, f) in enumerate(prog):
                 m, g = run_machine([enc(mn2, **f2) for mn2, f2 in prog[:k + 1]], st, m=m,
-                                   slot=N_SEQUENCES + k)
+                                   slot=count + k)
                 state = ref(mn, state, f["rd"], f["rs"], f["rt"], f["sa"])
                 dd = diff(g, state, REGS)
                 if dd:
@@ -52,4 +62,4 @@ def test_random_sequences_match_model(request):
                                          + "\n  ".join(dd))
         assert not d, f"sequence {i} (seed {seed}):\n  " + "\n  ".join(d)
     executed = sum(m.coverage[mn] for mn in MODEL_MNEMONICS)
-    assert executed >= N_SEQUENCES * LENGTH, executed
+    assert executed >= count * LENGTH, executed
