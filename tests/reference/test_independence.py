@@ -50,7 +50,6 @@ def test_scanner_catches_a_forbidden_import(tmp_path):
 def test_no_node_id_selected_by_the_harness_note_filter():
     """The harness's note checks are selected with `pytest -k notes`: no test of this folder may
     carry that substring in its file, class or function name (issue 5 naming rule)."""
-    import inspect
     import pkgutil
     import tests.reference as pkg
     here = os.path.dirname(pkg.__file__)
