@@ -5,7 +5,7 @@
 
 void ccAnmCtrlFVec3_Set(const u32 *ch, u32 T, u32 *out);
 void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out);
-u32 deg2rad(u32 deg);
+u32 deg2rad_fobj(u32 deg);
 extern const u32 ccIdentity[16];
 
 #define KIND_TOP       0xFF01
@@ -159,7 +159,7 @@ void DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(u32 stream, u32 anm, const u32 *pay
 void SetMatrix_PosRotZYXScale__7ccCoordFPfN21(u32 coord, const u32 *pos, const u32 *rotdeg, const u32 *scale)
 {
     u32 R[16] ALIGN16, L[16] ALIGN16, rad[4] ALIGN16;
-    rad[0] = deg2rad(rotdeg[0]); rad[1] = deg2rad(rotdeg[1]); rad[2] = deg2rad(rotdeg[2]); rad[3] = 0;
+    rad[0] = deg2rad_fobj(rotdeg[0]); rad[1] = deg2rad_fobj(rotdeg[1]); rad[2] = deg2rad_fobj(rotdeg[2]); rad[3] = 0;
     sceVu0UnitMatrix(R);
     sceVu0RotMatrix(R, R, rad);
     compose_local(L, R, scale, pos);

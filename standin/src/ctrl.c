@@ -95,6 +95,12 @@ u32 deg2rad(u32 deg)
     return fb(f_div(FMUL(10, bf(PI_BITS), bf(deg)), bf(DEG180_BITS)));
 }
 
+/* F_Obj radians (§11): the same formula, multiply site 11 */
+u32 deg2rad_fobj(u32 deg)
+{
+    return fb(f_div(FMUL(11, bf(PI_BITS), bf(deg)), bf(DEG180_BITS)));
+}
+
 static void key_matrix(u32 *m, const u32 *deg)
 {
     u32 rad[4] ALIGN16;
