@@ -291,7 +291,8 @@ def _coverage_html(summary) -> str:
            '<th>quirk</th><th>times exercised</th><th>why it matters</th></tr>' + "".join(rows)
            + '</table>') if rows else '<p class="note">The run recorded no quirk counts.</p>'
     if missing:
-        out += f'<p class="note">Not recorded by this run: {e(", ".join(missing))}.</p>'
+        out += (f'<details class="note"><summary>{len(missing)} known quirks not recorded by '
+                f'this run</summary>{e(", ".join(missing))}.</details>')
     groups = counter_groups(summary.get("counters") or {})
     if groups:
         out += '<h3>Counters</h3><div class="counters">'

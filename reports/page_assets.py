@@ -81,7 +81,7 @@ a.cell:hover { outline:2px solid #000; }
 svg.plot { border:1px solid var(--line); background:#fff; max-width:100%; height:auto; }
 svg.plot text { font-size:10px; fill:var(--muted); } svg.plot .axis { font-size:11px; fill:var(--fg); }
 svg.plot .plotbg { fill:#fbfcfd; } svg.plot .grid { stroke:#eaeef2; }
-svg.plot .bound { stroke:var(--bad); stroke-dasharray:5 3; stroke-width:1.5; }
+svg.plot .bound { fill:none; stroke:var(--bad); stroke-dasharray:5 3; stroke-width:1.5; }
 svg.plot .boundlbl { fill:var(--bad); }
 svg.plot .pt { fill:#0969da; fill-opacity:.55; } svg.plot .over { fill:var(--bad); }
 svg.plot .ref { fill:none; stroke:#0969da; stroke-width:1.5; }

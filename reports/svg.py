@@ -4,6 +4,7 @@ Plain SVG strings with no script and no external reference, so the report stays 
 """
 from __future__ import annotations
 
+import math
 from html import escape
 
 W, H = 640, 260
@@ -22,7 +23,8 @@ def _ticks(lo: float, hi: float, n: int = 5) -> list[float]:
     return [lo + (hi - lo) * i / (n - 1) for i in range(n)]
 
 
-def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel) -> tuple[list[str], callable, callable]:
+def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel, log=False) -> tuple[list[str], callable, callable]:
+    """Plot area, grid, tick labels and axis titles; with log=True, ylo/yhi are decades."""
     pw, ph = W - PAD_L - PAD_R, H - PAD_T - PAD_B
     xspan = (xhi - xlo) or 1.0
     yspan = (yhi - ylo) or 1.0
@@ -33,10 +35,12 @@ def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel) -> tuple[list[str], callable, cal
     def Y(y):
         return PAD_T + ph - (y - ylo) / yspan * ph
     out = [f'<rect x="{PAD_L}" y="{PAD_T}" width="{pw}" height="{ph}" class="plotbg"/>']
-    for t in _ticks(ylo, yhi):
+    yticks = range(int(ylo), int(yhi) + 1) if log else _ticks(ylo, yhi)
+    for t in yticks:
+        label = f"1e{t}" if log else _fmt(t)
         out.append(f'<line x1="{PAD_L}" x2="{PAD_L + pw}" y1="{Y(t):.1f}" y2="{Y(t):.1f}" '
                    'class="grid"/>')
-        out.append(f'<text x="{PAD_L - 4}" y="{Y(t) + 4:.1f}" text-anchor="end">{_fmt(t)}</text>')
+        out.append(f'<text x="{PAD_L - 4}" y="{Y(t) + 4:.1f}" text-anchor="end">{label}</text>')
     for t in _ticks(xlo, xhi):
         out.append(f'<text x="{X(t):.1f}" y="{PAD_T + ph + 14}" text-anchor="middle">'
                    f'{_fmt(t)}</text>')
@@ -48,10 +52,11 @@ def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel) -> tuple[list[str], callable, cal
 
 
 def rotation_scatter(samples, base: float, per_key: float, limit: int = 4000) -> str:
-    """d against passed(T) with the bound base + per_key·passed (checks.md §3).
+    """d against passed(T), log scale, with the bound base + per_key·passed (checks.md §3).
 
     samples: (passed, d, label) tuples; points over the bound are drawn red. When there are
-    more than `limit`, the ones closest to (or over) the bound are kept.
+    more than `limit`, the ones closest to (or over) the bound are kept. The y axis is
+    logarithmic so that drift far below the bound (1e-7 against 1e-5) is still visible.
     """
     pts = list(samples)
     if not pts:
@@ -60,11 +65,20 @@ def rotation_scatter(samples, base: float, per_key: float, limit: int = 4000) ->
         pts.sort(key=lambda p: -p[1] / (base + per_key * p[0]))
         pts = pts[:limit]
     pmax = max(max(p[0] for p in pts), 1)
-    dmax = max(max(p[1] for p in pts), base + per_key * pmax) * 1.1
-    out, X, Y = _frame(0, pmax, 0, dmax, "passed(T): keys multiplied in",
-                       "d (max |game − reference|)")
-    out.append(f'<line x1="{X(0):.1f}" y1="{Y(base):.1f}" x2="{X(pmax):.1f}" '
-               f'y2="{Y(base + per_key * pmax):.1f}" class="bound"/>')
+    positive = [p[1] for p in pts if p[1] > 0]
+    lo_exp = math.floor(math.log10(min(positive + [base]))) if positive else math.floor(math.log10(base)) - 3
+    hi_exp = math.ceil(math.log10(max([p[1] for p in pts] + [base + per_key * pmax]) * 1.05))
+    if hi_exp <= lo_exp:
+        hi_exp = lo_exp + 1
+    floor_d = 10.0 ** lo_exp
+    out, X, Yl = _frame(0, pmax, lo_exp, hi_exp, "passed(T): keys multiplied in",
+                        "d = max |game − reference| (log)", log=True)
+
+    def Y(d):
+        return Yl(math.log10(max(d, floor_d)))
+    curve = " ".join(f"{X(p):.1f},{Y(base + per_key * p):.1f}"
+                     for p in [pmax * i / 24 for i in range(25)])
+    out.append(f'<polyline points="{curve}" class="bound"/>')
     out.append(f'<text x="{X(pmax) - 4:.1f}" y="{Y(base + per_key * pmax) - 5:.1f}" '
                f'text-anchor="end" class="boundlbl">bound {base:g} + {per_key:g}·passed</text>')
     for passed, d, label in pts:

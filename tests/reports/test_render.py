@@ -139,7 +139,7 @@ def test_rotation_drift_plot_has_bound_line_and_the_point_over_it(rendered):
     sec = rendered[2].by_id("rotation")
     assert "d = 2.4e-05" in sec.text()
     svg = sec.find("svg")
-    assert svg.find("line", cls="bound") is not None
+    assert svg.find("polyline", cls="bound") is not None
     over = svg.find_all("circle", cls="over")
     assert len(over) == 2                  # the 2.4e-5 sample at 72 keys, and its mismatch
     assert len(svg.find_all("circle", cls="pt")) == 4     # the other samples, under the line
