@@ -20,6 +20,13 @@ def SX(e: str) -> str:
     return f"((((({e}) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000) & 0xFFFFFFFFFFFFFFFF)"
 
 
+def SET(dst: str, e: str, indent: str = "", nl: bool = False) -> str:
+    """Source statements: dst := the low 32 bits of e, sign-extended to 64 (cheaper than SX: the
+    common non-negative case stays a small int)."""
+    return (f"{indent}_x = ({e}) & 0xFFFFFFFF\n"
+            f"{indent}{dst} = _x | 0xFFFFFFFF00000000 if _x & 0x80000000 else _x" + ("\n" if nl else ""))
+
+
 def S32(e: str) -> str:
     """Inline source: the low 32 bits of e as a signed Python int."""
     return f"(((({e}) & 0xFFFFFFFF) ^ 0x80000000) - 0x80000000)"
@@ -47,15 +54,15 @@ def special(mn, funct, ops, cls, sem, mask=RTYPE, **kw):
     row(mn, mask, funct, ops, cls, sem, **kw)
 
 
-special("sll", 0x00, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX('R[rt] << sa')}", SHIFT, writes=("rd",))
-special("srl", 0x02, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX('(R[rt] & 0xFFFFFFFF) >> sa')}", SHIFT,
+special("sll", 0x00, ("rd", "rt", "sa"), "shift", SET("R[rd]", 'R[rt] << sa'), SHIFT, writes=("rd",))
+special("srl", 0x02, ("rd", "rt", "sa"), "shift", SET("R[rd]", '(R[rt] & 0xFFFFFFFF) >> sa'), SHIFT,
         writes=("rd",))
-special("sra", 0x03, ("rd", "rt", "sa"), "shift", f"R[rd] = {SX(S32('R[rt]') + ' >> sa')}", SHIFT,
+special("sra", 0x03, ("rd", "rt", "sa"), "shift", SET("R[rd]", S32('R[rt]') + ' >> sa'), SHIFT,
         writes=("rd",))
-special("sllv", 0x04, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX('R[rt] << (R[rs] & 31)')}", writes=("rd",))
-special("srlv", 0x06, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX('(R[rt] & 0xFFFFFFFF) >> (R[rs] & 31)')}",
+special("sllv", 0x04, ("rd", "rt", "rs"), "shift", SET("R[rd]", 'R[rt] << (R[rs] & 31)'), writes=("rd",))
+special("srlv", 0x06, ("rd", "rt", "rs"), "shift", SET("R[rd]", '(R[rt] & 0xFFFFFFFF) >> (R[rs] & 31)'),
         writes=("rd",))
-special("srav", 0x07, ("rd", "rt", "rs"), "shift", f"R[rd] = {SX(S32('R[rt]') + ' >> (R[rs] & 31)')}",
+special("srav", 0x07, ("rd", "rt", "rs"), "shift", SET("R[rd]", S32('R[rt]') + ' >> (R[rs] & 31)'),
         writes=("rd",))
 special("jr", 0x08, ("rs",), "jump", "tgt = R[rs] & 0xFFFFFFFF", 0xFC1FFFFF, flow="jump_reg")
 special("jalr", 0x09, ("rd", "rs"), "jump", "tgt = R[rs] & 0xFFFFFFFF", 0xFC1F07FF, flow="jump_reg",
@@ -86,9 +93,9 @@ def mult_sem(pipe, signed, acc=False):
     if acc:
         p = f"((HI[{pipe}] & 0xFFFFFFFF) << 32 | (LO[{pipe}] & 0xFFFFFFFF)) + {p}"
     return (f"p = {p}\n"
-            f"LO[{pipe}] = {SX('p')}\n"
-            f"HI[{pipe}] = {SX('p >> 32')}\n"
-            f"R[rd] = LO[{pipe}]")
+            + SET(f"LO[{pipe}]", "p", nl=True)
+            + SET(f"HI[{pipe}]", "p >> 32", nl=True)
+            + f"R[rd] = LO[{pipe}]")
 
 
 def div_sem(pipe, signed):
@@ -111,10 +118,10 @@ def div_sem(pipe, signed):
             "b = R[rt] & 0xFFFFFFFF\n"
             "if b == 0:\n"
             f"    LO[{pipe}] = 0xFFFFFFFFFFFFFFFF\n"
-            f"    HI[{pipe}] = {SX('a')}\n"
-            "else:\n"
-            f"    LO[{pipe}] = {SX('a // b')}\n"
-            f"    HI[{pipe}] = {SX('a % b')}")
+            + SET(f"HI[{pipe}]", "a", "    ", nl=True)
+            + "else:\n"
+            + SET(f"LO[{pipe}]", "a // b", "    ", nl=True)
+            + SET(f"HI[{pipe}]", "a % b", "    "))
 
 
 row("mult", 0xFC0007FF, 0x18, ("rd", "rs", "rt"), "muldiv", mult_sem(0, True), "ee", ("rd",),
@@ -133,12 +140,12 @@ def add_trap(name, a, b, width):
             f"    fault('overflow', '{name.upper()} integer overflow')\n")
 
 
-special("add", 0x20, ("rd", "rs", "rt"), "alu", add_trap("add", "R[rs]", "R[rt]", 32) + f"R[rd] = {SX('t')}",
+special("add", 0x20, ("rd", "rs", "rt"), "alu", add_trap("add", "R[rs]", "R[rt]", 32) + "R[rd] = t & 0xFFFFFFFFFFFFFFFF",
         writes=("rd",))
-special("addu", 0x21, ("rd", "rs", "rt"), "alu", f"R[rd] = {SX('R[rs] + R[rt]')}", writes=("rd",))
-special("sub", 0x22, ("rd", "rs", "rt"), "alu", add_trap("sub", "R[rs]", "R[rt]", 32) + f"R[rd] = {SX('t')}",
+special("addu", 0x21, ("rd", "rs", "rt"), "alu", SET("R[rd]", 'R[rs] + R[rt]'), writes=("rd",))
+special("sub", 0x22, ("rd", "rs", "rt"), "alu", add_trap("sub", "R[rs]", "R[rt]", 32) + "R[rd] = t & 0xFFFFFFFFFFFFFFFF",
         writes=("rd",))
-special("subu", 0x23, ("rd", "rs", "rt"), "alu", f"R[rd] = {SX('R[rs] - R[rt]')}", writes=("rd",))
+special("subu", 0x23, ("rd", "rs", "rt"), "alu", SET("R[rd]", 'R[rs] - R[rt]'), writes=("rd",))
 special("and", 0x24, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] & R[rt]", writes=("rd",))
 special("or", 0x25, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] | R[rt]", writes=("rd",))
 special("xor", 0x26, ("rd", "rs", "rt"), "alu", "R[rd] = R[rs] ^ R[rt]", writes=("rd",))
@@ -212,9 +219,9 @@ for op, name, ops, cond, flow in (
 
 # --- immediates ----------------------------------------------------------------------------------
 IT = 0xFC000000
-row("addi", IT, 0x08 << 26, ("rt", "rs", "imm"), "alu", add_trap("addi", "R[rs]", "imm", 32) + f"R[rt] = {SX('t')}",
+row("addi", IT, 0x08 << 26, ("rt", "rs", "imm"), "alu", add_trap("addi", "R[rs]", "imm", 32) + "R[rt] = t & 0xFFFFFFFFFFFFFFFF",
     writes=("rt",))
-row("addiu", IT, 0x09 << 26, ("rt", "rs", "imm"), "alu", f"R[rt] = {SX('R[rs] + imm')}", writes=("rt",))
+row("addiu", IT, 0x09 << 26, ("rt", "rs", "imm"), "alu", SET("R[rt]", 'R[rs] + imm'), writes=("rt",))
 row("slti", IT, 0x0A << 26, ("rt", "rs", "imm"), "alu",
     "R[rt] = 1 if (R[rs] ^ 0x8000000000000000) < ((imm & 0xFFFFFFFFFFFFFFFF) ^ 0x8000000000000000) else 0",
     writes=("rt",))
@@ -223,7 +230,7 @@ row("sltiu", IT, 0x0B << 26, ("rt", "rs", "imm"), "alu", "R[rt] = 1 if R[rs] < (
 row("andi", IT, 0x0C << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] & uimm", writes=("rt",))
 row("ori", IT, 0x0D << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] | uimm", writes=("rt",))
 row("xori", IT, 0x0E << 26, ("rt", "rs", "uimm"), "alu", "R[rt] = R[rs] ^ uimm", writes=("rt",))
-row("lui", 0xFFE00000, 0x0F << 26, ("rt", "uimm"), "alu", f"R[rt] = {SX('uimm << 16')}", writes=("rt",))
+row("lui", 0xFFE00000, 0x0F << 26, ("rt", "uimm"), "alu", SET("R[rt]", 'uimm << 16'), writes=("rt",))
 row("daddi", IT, 0x18 << 26, ("rt", "rs", "imm"), "alu",
     add_trap("daddi", "R[rs]", "(imm & 0xFFFFFFFFFFFFFFFF)", 64) + "R[rt] = t & 0xFFFFFFFFFFFFFFFF", writes=("rt",))
 row("daddiu", IT, 0x19 << 26, ("rt", "rs", "imm"), "alu", "R[rt] = (R[rs] + imm) & 0xFFFFFFFFFFFFFFFF",
@@ -241,24 +248,44 @@ def store(op, name, sem, owner="capstone"):
     row(name, IT, op << 26, MEM, "store", ADDR + sem, owner)
 
 
-load(0x20, "lb", "R[rt] = ((ld8(a) ^ 0x80) - 0x80) & 0xFFFFFFFFFFFFFFFF")
-load(0x21, "lh", "R[rt] = ((ld16(a) ^ 0x8000) - 0x8000) & 0xFFFFFFFFFFFFFFFF")
+# Fast paths: MV8/MV16/MV32/MV64 are memoryviews of RAM (integer.namespace); anything outside
+# physical RAM or misaligned goes through ld*/st*, which map mirrors and raise faults.
+def fast_ld(size, a="a"):
+    mv, fn = {1: ("MV8", "ld8"), 2: ("MV16", "ld16"), 4: ("MV32", "ld32"), 8: ("MV64", "ld64")}[size]
+    if size == 1:
+        return f"({mv}[{a}] if {a} < 0x2000000 else {fn}({a}))"
+    sh = {2: 1, 4: 2, 8: 3}[size]
+    return f"({mv}[{a} >> {sh}] if {a} < 0x2000000 and not {a} & {size - 1} else {fn}({a}))"
+
+
+def fast_st(size, v):
+    mv, fn = {1: ("MV8", "st8"), 2: ("MV16", "st16"), 4: ("MV32", "st32"), 8: ("MV64", "st64")}[size]
+    mask = (1 << 8 * size) - 1
+    if size == 1:
+        return f"if a < 0x2000000:\n    {mv}[a] = {v} & {mask:#x}\nelse:\n    {fn}(a, {v})"
+    sh = {2: 1, 4: 2, 8: 3}[size]
+    return (f"if a < 0x2000000 and not a & {size - 1}:\n    {mv}[a >> {sh}] = {v} & {mask:#x}\n"
+            f"else:\n    {fn}(a, {v})")
+
+
+load(0x20, "lb", f"_x = {fast_ld(1)}\nR[rt] = _x | 0xFFFFFFFFFFFFFF00 if _x & 0x80 else _x")
+load(0x21, "lh", f"_x = {fast_ld(2)}\nR[rt] = _x | 0xFFFFFFFFFFFF0000 if _x & 0x8000 else _x")
 load(0x22, "lwl", "s = (a & 3) << 3\n"
                   "m = ld32(a & 0xFFFFFFFC)\n"
-                  f"R[rt] = {SX('(R[rt] & (0x00FFFFFF >> s)) | ((m << (24 - s)) & 0xFFFFFFFF)')}")
-load(0x23, "lw", f"R[rt] = {SX('ld32(a)')}")
-load(0x24, "lbu", "R[rt] = ld8(a)")
-load(0x25, "lhu", "R[rt] = ld16(a)")
+                  + SET("R[rt]", '(R[rt] & (0x00FFFFFF >> s)) | ((m << (24 - s)) & 0xFFFFFFFF)'))
+load(0x23, "lw", SET("R[rt]", fast_ld(4)))
+load(0x24, "lbu", f"R[rt] = {fast_ld(1)}")
+load(0x25, "lhu", f"R[rt] = {fast_ld(2)}")
 load(0x26, "lwr", "s = (a & 3) << 3\n"
                   "m = ld32(a & 0xFFFFFFFC)\n"
                   "t = (R[rt] & ~(0xFFFFFFFF >> s) & 0xFFFFFFFF) | (m >> s)\n"
                   "if s == 0:\n"
-                  f"    R[rt] = {SX('t')}\n"
-                  "else:\n"
+                  + SET("R[rt]", "t", "    ", nl=True)
+                  + "else:\n"
                   "    R[rt] = (R[rt] & 0xFFFFFFFF00000000) | t",
      note="bits 32-63 kept unless the address is aligned [HW]")
-load(0x27, "lwu", "R[rt] = ld32(a)")
-load(0x37, "ld", "R[rt] = ld64(a)")
+load(0x27, "lwu", f"R[rt] = {fast_ld(4)}")
+load(0x37, "ld", f"R[rt] = {fast_ld(8)}")
 load(0x1A, "ldl", "s = (a & 7) << 3\n"
                   "m = ld64(a & 0xFFFFFFF8)\n"
                   "R[rt] = (R[rt] & (0x00FFFFFFFFFFFFFF >> s)) | ((m << (56 - s)) & 0xFFFFFFFFFFFFFFFF)")
@@ -271,12 +298,12 @@ row("lq", IT, 0x1E << 26, MEM, "load",
 row("sq", IT, 0x1F << 26, MEM, "store",
     "a = (R[rs] + imm) & 0xFFFFFFF0\nst64(a, R[rt])\nst64(a + 8, RH[rt])", "ee",
     note="low 4 address bits ignored [HW]")
-store(0x28, "sb", "st8(a, R[rt])")
-store(0x29, "sh", "st16(a, R[rt])")
+store(0x28, "sb", fast_st(1, "R[rt]"))
+store(0x29, "sh", fast_st(2, "R[rt]"))
 store(0x2A, "swl", "s = (a & 3) << 3\n"
                    "b = a & 0xFFFFFFFC\n"
                    "st32(b, (ld32(b) & ~(0xFFFFFFFF >> (24 - s))) | ((R[rt] & 0xFFFFFFFF) >> (24 - s)))")
-store(0x2B, "sw", "st32(a, R[rt])")
+store(0x2B, "sw", fast_st(4, "R[rt]"))
 store(0x2C, "sdl", "s = (a & 7) << 3\n"
                    "b = a & 0xFFFFFFF8\n"
                    "st64(b, (ld64(b) & ~(0xFFFFFFFFFFFFFFFF >> (56 - s))) | (R[rt] >> (56 - s)))")
@@ -286,7 +313,7 @@ store(0x2D, "sdr", "s = (a & 7) << 3\n"
 store(0x2E, "swr", "s = (a & 3) << 3\n"
                    "b = a & 0xFFFFFFFC\n"
                    "st32(b, (ld32(b) & ((1 << s) - 1)) | ((R[rt] & 0xFFFFFFFF) << s))")
-store(0x3F, "sd", "st64(a, R[rt])")
+store(0x3F, "sd", fast_st(8, "R[rt]"))
 row("cache", IT, 0x2F << 26, ("code5", "mem"), "system", "pass", note="no architectural effect")
 row("pref", IT, 0x33 << 26, ("code5", "mem"), "system", "pass", note="no architectural effect")
 
@@ -306,7 +333,7 @@ row("madd1", RTYPE, MMI | 0x20, ("rd", "rs", "rt"), "muldiv", mult_sem(1, True, 
 row("maddu1", RTYPE, MMI | 0x21, ("rd", "rs", "rt"), "muldiv", mult_sem(1, False, True), "ee", ("rd",))
 
 # --- COP0 (op 0x10): Status and friends, EI/DI --------------------------------------------------
-row("mfc0", 0xFFE007FF, 0x40000000, ("rt", "cop0"), "cop0", f"R[rt] = {SX('S.cop0[rd]')}", "capstone", ("rt",))
+row("mfc0", 0xFFE007FF, 0x40000000, ("rt", "cop0"), "cop0", SET("R[rt]", 'S.cop0[rd]'), "capstone", ("rt",))
 row("mtc0", 0xFFE007FF, 0x40800000, ("rt", "cop0"), "cop0", "S.cop0[rd] = R[rt] & 0xFFFFFFFF")
 # EI/DI change Status.EIE only when EDI, EXL or ERL is set or KSU is kernel (r5900.md §5.4).
 _EIDI = "st = S.cop0[12]\nif st & 0x20006 or not st & 0x18:\n    S.cop0[12] = "
@@ -335,4 +362,5 @@ OPERAND_FORMATS.setdefault("code5", lambda f: hex(f["rt"]))
 
 def namespace(machine):
     machine.S.cpcond0 = 1
-    return {}
+    mv = memoryview(machine.mem.ram)
+    return {"MV8": mv, "MV16": mv.cast("H"), "MV32": mv.cast("I"), "MV64": mv.cast("Q")}
