@@ -387,12 +387,18 @@ def _model_case(mn: str, seed: int, n: int = 4):
     return case
 
 
+_example_runs: Dict[str, object] = {}     # example name -> machine that passed it (run once)
+
+
 def _example_case(ex: Example):
     def case():
+        if ex.name in _example_runs:
+            return _example_runs[ex.name]
         m, got = run_machine(ex.words, ex.before)
         want = expected_state(ex)
         d = diff(got, want, ex.regs())
         assert not d, f"{ex.name} ({ex.cite}):\n  " + "\n  ".join(d)
+        _example_runs[ex.name] = m
         return m
     case.__name__ = "example_" + re.sub(r"\W+", "_", ex.name)
     return case
