@@ -46,3 +46,25 @@ def test_show_bad_chunk_names_the_file(tmp_path):
 def test_show_case_needs_data():
     with pytest.raises(SystemExit, match="--data and --case go together"):
         main(["show", "--case", "x::ANM_y", "--time", "0"])
+
+
+def test_show_from_the_corpus(request, capsys):
+    """--data DATA.BIN --case member::ANM_name reads the chunk, its names and ExtObj map."""
+    import os
+    data = request.config.getoption("--data")
+    if not data or not os.path.exists(data):
+        pytest.skip(f"no archive at {data} (make corpus builds it)")
+    from corpus import open_corpus
+    cid = open_corpus(data=data).chunk_ids()[0]
+    assert main(["show", "--data", data, "--case", cid, "--time", "300"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(cid + ": ANM object ") and "time 300 (frame 1 + 44)" in out
+
+
+def test_show_unknown_case_is_a_clear_error(request):
+    import os
+    data = request.config.getoption("--data")
+    if not data or not os.path.exists(data):
+        pytest.skip(f"no archive at {data} (make corpus builds it)")
+    with pytest.raises(SystemExit, match="cannot read nope::ANM_x"):
+        main(["show", "--data", data, "--case", "nope::ANM_x", "--time", "0"])
