@@ -1,0 +1,116 @@
+"""Float benchmark: instructions/s of float-heavy emulated loops per float model, and µs per model op.
+
+``float_bench()`` returns ``{model: {"cop1": ips, "vu0": ips, "ops_us": {op: µs}}}`` and prints a
+table; ``python -m eemu_ext.bench`` calls it, ``python -m eemu_ext.bench_float`` runs it alone.
+"""
+from __future__ import annotations
+
+import random
+import time
+
+from . import eefloat
+from .machine import Machine
+from .testing import run_words
+
+CODE = 0x00080000
+
+
+def _cop1(fd, fs, ft, funct):
+    return 0x46000000 | (ft << 16) | (fs << 11) | (fd << 6) | funct
+
+
+def _vu(index_or_funct, dest=0xF, ft=0, fs=0, fd=0, special2=False):
+    w = 0x4A000000 | (dest << 21) | (ft << 16) | (fs << 11)
+    if special2:
+        return w | ((index_or_funct >> 2) << 6) | 0x3C | (index_or_funct & 3)
+    return w | (fd << 6) | index_or_funct
+
+
+def _loop(body, n):
+    """t0 := n; body; addiu t0,t0,-1; bne t0,zero,loop; nop."""
+    words = [0x3C080000 | (n >> 16), 0x35080000 | (n & 0xFFFF)]
+    back = -(len(body) + 2)
+    return words + body + [0x2508FFFF, 0x15000000 | (back & 0xFFFF), 0]
+
+
+# A COP1 body like the animation code's interpolation: products, sums, a multiply-add, a divide.
+COP1_BODY = [
+    _cop1(3, 1, 2, 0x02),      # mul.s   f3, f1, f2
+    _cop1(4, 3, 1, 0x00),      # add.s   f4, f3, f1
+    _cop1(0, 1, 2, 0x1A),      # mula.s  f1, f2
+    _cop1(0, 3, 4, 0x1E),      # madda.s f3, f4
+    _cop1(5, 2, 4, 0x1C),      # madd.s  f5, f2, f4
+    _cop1(6, 5, 3, 0x01),      # sub.s   f6, f5, f3
+    _cop1(7, 6, 2, 0x02),      # mul.s   f7, f6, f2
+    _cop1(8, 7, 1, 0x00),      # add.s   f8, f7, f1
+]
+# sceVu0MulMatrix's inner column (animation-semantics.md §3.2) and a vector add.
+VU0_BODY = [
+    _vu(0x18, ft=8, fs=4, special2=True),        # vmulax.xyzw  ACC, vf4, vf8x
+    _vu(0x09, ft=8, fs=5, special2=True),        # vmadday.xyzw ACC, vf5, vf8y
+    _vu(0x0A, ft=8, fs=6, special2=True),        # vmaddaz.xyzw ACC, vf6, vf8z
+    _vu(0x0B, ft=8, fs=7, fd=9),                 # vmaddw.xyzw  vf9, vf7, vf8w
+    _vu(0x28, ft=9, fs=4, fd=10),                # vadd.xyzw    vf10, vf4, vf9
+]
+
+
+def _seed_state(m, rng):
+    for k in range(1, 9):
+        m.F[k] = (rng.randint(120, 134) << 23) | rng.getrandbits(23)
+    for k in range(4, 11):
+        m.VF[k][:] = [(rng.randint(120, 134) << 23) | rng.getrandbits(23) for _ in range(4)]
+
+
+def loop_ips(model: str, body, n: int = 20000) -> float:
+    """Instructions/s of ``body`` looped n times on a Machine with the given float model."""
+    m = Machine(float_model=model)
+    _seed_state(m, random.Random(f"bench_float:{model}"))
+    words = _loop(body, n)
+    t = time.perf_counter()
+    run_words(m, words, base=CODE, limit=10 * n * (len(body) + 3))
+    dt = time.perf_counter() - t
+    return m.steps / dt
+
+
+def op_us(model: str, n: int = 20000) -> dict:
+    """µs per call of the model's arithmetic on random normal operands."""
+    fm = eefloat.model(model)
+    rng = random.Random(f"bench_float_ops:{model}")
+    xs = [(rng.getrandbits(1) << 31) | (rng.randint(100, 154) << 23) | rng.getrandbits(23)
+          for _ in range(n + 1)]
+    pairs = list(zip(xs, xs[1:]))
+    out = {}
+    for name in ("add", "mul", "madd", "div", "sqrt", "rsqrt"):
+        f = getattr(fm, name)
+        t = time.perf_counter()
+        if name == "sqrt":
+            for a, _ in pairs:
+                f(a)
+        elif name == "madd":
+            for a, b in pairs:
+                f(a, b, a, False)
+        else:
+            for a, b in pairs:
+                f(a, b)
+        out[name] = (time.perf_counter() - t) / n * 1e6
+    return out
+
+
+def float_bench(n: int = 20000, quiet: bool = False) -> dict:
+    """Instructions/s of a COP1 loop and a VU0 loop, and µs per op, for each float model."""
+    res = {}
+    for model in ("hw", "trunc"):
+        res[model] = {"cop1": loop_ips(model, COP1_BODY, n), "vu0": loop_ips(model, VU0_BODY, n),
+                      "ops_us": op_us(model)}
+    if not quiet:
+        print("float loops (instructions/s)      COP1 body     VU0 body")
+        for model, r in res.items():
+            print(f"  model {model:5s}                  {r['cop1']:12,.0f} {r['vu0']:12,.0f}")
+        print("float model ops (µs per call):  " + "  ".join(f"{k:>6s}" for k in res["hw"]["ops_us"]))
+        for model, r in res.items():
+            print(f"  model {model:5s}                 " + "  ".join(f"{v:6.2f}" for v in r["ops_us"].values()))
+    return res
+
+
+if __name__ == "__main__":
+    float_bench()
