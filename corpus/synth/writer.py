@@ -176,6 +176,20 @@ class MemberWriter:
         raise ValueError(f"{self.spec.name}: could not clean 1F 8B 08")
 
 
+def generator_hash() -> str:
+    """SHA-1 of the generator's sources: a DATA.BIN is current when its manifest carries this."""
+    import glob
+    import hashlib
+    here = os.path.dirname(os.path.abspath(__file__))
+    h = hashlib.sha1()
+    files = sorted(glob.glob(os.path.join(here, "*.py"))) + [
+        os.path.join(here, "..", n) for n in ("anime.py", "records.py", "tables.py")]
+    for fn in files:
+        with open(fn, "rb") as f:
+            h.update(os.path.basename(fn).encode() + f.read())
+    return h.hexdigest()
+
+
 def _hits(data: bytes, start: int) -> List[int]:
     out = []
     i = data.find(MAGIC, start)
@@ -223,7 +237,7 @@ def synthesize(out_dir, seed=1, small=False, log=None):
     with open(os.path.join(out_dir, "categories.c"), "w") as f:
         f.write(src)
     from .roles import NOTE_CASES
-    manifest = {"seed": seed, "small": small, "size": pos, "cate_ofs": cate, "members": members,
+    manifest = {"seed": seed, "small": small, "generator": generator_hash(), "size": pos, "cate_ofs": cate, "members": members,
                 "note_cases": list(NOTE_CASES),
                 "roles": [c["id"] for m in members for c in m["chunks"] if c.get("role")]}
     with open(os.path.join(out_dir, "manifest.json.tmp"), "w") as f:
