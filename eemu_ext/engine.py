@@ -81,7 +81,12 @@ class BlockCompiler:
         self.G = globals_
         self.coverage = coverage
         self.rows: List[Row] = decoder.rows
-        self.templates = [sem_template(r.sem) for r in self.rows]
+        # templates depend only on the rows: share them between machines using the same decoder
+        templates = getattr(decoder, "_sem_templates", None)
+        if templates is None or len(templates) != len(self.rows):
+            templates = [sem_template(r.sem) for r in self.rows]
+            decoder._sem_templates = templates
+        self.templates = templates
         self.linemaps: Dict[str, Tuple[int, List[int]]] = {}   # filename -> (start, pc per line)
 
     # one instruction -> source lines (without indentation)
@@ -113,6 +118,10 @@ class BlockCompiler:
             return None, f"machine._unimplemented({pc:#x}, {word:#x})"
         return rid, word
 
+    # DECISION: a hook on the address of a delay slot is not honoured when the slot runs as part
+    # of its branch (hooks replace functions; a function never starts in a delay slot).
+    # DECISION: stores made by emulated code do not invalidate compiled blocks (self-modifying code
+    # is out of scope); Machine.write and load_elf do.
     def compile(self, start: int, single: bool = False, hooks=()) -> Tuple[object, int, int]:
         body: List[Tuple[int, str]] = []      # (pc, line) at function-body indentation
 

@@ -331,9 +331,15 @@ class Machine:
         return v0
 
     def run(self, pc: int, limit: int = DEFAULT_LIMIT) -> int:
-        """Run from pc with the current registers until pc reaches the sentinel; returns steps."""
+        """Run from pc with the current registers until pc reaches the sentinel; returns steps.
+
+        Counts as an outermost call: hooks reached from here may make nested calls."""
         self._call_target = f"0x{pc & M32:08x}"
-        self.steps = self._run(pc & M32, limit)
+        self._depth += 1
+        try:
+            self.steps = self._run(pc & M32, limit)
+        finally:
+            self._depth -= 1
         return self.steps
 
     def step(self) -> int:

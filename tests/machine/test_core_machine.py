@@ -223,3 +223,15 @@ def test_state_persists_between_calls(m):
     m.F[3] = 0x40000000
     m.call("fib", 3)
     assert m.HI[1] == 77 and m.F[3] == 0x40000000
+
+
+def test_nested_call_from_hook_during_run(m):
+    """A hook reached from m.run (not m.call) may also call code; the caller's registers survive."""
+    m.load_elf(ELF)
+    target = 0x00200000
+    m.hook(target, lambda mm: mm.call("fib", 6))
+    words = program(["addiu s1, zero, 5", "lui t9, 0x20", "jalr ra, t9", "nop", "addu v0, v0, s1", "jr s0", "nop"])
+    set_regs(m, s0=SENTINEL | 0xFFFFFFFF_00000000, sp=STACK_TOP - 0x100)
+    put_words(m, B, words)
+    m.run(B)
+    assert m.R[2] == 8 + 5 and m.R[29] == STACK_TOP - 0x100
