@@ -119,6 +119,7 @@ class Animation:
         self.float_model = float_model
         self.ops = o = float_ops(float_model)
         self.frames = anime.frames
+        # DECISION: only the end Top −2 loops; −1 and any other end value (≥ 0xFFFFFF00) play once.
         self.loops = anime.loops
         self.last = max(0, (anime.frames - 1) * 256) & M32     # the checks' clamped last (§8.2)
         self.tracks = [RefTrack(t, anime.frames, o, self.names) for t in anime.tracks]
@@ -144,6 +145,8 @@ class Animation:
 
     # ------------------------------------------------------------------ lookups
 
+    # DECISION: pose(track, ...) takes a RefTrack or its index (records for one object can repeat,
+    # §5); uv(material, ...) takes a RefMaterial or a material object (the first record, §4.6).
     def _track(self, track) -> RefTrack:
         if isinstance(track, RefTrack):
             return track

@@ -50,6 +50,7 @@ def morph(base: Sequence[Sequence[int]], base_scale_bits: int, targets, float_mo
     b = np.array([[s16(c) for c in p] for p in base], dtype=np.int64).reshape(n, 3)
     acc = np.zeros((n, 3), dtype=np.int64)
     for i, (positions, scale, weight) in enumerate(targets):
+        # DECISION: a target shorter than the base is undefined in the game (§9.2); refuse it.
         if len(positions) < n:
             raise ValueError(f"morph target {i} has {len(positions)} vertices, fewer than the "
                              f"base's {n} (animation-semantics.md §9.2 leaves this undefined)")
