@@ -11,8 +11,7 @@ that replays a reduced case; these functions only decide which candidates to try
 * shrink_int(value, still_fails, lo=...): the smallest integer in [lo, value] that still
   fails, by bisection (e.g. the earliest time), verified against the predicate.
 * shrink_steps(steps, still_fails): fewest steps (ddmin, then merging neighbours and the
-  lead-up into one step), then each step toward its
-  smallest failing size.
+  lead-up into one step), then each step toward its smallest failing size.
 
 Every function returns an input that was observed to fail (or the original input when
 nothing smaller fails); it never returns an untested candidate.
