@@ -196,3 +196,41 @@ def test_hw_mul_shortcut_equals_full_booth():
         assert got == want, (hex(a), hex(b))
         lowered += want != F.tr_mul(a, b)
     assert lowered > 10            # the array's lost carry was exercised
+
+
+def _normal(rng, lo=100, hi=154):
+    return (rng.getrandbits(1) << 31) | (rng.randint(lo, hi) << 23) | rng.getrandbits(23)
+
+
+def test_hw_versus_trunc_properties_stated_by_the_spec():
+    """ee-float.md §3.1, §3.3, §3.4, §3.5 consequences on random normal operands:
+    same-sign ADD equals truncation; MUL is truncation or one ulp below (about 0.09 % of cases,
+    never above); DIV and SQRT are truncation or truncation + 1 ulp."""
+    import random
+    rng = random.Random("hw-vs-trunc")
+    low = 0
+    N = 20000
+    for _ in range(N):
+        a, b = _normal(rng), _normal(rng)
+        same = (a & 0x7FFFFFFF) | (b & 0x80000000)
+        assert F.hw_add(same, b) == F.tr_add(same, b)
+        m, t = F.hw_mul(a, b), F.tr_mul(a, b)
+        assert m in (t, t - 1), (hex(a), hex(b))
+        low += m != t
+        assert F.hw_div(a, b) - F.tr_div(a, b) in (0, 1), (hex(a), hex(b))
+        assert F.hw_sqrt(a) - F.tr_sqrt(a) in (0, 1), hex(a)
+    assert 0.0002 * N <= low <= 0.003 * N, low
+
+
+def test_add_commutes_and_sub_is_add_of_negation():
+    """ee-float.md §1: f_add is commutative in both models; f_sub(a, b) = f_add(a, b ^ 0x80000000)."""
+    import random
+    rng = random.Random("add-commutes")
+    for model in ("hw", "trunc"):
+        o = F.ops(model)
+        for _ in range(5000):
+            a, b = rng.getrandbits(32), rng.getrandbits(32)
+            if rng.random() < 0.5:
+                b = (b & 0x807FFFFF) | (a & 0x7F800000)
+            assert o.f_add(a, b) == o.f_add(b, a)
+            assert o.f_sub(a, b) == o.f_add(a, b ^ 0x80000000)
