@@ -306,7 +306,7 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
     if spec.role is None and len(tracks) >= 3 and r.random() < 0.01:
         t = tracks[-1]   # two records naming one object: two instances (formats.md §4.5)
         tracks[-1] = _track(tracks[0].object, tracks[0].target, t.pos, t.rot, t.scale, t.alpha)
-    for f in spec.features:
+    for f in sorted(spec.features, key=lambda x: x != "keyed_pos_rot"):   # the plain one first
         if tracks and f not in ("mat_mix", "eex1_frame3"):
             _role_tracks(f, g, tracks)
     materials = _mat_records(ms, spec, g, lay, "mat_mix" in spec.features)
