@@ -372,8 +372,10 @@ def render(run, summary: dict, views: list[dict]) -> str:
     problems = "".join(f"<li>{e(p)}</li>" for p in run.problems)
     headline = (f'{summary.get("chunks_done")} chunks, {summary.get("mismatches")} mismatches in '
                 f'{failed} chunks, {summary.get("errors")} harness errors')
+    # "<" never appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
+    # a chunk name or a context value from ending or confusing the script element.
     data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),
-                      allow_nan=False, ensure_ascii=False).replace("</", "<\\/")
+                      allow_nan=False, ensure_ascii=False).replace("<", "\\u003c")
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
         ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
         ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))

@@ -237,3 +237,29 @@ def test_command_line_renders_and_reports_errors(tmp_path):
     bad = subprocess.run([py, "-m", "reports", "render", str(tmp_path / "nope")], cwd=ROOT,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "not a run directory" in bad.stderr
+
+
+def test_hostile_names_and_values_cannot_break_the_page(tmp_path):
+    """Chunk ids, fields and contexts are data: escaped in HTML and in the embedded JSON."""
+    c = 'x</script><script>alert(1)</script>.cmp::ANM_"q\'<!--'
+    m = mismatch(c, "controllers", "<b>position.x</b>", "0x3f800000", "0x3f800001",
+                 context={"note": "</script><!-- <script>", "nan": float("nan")})
+    m["object"] = "<img src=x onerror=alert(1)>"
+    page = reports.render(write_run(tmp_path, [{"chunk": c, "mismatches": [m]}]))
+    html = page.read_text()
+    doc = parse(html)
+    scripts = doc.find_all("script")
+    assert len(scripts) == 3                      # error hook, data, main script
+    assert doc.find("img") is None and doc.find("b") is None
+    data = json.loads(doc.by_id("eediff-data").text())
+    assert data["views"][0]["chunk"] == c and data["views"][0]["field"] == "<b>position.x</b>"
+    assert c in doc.by_id("m0").text()
+
+
+def test_an_unfinished_run_says_so(tmp_path):
+    a, b = "a.cmp::ANM_a", "b.cmp::ANM_b"
+    run = write_run(tmp_path, [{"chunk": a}], params={"chunks": [a, b]})
+    doc = parse(reports.render(run).read_text())
+    assert doc.find("span", cls="verdict").text() == "INCOMPLETE"
+    assert "1 of 2 selected chunks have no result" in doc.find("ul", cls="problems").text()
+    assert json.loads((run / "summary.json").read_text())["complete"] is False
