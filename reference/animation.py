@@ -205,6 +205,14 @@ class Animation:
             L = self._local_cache[key] = local_exact(p.rot16, p.scale, p.pos, self.ops)
         return L
 
+    def local_translation(self, track, time: int) -> Tuple[int, int, int]:
+        """The exact translation words 12-14 of the local matrix, for every rotation kind (§4 step
+        3.2): col3 lanes 0-2 of R ⊗ S are sums of signed zeros ending in + (+0·1 = +0), i.e. +0,
+        so each word is f_add(+0, p_k): p_k bit for bit, a zero-exponent p_k becoming +0."""
+        p = self.pose(track, time)
+        f_add = self.ops.f_add
+        return tuple(f_add(0, w) for w in p.pos)
+
     # ------------------------------------------------------------------ materials (§6)
 
     def uv(self, material, time: int) -> Tuple[int, int]:

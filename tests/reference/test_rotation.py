@@ -278,3 +278,13 @@ def test_mac4_overflow_latch_hw():
     want = F.tr_add(F.tr_add(F.tr_add(FMAX, 0xBF800000), 0), 0xFF000000)
     assert t.mac4(terms) == want
     assert o.mac4(terms) != t.mac4(terms)
+
+
+def test_local_translation_words_for_every_rotation_kind():
+    """§4 step 3.2: the translation words are p with a zero-exponent p_k made +0, whatever R is;
+    for an exact local matrix they equal its words 12-14."""
+    for rot in (None, one(0.0, 0.0, 90.0), keyed((0, 0.0, 0.0, 0.0), (4, 10.0, 20.0, 30.0))):
+        a = track_anim(rot=rot, pos=one(-3.5, Bits(NEG0), Bits(0x80000001)))
+        assert a.local_translation(0, 300) == (0xC0600000, 0, 0)
+        if not a.tracks[0].keyed_rotation:
+            assert a.local_matrix(0, 300)[12:15] == (0xC0600000, 0, 0)
