@@ -12,6 +12,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from corpus.anime import parse_anime
+from corpus.records import MaterialTrack, Track
 
 from . import playback
 from .controllers import compile_controller
@@ -145,16 +146,20 @@ class Animation:
 
     # ------------------------------------------------------------------ lookups
 
-    # DECISION: pose(track, ...) takes a RefTrack or its index (records for one object can repeat,
-    # §5); uv(material, ...) takes a RefMaterial or a material object (the first record, §4.6).
+    # DECISION: pose(track, ...) takes a RefTrack, a corpus Track or its index (records for one object can repeat,
+    # §5); uv(material, ...) takes a RefMaterial, a corpus MaterialTrack or a material object (the first record, §4.6).
     def _track(self, track) -> RefTrack:
         if isinstance(track, RefTrack):
             return track
+        if isinstance(track, Track):
+            return self.tracks[track.index]
         return self.tracks[track]
 
     def _material(self, material) -> RefMaterial:
         if isinstance(material, RefMaterial):
             return material
+        if isinstance(material, MaterialTrack):
+            return self.materials[material.index]
         try:
             return self._material_by_obj[material]
         except KeyError:

@@ -79,3 +79,11 @@ def test_unknown_material_is_named():
 
 def test_morph_is_exported():
     assert morph([(1, 2, 3)], ONE, []) == [(1, 2, 3)]
+
+
+def test_tracks_and_materials_by_record():
+    """pose() accepts a RefTrack, its index or its corpus Track; uv() a RefMaterial, its corpus
+    MaterialTrack or the material object."""
+    a = Animation.parse(chunk())
+    assert a.pose(a.tracks[2].record, 10).scale == a.pose(2, 10).scale == a.pose(a.tracks[2], 10).scale
+    assert a.uv(a.materials[0].record, 0) == a.uv(40, 0) == (0x3E800000, 0)
