@@ -92,10 +92,14 @@ def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
         check_notes.check_notes(game, anim, entries, ch.names, ctx, tally, plan)
     elif check == "fobj":
         plan = note_plan(r, anim.frames, prof.fobj_steps)
-        for a1 in (0, 1):
-            if a1:
+        # DECISION (eediff addition to checks.md §7.3): besides the generated steps, one run of
+        # single-frame steps reads every frame's records in turn, so a pose that holds for one
+        # frame only is compared too; it stops at the end (or the profile's step cap).
+        every_frame = [(256, False)] * min(max(1, anim.frames - 1), prof.playback_max_steps)
+        for k, (a1, p) in enumerate(((0, plan), (1, plan), (0, every_frame))):
+            if k:
                 entries = game.load(ch.data)
-            check_fobj.check_fobj(game, anim, entries, ch.names, ctx, tally, plan, a1)
+            check_fobj.check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
 
 
 def describe_error(exc, check):

@@ -11,7 +11,7 @@ from .chunk import check_chunk
 from .errors import HarnessError
 from .options import ROOT, Options
 from .profiles import profile
-from .selection import has_record
+from .selection import QUICK_TESTS
 
 MUTANTS_DIR = os.path.join(ROOT, "standin", "mutants")
 MUTANT_ELF_DIR = os.path.join(ROOT, "standin", "build", "mutants")
@@ -64,15 +64,30 @@ def find_mutants(names=None):
     return out
 
 
+_RICHEST = {}
+
+
 def default_cases(corpus, check, n=DEFAULT_CASES):
-    kinds = CHECK_KINDS[check]
-    out = []
-    for cid in corpus.chunk_ids():
-        if any(has_record(corpus.chunk(cid).data, k) for k in kinds):
-            out.append(cid)
-            if len(out) >= n:
-                break
-    return out
+    """The n chunks with the most records the check compares (ties: archive order)."""
+    key = (id(corpus), check)
+    if key not in _RICHEST:
+        pats = [QUICK_TESTS[k] for k in CHECK_KINDS[check]]
+        scored = []
+        for i, cid in enumerate(corpus.chunk_ids()):
+            data = corpus.chunk(cid).data
+            count = sum(aligned_count(data, p) for p in pats)
+            if count:
+                scored.append((-count, i, cid))
+        _RICHEST[key] = [cid for _, _, cid in sorted(scored)]
+    return _RICHEST[key][:n]
+
+
+def aligned_count(data, pat):
+    n, i = 0, data.find(pat, 20)
+    while i != -1:
+        n += i % 4 == 0
+        i = data.find(pat, i + 1)
+    return n
 
 
 def run_mutant(mut: Mutant, opts: Options, shrink=False):
@@ -89,7 +104,11 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
     game = Game(mut.elf, opts.float_model)
     prof = profile("quick")
     results = []
-    for cid in cases:
+    # DECISION: the named cases first, then default cases for the check (the first chunks in
+    # archive order with its records) if the named ones do not expose the mutant; for morph, also
+    # the synthetic blends of checks.md §5.2 (saturation and wrapping rarely occur in real models).
+    extra = [c for c in default_cases(corpus, mut.catches) if c not in cases]
+    for cid in cases + extra:
         ctx = opts.context(cid)
         ctx.image = mut.elf
         res = check_chunk(game, corpus.chunk(cid), ctx, prof)
@@ -102,4 +121,17 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
                 first = next(m for m in res["mismatches"] if m["check"] == mut.catches)
                 first["shrunk"] = shrink_mismatch(game, corpus.chunk(cid), ctx, first)
             return True, results
+    if mut.catches == "morph":
+        res = synthetic_morph(game, opts)
+        results.append(res)
+        if res["mismatches"]:
+            return True, results
     return False, results
+
+
+def synthetic_morph(game, opts):
+    """The fixed edge cases, Generator A and a slice of Generator B as one pseudo-chunk result."""
+    from .suite_runs import morph_synthetic_suite
+    t = morph_synthetic_suite(game, opts, b_count=40, a_count=3, image=game.image_path)
+    return {"chunk": "synthetic::morph", "mismatches": t.mismatches, "counters": dict(t.counters),
+            "error": None}

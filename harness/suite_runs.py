@@ -1,12 +1,13 @@
 """Run the named suites of checks.md §9 (used by the pytest suites and `python -m harness suite`)."""
 from . import check_controllers, check_morph, check_notes, check_playback, check_fobj
 from .chunk import parse_reference
-from .mismatch import CaseContext
 from .profiles import profile, rng
 from .steps import note_plan
 from .suites import (CONTROLLER_CASES, FOBJ_CASES, MORPH_CASES, NOTE_CASES, NOTE_STEPS, PLAYBACK_RUNS,
                      SEEDS, find)
 from .tally import Tally
+
+SYNTHETIC_MORPH = "synthetic::morph"   # the pseudo-chunk id of checks.md §5.2 (make one CASE=synthetic::morph)
 
 
 def _ctx(opts, cid, seed):
@@ -73,12 +74,14 @@ def morph_real_suite(game, corpus, opts, cases=MORPH_CASES):
     return tally
 
 
-def morph_synthetic_suite(game, opts, b_count=300, a_count=12):
+def morph_synthetic_suite(game, opts, b_count=300, a_count=12, image=None):
     """checks.md §5.2: Generator A (seed 9), Generator B (seed 0x6D6F7270), the fixed edge cases."""
     from reference import morph
     tally = Tally()
     fn = lambda b, s, t: morph(b, s, t, float_model=opts.float_model)
-    ctx = CaseContext("synthetic::morph", SEEDS["morph_a"], opts.profile, opts.float_model)
+    ctx = opts.context(SYNTHETIC_MORPH)
+    ctx.seed = SEEDS["morph_a"]
+    ctx.image = image or ctx.image
     cases = (check_morph.edge_cases() + check_morph.generator_a(SEEDS["morph_a"], a_count)
              + check_morph.generator_b(SEEDS["morph_b"], 300)[:b_count])
     check_morph.run_cases(game, cases, ctx, tally, fn)

@@ -15,11 +15,12 @@ CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback
 
 
 def make_options(config):
-    image = config.getoption("--image")
-    return Options(image=image, data=config.getoption("--data"), disc=config.getoption("--disc"),
-                   seed=config.getoption("--seed"), profile=config.getoption("--profile"),
-                   float_model=config.getoption("--float-model"),
-                   corpus_image=None if image.endswith("standin.elf") else image)
+    from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
+    image, data, disc = (config.getoption(o) for o in ("--image", "--data", "--disc"))
+    real = image != DEFAULT_IMAGE and (disc or data != DEFAULT_DATA)   # see harness/__main__.py options()
+    return Options(image=image, data=data, disc=disc, seed=config.getoption("--seed"),
+                   profile=config.getoption("--profile"), float_model=config.getoption("--float-model"),
+                   corpus_image=image if real else None)
 
 
 def _corpus_or_error(config):
