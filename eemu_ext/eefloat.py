@@ -53,7 +53,7 @@ def hw_add(a: int, b: int) -> int:
     eb = (b >> 23) & 0xFF
     if not ea:
         if not eb:
-            return a & b & SIGN
+            return a & b & 0x80000000
         return b
     if not eb:
         return a
@@ -71,23 +71,35 @@ def hw_add(a: int, b: int) -> int:
         return x
     mx = (x & 0x7FFFFF) | 0x800000
     my = (y & 0x7FFFFF) | 0x800000
-    sx = x & SIGN
+    if not (x ^ y) & 0x80000000:
+        # Same signs: the sum has 25 or 26 bits in units of half an ulp of x (or of an ulp, d = 0);
+        # the exponent cannot drop, so only overflow is possible.
+        if d:
+            s = (mx << 1) + (my >> (d - 1))
+            if s >= 0x2000000:
+                ex += 1
+                s >>= 2
+            else:
+                s >>= 1
+        else:
+            ex += 1
+            s = (mx + my) >> 1
+        if ex > 255:
+            return (x & 0x80000000) | 0x7FFFFFFF | 0x100000000
+        return (x & 0x80000000) | (ex << 23) | (s & 0x7FFFFF)
+    sx = x & 0x80000000
     if d:
         # y truncated to a multiple of half an ulp of x; work in units of that half ulp.
-        mx <<= 1
-        my >>= d - 1
+        s = (mx << 1) - (my >> (d - 1))
         base = ex - 1
     else:
-        base = ex
-    if (x ^ y) & SIGN:
         s = mx - my
+        base = ex
         if s <= 0:
             if not s:
                 return 0
             s = -s
-            sx ^= SIGN
-    else:
-        s = mx + my
+            sx ^= 0x80000000
     n = s.bit_length()
     e = base + n - 24
     if n >= 24:
@@ -95,10 +107,10 @@ def hw_add(a: int, b: int) -> int:
     else:
         m = s << (24 - n)
     if e > 255:
-        return sx | FMAX | OVF
+        return sx | 0x7FFFFFFF | 0x100000000
     if e < 1:
         # DECISION (spec [INF]): underflow keeps sign | fraction with E = 0, as §3.1 step 9 says.
-        return sx | (m & 0x7FFFFF) | UNF
+        return sx | (m & 0x7FFFFF) | 0x200000000
     return sx | (e << 23) | (m & 0x7FFFFF)
 
 
@@ -152,7 +164,7 @@ def hw_mul(a: int, b: int) -> int:
     """MUL(fs=a, ft=b) with the Booth multiplier (§3.3). Not commutative. Returns bits | OVF/UNF."""
     ea = (a >> 23) & 0xFF
     eb = (b >> 23) & 0xFF
-    s = (a ^ b) & SIGN
+    s = (a ^ b) & 0x80000000
     if not ea or not eb:
         return s
     A = (a & 0x7FFFFF) | 0x800000
@@ -168,16 +180,21 @@ def hw_mul(a: int, b: int) -> int:
         m >>= 1
         e += 1
     if e > 255:
-        return s | FMAX | OVF
+        return s | 0x17FFFFFFF          # Fmax | OVF
     if e < 1:
-        return s | UNF
+        return s | 0x200000000          # UNF
     return s | (e << 23) | (m & 0x7FFFFF)
 
 
 def _srt_div(ma: int, mb: int) -> int:
-    """§3.4 steps 1-2: the radix-2 SRT divider with carry-save remainder, 25 digits, no correction."""
+    """§3.4 steps 1-2: the radix-2 SRT divider with carry-save remainder, 25 digits, no correction.
+
+    Per step: (S', G') = CSA(S, G, X); the digit comes from sel on the top byte of S' + G' (or of
+    S + G when the digit was 0); then S, G := 2S', 2G' (mod 2^32). Here the carry word's shift and
+    the doubling are folded into one shift by 2; G + 1 never carries out (its low bits are 0).
+    """
     D = mb << 2
-    nD = M32 ^ D
+    nD = 0xFFFFFFFF ^ D
     S = ma << 2
     G = 0
     Q = 0
@@ -185,18 +202,18 @@ def _srt_div(ma: int, mb: int) -> int:
     for _ in range(25):
         Q = Q + Q + q
         if q == 1:
-            G = (G + 1) & M32
+            G += 1
             s2 = S ^ G ^ nD
-            c2 = (((S & G) | (S & nD) | (G & nD)) << 1) & M32
-            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
-        elif q == -1:
+            c2 = ((S & G) | (S & nD) | (G & nD)) << 1
+            t = (((s2 & 0xFF000000) + c2) & 0xFFFFFFFF) | (s2 & 0xFFFFFF)
+        elif q:
             s2 = S ^ G ^ D
-            c2 = (((S & G) | (S & D) | (G & D)) << 1) & M32
-            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
+            c2 = ((S & G) | (S & D) | (G & D)) << 1
+            t = (((s2 & 0xFF000000) + c2) & 0xFFFFFFFF) | (s2 & 0xFFFFFF)
         else:
             s2 = S ^ G
-            c2 = ((S & G) << 1) & M32
-            t = (((S & 0xFF000000) + G) & M32) | (S & 0xFFFFFF)
+            c2 = (S & G) << 1
+            t = (((S & 0xFF000000) + G) & 0xFFFFFFFF) | (S & 0xFFFFFF)
         # sel: +1 if s32(t) >= 2^23, -1 if s32(t) < -2^24, else 0.
         if t < 0x800000:
             q = 0
@@ -206,37 +223,33 @@ def _srt_div(ma: int, mb: int) -> int:
             q = -1
         else:
             q = 0
-        S = (s2 << 1) & M32
-        G = (c2 << 1) & M32
-    return Q & M32
+        S = (s2 << 1) & 0xFFFFFFFF
+        G = (c2 << 1) & 0xFFFFFFFF
+    return Q & 0xFFFFFFFF
 
 
 def _srt_sqrt(m: int) -> int:
-    """§3.5 steps 3-4: the SRT square root recurrence; returns Q."""
+    """§3.5 steps 3-4: the SRT square root recurrence (same remainder step as _srt_div); returns Q."""
     S = m
     G = 0
     Q = 0
     q = 1
     for i in range(25):
         if q == 1:
-            adj = (Q + (1 << (24 - i))) & M32
-            Q = (Q + (1 << (25 - i))) & M32
-            X = M32 ^ adj
-            G = (G + 1) & M32
-        elif q == -1:
-            adj = (Q - (1 << (24 - i))) & M32
-            Q = (Q - (1 << (25 - i))) & M32
-            X = adj
-        else:
-            X = 0
+            X = 0xFFFFFFFF ^ ((Q + (1 << (24 - i))) & 0xFFFFFFFF)
+            Q = (Q + (2 << (24 - i))) & 0xFFFFFFFF
+            G += 1
+        elif q:
+            X = (Q - (1 << (24 - i))) & 0xFFFFFFFF
+            Q = (Q - (2 << (24 - i))) & 0xFFFFFFFF
         if q:
             s2 = S ^ G ^ X
-            c2 = (((S & G) | (S & X) | (G & X)) << 1) & M32
-            t = (((s2 & 0xFF000000) + c2) & M32) | (s2 & 0xFFFFFF)
+            c2 = ((S & G) | (S & X) | (G & X)) << 1
+            t = (((s2 & 0xFF000000) + c2) & 0xFFFFFFFF) | (s2 & 0xFFFFFF)
         else:
             s2 = S ^ G
-            c2 = ((S & G) << 1) & M32
-            t = (((S & 0xFF000000) + G) & M32) | (S & 0xFFFFFF)
+            c2 = (S & G) << 1
+            t = (((S & 0xFF000000) + G) & 0xFFFFFFFF) | (S & 0xFFFFFF)
         if t < 0x800000:
             q = 0
         elif t < 0x80000000:
@@ -245,8 +258,8 @@ def _srt_sqrt(m: int) -> int:
             q = -1
         else:
             q = 0
-        S = (s2 << 1) & M32
-        G = (c2 << 1) & M32
+        S = (s2 << 1) & 0xFFFFFFFF
+        G = (c2 << 1) & 0xFFFFFFFF
     return Q
 
 
@@ -303,7 +316,7 @@ def hw_vrsqrt(a: int, b: int) -> int:
     return hw_rsqrt(a, b)
 
 
-def _macc(acc: int, p: int, acc_ovf, neg: int) -> int:
+def macc(acc: int, p: int, acc_ovf, neg: int) -> int:
     """§3.6: ACC +/- p with the overflow resolution rules; p carries its MUL flags."""
     pf = p >> 32
     p &= M32
@@ -323,12 +336,18 @@ def _macc(acc: int, p: int, acc_ovf, neg: int) -> int:
 
 def hw_madd(acc: int, a: int, b: int, acc_ovf=False) -> int:
     """MADD: ACC + MUL(a, b), with §3.6's overflow rules. Returns bits | OVF/UNF/PUNF."""
-    return _macc(acc, hw_mul(a, b), acc_ovf, 0)
+    p = hw_mul(a, b)
+    if p > 0xFFFFFFFF or acc_ovf:
+        return macc(acc, p, acc_ovf, 0)
+    return hw_add(acc, p)
 
 
 def hw_msub(acc: int, a: int, b: int, acc_ovf=False) -> int:
     """MSUB: ACC - MUL(a, b), with §3.6's overflow rules."""
-    return _macc(acc, hw_mul(a, b), acc_ovf, SIGN)
+    p = hw_mul(a, b)
+    if p > 0xFFFFFFFF or acc_ovf:
+        return macc(acc, p, acc_ovf, 0x80000000)
+    return hw_add(acc, p ^ 0x80000000)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -68,6 +68,9 @@ def _sp2(index):
     return CO | ((index >> 2) << 6) | 0x3C | (index & 3)
 
 
+# vu_madd's sign flip of the product: 0 for the MADD forms, 0x80000000 for the MSUB forms.
+_NEG = {"madd": "0", "msub": "0x80000000"}
+
 # Target of a float write to fd / ft: VF0 is never written.
 _TD = "(VF[fd] if fd else VJUNK)"
 _TT = "(VF[ft] if ft else VJUNK)"
@@ -89,7 +92,7 @@ for base, name, kind in ((0x00, "vadd", "add"), (0x04, "vsub", "sub"), (0x08, "v
     if kind in ("add", "sub", "mul"):
         sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
     elif kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, f_{kind}, {_TD}, VF[fs], {expr}, dest, 0)"
+        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_TD}, VF[fs], {expr}, dest, 0)"
     else:
         sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
     for bc in range(4):
@@ -109,7 +112,7 @@ for funct, name, kind, form in _SP1_FORMS:
     if kind in ("add", "sub", "mul"):
         sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
     elif kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, f_{kind}, {_TD}, VF[fs], {expr}, dest, 0)"
+        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_TD}, VF[fs], {expr}, dest, 0)"
     else:
         sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
     mask = M_SP1 if form == "" or form == "bc" else M_SP1 | M_FT
@@ -117,7 +120,7 @@ for funct, name, kind, form in _SP1_FORMS:
 
 _row("vopmsub", M_SP1, _sp1(0x2E), ("dest", "vfd", "vfs", "vft"),
      "_a = VF[fs]\n_b = VF[ft]\n"
-     f"vu_madd(S, f_msub, {_TD}, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14, 0)",
+     f"vu_madd(S, 0x80000000, {_TD}, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14, 0)",
      note="fd.xyz := ACC.xyz - fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used")
 
 # ---- special1: integer ops, VCALLMS -------------------------------------------------------------
@@ -145,7 +148,7 @@ for base, name, kind in ((0x00, "vadda", "add"), (0x04, "vsuba", "sub"), (0x08, 
                          (0x0C, "vmsuba", "msub"), (0x18, "vmula", "mul")):
     kind_b, pre, expr = _FORMS_B["bc"]
     if kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest, 1)"
+        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_ACC}, VF[fs], {expr}, dest, 1)"
     else:
         sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
     for bc in range(4):
@@ -163,7 +166,7 @@ _SP2_FORMS = [
 for index, name, kind, form in _SP2_FORMS:
     kind_b, pre, expr = _FORMS_B[form]
     if kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest, 1)"
+        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_ACC}, VF[fs], {expr}, dest, 1)"
     else:
         sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
     mask = M_SP2 if form == "" else M_SP2 | M_FT
@@ -299,6 +302,8 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
     OVF, UNF = eefloat.OVF, eefloat.UNF
     MACB = _MACB
 
+    add, mul, macc = fm.add, fm.mul, eefloat.macc
+
     if flags:
         def vu_op(S, f, dst, a, b, dest):
             """dst.c := f(a.c, b.c) for the lanes in dest; MAC and status from the results."""
@@ -306,39 +311,63 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
             for c, bit in _LANES:
                 if dest & bit:
                     r = f(a[c], b[c])
-                    v = r & M32
+                    if r > 0xFFFFFFFF:
+                        v = r & 0xFFFFFFFF
+                        # underflow: U and Z; else a zero result: Z; else overflow: O (§3.10)
+                        n = 5 if r & UNF else (1 if not v & 0x7F800000 else 8)
+                    else:
+                        v = r
+                        n = 0 if v & 0x7F800000 else 1
+                    if v & 0x80000000:
+                        n |= 2
                     dst[c] = v
-                    n = 2 if v & SIGN else 0
-                    if r & UNF:
-                        n |= 5
-                    elif not v & 0x7F800000:
-                        n |= 1
-                    elif r & OVF:
-                        n |= 8
-                    mac |= MACB[c][n]
+                    if n:
+                        mac |= MACB[c][n]
             S.mac = mac
-            S.status = _status_from_mac(S.status, mac)
+            if mac:
+                low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0)
+                       | (4 if mac & 0xF00 else 0) | (8 if mac & 0xF000 else 0))
+                S.status = (S.status & 0xFF0) | low | (low << 6)
+            else:
+                S.status &= 0xFF0
 
-        def vu_madd(S, f, dst, a, b, dest, latch):
-            """dst.c := ACC.c +/- a.c*b.c; ``latch``: ACC-overflowed is the lane's current MAC O bit."""
+        def vu_madd(S, neg, dst, a, b, dest, latch):
+            """dst.c := ACC.c +/- a.c*b.c (neg = 0 or 0x80000000); with ``latch`` the lane's
+            current MAC O bit is ACC's overflow flag (§3.10), else ACC counts as not overflowed."""
             acc = S.vacc
             old = S.mac if latch else 0
             mac = 0
             for c, bit in _LANES:
                 if dest & bit:
-                    r = f(acc[c], a[c], b[c], (old >> (15 - c)) & 1)
-                    v = r & M32
+                    p = mul(a[c], b[c])
+                    ov = (old >> (15 - c)) & 1
+                    if p > 0xFFFFFFFF or ov:
+                        r = macc(acc[c], p, ov, neg)
+                    else:
+                        r = add(acc[c], p ^ neg)
+                    if r > 0xFFFFFFFF:
+                        v = r & 0xFFFFFFFF
+                        if r & UNF:
+                            n = 5
+                        elif not v & 0x7F800000:
+                            n = 1
+                        else:
+                            n = 8 if r & OVF else 0
+                    else:
+                        v = r
+                        n = 0 if v & 0x7F800000 else 1
+                    if v & 0x80000000:
+                        n |= 2
                     dst[c] = v
-                    n = 2 if v & SIGN else 0
-                    if r & UNF:
-                        n |= 5
-                    elif not v & 0x7F800000:
-                        n |= 1
-                    elif r & OVF:
-                        n |= 8
-                    mac |= MACB[c][n]
+                    if n:
+                        mac |= MACB[c][n]
             S.mac = mac
-            S.status = _status_from_mac(S.status, mac)
+            if mac:
+                low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0)
+                       | (4 if mac & 0xF00 else 0) | (8 if mac & 0xF000 else 0))
+                S.status = (S.status & 0xFF0) | low | (low << 6)
+            else:
+                S.status &= 0xFF0
 
         def vu_fdiv(S, r):
             """Q := r; status I and D replaced by the FDIV flags and ORed into IS and DS."""
@@ -355,11 +384,11 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
                 if dest & bit:
                     dst[c] = f(a[c], b[c])
 
-        def vu_madd(S, f, dst, a, b, dest, latch):
+        def vu_madd(S, neg, dst, a, b, dest, latch):
             acc = S.vacc
             for c, bit in _LANES:
                 if dest & bit:
-                    dst[c] = f(acc[c], a[c], b[c], 0)
+                    dst[c] = add(acc[c], mul(a[c], b[c]) ^ neg)
 
         def vu_fdiv(S, r):
             S.q = r & M32
