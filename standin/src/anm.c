@@ -103,8 +103,13 @@ void SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki(u32 anm, u32 work, u32 dt)
     (void)anm;
     U32(work + WORK_TIME) = T;
     if (!ctrl) return;
-    if (U16(ctrl) == KIND_OBJECT) set_object(ctrl, index, T);
-    else if (U16(ctrl) == KIND_MATERIAL) set_material(ctrl, index, T);
+    if (U16(ctrl) == KIND_OBJECT) {
+        u32 last = U32(ctrl + 0x18);
+        set_object(ctrl, index, T < last ? T : last);
+    } else if (U16(ctrl) == KIND_MATERIAL) {
+        u32 last = U32(ctrl + 0x0C);
+        set_material(ctrl, index, T < last ? T : last);
+    }
 }
 
 /* ccAnmNote::DelAll: frees a note list through operator delete. */

@@ -17,13 +17,20 @@ u32 *compile_channel(const u32 **pp, u32 kind, u32 w, int rot, u32 frames);
 #define CTRL_OBJ_SCALE 0x0C
 #define CTRL_OBJ_ALPHA 0x10
 #define CTRL_OBJ_OBJ   0x14
-#define CTRL_OBJ_SIZE  0x18
+#define CTRL_OBJ_LAST  0x18
+#define CTRL_OBJ_SIZE  0x1C
 /* The compiled 0x0202 controller */
 #define CTRL_MAT_U     0x04
 #define CTRL_MAT_V     0x08
+#define CTRL_MAT_LAST  0x0C
 #define CTRL_MAT_SIZE  0x10
 
 typedef struct { u32 tbl, count; } Table;
+
+/* DECISION: controllers are evaluated at min(T, last), last = max(0, (N - 1) * 256), the time the
+ * reference poses (animation-semantics.md §2.4 "evaluation stops at last", §8.2); a work's own
+ * time still advances unclamped. */
+static u32 last_time(u32 frames) { return frames ? (frames - 1) << 8 : 0; }
 
 static u32 table_add(Table *t, u32 object, u32 ctrl)
 {
@@ -53,6 +60,7 @@ u32 ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi(u32 chunk, const u32 *pay, u32 fr
     U16(ctrl) = KIND_MATERIAL;
     U32(ctrl + CTRL_MAT_U) = (u32)compile_channel(&p, flags & 7, 1, 0, frames);
     U32(ctrl + CTRL_MAT_V) = (u32)compile_channel(&p, (flags >> 3) & 7, 1, 0, frames);
+    U32(ctrl + CTRL_MAT_LAST) = last_time(frames);
     return ctrl;
 }
 
@@ -67,6 +75,7 @@ static u32 compile_object(const u32 *pay, u32 frames)
     U32(ctrl + CTRL_OBJ_ROT) = (u32)compile_channel(&p, (flags >> 3) & 7, 3, 1, frames);
     U32(ctrl + CTRL_OBJ_SCALE) = (u32)compile_channel(&p, (flags >> 6) & 7, 3, 0, frames);
     U32(ctrl + CTRL_OBJ_ALPHA) = (u32)compile_channel(&p, (flags >> 9) & 7, 1, 0, frames);
+    U32(ctrl + CTRL_OBJ_LAST) = last_time(frames);
     return ctrl;
 }
 
