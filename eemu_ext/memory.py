@@ -6,6 +6,7 @@ and the instruction, which only it knows.
 """
 from __future__ import annotations
 
+import mmap
 import sys
 
 RAM_SIZE = 0x02000000          # 32 MiB
@@ -37,7 +38,8 @@ class Memory:
     """The EE's address space. ``ram``, ``spr`` and ``vu0`` are bytearrays; ld/st are fast closures."""
 
     def __init__(self):
-        self.ram = bytearray(RAM_SIZE)
+        # an anonymous mapping: zero pages cost nothing until touched (bytearray would memset 32 MiB)
+        self.ram = mmap.mmap(-1, RAM_SIZE)
         self.spr = bytearray(SPR_SIZE)
         self.vu0 = bytearray(VU0_SIZE)
         self._build()
