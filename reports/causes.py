@@ -1,22 +1,7 @@
 """Guess the likely cause of each mismatch, so a report can group hundreds into a few stories.
 
-A heuristic, not a diagnosis. The rules, first match wins (the report lists them too):
-
-1. harness error   the chunk has an `error` (the harness could not finish it) — per chunk only.
-2. playback control  field is "frame counter" or "return value" (checks.md §4.1 step 3, §6.2 step 6):
-                   the time bookkeeping of _AnimateForward diverged; everything after is moot.
-3. note order      field "notes" and got is a permutation of expected (same notes, other order;
-                   the `ctu1body ANM_ctu1atc0` reversal, checks.md §10).
-4. notes missing/extra  field "notes", got a strict sub- or superset of expected.
-5. layout          the got value of this mismatch equals the expected value of another field
-                   at the same chunk, check, time and step (a value landed at the wrong offset).
-6. drift           a deviation and tolerance are recorded, deviation > tolerance but within
-                   DRIFT_FACTOR x tolerance: the keyed-rotation running matrix drifted (checks.md §3).
-7. rounding        ulp distance 1 or 2 between expected and got (a float rounding difference,
-                   e.g. hw vs trunc or an operation order change).
-8. sign            got == expected with the sign bit flipped.
-9. single value    the only mismatch of its chunk and check (one field at one time).
-10. wrong value    everything else (a genuinely different value, e.g. a wrong formula).
+A heuristic, not a diagnosis. RULES lists the rules in order; the first that matches wins.
+The report prints the same list, so a reviewer knows what each label means.
 """
 from __future__ import annotations
 
@@ -26,11 +11,30 @@ from .bits import is_integer_field, parse_u32, ulp_distance
 
 DRIFT_FACTOR = 100.0
 
-CAUSES = ("harness error", "playback control", "note order", "notes missing/extra", "layout",
-          "drift", "rounding", "sign", "single value", "wrong value")
-
-RULES = [line.strip() for line in __doc__.split("first match wins (the report lists them too):")[1]
-         .strip().splitlines()]
+# (cause, when it is chosen), in the order the rules are tried.
+RULES = [
+    ("harness error", "the chunk has an error: the harness could not finish it (chunk rows and "
+     "JUnit only; it is not a mismatch record)."),
+    ("playback control", 'field "frame counter" or "return value" (checks.md §4.1 step 3, §6.2 '
+     "step 6): the time bookkeeping of _AnimateForward diverged; everything after it is moot."),
+    ("note order", "a list value (notes, morph state) whose got is a permutation of expected: the "
+     "same items in another order (the reversed delivery of ctu1body ANM_ctu1atc0, checks.md §10)."),
+    ("missing/extra items", "a list value whose got is a strict subset or superset of expected "
+     "(a note or morph target not delivered, or delivered twice)."),
+    ("layout", "got equals the value another field expects at the same chunk, check, object, "
+     "time and step: a value landed at the wrong offset."),
+    ("stale value", "got equals what the same field and object expected at an earlier time or "
+     "step: the game lags behind (a record applied a frame late, a missed update)."),
+    ("ahead", "got equals what the same field and object expect at a later time or step."),
+    ("drift", f"a deviation above its tolerance but within {DRIFT_FACTOR:g}x of it: the "
+     "keyed-rotation running matrix drifted beyond the checks.md §3 formula."),
+    ("rounding", "1 or 2 ulp between expected and got: a float rounding difference (hw vs trunc, "
+     "an operation order, a reciprocal)."),
+    ("sign", "got is expected with the sign bit flipped."),
+    ("single value", "the only mismatch of its chunk and check (one field at one time)."),
+    ("wrong value", "everything else: a genuinely different value, e.g. a wrong formula."),
+]
+CAUSES = tuple(name for name, _ in RULES)
 
 
 def _hashable(v):
@@ -64,15 +68,38 @@ def _where(m: dict) -> tuple:
     return (m.get("time"), m.get("step"), m.get("track"), m.get("object"))
 
 
+def _order(m: dict):
+    """Where a mismatch lies in time: (step, time), None parts last."""
+    return (m.get("step") if m.get("step") is not None else -1,
+            m.get("time") if m.get("time") is not None else -1)
+
+
 def expected_index(group: list[dict]) -> dict:
-    """(where, expected value) -> fields expecting that value, for the layout rule."""
+    """Lookups for the layout and timing rules:
+    (where, expected value) -> fields expecting it; and
+    ("when", field, object, track, expected value) -> the (step, time) points expecting it."""
     index: dict = defaultdict(set)
     for m in group:
         try:
-            index[(_where(m), _scalar(m.get("expected")))].add(m.get("field"))
-        except TypeError:                       # unhashable odd value: no layout evidence
+            ev = _scalar(m.get("expected"))
+            index[(_where(m), ev)].add(m.get("field"))
+            index[("when", m.get("field"), m.get("object"), m.get("track"), ev)].add(_order(m))
+        except TypeError:                       # unhashable odd value: no evidence
             pass
     return index
+
+
+def _lag(m: dict, g_val, exp, index: dict) -> str | None:
+    """ "stale value" / "ahead" when got is this field's expected value at another time."""
+    if g_val == _scalar(exp):
+        return None
+    points = index.get(("when", m.get("field"), m.get("object"), m.get("track"), g_val), ())
+    here = _order(m)
+    if any(p < here for p in points):
+        return "stale value"
+    if any(p > here for p in points):
+        return "ahead"
+    return None
 
 
 def classify(m: dict, group: list[dict], index: dict | None = None) -> str:
@@ -81,19 +108,22 @@ def classify(m: dict, group: list[dict], index: dict | None = None) -> str:
     exp, got = m.get("expected"), m.get("got")
     if field in ("frame counter", "return value"):
         return "playback control"
-    if field == "notes" and isinstance(exp, list) and isinstance(got, list):
+    if isinstance(exp, list) and isinstance(got, list):
         e = sorted(map(repr, exp))
         g = sorted(map(repr, got))
         if e == g:
             return "note order"
         if set(g) < set(e) or set(g) > set(e):
-            return "notes missing/extra"
+            return "missing/extra items"
     index = index if index is not None else expected_index(group)
     g_val = _scalar(got)
     if g_val != _scalar(exp):
         fields = index.get((_where(m), g_val), ())
         if any(f != m.get("field") for f in fields):
             return "layout"
+    timing = _lag(m, g_val, exp, index)
+    if timing:
+        return timing
     dev, tol = m.get("deviation"), m.get("tolerance")
     if isinstance(dev, (int, float)) and isinstance(tol, (int, float)) and tol > 0:
         if tol < dev <= DRIFT_FACTOR * tol:

@@ -50,6 +50,17 @@ def short(v, limit=60) -> str:
     return s if len(s) <= limit else s[:limit - 1] + "…"
 
 
+def brief(exp, got) -> tuple[str, str]:
+    """Expected and got for the one-line row: lists as their sizes, or their first difference."""
+    if isinstance(exp, list) and isinstance(got, list):
+        if len(exp) != len(got):
+            return f"{len(exp)} item(s)", f"{len(got)} item(s)"
+        for i, (a, b) in enumerate(zip(exp, got)):
+            if a != b:
+                return f"[{i}] {short(a, 34)}", f"[{i}] {short(b, 34)}"
+    return short(exp, 40), short(got, 40)
+
+
 def one_line(m: dict) -> str:
     """A mismatch in one line, e.g. for JUnit and terminals."""
     ulp = ulp_of(m)
@@ -182,7 +193,8 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
     v = {"n": n, "chunk": m.get("chunk"), "check": m["check"], "field": m.get("field"),
          "where": where_text(m), "cause": cause, "time": m.get("time"), "step": m.get("step"),
          "track": m.get("track"), "object": m.get("object"),
-         "es": short(m.get("expected"), 40), "gs": short(m.get("got"), 40),
+         "es": brief(m.get("expected"), m.get("got"))[0],
+         "gs": brief(m.get("expected"), m.get("got"))[1],
          "ulp": ulp_of(m), "repro": m.get("repro") or default_repro(m, params),
          "seed": m.get("seed")}
     v["extra"] = f"{v['ulp']} ulp" if v["ulp"] else ""

@@ -234,7 +234,7 @@ def _causes_html(views) -> str:
         cells = "".join(f'<td class="num">{grid[cause][c] or ""}</td>' for c in checks)
         rows.append(f'<tr><td><a href="#" class="causelink" data-cause="{e(cause)}">{e(cause)}'
                     f'</a></td><td class="num">{by[cause]}</td>{cells}</tr>')
-    rules = "".join(f"<li>{e(r)}</li>" for r in RULES)
+    rules = "".join(f"<li><b>{e(name)}</b>: {e(why)}</li>" for name, why in RULES)
     table = (f'<table class="grid-t"><tr><th>likely cause</th><th>all</th>{head}</tr>'
              + "".join(rows) + '</table>') if rows else '<p class="note">No mismatches.</p>'
     return (table + '<details class="rules"><summary>How causes are guessed (first rule that '

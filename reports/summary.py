@@ -210,11 +210,18 @@ def compute(run: Run, causes: dict | None = None) -> dict:
     }
 
 
+# Fields that reports owns: recomputed on every render, even when summary.json has them.
+REPORTS_FIELDS = ("checks", "causes", "failing_chunks", "rotation_samples", "rotation_over_bound",
+                  "mismatches_dropped", "report", "junit", "reports_format")
+
+
 def complete(run: Run, causes: dict | None = None) -> dict:
-    """The harness's summary with every missing field filled in from compute()."""
-    merged = dict(compute(run, causes))
+    """The harness's summary with every missing field filled in from compute(); the fields
+    reports adds are always recomputed (a re-render after a resumed run updates them)."""
+    computed = compute(run, causes)
+    merged = dict(computed)
     for k, v in (run.summary or {}).items():
-        if v is not None or k not in merged:
+        if k not in REPORTS_FIELDS and (v is not None or k not in merged):
             merged[k] = v
     return merged
 

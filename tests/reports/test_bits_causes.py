@@ -45,7 +45,21 @@ def test_frame_counter_and_return_value_are_playback_control():
 def test_reversed_notes_are_note_order_and_missing_ones_are_named():
     a, b = [2, 2, 4, 7], [32773, 1, 4, 7]
     assert cause(mismatch(C, "notes", "notes", [a, b], [b, a])) == "note order"
-    assert cause(mismatch(C, "notes", "notes", [a, b], [a])) == "notes missing/extra"
+    assert cause(mismatch(C, "notes", "notes", [a, b], [a])) == "missing/extra items"
+    assert cause(mismatch(C, "playback", "morph state", [[22, 5]], [])) == "missing/extra items"
+
+
+def test_a_value_from_an_earlier_step_is_stale_and_from_a_later_one_ahead():
+    """A morph record applied one frame late: got at step k = expected at step k-1."""
+    ms = [mismatch(C, "playback", "morph state", [[22, w]], [[22, w - 1]], object=145, step=w,
+                   time=256 * w) for w in range(3, 8)]
+    causes = classify_run([{"chunk": C, "mismatches": ms}])
+    assert [causes[id(m)] for m in ms] == ["wrong value"] + ["stale value"] * 4
+    ahead = [mismatch(C, "controllers", "position.x", f"0x{0x3f800000 + k:08x}",
+                      f"0x{0x3f800000 + k + 10:08x}", track=2, time=256 * k)
+             for k in (0, 10, 20)]
+    causes = classify_run([{"chunk": C, "mismatches": ahead}])
+    assert [causes[id(m)] for m in ahead] == ["ahead", "ahead", "wrong value"]
 
 
 def test_value_landing_in_another_field_is_layout():

@@ -250,7 +250,7 @@ def test_hostile_names_and_values_cannot_break_the_page(tmp_path):
     doc = parse(html)
     scripts = doc.find_all("script")
     assert len(scripts) == 3                      # error hook, data, main script
-    assert doc.find("img") is None and doc.find("b") is None
+    assert doc.find("img") is None and doc.by_id("m0").find("b") is None
     data = json.loads(doc.by_id("eediff-data").text())
     assert data["views"][0]["chunk"] == c and data["views"][0]["field"] == "<b>position.x</b>"
     assert c in doc.by_id("m0").text()
@@ -263,3 +263,18 @@ def test_an_unfinished_run_says_so(tmp_path):
     assert doc.find("span", cls="verdict").text() == "INCOMPLETE"
     assert "1 of 2 selected chunks have no result" in doc.find("ul", cls="problems").text()
     assert json.loads((run / "summary.json").read_text())["complete"] is False
+
+
+def test_rerender_recomputes_the_fields_reports_owns(tmp_path):
+    run = small_run(tmp_path)
+    reports.render(run)
+    s = json.loads((run / "summary.json").read_text())
+    s["causes"] = {"stale": 99}
+    (run / "summary.json").write_text(json.dumps(s))
+    reports.render(run)
+    assert json.loads((run / "summary.json").read_text())["causes"]["rounding"] == 1
+
+
+def test_list_rows_summarise_sizes_or_the_first_difference(rendered):
+    row = rendered[2].by_id("m3").find("span", cls="mv").text()
+    assert row == "[0] [2,2,4,7] → [0] [32773,1,4,7]"
