@@ -190,8 +190,10 @@ def test_lights(corpus):
 
 def test_semantics_properties_everywhere(corpus):
     """animation-semantics.md §9.1 and §8.3: no frame-0 F_Morpher, a Top per frame, notes in order."""
+    from corpus.anime import parse_anime
     for cid in corpus.chunk_ids():
-        a = corpus.chunk(cid).anime
+        ch = corpus.chunk(cid)
+        a = parse_anime(ch.data, where=cid)
         assert all(r.frame >= 1 for r in a.morphs), cid
         assert [f for f, _ in a.tops][:-1] == list(range(a.frames)), cid
         fr = [n.frame for n in a.notes]
