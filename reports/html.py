@@ -56,7 +56,11 @@ def strip_html(sv: dict, label: str = "") -> str:
             cells.append(f'<span class="b {part}{d}" title="bit {i}">{(bits >> i) & 1}</span>')
         rows.append(f'<div class="srow"><span class="slbl">{e(label)} {name}</span>'
                     f'{"".join(cells)}</div>')
-    return f'<div class="strip">{"".join(rows)}<div class="sdesc">{e(sv["desc"])}</div></div>'
+    head = ('<div class="shdr"><span class="slbl"></span><span class="hs">s</span>'
+            '<span class="he">exponent</span><span class="hf">fraction</span></div>'
+            if sv["float"] else "")
+    return (f'<div class="strip">{head}{"".join(rows)}<div class="sdesc">{e(sv["desc"])}</div>'
+            '</div>')
 
 
 def values_html(sv: dict) -> str:
@@ -98,15 +102,18 @@ def detail_html(v: dict) -> str:
                    + '</div><h4>Original case</h4>')
     kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
           ("field", v.get("field")), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
-    out.append('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
-                                               for k, x in kv if x not in (None, "")) + '</table>')
-    if "sv" in v:
-        out.append(values_html(v["sv"]) + strip_html(v["sv"]))
+    kv_html = ('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
+                                              for k, x in kv if x not in (None, "")) + '</table>')
+    if "sv" in v:                                   # one u32: identity and bits side by side
+        out.append(f'<div class="pair">{kv_html}<div>{values_html(v["sv"])}'
+                   f'{strip_html(v["sv"])}</div></div>')
     elif "lv" in v:
-        out.append(list_html(v["lv"]))
+        out.append(kv_html + list_html(v["lv"]))
     elif "raw" in v:
-        out.append(f'<table class="vals"><tr><th>expected</th><td class="mono">{e(v["raw"][0])}'
+        out.append(kv_html + f'<table class="vals"><tr><th>expected</th><td class="mono">{e(v["raw"][0])}'
                    f'</td></tr><tr><th>got</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
+    else:
+        out.append(kv_html)
     if "dev" in v:
         out.append(f'<p class="dev">deviation d = {e(v["dev"])}, tolerance {e(v.get("tol"))}</p>')
     if v.get("ctx"):

@@ -104,7 +104,13 @@ details.mm:target { outline:2px solid #0969da; }
 .mn { color:var(--muted); } .mc { font-weight:600; } .mf { color:#0550ae; }
 .cause { background:#ddf4ff; border-radius:10px; padding:0 8px; font-size:12px; text-align:center; }
 .det { padding:4px 14px 12px; border-top:1px solid var(--line); }
-table.vals th { width:90px; } table.vals td { white-space:nowrap; }
+table.vals th { width:90px; white-space:nowrap; } table.vals td { white-space:nowrap; }
+.pair { display:flex; flex-wrap:wrap; gap:8px 28px; align-items:flex-start; }
+.pair table.kv { min-width:380px; }
+.shdr { display:flex; align-items:flex-end; margin:1px 0; }
+.shdr span { font-size:10.5px; color:var(--muted); text-align:center; border-bottom:1px solid var(--line); }
+.shdr .hs { width:17px; margin-right:3px; } .shdr .he { width:136px; margin-right:3px; }
+.shdr .hf { width:391px; }
 tr.dr td { background:#ffebe9; }
 .strip { margin:6px 0 10px; }
 .srow { display:flex; align-items:center; margin:1px 0; }
@@ -154,7 +160,9 @@ function stripHTML(sv, label){
     }
     rows += '<div class="srow"><span class="slbl">' + esc(label || '') + ' ' + sides[k][0] + '</span>' + cells + '</div>';
   }
-  return '<div class="strip">' + rows + '<div class="sdesc">' + esc(sv.desc) + '</div></div>';
+  var head = sv['float'] ? '<div class="shdr"><span class="slbl"></span><span class="hs">s</span>' +
+    '<span class="he">exponent</span><span class="hf">fraction</span></div>' : '';
+  return '<div class="strip">' + head + rows + '<div class="sdesc">' + esc(sv.desc) + '</div></div>';
 }
 function valuesHTML(sv){
   var ulp = sv.ulp == null ? '' : '<tr><th>ulp distance</th><td colspan="3">' + sv.ulp + '</td></tr>';
@@ -219,12 +227,13 @@ function detailHTML(v){
   }
   var kv = [['chunk', v.chunk], ['check', v.check], ['where', v.where], ['field', v.field],
             ['likely cause', v.cause], ['seed', v.seed]];
-  out += '<table class="kv">' + kv.filter(function(p){ return p[1] != null && p[1] !== ''; }).map(function(p){
+  var kvHTML = '<table class="kv">' + kv.filter(function(p){ return p[1] != null && p[1] !== ''; }).map(function(p){
     return '<tr><th>' + p[0] + '</th><td>' + esc(p[1]) + '</td></tr>'; }).join('') + '</table>';
-  if (v.sv) out += valuesHTML(v.sv) + stripHTML(v.sv, '');
-  else if (v.lv) out += listHTML(v.lv);
-  else if (v.raw) out += '<table class="vals"><tr><th>expected</th><td class="mono">' + esc(v.raw[0]) +
+  if (v.sv) out += '<div class="pair">' + kvHTML + '<div>' + valuesHTML(v.sv) + stripHTML(v.sv, '') + '</div></div>';
+  else if (v.lv) out += kvHTML + listHTML(v.lv);
+  else if (v.raw) out += kvHTML + '<table class="vals"><tr><th>expected</th><td class="mono">' + esc(v.raw[0]) +
     '</td></tr><tr><th>got</th><td class="mono">' + esc(v.raw[1]) + '</td></tr></table>';
+  else out += kvHTML;
   if ('dev' in v) out += '<p class="dev">deviation d = ' + esc(v.dev) + ', tolerance ' + esc(v.tol) + '</p>';
   if (v.ctx && v.ctx.length) out += '<h4>Context</h4><dl class="ctx">' + v.ctx.map(function(p){
     return '<dt>' + esc(p[0]) + '</dt><dd class="mono">' + esc(p[1]) + '</dd>'; }).join('') + '</dl>';
