@@ -23,6 +23,8 @@ FIELD_TOKENS = frozenset(("rs", "rt", "rd", "sa", "funct", "imm", "uimm", "targe
 FAST_NAMES = ("R", "RH", "HI", "LO", "S", "F", "VF", "VI", "ld8", "ld16", "ld32", "ld64", "ld128",
               "st8", "st16", "st32", "st64", "st128", "COV", "MV8", "MV16", "MV32", "MV64")
 _NAME_RE = re.compile(r"\b(" + "|".join(FAST_NAMES) + r")\b")
+# reads of R[0] are the constant 0 (writes to it are undone after every instruction)
+_R0_READ = re.compile(r"(?<![\w.])R\[0\](?!\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=))")
 
 
 def sem_template(sem: str) -> List[object]:
@@ -94,6 +96,13 @@ class BlockCompiler:
         row = self.rows[row_id]
         f = fields_of(word, pc)
         src = substitute(self.templates[row_id], f)
+        if "R[0]" in src:
+            fast = _R0_READ.sub("0", src)
+            try:
+                compile(fast, "<r0>", "exec")
+                src = fast
+            except SyntaxError:               # e.g. a tuple target 'R[0], RH[0] = ...': keep it
+                pass
         out = []
         if self.coverage:
             out.append(f"COV[{row.mnemonic!r}] += 1")
@@ -175,7 +184,7 @@ class BlockCompiler:
         srid, sword = self._fetch(slot)
         if srid is None:
             emit(slot, [sword])
-        elif self.rows[srid].flow:
+        elif self.rows[srid].flow in ("branch", "likely", "jump", "jump_reg"):
             emit(slot, [f"machine._branch_in_delay_slot({pc:#x}, {slot:#x})"])
         else:
             emit(slot, self._insn(slot, srid, sword))
