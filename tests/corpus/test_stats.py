@@ -116,3 +116,15 @@ def test_cli_lists_bad_members(tmp_path, small_dir):
     out = subprocess.run([sys.executable, "-m", "corpus", "stats", str(p)], capture_output=True, text=True,
                          check=True, env=env)
     assert "== bad members: 1" in out.stdout or "== bad members: 2" in out.stdout
+
+
+def test_category_tables_match_the_disc_layout(full_dir, full_manifest):
+    """formats.md §1.3: base sectors and record counts per category; categories.c carries them."""
+    from corpus.tables import DISC_BASE_SECTORS, DISC_RECORDS, TABLE_SYMBOLS
+    assert [o // 2048 for o in full_manifest["cate_ofs"][:19]] == list(DISC_BASE_SECTORS)
+    assert all(o % 2048 == 0 for o in full_manifest["cate_ofs"])
+    src = open(os.path.join(full_dir, "categories.c")).read()
+    for k, sym in enumerate(TABLE_SYMBOLS[:19]):
+        assert f"FILELIST {sym}[{DISC_RECORDS[k] + 1}] = {{" in src
+    assert "FILELIST directCCSTbl[64];" in src and "FILELIST *categoryFDTbl[20]" in src
+    assert "unsigned long long cateCDOfsTbl[20]" in src and '"XASC00.CCS"' in src
