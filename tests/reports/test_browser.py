@@ -1,6 +1,7 @@
 """The report in a real browser: headless Debian chromium loads it with no console errors, the
 inline script's details match the static ones, pages beyond the first render, and a screenshot
 lands in build/ for a reviewer (issue 8, Must show). Skipped when chromium is not installed."""
+import json
 import os
 import re
 import shutil
@@ -126,3 +127,78 @@ def test_screenshots_for_a_reviewer(tmp_path, small_report):
                  f"--window-size={size}", "--hide-scrollbars")
         data = target.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000
+
+
+# Drives the page like a reviewer: sort the chunk table, filter it, page through mismatches,
+# filter them by check and cause, click a chunk link, press copy; records what the DOM shows.
+INTERACT = """<script>
+(function(){
+  var log = {}, $ = function(id){ return document.getElementById(id); };
+  function rows(){ return Array.prototype.map.call($('chunktable').tBodies[0].rows,
+                   function(r){ return r.hidden ? null : r.cells[1].textContent; }).filter(Boolean); }
+  function ids(){ return Array.prototype.map.call(document.querySelectorAll('#mlist details.mm'),
+                  function(d){ return d.id; }); }
+  var th = $('chunktable').querySelectorAll('th');
+  th[3].click(); log.sortMismatchesAsc = rows();
+  th[3].click(); log.sortMismatchesDesc = rows();
+  $('chunkfilter').value = 'c07'; $('chunkfilter').dispatchEvent(new Event('input'));
+  log.filtered = rows();
+  $('next').click(); log.page2 = $('pageinfo').textContent; log.page2first = ids()[0];
+  var d = document.querySelector('#mlist details.mm'); d.open = true;
+  d.dispatchEvent(new Event('toggle'));
+  log.lazyFilled = d.querySelector('.det').textContent.indexOf('make one CASE=') >= 0;
+  $('mcause').value = 'drift'; $('mcause').dispatchEvent(new Event('change'));
+  log.drift = $('pageinfo').textContent;
+  $('mcause').value = ''; $('mcause').dispatchEvent(new Event('change'));
+  $('mcheck').value = 'notes'; $('mcheck').dispatchEvent(new Event('change'));
+  log.notes = $('pageinfo').textContent;
+  $('mcheck').value = ''; $('mcheck').dispatchEvent(new Event('change'));
+  document.querySelector('#chunktable a[data-chunk]').click();
+  log.chunkLink = $('pageinfo').textContent + ' | ' + $('mchunk').textContent;
+  $('clearchunk').click(); log.cleared = $('pageinfo').textContent;
+  $('mfilter').value = 'rotation[1][2]'; $('mfilter').dispatchEvent(new Event('input'));
+  log.text = $('pageinfo').textContent;
+  var first = document.querySelector('#mlist details.mm'); first.open = true;
+  first.dispatchEvent(new Event('toggle'));
+  var b = first.querySelector('button.copy'); b.click();
+  log.copyLabel = b.textContent;
+  var out = document.createElement('pre'); out.id = 'interact';
+  out.textContent = JSON.stringify(log); document.body.appendChild(out);
+})();
+</script></body>"""
+
+
+def test_sorting_filtering_paging_and_copy_work_in_the_browser(tmp_path):
+    chunks = []
+    for i in range(12):
+        c = f"c{i:02d}.cmp::ANM_x"
+        ms = [mismatch(c, "controllers", "position.x", f"0x{0x3f800000 + k:08x}",
+                       f"0x{0x3f800000 + k + 7:08x}", track=1, time=10 + k) for k in range(i + 5)]
+        ms.append(mismatch(c, "controllers", "rotation[1][2]", "0x3e4ccccd", "0x3e4cd0a0", track=2,
+                           time=99, deviation=2e-5, tolerance=1.5e-5))
+        if i % 4 == 0:
+            ms.append(mismatch(c, "notes", "notes", [[1, 2, 3, 4], [5, 6, 7, 8]],
+                               [[5, 6, 7, 8], [1, 2, 3, 4]], step=3, time=768))
+        chunks.append({"chunk": c, "mismatches": ms})
+    page = reports.render(write_run(tmp_path / "runs", chunks))
+    test_page = tmp_path / "interact.html"
+    test_page.write_text(page.read_text().replace("</body>", INTERACT))
+    doc, _ = dump_dom(tmp_path, test_page)
+    assert console_errors(doc) == (0, "")
+    log = json.loads(doc.by_id("interact").text())
+    count = {f"c{i:02d}.cmp::ANM_x": i + 6 + (1 if i % 4 == 0 else 0) for i in range(12)}
+    asc = [count[c] for c in log["sortMismatchesAsc"]]
+    desc = [count[c] for c in log["sortMismatchesDesc"]]
+    assert sorted(log["sortMismatchesAsc"]) == sorted(count)
+    assert asc == sorted(asc) and desc == sorted(desc, reverse=True) and asc != desc
+    assert log["filtered"] == ["c07.cmp::ANM_x"]
+    total = sum(count.values())
+    assert log["page2"] == f"page 2 of {-(-total // 100)} · {total} mismatches"
+    assert log["page2first"] == "m100" and log["lazyFilled"] is True
+    assert log["drift"] == f"page 1 of 1 · 12 of {total} mismatches"
+    assert log["notes"] == f"page 1 of 1 · 3 of {total} mismatches"
+    top = log["sortMismatchesDesc"][0]            # the first link in the (sorted) table
+    assert log["chunkLink"] == f"page 1 of 1 · {count[top]} of {total} mismatches | chunk {top} show all"
+    assert log["cleared"] == f"page 1 of 2 · {total} mismatches"
+    assert log["text"] == f"page 1 of 1 · 12 of {total} mismatches"
+    assert log["copyLabel"] in ("copy", "copied", "select + copy by hand")
