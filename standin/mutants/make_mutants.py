@@ -53,7 +53,7 @@ mut("swap_interp_operands", "controllers", "the interpolation product compiled a
     [("ctrl.c", "out[k] = fb(f_add(acc[k], FMUL(1, delta, frac)));", "out[k] = fb(f_add(acc[k], FMUL(1, frac, delta)));")])
 mut("swap_scale_operands", "playback", "the local matrix R.S computed per element as s_c x R (fs = the scale): different bits under the hw multiplier only",
     "town01.cmp::ANM_sr1shi1_a, xp_flag.cmp::ANM_xpflnut0",
-    [("vu0.c", "    sceVu0MulMatrix(local, rot, S);\n", "    {\n        int c, r;\n        for (c = 0; c < 4; c++)\n            for (r = 0; r < 4; r++)\n                local[4 * c + r] = c < 3 ? fb(FMUL(9, bf(scale[c]), bf(rot[4 * c + r]))) : rot[4 * c + r];\n    }\n")])
+    [("vu0.c", "    sceVu0MulMatrix(local, rot, S);\n", "    {\n        int c, r;\n        for (c = 0; c < 4; c++)\n            for (r = 0; r < 4; r++)\n                local[4 * c + r] = c < 3 ? fb(FMUL(9, bf(S[5 * c]), bf(rot[4 * c + r]))) : rot[4 * c + r];\n    }\n")])
 mut("fobj_no_clamp", "fobj", "F_Obj transparency stored without clamping to [0, 1]",
     "eex1.cmp::ANM_eex1dmg0",
     [("anm.c", "    if (fkey(alpha) < 0) alpha = 0;\n    else if (fkey(alpha) > fkey(ONE_BITS)) alpha = ONE_BITS;\n", "")])

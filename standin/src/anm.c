@@ -23,6 +23,18 @@ static void copy_words(u32 dst, const u32 *src, u32 n)
     for (i = 0; i < n; i++) U32(dst + 4 * i) = src[i];
 }
 
+/* 16 words: four LQ/SQ quadword moves when both ends are 16-byte aligned (the harness's blocks
+ * are), else a word loop. */
+static void copy_matrix(u32 dst, const u32 *src)
+{
+    if (((dst | (u32)src) & 15) == 0)
+        __asm__ volatile ("lq $12, 0(%1)\n\tlq $13, 16(%1)\n\tlq $14, 32(%1)\n\tlq $15, 48(%1)\n\t"
+                          "sq $12, 0(%0)\n\tsq $13, 16(%0)\n\tsq $14, 32(%0)\n\tsq $15, 48(%0)"
+                          : : "r"(dst), "r"(src) : "$12", "$13", "$14", "$15", "memory");
+    else
+        copy_words(dst, src, 16);
+}
+
 /* ccAnm::InitAnmCtrlWork(ctrl, index): a new work at time 0, pushed on the head of anm +0x104. */
 void InitAnmCtrlWork__5ccAnmFP9ccAnmCtrlP10ccAnmIndex(u32 anm, u32 ctrl, u32 index)
 {
@@ -57,14 +69,14 @@ static void set_object(u32 ctrl, u32 index, u32 T)
     sceVu0UnitMatrix(S);
     S[0] = scale[0]; S[5] = scale[1]; S[10] = scale[2];
     copy_words(scr + SCR_POS, pos, 3);
-    copy_words(scr + SCR_SCALE, S, 16);
-    copy_words(scr + SCR_ROT, R, 16);
+    copy_matrix(scr + SCR_SCALE, S);
+    copy_matrix(scr + SCR_ROT, R);
     U32(scr + SCR_ALPHA) = alpha;
     /* local = T(p) . (R (x) S), into the instance (§4) */
     coord = index ? U32(index + IDX_SUBST) : 0;
     if (coord) {
-        compose_local(L, R, scale, pos);
-        copy_words(coord + COORD_LOCAL, L, 16);
+        local_matrix(L, R, S, pos);
+        copy_matrix(coord + COORD_LOCAL, L);
         U32(coord + COORD_LOCALTP) = alpha;
     }
 }
@@ -168,7 +180,7 @@ void SetMatrix_PosRotZYXScale__7ccCoordFPfN21(u32 coord, const u32 *pos, const u
     sceVu0UnitMatrix(R);
     sceVu0RotMatrix(R, R, rad);
     compose_local(L, R, scale, pos);
-    copy_words(coord + COORD_LOCAL, L, 16);
+    copy_matrix(coord + COORD_LOCAL, L);
 }
 
 /* ccStream::DecodeF_Obj (§11). DECISION (unrecorded parts): transparency clamped with EE

@@ -208,6 +208,7 @@ void a2m(u32 *out, const float *axis, float angle);
 
 void SetMatrix_PosRotZYXScale__7ccCoordFPfN21(u32 coord, const u32 *pos, const u32 *rotdeg, const u32 *scale);
 void compose_local(u32 *local, const u32 *rot, const u32 *scale, const u32 *pos);
+void local_matrix(u32 *local, const u32 *rot, const u32 *S, const u32 *tv);
 
 #define ALIGN16 __attribute__((aligned(16)))
 

@@ -162,7 +162,14 @@ void sceVu0RotMatrix(u32 *out, const u32 *in, const u32 *rot)
     sceVu0RotMatrixX(out, out, rot[0]);
 }
 
-/* local = T(pos) . (R (x) S) (§4 step 3); rot and the result 16 words, scale and pos 3 words. */
+/* local = T(tv) . (R (x) S) (§4 step 3): all four arguments 16-byte aligned. */
+void local_matrix(u32 *local, const u32 *rot, const u32 *S, const u32 *tv)
+{
+    sceVu0MulMatrix(local, rot, S);
+    sceVu0TransMatrix(local, local, tv);
+}
+
+/* the same from 3-word scale and position (any alignment) */
 void compose_local(u32 *local, const u32 *rot, const u32 *scale, const u32 *pos)
 {
     u32 S[16] ALIGN16;
@@ -170,6 +177,5 @@ void compose_local(u32 *local, const u32 *rot, const u32 *scale, const u32 *pos)
     sceVu0UnitMatrix(S);
     S[0] = scale[0]; S[5] = scale[1]; S[10] = scale[2];
     tv[0] = pos[0]; tv[1] = pos[1]; tv[2] = pos[2]; tv[3] = 0;
-    sceVu0MulMatrix(local, rot, S);
-    sceVu0TransMatrix(local, local, tv);
+    local_matrix(local, rot, S, tv);
 }
