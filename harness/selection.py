@@ -30,15 +30,22 @@ def checkable(data):
     return any(has_record(data, k) for k in QUICK_TESTS)
 
 
+_KINDS = {}
+
+
+def kinds_by_chunk(corpus):
+    """{chunk id: the record kinds its data contain} for the whole corpus, computed once per corpus."""
+    key = id(corpus)
+    if key not in _KINDS:
+        _KINDS[key] = (corpus, {cid: frozenset(k for k in QUICK_TESTS if has_record(corpus.chunk(cid).data, k))
+                                for cid in corpus.chunk_ids()})
+    return _KINDS[key][1]
+
+
 def pool(corpus, kinds=None):
     """Chunk ids (archive order) whose data pass the quick test for any of `kinds`."""
-    kinds = kinds or tuple(QUICK_TESTS)
-    out = []
-    for cid in corpus.chunk_ids():
-        data = corpus.chunk(cid).data
-        if any(has_record(data, k) for k in kinds):
-            out.append(cid)
-    return out
+    kinds = set(kinds or QUICK_TESTS)
+    return [cid for cid, ks in kinds_by_chunk(corpus).items() if ks & kinds]
 
 
 def sample(ids, n, seed):
