@@ -41,17 +41,16 @@ _F.setdefault("vacc", lambda f: "$ACC")
 _F.setdefault("vq", lambda f: "$Q")
 _F.setdefault("vi_i", lambda f: "$I")
 _F.setdefault("vr", lambda f: "$R")
-_F.setdefault("vid", lambda f: f"$vi{f['fd'] & 15}")
-_F.setdefault("vis", lambda f: f"$vi{f['fs'] & 15}")
-_F.setdefault("vit", lambda f: f"$vi{f['ft'] & 15}")
+_F.setdefault("vid", lambda f: f"$vi{f['fd']}")
+_F.setdefault("vis", lambda f: f"$vi{f['fs']}")
+_F.setdefault("vit", lambda f: f"$vi{f['ft']}")
 _F.setdefault("imm5", lambda f: str(f["imm5"]))
-_F.setdefault("imm15", lambda f: hex(f["imm15"]))
-_F.setdefault("vis_inc", lambda f: f"($vi{f['fs'] & 15}++)")
-_F.setdefault("vit_inc", lambda f: f"($vi{f['ft'] & 15}++)")
-_F.setdefault("vis_dec", lambda f: f"(--$vi{f['fs'] & 15})")
-_F.setdefault("vit_dec", lambda f: f"(--$vi{f['ft'] & 15})")
-_F.setdefault("vis_ind", lambda f: f"($vi{f['fs'] & 15})")
-_F.setdefault("vi27", lambda f: "$vi27")
+_F.setdefault("imm15x8", lambda f: hex(f["imm15"] << 3))
+_F.setdefault("vis_inc", lambda f: f"($vi{f['fs']}++)")
+_F.setdefault("vit_inc", lambda f: f"($vi{f['ft']}++)")
+_F.setdefault("vis_dec", lambda f: f"(--$vi{f['fs']})")
+_F.setdefault("vit_dec", lambda f: f"(--$vi{f['ft']})")
+_F.setdefault("vis_ind", lambda f: f"($vi{f['fs']})")
 
 ROWS: list = []
 
@@ -135,10 +134,10 @@ _row("viand", M_SP1 | M_DEST, _sp1(0x34), _I3,
      "if fd & 15: VI[fd & 15] = VI[fs & 15] & VI[ft & 15]")
 _row("vior", M_SP1 | M_DEST, _sp1(0x35), _I3,
      "if fd & 15: VI[fd & 15] = VI[fs & 15] | VI[ft & 15]")
-_row("vcallms", M_SP1 | M_DEST, _sp1(0x38), ("imm15",),
+_row("vcallms", M_SP1 | M_DEST, _sp1(0x38), ("imm15x8",),
      "fault('machine', 'VU micro mode is not supported: vcallms 0x%x' % imm15)",
      note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
-_row("vcallmsr", 0xFFFFFFFF, _sp1(0x39) | (27 << 11), ("vi27",),
+_row("vcallmsr", M_SP1 | M_DEST | M_FT | M_FD, _sp1(0x39), ("vis",),
      "fault('machine', 'VU micro mode is not supported: vcallmsr (CMSAR0 0x%x)' % S.cmsar0)",
      note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
 
@@ -170,7 +169,12 @@ for index, name, kind, form in _SP2_FORMS:
     else:
         sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
     mask = M_SP2 if form == "" else M_SP2 | M_FT
-    _row(name, mask, _sp2(index), ("dest", "vacc", "vfs", kind_b), sem)
+    ops = ("dest", "vacc", "vfs", kind_b)
+    if name in ("vadda", "vmsuba"):
+        # GNU as (and rabbitizer) write these two as "$ACC, ft, fs": `vmsuba.xyzw $ACC,$vf1,$vf2`
+        # encodes ft = vf1, fs = vf2. The semantics follow the fields (fs is the multiplicand).
+        ops = ("dest", "vacc", "vft", "vfs")
+    _row(name, mask, _sp2(index), ops, sem)
 
 _row("vopmula", M_SP2, _sp2(0x2E), ("dest", "vacc", "vfs", "vft"),
      "_a = VF[fs]\n_b = VF[ft]\n"
@@ -191,8 +195,8 @@ _row("vmove", M_SP2, _sp2(0x30), ("dest", "vft", "vfs"),
 _row("vmr32", M_SP2, _sp2(0x31), ("dest", "vft", "vfs"),
      f"_a = VF[fs]\nvu_set({_TT}, (_a[1], _a[2], _a[3], _a[0]), dest)",
      note="rotates lanes: ft.x := fs.y, ft.y := fs.z, ft.z := fs.w, ft.w := fs.x")
-_row("vclipw", M_SP2 | M_DEST, _sp2(0x1F) | (0xE << 21), ("dest", "vfs", "vftw"),
-     "vu_clip(S, VF[fs], VF[ft][3])")
+_row("vclipw", M_SP2, _sp2(0x1F), ("dest", "vfs", "vftw"),
+     "vu_clip(S, VF[fs], VF[ft][3])", note="DECISION: any dest field is accepted, xyz always judged")
 _row("vnop", 0xFFFFFFFF, _sp2(0x2F), (), "pass")
 
 # ---- special2: VU0 data memory (byte address VI * 16, wrapping at 4 KiB) ----------------------------
@@ -210,17 +214,18 @@ _row("vsqd", M_SP2, _sp2(0x37), ("dest", "vfs", "vit_dec"),
      "if ft & 15: VI[ft & 15] = (VI[ft & 15] - 1) & 0xFFFF\n" + _LANES_ST.format(r="ft"))
 for _lane in range(4):
     # exactly one lane in dest (r5900.md §8.3); other dest values are not VILWR/VISWR
-    _row("vilwr", M_SP2 | M_DEST, _sp2(0x3E) | ((8 >> _lane) << 21), ("dest", "vit", "vis_ind"),
+    # one row per lane, named like rabbitizer's opcodes (vilwr.x ... viswr.w)
+    _row(f"vilwr.{LANE[_lane]}", M_SP2 | M_DEST, _sp2(0x3E) | ((8 >> _lane) << 21), ("vit", "vis_ind"),
          f"if ft & 15: VI[ft & 15] = ld32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}) & 0xFFFF")
-    _row("viswr", M_SP2 | M_DEST, _sp2(0x3F) | ((8 >> _lane) << 21), ("dest", "vit", "vis_ind"),
+    _row(f"viswr.{LANE[_lane]}", M_SP2 | M_DEST, _sp2(0x3F) | ((8 >> _lane) << 21), ("vit", "vis_ind"),
          f"st32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}, VI[ft & 15])")
 
 # ---- special2: FDIV unit, integer transfers, random register -----------------------------------------
 _row("vdiv", M_SP2, _sp2(0x38), ("vq", "vfsf", "vftf"),
      "vu_fdiv(S, f_vdiv(VF[fs][fsf], VF[ft][ftf]))")
-_row("vsqrt", M_SP2, _sp2(0x39), ("vq", "vftf"),
+_row("vsqrt", M_SP2 | M_FS, _sp2(0x39), ("vq", "vftf"),
      "vu_fdiv(S, f_vsqrt(VF[ft][ftf]))",
-     note="DECISION: fs and fsf are ignored (GNU as sets fsf = 1 here)")
+     note="fs must be 0; DECISION: fsf is ignored (GNU as sets fsf = 1 here, rabbitizer rejects that)")
 _row("vrsqrt", M_SP2, _sp2(0x3A), ("vq", "vfsf", "vftf"),
      "vu_fdiv(S, f_vrsqrt(VF[fs][fsf], VF[ft][ftf]))")
 _row("vwaitq", 0xFFFFFFFF, _sp2(0x3B), (), "pass", note="Q is written at once (r5900.md §8.4)")
@@ -499,3 +504,12 @@ def namespace(machine) -> dict:
         "VJUNK": [0, 0, 0, 0], "VU0_MEM": VU0_MEM,
     })
     return ns
+
+
+# Words where our decoding intentionally differs from rabbitizer's (tests/machine/test_decode_rabbitizer.py):
+DECODE_DIFFERENCES = [
+    # VSQRT with fsf != 0: GNU as emits fsf = 1 for `vsqrt $Q,$vf2z`; the hardware ignores fs/fsf
+    # for VSQRT, rabbitizer rejects the word. We accept it (fs must still be 0).
+    (M_SP2 | M_FS | (3 << 21), _sp2(0x39) | (k << 21), "vsqrt: fsf ignored (GNU as sets it)")
+    for k in (1, 2, 3)
+]

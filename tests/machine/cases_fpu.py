@@ -900,22 +900,22 @@ def vu0_memory_increment_decrement():
     return m
 
 
-@case("vilwr", "viswr")
+@case("vilwr.x", "vilwr.y", "vilwr.z", "vilwr.w", "viswr.x", "viswr.y", "viswr.z", "viswr.w")
 def vilwr_viswr_lanes():
-    """§8.3: VILWR.lane VI[it] := low 16 bits of that lane's word at VI[is]*16; VISWR stores
-    VI[it] zero-extended into each selected lane (exactly one lane per instruction)."""
+    """§8.3: VILWR.lane VI[it] := low 16 bits of that lane's word at VI[is]*16; VISWR.lane stores
+    VI[it] zero-extended into that lane (one lane per instruction: one row per lane)."""
     def setup(m):
         for c in range(4):
             m.write_u32(VU0_MEM + 0x30 + 4 * c, 0xABCD0000 + 0x111 * (c + 1))
-        m.VI[1] = 3
+        m.VI[1], m.VI[7] = 3, 4
         m.VI[6] = 0xBEEF
     words = []
-    for c, d in enumerate((8, 4, 2, 1)):
-        words.append(enc("vilwr", dest=d, ft=2 + c, fs=1))
-    words += [enc("viswr", dest=4, ft=6, fs=1), enc("viswr", dest=1, ft=6, fs=1)]
+    for c in range(4):
+        words.append(enc(f"vilwr.{LANE[c]}", ft=2 + c, fs=1))
+    words += [enc(f"viswr.{LANE[c]}", ft=6, fs=7) for c in range(4)]
     m = vu_run("hw", words, setup)
     assert [m.VI[2 + c] for c in range(4)] == [0x111, 0x222, 0x333, 0x444]
-    assert [m.read_u32(VU0_MEM + 0x30 + 4 * c) for c in range(4)] == [0xABCD0111, 0xBEEF, 0xABCD0333, 0xBEEF]
+    assert [m.read_u32(VU0_MEM + 0x40 + 4 * c) for c in range(4)] == [0xBEEF] * 4
     return m
 
 
