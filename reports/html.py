@@ -9,6 +9,7 @@ same views (reports.describe), so 10,000 mismatches stay a few megabytes and res
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter, defaultdict
 from html import escape
 
@@ -333,16 +334,27 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
         rows.append(f'<tr><td class="num">{e(ch.get("index"))}</td><td>{link}</td>'
                     f'<td>{e(", ".join(checks))}</td><td class="num">{len(vs) + extra}</td>'
                     f'<td>{e(causes)}</td><td class="err-t">{e(errtxt)}</td>'
-                    f'<td class="num">{float(ch.get("seconds") or 0):.2f}</td></tr>')
+                    f'<td class="num">{float(ch.get("seconds") or 0):.2f}</td>'
+                    f'<td><button type="button" class="copy" data-copy="{e(chunk_repro(ch, run.params))}" '
+                    f'title="{e(chunk_repro(ch, run.params))}">copy</button></td></tr>')
     if not rows:
         return '<p class="note">Every chunk passed.</p>'
     head = "".join(f'<th data-type="{t}">{h}</th>' for h, t in (
         ("#", "num"), ("chunk", "text"), ("checks", "text"), ("mismatches", "num"),
-        ("likely causes", "text"), ("error", "text"), ("seconds", "num")))
+        ("likely causes", "text"), ("error", "text"), ("seconds", "num"),
+        ("rerun chunk", "text")))
     return ('<input type="search" id="chunkfilter" placeholder="filter failing chunks…" '
             'aria-label="filter failing chunks"> <span class="note">Click a column to sort.</span>'
             f'<table class="grid-t sortable" id="chunktable"><thead><tr>{head}</tr></thead><tbody>'
             + "".join(rows) + '</tbody></table>')
+
+
+def chunk_repro(ch: dict, params: dict) -> str:
+    """The harness's command for every check on the chunk, else `make one` from the run's seed."""
+    if ch.get("repro"):
+        return str(ch["repro"])
+    seed = params.get("seed")
+    return f"make one CASE={shlex.quote(ch['chunk'])}" + (f" SEED={seed}" if seed is not None else "")
 
 
 def _mismatches_html(views, n_dropped=0) -> str:

@@ -70,6 +70,8 @@ def test_failing_chunk_table_links_to_the_first_mismatch(rendered):
     assert links == {"cha2body.cmp::ANM_cha2mag1": "#m0", "ekx1.cmp::ANM_ekx1atc0": "#m2",
                      "ctu1body.cmp::ANM_ctu1atc0": "#m3"}
     assert "sortable" in table.classes and rendered[2].by_id("chunkfilter") is not None
+    reruns = [b.attrs["data-copy"] for b in table.find_all("button", cls="copy")]
+    assert reruns[0] == "make one CASE=cha2body.cmp::ANM_cha2mag1 SEED=4"   # no chunk repro: rebuilt
 
 
 def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(rendered):
