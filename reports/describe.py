@@ -123,11 +123,16 @@ def list_view(exp, got, field=None) -> dict | None:
         if i < MAX_ROWS:
             rows.append([i, "–" if i >= len(e) else value_text(ev),
                          "–" if i >= len(g) else value_text(gv), differs])
-        if differs and len(strips) < MAX_STRIPS and i < len(e) and i < len(g):
-            sv = scalar_view(ev, gv, field)
-            if sv is not None:
-                sv["label"] = f"[{i}]"
-                strips.append(sv)
+        if differs and i < len(e) and i < len(g):
+            # a scalar element, or the differing members of a tuple such as (target, weight)
+            pairs = ([(f"[{i}]", ev, gv)] if not isinstance(ev, list) else
+                     [(f"[{i}][{j}]", a, b) for j, (a, b) in enumerate(zip(ev, gv)) if a != b]
+                     if isinstance(gv, list) and len(ev) == len(gv) else [])
+            for label, a, b in pairs:
+                sv = scalar_view(a, b, field) if len(strips) < MAX_STRIPS else None
+                if sv is not None:
+                    sv["label"] = label
+                    strips.append(sv)
     return {"rows": rows, "ne": len(e), "ng": len(g), "strips": strips,
             "more": max(len(e), len(g)) - len(rows)}
 

@@ -280,3 +280,18 @@ def test_rerender_recomputes_the_fields_reports_owns(tmp_path):
 def test_list_rows_summarise_sizes_or_the_first_difference(rendered):
     row = rendered[2].by_id("m3").find("span", cls="mv").text()
     assert row == "[0] [2,2,4,7] → [0] [32773,1,4,7]"
+
+
+def test_morph_state_weights_get_bit_strips_per_differing_member(tmp_path):
+    """checks.md §4.1 step 6: got = [(target, weight bits)]; a differing weight shows its bits."""
+    c = "xp_flag.cmp::ANM_xpflnut0"
+    m = mismatch(c, "playback", "morph state", [[22, "0x3f000000"], [23, "0x3e800000"]],
+                 [[22, "0x3f000000"], [23, "0x3e800002"]], object=145, step=4, time=1024)
+    d = parse(reports.render(write_run(tmp_path, [{"chunk": c, "mismatches": [m]}])).read_text()).by_id("m0")
+    rows = d.find("table", cls="list").find_all("tr")[1:]
+    assert ["dr" in r.classes for r in rows] == [False, True]
+    strip = d.find("div", cls="strip")
+    assert "[1][1] got" in strip.text() and "1 bit(s): fraction 1" in strip.text()
+    vals = [t for t in d.find_all("table", cls="vals") if "list" not in t.classes][0]
+    ulp_row = [r for r in vals.find_all("tr") if r.find("th").text() == "ulp distance"][0]
+    assert ulp_row.find("td").text() == "2"
