@@ -96,12 +96,12 @@ def op_us(model: str, n: int = 20000) -> dict:
     return out
 
 
-def float_bench(n: int = 20000, quiet: bool = False) -> dict:
+def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000) -> dict:
     """Instructions/s of a COP1 loop and a VU0 loop, and µs per op, for each float model."""
     res = {}
     for model in ("hw", "trunc"):
         res[model] = {"cop1": loop_ips(model, COP1_BODY, n), "vu0": loop_ips(model, VU0_BODY, n),
-                      "ops_us": op_us(model)}
+                      "ops_us": op_us(model, ops_n)}
     if not quiet:
         print("float loops (instructions/s)      COP1 body     VU0 body")
         for model, r in res.items():
