@@ -42,9 +42,11 @@ def build_views(run: Run, causes: dict) -> list[dict]:
 
 
 def render_run(run: Run, out_dir=None) -> Path:
+    """Write report.html, junit.xml and summary.json for a loaded run (into out_dir if given)."""
     from . import html, junit, summary as summ
     from .causes import classify_run
     out = Path(out_dir) if out_dir else run.path
+    out.mkdir(parents=True, exist_ok=True)
     causes = classify_run(run.chunks)
     summary = summ.complete(run, causes)
     views = build_views(run, causes)
@@ -54,10 +56,7 @@ def render_run(run: Run, out_dir=None) -> Path:
     tmp.write_text(page, encoding="utf-8")
     tmp.replace(report)
     junit.write(run, summary, out / "junit.xml")
-    if out == run.path:
-        summ.write(run, summary)
-    else:
-        (out / "summary.json").write_text(__import__("json").dumps(summary, indent=1) + "\n")
+    summ.write(run, summary, out)
     return report
 
 

@@ -28,6 +28,8 @@ def parse_u32(value) -> int | None:
 
 
 # Fields whose values are integers, not float patterns (checks.md §2.2, §4.1, §5, §6.2).
+# DECISION: interfaces.md §4 writes every u32 as "0x..." whether it is a float or not; these
+# field names mark the integer ones, which get no float reading and no ulp distance.
 INTEGER_FIELDS = ("frame counter", "return value", "u", "v")
 
 

@@ -9,7 +9,10 @@ from collections import defaultdict
 
 from .bits import is_integer_field, parse_u32, ulp_distance
 
+# DECISION: the issue names the causes, not their thresholds: "drift" is a deviation up to
+# 100x its tolerance (further out is a wrong rotation, not drift), "rounding" is 1 or 2 ulp.
 DRIFT_FACTOR = 100.0
+ROUNDING_ULPS = 2
 
 # (cause, when it is chosen), in the order the rules are tried.
 RULES = [
@@ -129,7 +132,7 @@ def classify(m: dict, group: list[dict], index: dict | None = None) -> str:
         if tol < dev <= DRIFT_FACTOR * tol:
             return "drift"
     ulp = ulp_of(m)
-    if ulp is not None and 1 <= ulp <= 2:
+    if ulp is not None and 1 <= ulp <= ROUNDING_ULPS:
         return "rounding"
     a, b = parse_u32(exp), parse_u32(got)
     if a is not None and b is not None and a ^ b == 0x80000000:

@@ -149,6 +149,8 @@ def mismatch_html(v: dict) -> str:
 # ---- the page ---------------------------------------------------------------------------------
 
 def _params_html(run, summary) -> str:
+    # DECISION: reports shows the SHA-256 the harness recorded in params.json and never hashes
+    # the executable or the corpus itself (a disc image is gigabytes; the run already did it).
     p = run.params
     rows = [("run", summary.get("run_id")), ("started", p.get("started")),
             ("seed", p.get("seed")), ("profile", p.get("profile")),
@@ -250,6 +252,9 @@ def _causes_html(views) -> str:
 
 
 def _rotation_html(run, summary) -> str:
+    # DECISION: every sample is drawn against the controller bound of checks.md §3 (scale 1).
+    # Playback samples have a bound scaled by max(1, |s|); at scale <= 1 it is the same line,
+    # above it they may lie over the line without failing (their mismatches say so).
     base, per_key = bound_params(run.params)
     w = summary.get("worst_keyed_rotation")
     out = []

@@ -37,6 +37,7 @@ import json
 import os
 from collections import Counter
 from datetime import datetime
+from pathlib import Path
 
 from .causes import classify_run
 from .load import CHECKS, Run
@@ -117,6 +118,9 @@ def dropped(chunk: dict) -> int:
 
 
 def _sum_counters(dicts) -> dict:
+    """Counters summed over chunks.
+
+    DECISION: a counter named like "worst ..." or "... max ..." is a maximum, not a count."""
     total: dict = {}
     for d in dicts:
         for k, v in d.items():
@@ -211,6 +215,8 @@ def compute(run: Run, causes: dict | None = None) -> dict:
 
 
 # Fields that reports owns: recomputed on every render, even when summary.json has them.
+# DECISION: the harness's own fields win over reports' computation (it knows the wall time and
+# what it dropped); the fields only reports writes are always recomputed.
 REPORTS_FIELDS = ("checks", "causes", "failing_chunks", "rotation_samples", "rotation_over_bound",
                   "mismatches_dropped", "report", "junit", "reports_format")
 
@@ -226,11 +232,12 @@ def complete(run: Run, causes: dict | None = None) -> dict:
     return merged
 
 
-def write(run: Run, summary: dict) -> None:
-    """(Re)write summary.json atomically when it lacks a field or differs."""
-    path = run.path / "summary.json"
-    if run.summary == summary:
+def write(run: Run, summary: dict, out_dir=None) -> None:
+    """(Re)write summary.json atomically (in the run directory unless out_dir is given)."""
+    out = Path(out_dir) if out_dir else run.path
+    if out == run.path and run.summary == summary:
         return
+    path = out / "summary.json"
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)

@@ -295,3 +295,12 @@ def test_morph_state_weights_get_bit_strips_per_differing_member(tmp_path):
     vals = [t for t in d.find_all("table", cls="vals") if "list" not in t.classes][0]
     ulp_row = [r for r in vals.find_all("tr") if r.find("th").text() == "ulp distance"][0]
     assert ulp_row.find("td").text() == "2"
+
+
+def test_render_into_another_directory_leaves_the_run_untouched(tmp_path):
+    run = small_run(tmp_path / "runs")
+    before = sorted(p.name for p in run.iterdir())
+    out = tmp_path / "out"
+    assert reports.render(run, out) == out / "report.html"
+    assert sorted(p.name for p in out.iterdir()) == ["junit.xml", "report.html", "summary.json"]
+    assert sorted(p.name for p in run.iterdir()) == before
