@@ -76,6 +76,7 @@ class RefTrack:
         self._frames = frames
         self._o = o
         self._compiled = None
+        self._rot_double = None
 
     def compiled(self):
         if self._compiled is None:
@@ -175,7 +176,8 @@ class Animation:
     # ------------------------------------------------------------------ object records (§2-§4)
 
     def pose(self, track, time: int) -> Pose:
-        """The record's channels at min(time, last) (§4 step 1). track: a RefTrack or its index."""
+        """The record's channels at min(time, last) (§4 step 1). track: a RefTrack, a corpus Track
+        or the track's index."""
         tr = self._track(track)
         T = self.clamp(time)
         pos_c, rot_c, scale_c, alpha_c = tr.compiled()
@@ -186,8 +188,10 @@ class Animation:
             m = rot_c.evaluate(T)
             return Pose(T, pos, scale, alpha, None, None, True, np.array(m, dtype=np.float64),
                         rot_c.passed(T), 2)
-        return Pose(T, pos, scale, alpha, scratch9(rot_c), rot_c, False,
-                    np.array(to_double3(rot_c), dtype=np.float64), 0, tr.rot_kind)
+        if tr._rot_double is None:
+            tr._rot_double = (scratch9(rot_c), np.array(to_double3(rot_c), dtype=np.float64))
+        words, dbl = tr._rot_double
+        return Pose(T, pos, scale, alpha, list(words), rot_c, False, dbl.copy(), 0, tr.rot_kind)
 
     def passed(self, track, time: int) -> int:
         """passed(min(time, last)) of the track's keyed rotation (§3.6), 0 otherwise."""
