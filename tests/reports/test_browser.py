@@ -202,3 +202,18 @@ def test_sorting_filtering_paging_and_copy_work_in_the_browser(tmp_path):
     assert log["cleared"] == f"page 1 of 2 · {total} mismatches"
     assert log["text"] == f"page 1 of 1 · 12 of {total} mismatches"
     assert log["copyLabel"] in ("copy", "copied", "select + copy by hand")
+
+
+def test_ten_thousand_mismatches_open_the_last_one_in_the_browser(tmp_path):
+    """issue 8 §1: a run with 10,000 mismatches stays responsive: the page loads, jumps to
+    page 100 and draws the last mismatch (trimmed to its row, repro and record pointer)."""
+    from tests.reports.test_junit_big import big_run
+    page = reports.render(big_run(tmp_path / "runs"))
+    doc, _ = dump_dom(tmp_path, page, "#m9999")
+    assert console_errors(doc) == (0, "")
+    assert doc.by_id("pageinfo").text() == "page 100 of 100 · 10000 mismatches"
+    d = doc.by_id("m9999")
+    assert "open" in d.attrs
+    assert "chunks/00099.json mismatches[99]" in d.text()
+    assert d.find("div", cls="repro").find("code").text() == \
+        "make one CASE='m099.cmp::ANM_big099' SEED=4 CHECK=controllers"
