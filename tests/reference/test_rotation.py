@@ -288,3 +288,21 @@ def test_local_translation_words_for_every_rotation_kind():
         assert a.local_translation(0, 300) == (0xC0600000, 0, 0)
         if not a.tracks[0].keyed_rotation:
             assert a.local_matrix(0, 300)[12:15] == (0xC0600000, 0, 0)
+
+
+@pytest.mark.parametrize("model", MODELS)
+def test_cossin_accuracy_within_the_known_errors(model):
+    """§3.3: for |a| ≤ π the cosine polynomial is close (a few 1e-6), and the sine from
+    √(1 − cos²) is off by up to about 5e-4 (near 0), with the right sign."""
+    o = F.ops(model)
+    rng = random.Random(f"cossin-acc:{model}")
+    worst_s = 0.0
+    for _ in range(3000):
+        a = _f32(rng.uniform(-math.pi, math.pi))
+        s, c = cossin(a, o)
+        x = F.bits_to_double(a)
+        assert abs(F.bits_to_double(c) - math.cos(x)) < 1e-5, hex(a)
+        err = abs(F.bits_to_double(s) - math.sin(x))
+        worst_s = max(worst_s, err)
+        assert err < 6e-4, hex(a)
+    assert worst_s > 1e-5            # the coarse sine near 0 is really there
