@@ -69,11 +69,12 @@ def big_run(root, n_chunks=100, per_chunk=100):
 
 def test_ten_thousand_mismatches_render_fast_and_paginated(tmp_path):
     run = big_run(tmp_path)
-    t0 = time.perf_counter()
+    # CPU time, not wall time: CI shares two cores between test workers
+    t0 = time.process_time()
     path = reports.render(run)
-    seconds = time.perf_counter() - t0
+    seconds = time.process_time() - t0
     size = path.stat().st_size
-    assert seconds < 8, f"render took {seconds:.1f} s"
+    assert seconds < 5, f"render took {seconds:.1f} s of CPU"
     assert size < 6 * 2**20                                     # 1,000 full details + 9,000 rows, f"report is {size / 2**20:.1f} MiB"
     doc = parse(path.read_text())
     static = doc.by_id("mlist").find_all("details", cls="mm")
