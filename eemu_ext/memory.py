@@ -106,63 +106,114 @@ class Memory:
             buf, off = locate(a, n, True)
             buf[off:off + n] = (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 
+        spr = memoryview(self.spr)
+        s16, s32, s64 = spr.cast("H"), spr.cast("I"), spr.cast("Q")
+        SB, SS = SPR_BASE, SPR_SIZE
+
+        # RAM first, then the scratchpad (the game keeps matrices there), then everything else
         def ld8(a):
             if a < RS:
                 return m8[a]
+            o = a - SB
+            if 0 <= o < SS:
+                return spr[o]
             return slow_ld(a, 1)
 
         def ld16(a):
-            if a < RS and not a & 1:
-                return m16[a >> 1]
+            if not a & 1:
+                if a < RS:
+                    return m16[a >> 1]
+                o = a - SB
+                if 0 <= o < SS:
+                    return s16[o >> 1]
             return slow_ld(a, 2)
 
         def ld32(a):
-            if a < RS and not a & 3:
-                return m32[a >> 2]
+            if not a & 3:
+                if a < RS:
+                    return m32[a >> 2]
+                o = a - SB
+                if 0 <= o < SS:
+                    return s32[o >> 2]
             return slow_ld(a, 4)
 
         def ld64(a):
-            if a < RS and not a & 7:
-                return m64[a >> 3]
+            if not a & 7:
+                if a < RS:
+                    return m64[a >> 3]
+                o = a - SB
+                if 0 <= o < SS:
+                    return s64[o >> 3]
             return slow_ld(a, 8)
 
         def ld128(a):
-            if a < RS and not a & 15:
-                i = a >> 3
-                return m64[i] | (m64[i + 1] << 64)
+            if not a & 15:
+                if a < RS:
+                    i = a >> 3
+                    return m64[i] | (m64[i + 1] << 64)
+                o = a - SB
+                if 0 <= o < SS:
+                    i = o >> 3
+                    return s64[i] | (s64[i + 1] << 64)
             return slow_ld(a, 16)
 
         def st8(a, v):
             if a < RS:
                 m8[a] = v & 0xFF
-            else:
-                slow_st(a, 1, v)
+                return
+            o = a - SB
+            if 0 <= o < SS:
+                spr[o] = v & 0xFF
+                return
+            slow_st(a, 1, v)
 
         def st16(a, v):
-            if a < RS and not a & 1:
-                m16[a >> 1] = v & 0xFFFF
-            else:
-                slow_st(a, 2, v)
+            if not a & 1:
+                if a < RS:
+                    m16[a >> 1] = v & 0xFFFF
+                    return
+                o = a - SB
+                if 0 <= o < SS:
+                    s16[o >> 1] = v & 0xFFFF
+                    return
+            slow_st(a, 2, v)
 
         def st32(a, v):
-            if a < RS and not a & 3:
-                m32[a >> 2] = v & 0xFFFFFFFF
-            else:
-                slow_st(a, 4, v)
+            if not a & 3:
+                if a < RS:
+                    m32[a >> 2] = v & 0xFFFFFFFF
+                    return
+                o = a - SB
+                if 0 <= o < SS:
+                    s32[o >> 2] = v & 0xFFFFFFFF
+                    return
+            slow_st(a, 4, v)
 
         def st64(a, v):
-            if a < RS and not a & 7:
-                m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
-            else:
-                slow_st(a, 8, v)
+            if not a & 7:
+                if a < RS:
+                    m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
+                    return
+                o = a - SB
+                if 0 <= o < SS:
+                    s64[o >> 3] = v & 0xFFFFFFFFFFFFFFFF
+                    return
+            slow_st(a, 8, v)
 
         def st128(a, v):
-            if a < RS and not a & 15:
-                i = a >> 3
-                m64[i] = v & 0xFFFFFFFFFFFFFFFF
-                m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
-            else:
-                slow_st(a, 16, v)
+            if not a & 15:
+                if a < RS:
+                    i = a >> 3
+                    m64[i] = v & 0xFFFFFFFFFFFFFFFF
+                    m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
+                    return
+                o = a - SB
+                if 0 <= o < SS:
+                    i = o >> 3
+                    s64[i] = v & 0xFFFFFFFFFFFFFFFF
+                    s64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
+                    return
+            slow_st(a, 16, v)
 
         self.ld8, self.ld16, self.ld32, self.ld64, self.ld128 = ld8, ld16, ld32, ld64, ld128
         self.st8, self.st16, self.st32, self.st64, self.st128 = st8, st16, st32, st64, st128

@@ -293,10 +293,14 @@ load(0x1B, "ldr", "s = (a & 7) << 3\n"
                   "m = ld64(a & 0xFFFFFFF8)\n"
                   "R[rt] = (R[rt] & ~(0xFFFFFFFFFFFFFFFF >> s) & 0xFFFFFFFFFFFFFFFF) | (m >> s)")
 row("lq", IT, 0x1E << 26, MEM, "load",
-    "a = (R[rs] + imm) & 0xFFFFFFF0\nR[rt] = ld64(a)\nRH[rt] = ld64(a + 8)", "ee", ("rt",),
+    "a = (R[rs] + imm) & 0xFFFFFFF0\n"
+    "if a < 0x2000000:\n    R[rt] = MV64[a >> 3]\n    RH[rt] = MV64[(a >> 3) + 1]\n"
+    "else:\n    R[rt] = ld64(a)\n    RH[rt] = ld64(a + 8)", "ee", ("rt",),
     note="low 4 address bits ignored [HW]")
 row("sq", IT, 0x1F << 26, MEM, "store",
-    "a = (R[rs] + imm) & 0xFFFFFFF0\nst64(a, R[rt])\nst64(a + 8, RH[rt])", "ee",
+    "a = (R[rs] + imm) & 0xFFFFFFF0\n"
+    "if a < 0x2000000:\n    MV64[a >> 3] = R[rt]\n    MV64[(a >> 3) + 1] = RH[rt]\n"
+    "else:\n    st64(a, R[rt])\n    st64(a + 8, RH[rt])", "ee",
     note="low 4 address bits ignored [HW]")
 store(0x28, "sb", fast_st(1, "R[rt]"))
 store(0x29, "sh", fast_st(2, "R[rt]"))

@@ -235,3 +235,19 @@ def test_nested_call_from_hook_during_run(m):
     put_words(m, B, words)
     m.run(B)
     assert m.R[2] == 8 + 5 and m.R[29] == STACK_TOP - 0x100
+
+
+@pytest.mark.parametrize("base", [0x00001000, 0x70001000, 0x80001000])
+def test_loads_stores_in_ram_scratchpad_and_mirror(m, base):
+    """Every width through RAM, the scratchpad and KSEG0 (fast and slow paths), incl. LQ/SQ."""
+    hi, lo = base >> 16, base & 0xFFFF
+    words = program([f"lui a0, {hi:#x}", f"ori a0, a0, {lo:#x}",
+                     "sb a1, 0(a0)", "sh a1, 2(a0)", "sw a1, 4(a0)", "sd a1, 8(a0)", "sq a2, 16(a0)",
+                     "lbu t0, 0(a0)", "lh t1, 2(a0)", "lw t2, 4(a0)", "ld t3, 8(a0)", "lq t4, 16(a0)"])
+    set_regs(m, a1=0x89ABCDEF_FEDCBA98, a2=(0x11223344_55667788 << 64) | 0x99AABBCC_DDEEFF00)
+    run_words(m, words)
+    assert m.gpr[8] == 0x98 and m.R[9] == 0xFFFFFFFF_FFFFBA98 and m.R[10] == 0xFFFFFFFF_FEDCBA98
+    assert m.R[11] == 0x89ABCDEF_FEDCBA98 and m.gpr[12] == m.gpr[6]
+    assert m.read(base + 16, 16) == m.gpr[6].to_bytes(16, "little")
+    with pytest.raises(MemoryFault, match="misaligned"):
+        run_words(m, program([f"lui a0, {hi:#x}", f"ori a0, a0, {lo:#x}", "lw t0, 2(a0)"]))
