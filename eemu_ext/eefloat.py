@@ -122,42 +122,55 @@ def hw_sub(a: int, b: int) -> int:
 def booth_carry_lost(A: int, B: int) -> bool:
     """§3.3 steps 2-11: True when the Booth array's truncated low sum loses the carry into bit 15.
 
-    A is the multiplicand significand (fs), B the Booth-recoded multiplier significand (ft).
+    A is the multiplicand significand (fs), B the Booth-recoded multiplier significand (ft). Every
+    step (XOR, AND, OR, left shifts, additions) makes bit i depend only on bits <= i, so the words
+    are kept to 16 bits: only bit 15 of L is compared with bit 15 of P.
     """
-    P = A * B
+    A &= 0xFFFF
+    A2 = A << 1
     B2 = B << 1                       # B_(-1) = 0
-    pp = [0] * 8
-    nn = [0] * 8
-    for k in range(8):
-        w = (B2 >> (2 * k)) & 7
-        sh = 2 * k
+    pps = []
+    ns = 0
+    for k in (0, 2, 4, 6, 8, 10, 12, 14):
+        w = (B2 >> k) & 7
         if w == 0 or w == 7:
-            continue
-        if w == 1 or w == 2:
-            pp[k] = (A << sh) & M32
+            pps.append(0)
+        elif w < 3:
+            pps.append(A << k)
         elif w == 3:
-            pp[k] = (A << (sh + 1)) & M32
+            pps.append(A2 << k)
         elif w == 4:
-            pp[k] = ((A << (sh + 1)) & M32) ^ ((M32 << sh) & M32)
-            nn[k] = 1 << sh
-        else:                         # 5 or 6
-            pp[k] = ((A << sh) & M32) ^ ((M32 << sh) & M32)
-            nn[k] = 1 << sh
-
-    def csa(x, y, z):
-        return x ^ y ^ z, (((x & y) | (x & z) | (y & z)) << 1) & M32
-
-    s0, c0 = csa(pp[1], pp[2], pp[3])
-    s1, c1 = csa(pp[4] & 0xFFFFF800, pp[5] & 0xFFFFF000, pp[6])
-    c1 = c1 | nn[6] | (pp[5] & 0x800)
-    q7 = pp[7] | (((pp[5] & 0x400) + nn[5]) & M32)
-    s2, c2 = csa(pp[0], s0, c0)
-    s3, c3 = csa(q7, s1, c1)
-    s4, c4 = csa(c2, s3, c3)
-    s5, c5 = csa(s2, s4, c4)
-    c5 = (c5 + nn[7]) & M32
-    low = ((s5 & 0xFFFF8000) + (c5 & 0xFFFF8000)) & M32
-    return ((low ^ P) >> 15) & 1 == 1
+            pps.append(((A2 << k) ^ (0xFFFF << k)) & 0xFFFF)
+            ns |= 1 << k
+        else:
+            pps.append(((A << k) ^ (0xFFFF << k)) & 0xFFFF)
+            ns |= 1 << k
+    p0, p1, p2, p3, p4, p5, p6, p7 = pps
+    n5 = ns & 0x400                   # N_k = 2^(2k) for negated windows
+    n6 = ns & 0x1000
+    n7 = ns & 0x4000
+    # (S0, C0) := CSA(PP1, PP2, PP3)
+    s0 = p1 ^ p2 ^ p3
+    c0 = ((p1 & p2) | (p1 & p3) | (p2 & p3)) << 1
+    # (S1, C1) := CSA(PP4 & 0xFFFFF800, PP5 & 0xFFFFF000, PP6); C1 |= N6 | (PP5 & 0x800)
+    x = p4 & 0xF800
+    y = p5 & 0xF000
+    s1 = x ^ y ^ p6
+    c1 = (((x & y) | (x & p6) | (y & p6)) << 1) | n6 | (p5 & 0x800)
+    # Q7 := PP7 | ((PP5 & 0x400) + N5)
+    q7 = p7 | ((p5 & 0x400) + n5)
+    # (S2, C2) := CSA(PP0, S0, C0); (S3, C3) := CSA(Q7, S1, C1); (S4, C4) := CSA(C2, S3, C3)
+    s2 = p0 ^ s0 ^ c0
+    c2 = ((p0 & s0) | (p0 & c0) | (s0 & c0)) << 1
+    s3 = q7 ^ s1 ^ c1
+    c3 = ((q7 & s1) | (q7 & c1) | (s1 & c1)) << 1
+    s4 = c2 ^ s3 ^ c3
+    c4 = ((c2 & s3) | (c2 & c3) | (s3 & c3)) << 1
+    # (S5, C5) := CSA(S2, S4, C4); C5 += N7
+    s5 = s2 ^ s4 ^ c4
+    c5 = (((s2 & s4) | (s2 & c4) | (s4 & c4)) << 1) + n7
+    low = (s5 & 0xFFFF8000) + (c5 & 0xFFFF8000)
+    return ((low ^ (A * B)) >> 15) & 1 == 1
 
 
 def hw_mul(a: int, b: int) -> int:
