@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import mmap
 import os
 import tempfile
 from collections import OrderedDict
@@ -22,7 +23,7 @@ from .databin import SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_he
 from .errors import CorpusError
 from .tables import ElfImage, read_tables
 
-INDEX_VERSION = 3
+INDEX_VERSION = 4
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -33,9 +34,10 @@ def cache_dir():
 class AnimeChunk:
     """One Anime chunk of the archive (interfaces.md §2)."""
 
-    def __init__(self, corpus, id, member, name, offset, length, obj):
+    def __init__(self, corpus, id, member, name, offset, length, obj, blob_at=None):
         self.corpus, self.id, self.member, self.name = corpus, id, member, name
         self.offset, self.length, self.object = offset, length, obj
+        self.blob_at = blob_at      # where the index's side file keeps a copy of the bytes
 
     @property
     def file(self) -> CcsfFile:
@@ -43,6 +45,9 @@ class AnimeChunk:
 
     @property
     def data(self) -> bytes:
+        blob = self.corpus._blob
+        if blob is not None and self.blob_at is not None:
+            return bytes(blob[self.blob_at:self.blob_at + self.length])
         return self.file.anime_bytes(self.offset, self.length)
 
     @property
@@ -51,14 +56,26 @@ class AnimeChunk:
 
     @property
     def ext(self) -> Dict[int, int]:
-        return self.file.ext
+        ext = self.corpus._ext.get(self.member)
+        return ext if ext is not None else self.file.ext
 
     def resolve(self, obj):
         return self.file.resolve(obj)
 
-    @cached_property
+    @property
     def anime(self):
-        return parse_anime(self.data, ext=self.ext, where=self.id)
+        """The parsed chunk. The corpus keeps the last 256 parsed chunks, not all of them: holding
+        every chunk's records would make Python's cycle collector crawl over millions of tuples."""
+        lru = self.corpus._anime
+        a = lru.get(self.id)
+        if a is None:
+            a = parse_anime(self.data, ext=self.ext, where=self.id)
+            lru[self.id] = a
+            while len(lru) > 256:
+                lru.popitem(last=False)
+        else:
+            lru.move_to_end(self.id)
+        return a
 
     def __repr__(self):
         return f"<AnimeChunk {self.id}>"
@@ -73,8 +90,11 @@ class Corpus:
         self.image = image
         self.label = label or arc.path
         self._files: "OrderedDict[str, CcsfFile]" = OrderedDict()
+        self._anime: "OrderedDict[str, object]" = OrderedDict()
         self.table_records = None
         self.cate_ofs = None
+        self._blob = None
+        self._ext = {}
         idx = self._load_index(use_cache)
         fields = Member.__dataclass_fields__
         self.members: List[Member] = [Member(**{k: v for k, v in m.items() if k in fields})
@@ -84,8 +104,11 @@ class Corpus:
         self.versions = {m["name"]: m.get("version") for m in idx["members"]}
         self._chunks: "OrderedDict[str, AnimeChunk]" = OrderedDict()
         for m in idx["members"]:
-            for cid, name, off, length, obj in m.get("chunks", ()):
-                self._chunks[cid] = AnimeChunk(self, cid, m["name"], name, off, length, obj)
+            if "ext" in m:
+                self._ext[m["name"]] = {o: t for o, t in m["ext"]}
+            for cid, name, off, length, obj, *at in m.get("chunks", ()):
+                self._chunks[cid] = AnimeChunk(self, cid, m["name"], name, off, length, obj,
+                                               at[0] if at and self._blob is not None else None)
 
     # -- index
     def _key(self):
@@ -105,14 +128,22 @@ class Corpus:
                 if idx.get("key") == key:
                     if self.image is not None:
                         self.table_records, self.cate_ofs = read_tables(self.image)
+                    self._blob = self._open_blob(path[:-5] + ".anime", idx.get("blob_size"))
                     return idx
             except (OSError, ValueError):
                 pass
         idx = self._build_index()
         idx["key"] = key
+        blob = idx.pop("_blob")
+        idx["blob_size"] = len(blob)
+        self._blob = blob
         if use_cache:
             try:
                 os.makedirs(os.path.dirname(path), exist_ok=True)
+                fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+                with os.fdopen(fd, "wb") as f:
+                    f.write(blob)
+                os.replace(tmp, path[:-5] + ".anime")
                 fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
                 with os.fdopen(fd, "w") as f:
                     json.dump(idx, f)
@@ -120,6 +151,17 @@ class Corpus:
             except OSError:
                 pass
         return idx
+
+    @staticmethod
+    def _open_blob(path, size):
+        """The side file of Anime chunk bytes written with the index (None when absent or stale)."""
+        try:
+            with open(path, "rb") as f:
+                if size is None or os.fstat(f.fileno()).st_size != size:
+                    return None
+                return mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) if size else b""
+        except OSError:
+            return None
 
     def _members_from_tables(self):
         recs, ofs = read_tables(self.image)
@@ -164,6 +206,7 @@ class Corpus:
     def _build_index(self):
         members = self._members_from_tables() if self.image is not None else scan_members(self.arc)
         out, bad = [], []
+        blob = bytearray()
         for m in members:
             want_cs, want_us = m.csize, m.usize
             entry = None
@@ -181,8 +224,10 @@ class Corpus:
                     nm = names.get(obj) or f"#obj{obj}"
                     seen[nm] = seen.get(nm, 0) + 1
                     cid = f"{m.name}::{nm}" + (f"#{seen[nm]}" if seen[nm] > 1 else "")
-                    chunks.append([cid, nm, off, length, obj])
-                entry = dict(vars(m), version=f.version, chunks=chunks)
+                    chunks.append([cid, nm, off, length, obj, len(blob)])
+                    blob += f.data[off:off + length]
+                entry = dict(vars(m), version=f.version, chunks=chunks,
+                             ext=sorted([o, t] for o, t in f.ext.items()))
                 self._files[m.name] = f
             except CorpusError as e:
                 bad.append({"member": m.name or f"#{m.index}", "offset": m.offset,
@@ -191,7 +236,7 @@ class Corpus:
             out.append(entry)
         while len(self._files) > 4:
             self._files.popitem(last=False)
-        return {"members": [dict(e) for e in out], "bad": bad}
+        return {"members": [dict(e) for e in out], "bad": bad, "_blob": bytes(blob)}
 
     # -- access
     def chunk_ids(self) -> List[str]:

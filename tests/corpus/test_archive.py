@@ -79,10 +79,13 @@ def test_index_cache_is_used_and_keyed(tmp_path, monkeypatch):
     a, _ = archive([("m.cmp", ccsf(["ANM_a"], [build_anime(object=1, frames=1)]))])
     p = write(tmp_path, "D.BIN", a)
     c1 = open_corpus(data=p)
-    files = os.listdir(tmp_path / "cache")
-    assert len(files) == 1
+    files = sorted(os.listdir(tmp_path / "cache"))
+    assert len(files) == 2 and files[0].endswith(".anime") and files[1].endswith(".json")
     c2 = open_corpus(data=p)
+    assert c2._blob is not None and c2.chunk("m.cmp::ANM_a").blob_at == 0
     assert c2.chunk_ids() == c1.chunk_ids() and c2.chunk("m.cmp::ANM_a").anime.frames == 1
+    assert c2.chunk("m.cmp::ANM_a").data == c2.file("m.cmp").anime_bytes(c2.chunk("m.cmp::ANM_a").offset,
+                                                                         c2.chunk("m.cmp::ANM_a").length)
     a2, _ = archive([("n.cmp", ccsf(["ANM_b"], [build_anime(object=1, frames=1)]))])
     (tmp_path / "D.BIN").write_bytes(a2)
     assert open_corpus(data=p).chunk_ids() == ["n.cmp::ANM_b"]     # the archive changed: rebuilt
