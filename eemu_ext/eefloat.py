@@ -425,6 +425,9 @@ def raw_key(v: int) -> int:
     return v if v < SIGN else (v ^ FMAX) - 0x100000000
 
 
+# DECISION: trunc's max/min tie between different patterns of equal value (+0/-0, E = 0 patterns)
+# is "not recorded" (ee-float.md §2.2); both models use the raw-bit order of §3.7, which refines
+# trunc's exact comparison (it never orders two values against their exact order).
 def fmax(a: int, b: int) -> int:
     """MAX.S / VMAX: the larger by raw_key."""
     ka = a if a < SIGN else (a ^ FMAX) - 0x100000000

@@ -3,7 +3,8 @@
 Float values and flags follow ee-float.md §3.10 through the machine's float model; the lane
 helpers (``vu_*``) come from ``namespace(machine)``. Lanes: x = 0 ... w = 3, dest bit 8 >> lane.
 VF[0] never changes: rows that would write it write a scratch list instead (flags still update).
-Under trunc the MAC and status flags are not kept (ee-float.md §2.2); CLIP is kept under both.
+DECISION: under trunc the MAC and status flags are not kept (ee-float.md §2.2: "VU0 flags are not
+kept"), while CLIP, a comparison result rather than an arithmetic flag, is kept under both models.
 """
 from __future__ import annotations
 
@@ -480,6 +481,7 @@ def make_control(machine) -> dict:
         elif n == 27:
             S.cmsar0 = v & 0xFFFF
         elif n == 31:
+            # DECISION: a write starts a VU1 micro program (r5900.md §8.4): out of scope, stop.
             machine_fault("CTC2 to CMSAR1 (vi31) starts a VU1 micro program: not supported "
                           f"(value 0x{v:08x})")
         # 17 MAC, 19, 23, 25 reserved, 26 TPC, 29 VPU-STAT: read-only; 28 FBRST: DECISION ignored
