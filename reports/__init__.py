@@ -41,12 +41,15 @@ def build_views(run: Run, causes: dict) -> list[dict]:
     return views
 
 
-def render_run(run: Run, out_dir=None) -> Path:
+def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     """Write report.html, junit.xml and summary.json for a loaded run (into out_dir if given)."""
     from . import html, junit, summary as summ
     from .causes import classify_run
     out = Path(out_dir) if out_dir else run.path
     out.mkdir(parents=True, exist_ok=True)
+    if plots:
+        from .enrich import add_series
+        run.notes.extend(add_series(run))
     causes = classify_run(run.chunks)
     summary = summ.complete(run, causes)
     views = build_views(run, causes)
@@ -60,6 +63,9 @@ def render_run(run: Run, out_dir=None) -> Path:
     return report
 
 
-def render(run_dir, out_dir=None) -> Path:
-    """Render run_dir: write report.html and junit.xml, complete summary.json; return report.html."""
-    return render_run(load_run(run_dir), out_dir)
+def render(run_dir, out_dir=None, plots: bool = True) -> Path:
+    """Render run_dir: write report.html and junit.xml, complete summary.json; return report.html.
+
+    plots: draw value-over-time plots for mismatches without `series` from the run's corpus and
+    the reference model (reports.enrich); a missing corpus only leaves a note in the report."""
+    return render_run(load_run(run_dir), out_dir, plots)

@@ -167,7 +167,10 @@ def series_view(s) -> dict | None:
         return None                   # NaN/inf cannot be plotted (nor embedded as JSON)
     if not (t and ref) and not (gt and gv):
         return None
-    return {"label": str(s.get("label", "")), "t": t, "ref": ref, "gt": gt, "g": gv}
+    out = {"label": str(s.get("label", "")), "t": t, "ref": ref, "gt": gt, "g": gv}
+    if s.get("derived"):
+        out["derived"] = True           # reports computed the reference line (reports.enrich)
+    return out
 
 
 def context_view(ctx) -> list:

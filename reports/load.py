@@ -24,7 +24,8 @@ class Run:
     params: dict
     chunks: list[dict]                      # chunk records in index order
     summary: dict | None                    # summary.json as written by the harness, if any
-    problems: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)   # run-level: shown at the top
+    notes: list[str] = field(default_factory=list)      # rendering notes: shown with mismatches
 
     @property
     def mismatches(self):

@@ -212,7 +212,8 @@ function seriesSVG(s, mark){
   if (typeof mark === 'number' && mark >= xlo && mark <= xhi)
     o += '<line x1="' + X(mark).toFixed(1) + '" x2="' + X(mark).toFixed(1) + '" y1="' + T + '" y2="' + (H - B) + '" class="mark"/>';
   s.gt.forEach(function(x, k){ o += '<circle cx="' + X(x).toFixed(1) + '" cy="' + Y(s.g[k]).toFixed(1) + '" r="3" class="game"><title>game at t=' + x + ': ' + s.g[k] + '</title></circle>'; });
-  o += '<text x="' + (W - R) + '" y="' + (H - 4) + '" text-anchor="end" class="legend">— reference   ● game</text>';
+  o += '<text x="' + (W - R) + '" y="' + (H - 4) + '" text-anchor="end" class="legend">' +
+    (s.derived ? '— reference (derived by reports)   ● game' : '— reference   ● game') + '</text>';
   return '<svg class="plot" viewBox="0 0 ' + W + ' ' + H + '" width="' + W + '" height="' + H + '" role="img" aria-label="value over time">' + o + '</svg>';
 }
 function detailHTML(v){

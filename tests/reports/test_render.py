@@ -48,7 +48,7 @@ def test_summary_shows_run_parameters_and_identity(rendered):
     doc = rendered[2]
     run_text = doc.by_id("run").text()
     for s in ("seed", "4", "profile", "quick", "float model", "hw", SHA_IMAGE, SHA_DATA,
-              "standin/standin.elf", "build/synth/DATA.BIN", "7.3 MiB"):
+              "standin/standin.elf", "no-corpus/DATA.BIN", "7.3 MiB"):
         assert s in run_text
     verdict = doc.find("span", cls="verdict")
     assert verdict.text() == "FAIL"
@@ -304,3 +304,40 @@ def test_render_into_another_directory_leaves_the_run_untouched(tmp_path):
     assert reports.render(run, out) == out / "report.html"
     assert sorted(p.name for p in out.iterdir()) == ["junit.xml", "report.html", "summary.json"]
     assert sorted(p.name for p in run.iterdir()) == before
+
+
+def test_without_the_corpus_plots_are_skipped_with_a_note(rendered):
+    text = rendered[2].by_id("mismatches").text()
+    assert "value-over-time plots not drawn: LookupError: no corpus at" in text
+    assert rendered[2].by_id("m1").find("svg") is None       # no series recorded, none derived
+
+
+SYNTH = Path(__file__).resolve().parents[2] / "build" / "synth" / "DATA.BIN"
+
+
+@pytest.mark.skipif(not SYNTH.exists(), reason="no synthetic corpus: run `make corpus`")
+def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
+    """A record without `series`: reports draws the reference channel (interfaces.md §3 pose)
+    from the run's corpus and marks the game's values at the mismatching times."""
+    from corpus import open_corpus
+    from reference import Animation
+    c = "town01.cmp::ANM_sr1fla1_a"
+    ch = open_corpus(data=str(SYNTH)).chunk(c)
+    a = Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model="hw")
+    tr = a.tracks[1]
+    want = a.pose(tr, 1000).pos[0]
+    ms = [mismatch(c, "controllers", "position.x", f"0x{want:08x}", "0x00000000",
+                   track=tr.index, time=t) for t in (1000, 2000)]
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms}],
+                    params={"data": {"path": str(SYNTH), "size": 1, "sha256": "x"}})
+    doc = parse(reports.render(run).read_text())
+    svg = doc.by_id("m0").find("svg")
+    assert svg is not None and "derived by reports" in svg.text()
+    assert len(svg.find_all("circle", cls="game")) == 2
+    assert svg.find("polyline", cls="ref") is not None
+    assert "value-over-time plots not drawn" not in doc.by_id("mismatches").text()
+    data = json.loads(doc.by_id("eediff-data").text())
+    s = data["views"][0]["series"]
+    from reports.bits import u2f
+    assert s["ref"][s["t"].index(1000)] == float(f"{u2f(want):.6g}")
+    assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")

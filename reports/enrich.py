@@ -1,0 +1,118 @@
+"""Value-over-time plots for mismatches that carry no `series`: the reference's channel over the
+animation, drawn from the run's corpus with `reference`, with the game's values at the
+mismatching times (interfaces.md §2, §3).
+
+Only controller and material mismatches (checks.md §2.1, §2.2) have a channel over time. The
+series is derived by reports, never written back to the chunk files, and labelled as such.
+Anything that stops it (no corpus at the recorded path, a chunk the corpus or the reference
+refuses) becomes a note in the report, never an error: the report itself does not need it.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+from .bits import is_hex_pattern, parse_u32, u2f
+
+POINTS = 160                    # reference samples over [0, end]
+PER_GROUP = 20                  # mismatches of one chunk x track x field given the plot
+
+_FIELD = re.compile(r"^(position|scale)\.([xyz])$|^transparency$|^rotation\[(\d)\]\[(\d)\]$|^[UVuv]$")
+
+
+def _channel(field: str):
+    """A function pose-or-uv -> float for a plotted field, or None."""
+    m = _FIELD.match(field or "")
+    if not m:
+        return None
+    if m.group(1):
+        i = "xyz".index(m.group(2))
+        attr = "pos" if m.group(1) == "position" else "scale"
+        return lambda p: u2f(getattr(p, attr)[i])
+    if field == "transparency":
+        return lambda p: u2f(p.alpha)
+    if m.group(3) is not None:
+        r, c = int(m.group(3)), int(m.group(4))
+        return lambda p: float(p.rot_matrix[r][c])
+    return None                                  # U, V, u, v: see _material_value
+
+
+def _game_value(m: dict):
+    v = m.get("got")
+    bits = parse_u32(v)
+    if bits is None:
+        return None
+    return u2f(bits) if is_hex_pattern(v) and m.get("field") not in ("u", "v") else float(bits)
+
+
+def _times(last: int, extra) -> list[int]:
+    end = max([last, 1] + [t for t in extra if isinstance(t, int)])
+    grid = {round(end * i / (POINTS - 1)) for i in range(POINTS)}
+    return sorted(grid | {t for t in extra if isinstance(t, int)})
+
+
+def _open(params: dict):
+    from corpus import open_corpus
+    data = (params.get("data") or {}).get("path")
+    disc = (params.get("disc") or {}).get("path") if isinstance(params.get("disc"), dict) else params.get("disc")
+    if not data and not disc:
+        raise LookupError("the run records no corpus path")
+    if data and not Path(data).exists():
+        raise LookupError(f"no corpus at {data}")
+    try:
+        return open_corpus(data=data, disc=disc)
+    except Exception:
+        image = (params.get("image") or {}).get("path")
+        return open_corpus(data=data, disc=disc, image=image)
+
+
+def add_series(run) -> list[str]:
+    """Attach a derived `series` to plottable mismatches; return notes for the report."""
+    groups: dict = defaultdict(list)
+    for ch, m in run.mismatches:
+        if m.get("series") or m["check"] not in ("controllers", "materials"):
+            continue
+        if isinstance(m.get("track"), int) and isinstance(m.get("time"), int) and \
+                _FIELD.match(str(m.get("field") or "")):
+            groups[(ch["chunk"], m["check"], m["track"], m["field"])].append(m)
+    if not groups:
+        return []
+    try:
+        corpus = _open(run.params)
+        from reference import Animation
+    except Exception as exc:                     # noqa: BLE001 - any reason is only a note
+        return [f"value-over-time plots not drawn: {type(exc).__name__}: {exc}"]
+    notes, anims = [], {}
+    model = run.params.get("float_model") or "hw"
+    for (chunk, check, track, field), ms in sorted(groups.items(), key=lambda kv: kv[0][:3]):
+        try:
+            if chunk not in anims:
+                ch = corpus.chunk(chunk)
+                anims[chunk] = Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=model)
+            a = anims[chunk]
+            times = _times(a.last, [m["time"] for m in ms])
+            if check == "controllers":
+                tr = next(t for t in a.tracks if t.index == track)
+                value = _channel(field)
+                ref = [value(a.pose(tr, min(t, a.last))) for t in times]
+            else:
+                mt = next(x for x in a.materials if x.index == track)
+                ref = [_material_value(a, mt, field, min(t, a.last), ms[0]) for t in times]
+        except Exception as exc:                 # noqa: BLE001
+            notes.append(f"no plot for {chunk} {check} track {track} {field}: "
+                         f"{type(exc).__name__}: {exc}")
+            continue
+        game = [(m["time"], _game_value(m)) for m in ms if _game_value(m) is not None]
+        series = {"label": field, "t": times, "ref": ref, "derived": True,
+                  "game_t": [t for t, _ in game], "game": [v for _, v in game]}
+        for m in ms[:PER_GROUP]:
+            m["series"] = series
+    return notes
+
+
+def _material_value(a, mt, field, T, m):
+    if field in ("U", "V"):
+        return u2f(a.uv(mt, T)["UV".index(field)])
+    crop = (m.get("context") or {}).get("crop") or [0, 0]
+    return float(a.material_offsets(mt, T, crop[0], crop[1])["uv".index(field)])
