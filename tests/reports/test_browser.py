@@ -3,7 +3,6 @@ inline script's details match the static ones, pages beyond the first render, an
 lands in build/ for a reviewer (issue 8, Must show). Skipped when chromium is not installed."""
 import json
 import os
-import re
 import shutil
 import subprocess
 from pathlib import Path

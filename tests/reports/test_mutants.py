@@ -2,8 +2,8 @@
 mutant's mismatch with its bits, the printed repro reproduces it alone, and a failing playback
 case shrinks to at most 3 steps. Needs the harness (helper G), the stand-in mutants (helper F,
 `make -C standin mutants`, or the cross compiler to build them here) and the synthetic corpus."""
+import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -30,8 +30,7 @@ LOOP = ("loop_at_n", "xp_flag.cmp::ANM_xpflnut0")
 
 def _have_harness():
     try:
-        import harness.bulk  # noqa: F401
-        return True
+        return importlib.util.find_spec("harness.bulk") is not None
     except ImportError:
         return False
 
