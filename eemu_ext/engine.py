@@ -27,6 +27,9 @@ _NAME_RE = re.compile(r"\b(" + "|".join(FAST_NAMES) + r")\b")
 _R0_READ = re.compile(r"(?<![\w.])R\[0\](?!\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=))")
 
 
+_CODE_CACHE: Dict[tuple, object] = {}     # (filename, source) -> code object, process-wide
+
+
 def sem_template(sem: str) -> List[object]:
     """Split sem into literal text and field-token names (a str piece is text, a 1-tuple a field).
 
@@ -207,7 +210,12 @@ class BlockCompiler:
         src = head + "\n" + src_body + "\n"
         fname = f"<eemu block {start:#010x}>"
         pcs = [start] + [pc for pc, _ in body]          # line k (1-based) -> pcs[k-1]
-        code = compile(src, fname, "exec")
+        key = (fname, src)
+        code = _CODE_CACHE.get(key)
+        if code is None:                      # compiling is the expensive part: share it between machines
+            code = _CODE_CACHE[key] = compile(src, fname, "exec")
+            if len(_CODE_CACHE) > 200_000:
+                _CODE_CACHE.clear()
         ns = {}
         exec(code, self.G, ns)
         self.linemaps[fname] = (start, pcs)
