@@ -173,6 +173,27 @@ def _params_html(run, summary) -> str:
     return out
 
 
+def _n(count, noun: str) -> str:
+    count = count or 0
+    plural = noun + ("es" if noun.endswith(("ch", "sh", "s", "x")) else "s")
+    return f"{count:,} {noun if count == 1 else plural}"
+
+
+# The counters that say what a run compared (checks.md §2.4, §4.3, §6.4, §7.6, §5), in order.
+PROOF_COUNTERS = ("cases", "single-value rotations", "keyed rotations", "material cases",
+                  "multistep checks", "steps", "object matrices", "morph states", "note steps",
+                  "notes delivered", "morph cases", "F_Obj poses")
+
+
+def _proof_html(summary) -> str:
+    """One line naming what the run compared, so a green night says what it proved."""
+    counters = summary.get("counters") or {}
+    parts = [f"{_num(counters[k])} {k}" for k in PROOF_COUNTERS if counters.get(k)]
+    if not parts:
+        return ""
+    return f'<p class="proof">Compared: {e(" · ".join(parts))}.</p>'
+
+
 def _cards_html(summary) -> str:
     """The headline numbers, readable at a glance."""
     w = summary.get("worst_keyed_rotation") or {}
@@ -195,7 +216,8 @@ def _cards_html(summary) -> str:
     ]
     return '<div class="cards">' + "".join(
         f'<div class="card {cls}"><div class="cv">{e(v)}</div><div class="cl">{e(label)}</div>'
-        f'<div class="cs">{e(sub)}</div></div>' for label, v, sub, cls in cards) + '</div>'
+        f'<div class="cs">{e(sub)}</div></div>' for label, v, sub, cls in cards) + '</div>' + \
+        _proof_html(summary)
 
 
 def _checks_html(summary) -> str:
@@ -397,8 +419,8 @@ def render(run, summary: dict, views: list[dict]) -> str:
     ok = not failed and summary.get("complete", False)
     verdict = ("PASS" if ok else ("FAIL" if failed else "INCOMPLETE"))
     problems = "".join(f"<li>{e(p)}</li>" for p in run.problems)
-    headline = (f'{summary.get("chunks_done")} chunks, {summary.get("mismatches")} mismatches in '
-                f'{failed} chunks, {summary.get("errors")} harness errors')
+    headline = (f'{_n(summary.get("chunks_done"), "chunk")}, {_n(summary.get("mismatches"), "mismatch")} in '
+                f'{_n(failed, "chunk")}, {_n(summary.get("errors"), "harness error")}')
     # "<" never appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
     # a chunk name or a context value from ending or confusing the script element.
     data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),

@@ -56,6 +56,7 @@ section { margin-top:22px; }
 .card .cl { color:var(--muted); font-size:12px; } .card .cs { color:var(--muted); font-size:11.5px; }
 .card.bad { border-color:var(--bad); } .card.bad .cv { color:var(--bad); }
 .card.ok .cv { color:var(--ok); }
+.proof { margin:10px 0 0; color:var(--fg); }
 .cols { display:flex; flex-wrap:wrap; gap:0 40px; align-items:flex-start; }
 .cols > section { flex:1 1 520px; min-width:0; }
 h2 { font-size:17px; border-bottom:1px solid var(--line); padding-bottom:4px; }

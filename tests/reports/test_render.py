@@ -341,3 +341,12 @@ def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
     from reports.bits import u2f
     assert s["ref"][s["t"].index(1000)] == float(f"{u2f(want):.6g}")
     assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")
+
+
+def test_headline_names_what_was_compared(tmp_path):
+    c = "town01.cmp::ANM_sr1fla1_a"
+    run = write_run(tmp_path, [{"chunk": c, "counters": {"cases": 16, "steps": 96,
+                                                        "object matrices": 768, "failures": 0}}])
+    doc = parse(reports.render(run).read_text())
+    assert doc.find("p", cls="headline").text() == "1 chunk, 0 mismatches in 0 chunks, 0 harness errors"
+    assert doc.find("p", cls="proof").text() == "Compared: 16 cases · 96 steps · 768 object matrices."
