@@ -12,6 +12,7 @@ def main(argv=None):
     s.add_argument("--out", required=True)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--small", action="store_true", help="just the role cases (fast tests)")
+    s.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
     s.add_argument("-q", "--quiet", action="store_true")
     t = sub.add_parser("stats", help="census of an archive (corpus-stats.md)")
     t.add_argument("path", nargs="?", help="DATA.BIN (default build/synth/DATA.BIN)")
@@ -22,7 +23,7 @@ def main(argv=None):
     try:
         if a.cmd == "synth":
             from .synth import synthesize
-            synthesize(a.out, seed=a.seed, small=a.small,
+            synthesize(a.out, seed=a.seed, small=a.small, jobs=a.jobs,
                        log=None if a.quiet else (lambda m: print(m, file=sys.stderr)))
             return 0
         from .stats import main as stats_main

@@ -40,12 +40,12 @@ def gzip_header(name: str, mtime: int) -> bytes:
 class MemberWriter:
     """Holds one member's segments and solves its sizes."""
 
-    def __init__(self, seed, spec, parts: Parts):
+    def __init__(self, seed, spec, parts: Parts, head_c=None, tail_c=None):
         self.seed, self.spec, self.p = seed, spec, parts
         self.gz = gzip_header(spec.name, spec.mtime)
         self.levels = {"head": 0, "tail": 0, "zero": 0}
-        self.head_c = deflate(parts.head, LEVELS[0])
-        self.tail_c = deflate(parts.tail, LEVELS[0], final=True)
+        self.head_c = deflate(parts.head, LEVELS[0]) if head_c is None else head_c
+        self.tail_c = deflate(parts.tail, LEVELS[0], final=True) if tail_c is None else tail_c
         self.Z = 0
         self.zero_c = deflate(b"", LEVELS[0])
         self.tex_fixed = 8 + len(parts.tex_prefix) + 8 + 8       # header, payload header, 2 block headers
@@ -199,13 +199,35 @@ def _hits(data: bytes, start: int) -> List[int]:
     return out
 
 
-def synthesize(out_dir, seed=1, small=False, log=None):
-    """Write DIR/DATA.BIN, DIR/categories.c and DIR/manifest.json. Returns the manifest dict."""
+def _prepare(args):
+    """Worker: one member's content and its two deflated segments (pure function of seed, spec)."""
+    seed, spec = args
+    p = member_parts(seed, spec)
+    return p, deflate(p.head, LEVELS[0]), deflate(p.tail, LEVELS[0], final=True)
+
+
+def _prepare_all(seed, plan, jobs):
+    if jobs <= 1 or len(plan) < 64:
+        return [_prepare((seed, m)) for m in plan]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+    ctx = multiprocessing.get_context("fork" if hasattr(os, "fork") else "spawn")
+    with ProcessPoolExecutor(jobs, mp_context=ctx) as ex:
+        # big members first would balance better, but map keeps the order simple and stable
+        return list(ex.map(_prepare, [(seed, m) for m in plan], chunksize=8))
+
+
+def synthesize(out_dir, seed=1, small=False, log=None, jobs=None):
+    """Write DIR/DATA.BIN, DIR/categories.c and DIR/manifest.json. Returns the manifest dict.
+    jobs: worker processes for the member content (default: up to 2 CPUs); the bytes do not
+    depend on it."""
     t0 = time.time()
     say = log or (lambda *a: None)
     plan = build_plan(seed, small)
     say(f"plan: {len(plan)} members ({time.time() - t0:.1f} s)")
-    writers = [MemberWriter(seed, m, member_parts(seed, m)) for m in plan]
+    if jobs is None:
+        jobs = min(2, os.cpu_count() or 1)
+    writers = [MemberWriter(seed, m, p, hc, tc) for m, (p, hc, tc) in zip(plan, _prepare_all(seed, plan, jobs))]
     say(f"content: {time.time() - t0:.1f} s")
     if small:
         results = _sizes_small(writers, seed)
