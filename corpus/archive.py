@@ -301,7 +301,17 @@ def find_on_disc(disc):
             raise CorpusError("no /DATA/DATA.BIN on the disc image", member=os.fspath(disc), kind="iso")
         base, length = rec.extent_location() * 2048, rec.get_data_length()
         exe = None
-        for c in ("/SLUS_202.67;1", "/SLUS_202.67"):
+        cands = ["/SLUS_202.67;1", "/SLUS_202.67"]
+        try:   # the executable SYSTEM.CNF boots (BOOT2 = cdrom0:\\NAME;1), when it is another
+            bio = io.BytesIO()
+            iso.get_file_from_iso_fp(bio, iso_path="/SYSTEM.CNF;1")
+            for line in bio.getvalue().decode("latin-1").splitlines():
+                if line.replace(" ", "").upper().startswith("BOOT2=CDROM0:"):
+                    name = line.split(":", 1)[1].strip().lstrip("\\").upper()
+                    cands.append("/" + name if ";" in name else "/" + name + ";1")
+        except PyCdlibException:
+            pass
+        for c in cands:
             try:
                 bio = io.BytesIO()
                 iso.get_file_from_iso_fp(bio, iso_path=c)

@@ -130,16 +130,19 @@ def test_categories_c_compiles_into_tables(small_dir, tmp_path):
     assert len(c.members) == 30 and {m.category for m in c.members} >= {3, 10, 13}
 
 
-def test_disc_image(small_dir, small_manifest, tmp_path):
-    """An ISO 9660 image with DATA/DATA.BIN and SLUS_202.67 opens like the files (issue 4 §1)."""
+@pytest.mark.parametrize("exe", ["SLUS_202.67", "SLES_512.34"])
+def test_disc_image(small_dir, small_manifest, tmp_path, exe):
+    """An ISO 9660 image with DATA/DATA.BIN and SLUS_202.67 opens like the files (issue 4 §1);
+    another executable is found through SYSTEM.CNF's BOOT2 line."""
     pycdlib = pytest.importorskip("pycdlib")
     elf = tables_elf(small_manifest["members"], small_manifest["cate_ofs"])
     data = open(os.path.join(small_dir, "DATA.BIN"), "rb").read()
     iso = pycdlib.PyCdlib()
     iso.new(interchange_level=1)
     import io
-    iso.add_fp(io.BytesIO(b"BOOT2 = cdrom0:\\SLUS_202.67;1\n"), 30, "/SYSTEM.CNF;1")
-    iso.add_fp(io.BytesIO(elf), len(elf), "/SLUS_202.67;1")
+    cnf = f"BOOT2 = cdrom0:\\{exe};1\nVER = 1.00\n".encode()
+    iso.add_fp(io.BytesIO(cnf), len(cnf), "/SYSTEM.CNF;1")
+    iso.add_fp(io.BytesIO(elf), len(elf), f"/{exe};1")
     iso.add_directory("/DATA")
     iso.add_fp(io.BytesIO(data), len(data), "/DATA/DATA.BIN;1")
     path = str(tmp_path / "disc.iso")
