@@ -173,6 +173,34 @@ def series_view(s) -> dict | None:
     return out
 
 
+def keys_view(ctx, t) -> list:
+    """Key tables from context entries shaped like {"keys": [{"i", "frame", "value"}], "count"}
+    (the harness's keys around a time), with the segment that contains t marked."""
+    out = []
+    if not isinstance(ctx, dict):
+        return out
+    when = ctx.get("pose_time", t)
+    for name, val in ctx.items():
+        keys = val.get("keys") if isinstance(val, dict) else None
+        if not (isinstance(keys, list) and keys and all(isinstance(k, dict) and "frame" in k
+                                                         for k in keys)):
+            continue
+        rows = []
+        for k in keys:
+            frame = k.get("frame")
+            tick = frame * 256 if isinstance(frame, int) else None
+            rows.append([k.get("i", ""), frame, tick, value_text(k.get("value")), ""])
+        if isinstance(when, int):
+            before = [r for r in rows if isinstance(r[2], int) and r[2] <= when]
+            if before:
+                i = rows.index(before[-1])
+                rows[i][4] = "seg"
+                if i + 1 < len(rows):
+                    rows[i + 1][4] = "seg"
+        out.append({"name": name, "count": val.get("count"), "t": when, "rows": rows})
+    return out
+
+
 def context_view(ctx) -> list:
     if not isinstance(ctx, dict):
         return [] if ctx is None else [["context", short(ctx, MAX_CONTEXT_CHARS)]]
@@ -225,7 +253,11 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
             v["lv"] = lv
         else:
             v["raw"] = [value_text(m.get("expected")), value_text(m.get("got"))]
-    v["ctx"] = context_view(m.get("context"))
+    keys = keys_view(m.get("context"), m.get("time"))
+    if keys:
+        v["keys"] = keys
+    shown = {k["name"] for k in keys}
+    v["ctx"] = [c for c in context_view(m.get("context")) if c[0] not in shown]
     se = series_view(m.get("series"))
     if se:
         v["series"] = se

@@ -117,6 +117,14 @@ def detail_html(v: dict) -> str:
         out.append(kv_html)
     if "dev" in v:
         out.append(f'<p class="dev">deviation d = {e(v["dev"])}, tolerance {e(v.get("tol"))}</p>')
+    for k in v.get("keys", ()):
+        rows = "".join(f'<tr class="{r[4]}"><td class="num">{e(r[0])}</td><td class="num">{e(r[1])}'
+                       f'</td><td class="num">{e(r[2])}</td><td class="mono">{e(r[3])}</td></tr>'
+                       for r in k["rows"])
+        count = f' of {e(k["count"])}' if k.get("count") is not None else ""
+        out.append(f'<h4>{e(k["name"])} around t={e(k["t"])} ({len(k["rows"])}{count} keys; '
+                   'the segment holding t is marked)</h4><table class="grid-t keys"><tr><th>key</th>'
+                   f'<th>frame</th><th>tick</th><th>value</th></tr>{rows}</table>')
     if v.get("ctx"):
         out.append('<h4>Context</h4><dl class="ctx">' + "".join(
             f'<dt>{e(k)}</dt><dd class="mono">{e(val)}</dd>' for k, val in v["ctx"]) + '</dl>')

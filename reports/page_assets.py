@@ -113,6 +113,7 @@ table.vals th { width:90px; white-space:nowrap; } table.vals td { white-space:no
 .shdr .hs { width:17px; margin-right:3px; } .shdr .he { width:136px; margin-right:3px; }
 .shdr .hf { width:391px; }
 tr.dr td { background:#ffebe9; }
+table.keys tr.seg td { background:#fff8c5; font-weight:600; }
 .strip { margin:6px 0 10px; }
 .srow { display:flex; align-items:center; margin:1px 0; }
 .slbl { width:110px; font-size:12px; color:var(--muted); }
@@ -237,6 +238,15 @@ function detailHTML(v){
     '</td></tr><tr><th>got</th><td class="mono">' + esc(v.raw[1]) + '</td></tr></table>';
   else out += kvHTML;
   if ('dev' in v) out += '<p class="dev">deviation d = ' + esc(v.dev) + ', tolerance ' + esc(v.tol) + '</p>';
+  (v.keys || []).forEach(function(k){
+    var rows = k.rows.map(function(r){ return '<tr class="' + r[4] + '"><td class="num">' + esc(r[0]) +
+      '</td><td class="num">' + esc(r[1]) + '</td><td class="num">' + esc(r[2]) + '</td><td class="mono">' +
+      esc(r[3]) + '</td></tr>'; }).join('');
+    var count = k.count != null ? ' of ' + esc(k.count) : '';
+    out += '<h4>' + esc(k.name) + ' around t=' + esc(k.t) + ' (' + k.rows.length + count + ' keys; ' +
+      'the segment holding t is marked)</h4><table class="grid-t keys"><tr><th>key</th>' +
+      '<th>frame</th><th>tick</th><th>value</th></tr>' + rows + '</table>';
+  });
   if (v.ctx && v.ctx.length) out += '<h4>Context</h4><dl class="ctx">' + v.ctx.map(function(p){
     return '<dt>' + esc(p[0]) + '</dt><dd class="mono">' + esc(p[1]) + '</dd>'; }).join('') + '</dl>';
   if (v.series) out += '<h4>Value over time</h4>' + seriesSVG(v.series, v.time);

@@ -64,8 +64,12 @@ def small_run(root: Path) -> Path:
          "mismatches": [
              mismatch(b, "controllers", "position.x", "0x3f800000", "0x3f800001",
                       object="OBJ_cha2body", track=3, time=1234, ulp=1,
-                      context={"keys": [[4, "0x3f000000"], [5, "0x3f800000"]],
-                               "segment": "4 -> 5", "passed": 4},
+                      context={"keys": {"keys": [
+                                   {"i": 3, "frame": 4, "value": ["0x3f000000"]},
+                                   {"i": 4, "frame": 5, "value": ["0x3f800000"]},
+                                   {"i": 5, "frame": 9, "value": ["0x40000000"]}],
+                                   "count": 12},
+                               "pose_time": 1234, "passed": 4},
                       series={"label": "position.x", "t": [0, 256, 512, 768, 1024, 1280],
                               "ref": [0.0, 0.25, 0.5, 0.75, 1.0, 1.0],
                               "game_t": [1234], "game": [1.0000001]}),

@@ -93,7 +93,7 @@ def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(
     code = d.find("div", cls="repro").find("code").text()
     assert code == "make one CASE='cha2body.cmp::ANM_cha2mag1' SEED=4 CHECK=controllers"
     assert d.find("button", cls="copy").attrs["data-copy"] == code
-    assert "keys" in d.find("dl", cls="ctx").text()
+    assert "passed4" in d.find("dl", cls="ctx").text() and d.find("table", cls="keys") is not None
 
 
 def test_series_plot_draws_reference_line_and_game_points(rendered):
@@ -350,3 +350,15 @@ def test_headline_names_what_was_compared(tmp_path):
     doc = parse(reports.render(run).read_text())
     assert doc.find("p", cls="headline").text() == "1 chunk, 0 mismatches in 0 chunks, 0 harness errors"
     assert doc.find("p", cls="proof").text() == "Compared: 16 cases · 96 steps · 768 object matrices."
+
+
+def test_keys_around_the_time_are_a_table_with_the_segment_marked(rendered):
+    """issue 8 §1: the keys or segment around that time. t=1234 lies in frames 4..5."""
+    d = rendered[2].by_id("m0")
+    table = d.find("table", cls="keys")
+    rows = [[td.text() for td in r.find_all("td")] + [r.classes] for r in table.find_all("tr")[1:]]
+    assert [r[:4] for r in rows] == [["3", "4", "1024", '["0x3f000000"]'],
+                                     ["4", "5", "1280", '["0x3f800000"]'],
+                                     ["5", "9", "2304", '["0x40000000"]']]
+    assert [("seg" in r[4]) for r in rows] == [True, True, False]
+    assert "keys around t=1234 (3 of 12 keys" in d.text()
