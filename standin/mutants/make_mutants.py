@@ -70,9 +70,12 @@ mut("u2f_signed", "controllers", "u2f as a plain signed conversion: a backward k
 mut("loop_no_rewind", "notes", "a loop reset sets the time to 0 but does not rewind the reader, so the second pass reads past the end Top",
     "ctu1body.cmp::ANM_ctu1run0, cbu4body.cmp::ANM_cbu4run0",
     [("anm.c", "                OpenData__14ccRingBufferThFPv((void *)(anm + ANM_READER), (void *)U32(chunk + CHUNK_DATA));\n", "")])
-mut("eff_unclamped", "playback", "a step past the end advances the works by the whole step instead of eff = step - (new - last)",
+mut("end_step_not_evaluated", "playback", "a step that passes the end evaluates nothing (eff := 0, as on a held play-once step) instead of posing at last",
     "ekx1.cmp::ANM_ekx1atc0, town01.cmp::ANM_sr1fla1_a",
-    [("anm.c", "        eff = step - (nw - last);\n", "")])
+    [("anm.c", "        eff = step - (nw - last);\n", "        eff = 0;\n")])
+mut("play_once_returns_0", "playback", "the frame-changed branch clears ended and never sets it again for a play-once animation",
+    "ekx1.cmp::ANM_ekx1atc0",
+    [("anm.c", "            } else {\n                ended = 1;\n            }", "            }")])
 
 only = sys.argv[1:]
 for name, catches, why, cases, edits in M:
