@@ -9,7 +9,7 @@ import json
 import shlex
 
 from .bits import (bit_ranges, diff_mask, float_text, frame_text, is_hex_pattern,
-                   is_integer_field, parse_u32, ulp_distance)
+                   is_integer_field, parse_u32, u2f, ulp_distance)
 from .causes import ulp_of
 
 MAX_ROWS = 64            # list elements shown per value
@@ -173,6 +173,14 @@ def series_view(s) -> dict | None:
     return out
 
 
+def key_value_text(value) -> str:
+    """A key's raw words with their float reading: "0xc31fafda (-159.687)"."""
+    words = value if isinstance(value, list) else [value]
+    if words and all(is_hex_pattern(w) for w in words):
+        return "  ".join(f"{w} ({u2f(parse_u32(w)):.6g})" for w in words)
+    return value_text(value)
+
+
 def keys_view(ctx, t) -> list:
     """Key tables from context entries shaped like {"keys": [{"i", "frame", "value"}], "count"}
     (the harness's keys around a time), with the segment that contains t marked."""
@@ -189,7 +197,7 @@ def keys_view(ctx, t) -> list:
         for k in keys:
             frame = k.get("frame")
             tick = frame * 256 if isinstance(frame, int) else None
-            rows.append([k.get("i", ""), frame, tick, value_text(k.get("value")), ""])
+            rows.append([k.get("i", ""), frame, tick, key_value_text(k.get("value")), ""])
         if isinstance(when, int):
             before = [r for r in rows if isinstance(r[2], int) and r[2] <= when]
             if before:

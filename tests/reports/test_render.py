@@ -357,8 +357,8 @@ def test_keys_around_the_time_are_a_table_with_the_segment_marked(rendered):
     d = rendered[2].by_id("m0")
     table = d.find("table", cls="keys")
     rows = [[td.text() for td in r.find_all("td")] + [r.classes] for r in table.find_all("tr")[1:]]
-    assert [r[:4] for r in rows] == [["3", "4", "1024", '["0x3f000000"]'],
-                                     ["4", "5", "1280", '["0x3f800000"]'],
-                                     ["5", "9", "2304", '["0x40000000"]']]
+    assert [r[:4] for r in rows] == [["3", "4", "1024", "0x3f000000 (0.5)"],
+                                     ["4", "5", "1280", "0x3f800000 (1)"],
+                                     ["5", "9", "2304", "0x40000000 (2)"]]
     assert [("seg" in r[4]) for r in rows] == [True, True, False]
     assert "keys around t=1234 (3 of 12 keys" in d.text()
