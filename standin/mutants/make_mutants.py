@@ -62,8 +62,8 @@ mut("note_time_own_frame", "notes", "every note's time field is its own frame, a
     [("anm.c", "    u32 frame = old, remaining = nw - old, ret = 0;", "    u32 frame = old + 1, remaining = nw - old, ret = 0;")])
 mut("morph_one_frame_late", "playback", "each F_Morpher record takes effect when the next one is read, one frame late",
     "xp_flag.cmp::ANM_xpflnut0",
-    [("anm.c", "        else if (kind == KIND_F_MORPHER) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, pay, n);",
-      "        else if (kind == KIND_F_MORPHER) {\n            static const u32 *late; static u32 late_n;\n            if (late) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, late, late_n);\n            late = pay; late_n = n;\n        }")])
+    [("anm.c", "        else if (kind == KIND_F_MORPHER && n >= 2) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, pay, n);",
+      "        else if (kind == KIND_F_MORPHER && n >= 2) {\n            static const u32 *late; static u32 late_n;\n            if (late) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, late, late_n);\n            late = pay; late_n = n;\n        }")])
 mut("u2f_signed", "controllers", "u2f as a plain signed conversion: a backward key's ~2^32 duration becomes negative and the creep turns round",
     "eldl.cmp::ANM_eldlmag0, cbu3body.cmp::ANM_cbu3nut2",
     [("ee.h", "    if ((s32)x >= 0) return f_from_int((s32)x);", "    return f_from_int((s32)x);")])

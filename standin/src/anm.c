@@ -220,16 +220,16 @@ u32 DecodeFrameChunk__8ccStreamFP5ccAnmiii(u32 stream, u32 anm, u32 old, u32 nw,
         u32 kind = p[0] & 0xFFFF, n = p[1];
         const u32 *pay = p + 2;
         if (p[0] == 0) break;                 /* the zero terminator ConvLCNum2ALCNum appends */
-        if (kind == KIND_TOP) {
+        if (kind == KIND_TOP && n >= 1) {
             if (pay[0] >= 0xFFFFFF00u) { ret = pay[0]; break; }
             p = pay + n;
             frame = pay[0];
             if (--remaining == 0) break;
             continue;
         }
-        if (kind == KIND_F_NOTE) DecodeF_Note__8ccStreamFP5ccAnmPUii(stream, anm, pay, frame);
-        else if (kind == KIND_F_MORPHER) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, pay, n);
-        else if (kind == KIND_F_OBJ) DecodeF_Obj__8ccStreamFP5ccAnmPUi(stream, anm, pay);
+        if (kind == KIND_F_NOTE && n >= 3) DecodeF_Note__8ccStreamFP5ccAnmPUii(stream, anm, pay, frame);
+        else if (kind == KIND_F_MORPHER && n >= 2) DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi(stream, anm, pay, n);
+        else if (kind == KIND_F_OBJ && n >= 13) DecodeF_Obj__8ccStreamFP5ccAnmPUi(stream, anm, pay);
         p = pay + n;
     }
     U32(rd + RB_READ) = (u32)p;

@@ -2,7 +2,7 @@
  * compiles the controller records, fills the ccAnmIndexCntTbl, and writes the playback frame data. */
 #include "ee.h"
 
-u32 *compile_channel(const u32 **pp, u32 kind, u32 w, int rot, u32 frames);
+u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u32 frames);
 
 #define KIND_TOP       0xFF01
 #define KIND_OBJECT    0x0102
@@ -51,30 +51,30 @@ static u32 table_find(Table *t, u32 object)
 }
 
 /* ccAnmChunk::ConvALCNum_FsetMatCtrl: the material record (formats.md §4.6) */
-u32 ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi(u32 chunk, const u32 *pay, u32 frames)
+u32 ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi(u32 chunk, const u32 *pay, u32 n, u32 frames)
 {
-    const u32 *p = pay + 2;
+    const u32 *p = pay + 2, *end = pay + n;
     u32 flags = pay[1];
     u32 ctrl = (u32)ccMalloc__FUi(CTRL_MAT_SIZE);
     (void)chunk;
     U16(ctrl) = KIND_MATERIAL;
-    U32(ctrl + CTRL_MAT_U) = (u32)compile_channel(&p, flags & 7, 1, 0, frames);
-    U32(ctrl + CTRL_MAT_V) = (u32)compile_channel(&p, (flags >> 3) & 7, 1, 0, frames);
+    U32(ctrl + CTRL_MAT_U) = (u32)compile_channel(&p, end, flags & 7, 1, 0, frames);
+    U32(ctrl + CTRL_MAT_V) = (u32)compile_channel(&p, end, (flags >> 3) & 7, 1, 0, frames);
     U32(ctrl + CTRL_MAT_LAST) = last_time(frames);
     return ctrl;
 }
 
-static u32 compile_object(const u32 *pay, u32 frames)
+static u32 compile_object(const u32 *pay, u32 n, u32 frames)
 {
-    const u32 *p = pay + 2;
+    const u32 *p = pay + 2, *end = pay + n;
     u32 flags = pay[1];
     u32 ctrl = (u32)ccMalloc__FUi(CTRL_OBJ_SIZE);
     U16(ctrl) = KIND_OBJECT;
     U32(ctrl + CTRL_OBJ_OBJ) = pay[0];
-    U32(ctrl + CTRL_OBJ_POS) = (u32)compile_channel(&p, flags & 7, 3, 0, frames);
-    U32(ctrl + CTRL_OBJ_ROT) = (u32)compile_channel(&p, (flags >> 3) & 7, 3, 1, frames);
-    U32(ctrl + CTRL_OBJ_SCALE) = (u32)compile_channel(&p, (flags >> 6) & 7, 3, 0, frames);
-    U32(ctrl + CTRL_OBJ_ALPHA) = (u32)compile_channel(&p, (flags >> 9) & 7, 1, 0, frames);
+    U32(ctrl + CTRL_OBJ_POS) = (u32)compile_channel(&p, end, flags & 7, 3, 0, frames);
+    U32(ctrl + CTRL_OBJ_ROT) = (u32)compile_channel(&p, end, (flags >> 3) & 7, 3, 1, frames);
+    U32(ctrl + CTRL_OBJ_SCALE) = (u32)compile_channel(&p, end, (flags >> 6) & 7, 3, 0, frames);
+    U32(ctrl + CTRL_OBJ_ALPHA) = (u32)compile_channel(&p, end, (flags >> 9) & 7, 1, 0, frames);
     U32(ctrl + CTRL_OBJ_LAST) = last_time(frames);
     return ctrl;
 }
@@ -102,6 +102,11 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
         const u32 *pay = p + 2;
         int keep = copying;
         if (n > (u32)(end - pay)) break;          /* overrun: stop reading */
+        /* DECISION: a record too short for its fixed fields is copied but not interpreted */
+        if ((kind == KIND_TOP && n < 1) || ((kind == KIND_OBJECT || kind == KIND_MATERIAL
+             || kind == KIND_F_MORPHER) && n < 2) || (kind == KIND_F_NOTE && n < 3)
+            || (kind == KIND_F_OBJ && n < 13))
+            kind = 0;
         switch (kind) {
         case KIND_TOP:
             if (pay[0] >= 0xFFFFFF00u) U32(chunk + CHUNK_END) = pay[0];
@@ -111,12 +116,12 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
             }
             break;
         case KIND_OBJECT:
-            table_add(&t, pay[0], compile_object(pay, frames));
+            table_add(&t, pay[0], compile_object(pay, n, frames));
             break;
         case KIND_MATERIAL: {
             u32 i = table_find(&t, pay[0]);
             if (U32(tbl + 8 * i + 4) == 0)        /* the first record of a material is used */
-                U32(tbl + 8 * i + 4) = ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi(chunk, pay, frames);
+                U32(tbl + 8 * i + 4) = ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi(chunk, pay, n, frames);
             break;
         }
         default:

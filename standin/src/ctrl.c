@@ -212,13 +212,16 @@ void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out)
     }
 }
 
-/* Compile one controller of a record (formats.md §4.4). rot selects the rotation compilers.
+/* Compile one controller of a record (formats.md §4.4), reading no further than end. rot selects
+ * the rotation compilers.
  * Returns the channel (0 when absent) and advances *pp past its bytes. */
-u32 *compile_channel(const u32 **pp, u32 kind, u32 w, int rot, u32 frames)
+u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u32 frames)
 {
     const u32 *p = *pp;
     u32 *ch = 0;
+    if (p >= end) return 0;                      /* DECISION: a truncated record's missing channels are absent */
     if (kind == 1) {
+        if ((u32)(end - p) < w) { *pp = end; return 0; }
         if (rot) ch = ccAnmCtrlRot_SetCtrlOne(p);
         else {
             u32 k;
@@ -229,6 +232,7 @@ u32 *compile_channel(const u32 **pp, u32 kind, u32 w, int rot, u32 frames)
         p += w;
     } else if (kind == 2) {
         u32 n = p[0];
+        if (n > (u32)(end - p - 1) / (1 + w)) n = (u32)(end - p - 1) / (1 + w);   /* keys inside the record only */
         if (n == 0) {
             p += 1;
         } else {

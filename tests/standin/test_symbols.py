@@ -23,7 +23,7 @@ HELPERS = (  # executable-abi.md §7, under the stand-in's names
     "_sceVu0ecossin", "sceVu0MulMatrix", "sceVu0TransMatrix", "m2a", "a2m", "EigenVector",
     "EigenVec2Mat", "sinf", "cosf", "atan2f", "memcpy", "memset",
     "ccAnmCtrlFloat_Set", "ccAnmCtrlFloat_SetCtrl", "ccAnmCtrlFVec3_Set", "ccAnmCtrlFVec3_SetCtrl",
-    "ccAnmCtrlRot_Set", "ccAnmCtrlRot_SetCtrl", "ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUi",
+    "ccAnmCtrlRot_Set", "ccAnmCtrlRot_SetCtrl", "ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi",
     "DecodeFrameChunk__8ccStreamFP5ccAnmiii", "DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi",
     "DecodeF_Note__8ccStreamFP5ccAnmPUii", "DecodeF_Obj__8ccStreamFP5ccAnmPUi",
     "DelAll__9ccAnmNoteFv", "SetMatrix_PosRotZYXScale__7ccCoordFPfN21",
