@@ -645,20 +645,6 @@ def fcr_noflags(fcr: int, r: int) -> int:
     return fcr
 
 
-# VU0 MAC flag nibble of a lane (§3.10): bit 0 Z, 1 S, 2 U, 3 O (shifted to the lane's place
-# by the caller: Z at o, S at 4 + o, U at 8 + o, O at 12 + o).
-def mac_nibble(r: int) -> int:
-    """(Z, S, U, O) of one lane's flagged result as bits 0-3."""
-    nib = 2 if r & SIGN else 0
-    if r & UNF:
-        return nib | 5
-    if not r & 0x7F800000 and not r & 0x7FFFFF:
-        return nib | 1
-    if r & OVF:
-        return nib | 8
-    return nib
-
-
 # ----------------------------------------------------------------------------------------------
 # Model objects
 # ----------------------------------------------------------------------------------------------

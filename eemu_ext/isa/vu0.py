@@ -277,103 +277,73 @@ for rt, name, flow in ((0, "bc2f", "branch"), (1, "bc2t", "branch"), (2, "bc2fl"
 # Lane helpers (namespace)
 # ----------------------------------------------------------------------------------------------
 
-# MAC bits of a lane's (Z, S, U, O) nibble: Z at o, S at 4 + o, U at 8 + o, O at 12 + o, o = 3 - lane.
-_MACB = [[((n & 1) << (3 - c)) | (((n >> 1) & 1) << (7 - c)) | (((n >> 2) & 1) << (11 - c))
-          | (((n >> 3) & 1) << (15 - c)) for n in range(16)] for c in range(4)]
 _LANES = ((0, 8), (1, 4), (2, 2), (3, 1))
 
 
-def _status_from_mac(status: int, mac: int) -> int:
-    """§3.10: Z, S, U, O are the OR over lanes of the MAC bits; the sticky bits OR them in."""
-    low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0) | (4 if mac & 0xF00 else 0)
-           | (8 if mac & 0xF000 else 0))
-    return (status & 0xFF0) | low | (low << 6)
+_LANE_FLAGS = """
+        if r > 0xFFFFFFFF:
+            v = r & 0xFFFFFFFF
+            if r & UNF:
+                mac |= {Z} | {U}
+            elif not v & 0x7F800000:
+                mac |= {Z}
+            elif r & OVF:
+                mac |= {O}
+        else:
+            v = r
+            if not v & 0x7F800000:
+                mac |= {Z}
+        if v & 0x80000000:
+            mac |= {S}
+        dst[{c}] = v
+"""
+
+_STATUS = """
+    S.mac = mac
+    if mac:
+        low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0) | (4 if mac & 0xF00 else 0)
+               | (8 if mac & 0xF000 else 0))
+        S.status = (S.status & 0xFF0) | low | (low << 6)
+    else:
+        S.status &= 0xFF0
+"""
 
 
-def lane_nibble(r: int) -> int:
-    """(Z, S, U, O) of a lane result: first of underflow, zero, overflow applies (ee-float.md §3.10)."""
-    n = 2 if r & SIGN else 0
-    if r & eefloat.UNF:
-        return n | 5
-    if not r & 0x7F800000:
-        return n | 1
-    if r & eefloat.OVF:
-        return n | 8
-    return n
+def _gen_fmac_helpers() -> str:
+    """Source of the hw vu_op / vu_madd: per lane c (dest bit 8 >> c), the result's MAC bits are
+    Z at 3 - c, S at 7 - c, U at 11 - c, O at 15 - c; underflow gives U and Z, else a zero result
+    Z, else overflow O (ee-float.md §3.10); S is the stored sign."""
+    op = ["def vu_op(S, f, dst, a, b, dest):", "    mac = 0"]
+    ma = ["def vu_madd(S, neg, dst, a, b, dest, latch):",
+          "    acc = S.vacc", "    old = S.mac if latch else 0", "    mac = 0"]
+    for c in range(4):
+        k = dict(c=c, Z=1 << (3 - c), S=1 << (7 - c), U=1 << (11 - c), O=1 << (15 - c))
+        op += [f"    if dest & {8 >> c}:", f"        r = f(a[{c}], b[{c}])"]
+        op.append(_LANE_FLAGS.format(**k).rstrip("\n"))
+        ma += [f"    if dest & {8 >> c}:",
+               f"        p = mul(a[{c}], b[{c}])",
+               f"        if p > 0xFFFFFFFF or old & {k['O']}:",
+               f"            r = macc(acc[{c}], p, old & {k['O']}, neg)",
+               "        else:",
+               f"            r = add(acc[{c}], p ^ neg)"]
+        ma.append(_LANE_FLAGS.format(**k).rstrip("\n"))
+    return "\n".join(op) + _STATUS + "\n" + "\n".join(ma) + _STATUS
+
 
 
 def make_helpers(fm: eefloat.FloatModel) -> dict:
     """The vu_* helpers for one float model (flags kept only under hw)."""
     flags = fm.flags
     OVF, UNF = eefloat.OVF, eefloat.UNF
-    MACB = _MACB
 
     add, mul, macc = fm.add, fm.mul, eefloat.macc
 
     if flags:
-        def vu_op(S, f, dst, a, b, dest):
-            """dst.c := f(a.c, b.c) for the lanes in dest; MAC and status from the results."""
-            mac = 0
-            for c, bit in _LANES:
-                if dest & bit:
-                    r = f(a[c], b[c])
-                    if r > 0xFFFFFFFF:
-                        v = r & 0xFFFFFFFF
-                        # underflow: U and Z; else a zero result: Z; else overflow: O (§3.10)
-                        n = 5 if r & UNF else (1 if not v & 0x7F800000 else 8)
-                    else:
-                        v = r
-                        n = 0 if v & 0x7F800000 else 1
-                    if v & 0x80000000:
-                        n |= 2
-                    dst[c] = v
-                    if n:
-                        mac |= MACB[c][n]
-            S.mac = mac
-            if mac:
-                low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0)
-                       | (4 if mac & 0xF00 else 0) | (8 if mac & 0xF000 else 0))
-                S.status = (S.status & 0xFF0) | low | (low << 6)
-            else:
-                S.status &= 0xFF0
-
-        def vu_madd(S, neg, dst, a, b, dest, latch):
-            """dst.c := ACC.c +/- a.c*b.c (neg = 0 or 0x80000000); with ``latch`` the lane's
-            current MAC O bit is ACC's overflow flag (§3.10), else ACC counts as not overflowed."""
-            acc = S.vacc
-            old = S.mac if latch else 0
-            mac = 0
-            for c, bit in _LANES:
-                if dest & bit:
-                    p = mul(a[c], b[c])
-                    ov = (old >> (15 - c)) & 1
-                    if p > 0xFFFFFFFF or ov:
-                        r = macc(acc[c], p, ov, neg)
-                    else:
-                        r = add(acc[c], p ^ neg)
-                    if r > 0xFFFFFFFF:
-                        v = r & 0xFFFFFFFF
-                        if r & UNF:
-                            n = 5
-                        elif not v & 0x7F800000:
-                            n = 1
-                        else:
-                            n = 8 if r & OVF else 0
-                    else:
-                        v = r
-                        n = 0 if v & 0x7F800000 else 1
-                    if v & 0x80000000:
-                        n |= 2
-                    dst[c] = v
-                    if n:
-                        mac |= MACB[c][n]
-            S.mac = mac
-            if mac:
-                low = ((1 if mac & 0xF else 0) | (2 if mac & 0xF0 else 0)
-                       | (4 if mac & 0xF00 else 0) | (8 if mac & 0xF000 else 0))
-                S.status = (S.status & 0xFF0) | low | (low << 6)
-            else:
-                S.status &= 0xFF0
+        # vu_op and vu_madd are generated with the four lanes unrolled (they run for every VU0
+        # FMAC instruction); each lane applies the MAC rules of §3.10 with its own bit constants.
+        g = {"mul": mul, "add": add, "macc": macc, "OVF": OVF, "UNF": UNF}
+        exec(_gen_fmac_helpers(), g)
+        vu_op, vu_madd = g["vu_op"], g["vu_madd"]
 
         def vu_fdiv(S, r):
             """Q := r; status I and D replaced by the FDIV flags and ORed into IS and DS."""
