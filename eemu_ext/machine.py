@@ -355,7 +355,12 @@ class Machine:
 
     def _do_hook(self, addr: int) -> int:
         self.pc = addr
-        r = self._hooks[addr](self)
+        try:
+            r = self._hooks[addr](self)
+        except Exception as e:
+            if not isinstance(e, EmulationError):
+                e._eemu_passthrough = True      # the hook's own error: re-raised unchanged by _run
+            raise
         if r is not None:
             self.R[2] = sx32(int(r))
         return self.R[31] & M32
@@ -393,7 +398,7 @@ class Machine:
                 pc = e[0]()
         except BaseException as exc:
             self.pc = pc
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            if isinstance(exc, (KeyboardInterrupt, SystemExit)) or getattr(exc, "_eemu_passthrough", False):
                 raise
             if isinstance(exc, (AccessFault, EmulationError)):
                 raise self._translate(exc, pc) from None
@@ -475,7 +480,12 @@ class Machine:
     def _syscall(self, kind: str, pc: int, code: int):
         if self.on_syscall is not None:
             self.pc = pc
-            self.on_syscall(self, kind, code)
+            try:
+                self.on_syscall(self, kind, code)
+            except Exception as e:
+                if not isinstance(e, EmulationError):
+                    e._eemu_passthrough = True
+                raise
             return
         raise SyscallError(f"{kind.upper()} (code 0x{code:x}) at pc 0x{pc:08x} ({self.symbolize(pc)}) and no "
                            f"handler installed (set Machine.on_syscall)", pc)

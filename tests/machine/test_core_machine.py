@@ -251,3 +251,18 @@ def test_loads_stores_in_ram_scratchpad_and_mirror(m, base):
     assert m.read(base + 16, 16) == m.gpr[6].to_bytes(16, "little")
     with pytest.raises(MemoryFault, match="misaligned"):
         run_words(m, program([f"lui a0, {hi:#x}", f"ori a0, a0, {lo:#x}", "lw t0, 2(a0)"]))
+
+
+def test_hook_errors_pass_through_unchanged(m):
+    """A hook's own exception (a harness error, an assertion) reaches the caller as itself."""
+    class HarnessProblem(Exception):
+        pass
+
+    def bad(mm):
+        raise HarnessProblem("stub saw a bad pointer")
+    m.hook(B, bad)
+    with pytest.raises(HarnessProblem, match="bad pointer"):
+        m.call(B)
+    m.hook(B, lambda mm: mm.read_u32(0x05000000))    # an emulation error from a hook gets located
+    with pytest.raises(MemoryFault, match=r"0x05000000.*pc 0x00080000"):
+        m.call(B)
