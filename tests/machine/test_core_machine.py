@@ -266,3 +266,11 @@ def test_hook_errors_pass_through_unchanged(m):
     m.hook(B, lambda mm: mm.read_u32(0x05000000))    # an emulation error from a hook gets located
     with pytest.raises(MemoryFault, match=r"0x05000000.*pc 0x00080000"):
         m.call(B)
+
+
+@pytest.mark.parametrize("target,why", [(0x05000000, "0x05000000"), (0x00080002, "0x00080002")])
+def test_jump_to_unmapped_or_misaligned_pc_is_a_fetch_fault(m, target, why):
+    words = program([f"lui t9, {target >> 16:#x}", f"ori t9, t9, {target & 0xFFFF:#x}", "jr t9", "nop"])
+    with pytest.raises(MemoryFault, match=f"instruction fetch at {why}") as e:
+        run_words(m, words)
+    assert e.value.pc == target
