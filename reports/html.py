@@ -141,8 +141,8 @@ def summary_line_html(v: dict) -> str:
     extra = v.get("extra", "")
     return (f'<span class="mn">#{v["n"]}</span><span class="mc">{e(v["check"])}</span>'
             f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v.get("where"))}</span>'
-            f'<span class="mf">{e(v.get("field"))}</span><span class="mv mono">{e(v["es"])} → '
-            f'{e(v["gs"])}</span><span class="mu">{e(extra)}</span>'
+            f'<span class="mf">{e(v.get("field"))}</span><span class="mv mono">{e(v.get("es"))} → '
+            f'{e(v.get("gs"))}</span><span class="mu">{e(extra)}</span>'
             f'<span class="cause">{e(v["cause"])}</span>')
 
 
