@@ -106,6 +106,7 @@ def census(corpus) -> dict:
                 bad.append({"member": m.name, "chunk": cid, "offset": e.offset, "error": str(e)})
                 continue
             _anime(a, cid, s, rec, ev, lights, ctrl_kinds, frame0_notes)
+            s["notes_not_xnote"] += sum(1 for n in a.notes if f.names.get(n.object) != "OBJ_xnote")
             for mr in a.morphs:
                 for t, w in mr.pairs:
                     named.add(t)
@@ -263,7 +264,6 @@ def _anime(a, cid, s, rec, ev, lights, ctrl_kinds, frame0_notes):
         per = Counter(n.frame for n in a.notes)
         s["multi_note_frames"] += sum(1 for v in per.values() if v > 1)
         s["three_note_frames"] += sum(1 for v in per.values() if v > 2)
-        xnote = None
         prev = 0
         for n in a.notes:
             ev[n.event] += 1
@@ -274,9 +274,6 @@ def _anime(a, cid, s, rec, ev, lights, ctrl_kinds, frame0_notes):
             if n.frame < prev or n.frame >= N:
                 s["notes_disorder"] += 1
             prev = n.frame
-            xnote = n.object if xnote is None else xnote
-            if n.object != xnote:
-                s["notes_not_xnote"] += 1
 
 
 def main(a):

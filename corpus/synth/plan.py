@@ -120,7 +120,36 @@ def build_plan(seed=1, small=False) -> List[MemberSpec]:
         _chunks(members, seed)
     _models(members, seed, small)
     _names(members, seed, small)
+    if not small:
+        check_plan(members)
     return members
+
+
+def check_plan(members):
+    """Fail at generation time, not in a census, when a split missed a disc figure."""
+    ch = [c for m in members for c in m.chunks]
+    got = {
+        "anime": len(ch), "loops": sum(c.loops for c in ch), "tops": sum(c.N for c in ch) + len(ch),
+        "tracks": sum(c.tracks for c in ch),
+        "f_morpher": sum(len(fr) for c in ch for fr in c.morph.values()),
+        "notes": sum(len(c.notes) for c in ch), "note_chunks": sum(1 for c in ch if c.notes),
+        "note_loops": sum(1 for c in ch if c.notes and c.loops),
+        "ambient": sum(len(c.ambient) for c in ch),
+        "camera": sum(len(fr) for c in ch for _, fr in c.camera),
+        "fobj": sum(len(fr) for c in ch for _, fr in c.fobj),
+        "material_records": sum(c.materials for c in ch),
+        "morphers": sum(len(m.morphers) for m in members),
+        "models": sum(len(m.models) for m in members),
+        "materials": sum(m.materials for m in members), "crops": sum(m.crops for m in members),
+    }
+    want = {"anime": ANIME, "loops": LOOPS, "tops": TOPS, "tracks": OBJECT_RECORDS,
+            "f_morpher": F_MORPHER, "notes": NOTES, "note_chunks": NOTE_CHUNKS,
+            "note_loops": NOTE_LOOPS, "ambient": F_AMBIENT, "camera": F_CAMERA, "fobj": F_OBJ,
+            "material_records": MATERIAL_RECORDS, "morphers": MORPHERS, "models": MODELS,
+            "materials": MATERIALS, "crops": CROPS}
+    bad = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
+    if bad:
+        raise AssertionError(f"synthetic plan misses disc figures (got, want): {bad}")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -260,21 +289,20 @@ def _morphers(members, seed):
     for m, k in zip(cands[:80], per):
         for _ in range(k):
             s = MorpherSpec(targets=1, mmats=[rng.randint(12, 160) for _ in range(rng.choice((1, 1, 2)))])
+            mph.append((m, s, len(m.morphers)))   # its number in the member (specs may be equal)
             m.morphers.append(s)
-            mph.append((m, s))
     tg = allocate(TARGETS_NAMED - role_named, [1] * len(mph), rng, mins=[1] * len(mph), caps=[8] * len(mph))
-    for (m, s), t in zip(mph, tg):
+    for (m, s, _), t in zip(mph, tg):
         s.targets = t
     for i in rng.sample(range(len(mph)), TARGETS - TARGETS_NAMED):
         mph[i][1].spare += 1
     mph[0][1].odd_scale = True
     # records: every filler morpher at least one, on frames 1 .. N-1 of its member's chunks
     caps = []
-    for m, s in mph:
+    for m, s, _ in mph:
         caps.append(sum(c.N - 1 for c in m.chunks if not c.locked and c.N >= 2))
     recs = allocate(F_MORPHER - role_recs, caps, rng, mins=[1] * len(mph), caps=caps)
-    for idx, ((m, s), n) in enumerate(zip(mph, recs)):
-        k = m.morphers.index(s)
+    for (m, s, k), n in zip(mph, recs):
         chs = [c for c in m.chunks if not c.locked and c.N >= 2]
         split = allocate(n, [c.N - 1 for c in chs], rng, caps=[c.N - 1 for c in chs])
         for c, j in zip(chs, split):
