@@ -39,8 +39,8 @@ mut("euler_interp", "controllers", "keyed rotations interpolated as Euler angles
       "            ch = ccAnmCtrlFVec3_SetCtrl(p + 1, w, n, frames);\n            if (rot) ch[0] = 5;"),
      ("ctrl.c", "void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out)\n{\n",
       "void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out)\n{\n    if (ch[0] == 5) {            /* Euler: interpolate the degrees, then quantise and rotate */\n        u32 deg[3], rad[4] ALIGN16;\n        ((u32 *)ch)[0] = CH_KEYED;\n        ccAnmCtrlFVec3_Set(ch, T, deg);\n        ((u32 *)ch)[0] = 5;\n        rad[0] = quantise(deg[0]); rad[1] = quantise(deg[1]); rad[2] = quantise(deg[2]); rad[3] = 0;\n        sceVu0UnitMatrix(out);\n        sceVu0RotMatrix(out, out, rad);\n        return;\n    }\n")])
-mut("blend_no_saturation", "morph", "the morph blend adds the base with a wrapping PADDH instead of the saturating PADDSH",
-    "ekx1.cmp::ANM_ekx1dwn0, xp_flag.cmp::ANM_xpflnut0",
+mut("blend_no_saturation", "morph", "the morph blend adds the base with a wrapping PADDH instead of the saturating PADDSH (exposed by the synthetic blends of checks.md §5.2; real models never saturate)",
+    "",
     [("morpher.c", '"paddsh $15, $15, $12\\n\\t"', '"paddh $15, $15, $12\\n\\t"')])
 mut("scratch_alpha_offset", "controllers", "the transparency written to scratch +0xD4 instead of +0xD0",
     "town01.cmp::ANM_sr1fla1_a",
@@ -55,7 +55,7 @@ mut("swap_scale_operands", "playback", "the local matrix R.S computed per elemen
     "town01.cmp::ANM_sr1shi1_a, xp_flag.cmp::ANM_xpflnut0",
     [("vu0.c", "    sceVu0MulMatrix(local, rot, S);\n", "    {\n        int c, r;\n        for (c = 0; c < 4; c++)\n            for (r = 0; r < 4; r++)\n                local[4 * c + r] = c < 3 ? fb(FMUL(9, bf(S[5 * c]), bf(rot[4 * c + r]))) : rot[4 * c + r];\n    }\n")])
 mut("fobj_no_clamp", "fobj", "F_Obj transparency stored without clamping to [0, 1]",
-    "eex1.cmp::ANM_eex1dmg0",
+    "xddesk01.cmp::ANM_xddsk0, xddesk01.cmp::ANM_xddsk1",
     [("anm.c", "    if (fkey(alpha) < 0) alpha = 0;\n    else if (fkey(alpha) > fkey(ONE_BITS)) alpha = ONE_BITS;\n", "")])
 mut("note_time_own_frame", "notes", "every note's time field is its own frame, also for frame old+1 (the game writes old there)",
     "ctu1body.cmp::ANM_ctu1atc1, egn1.cmp::ANM_egn1atc0",
@@ -91,7 +91,7 @@ for name, catches, why, cases, edits in M:
         open(p, "w").write(s.replace(old, new))
     diff = subprocess.run(["diff", "-ru", "a/src", "b/src"], cwd=d, capture_output=True, text=True).stdout
     diff = "\n".join(l if not l.startswith(("--- ", "+++ ")) else l.split("\t")[0] for l in diff.splitlines()) + "\n"
-    hdr = f"# Catches: {catches}\n# Why: {why}\n# Cases: {cases}\n"
+    hdr = f"# Catches: {catches}\n# Why: {why}\n" + (f"# Cases: {cases}\n" if cases else "")
     open(os.path.join(OUT, name + ".patch"), "w").write(hdr + diff)
     shutil.rmtree(d)
     print("wrote", name)
