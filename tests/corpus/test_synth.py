@@ -206,3 +206,12 @@ def test_full_archive_same_bytes_with_one_or_two_workers(tmp_path, full_dir):
     synthesize(str(tmp_path / "one"), seed=1, jobs=1)
     assert sha(tmp_path / "one" / "DATA.BIN") == sha(os.path.join(full_dir, "DATA.BIN"))
     assert open(tmp_path / "one" / "categories.c").read() == open(os.path.join(full_dir, "categories.c")).read()
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 7, 11])
+def test_plan_hits_every_disc_count_for_any_seed(seed):
+    """build_plan checks its splits (corpus-stats.md §3-§7) and raises when one misses."""
+    from corpus.synth.plan import check_plan
+    plan = build_plan(seed)
+    check_plan(plan)
+    assert len(plan) == 1023
