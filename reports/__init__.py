@@ -5,8 +5,9 @@
 
 `python -m reports render RUN_DIR` does the same from a shell (`make report RUN=<dir>`).
 Modules: load (read a run), causes (likely-cause heuristic), describe (a mismatch's display
-model), html / svg / page_assets (the page), summary (summary.json), junit (JUnit XML),
-shrink (delta debugging used by the harness to shrink failing cases).
+model), enrich (reference plots from the corpus), detail (one mismatch as HTML), html / svg /
+page_assets / coverage (the page), summary (summary.json), junit (JUnit XML), bits (raw-bit
+views), shrink (delta debugging used by the harness to shrink failing cases).
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The report page's inline CSS and JavaScript (no external files, nothing fetched).
 
-JS.detailHTML mirrors reports.html.detail_html: both draw a mismatch from the same view
+JS.detailHTML mirrors reports.detail.detail_html: both draw a mismatch from the same view
 (reports.describe.view); tests/reports checks that they agree in a headless browser.
 """
 
@@ -150,7 +150,7 @@ function esc(s){
     return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#x27;'}[c]; });
 }
 
-// ---- one mismatch (mirrors reports/html.py; keep the two in step) ----
+// ---- one mismatch (mirrors reports/detail.py; keep the two in step) ----
 function stripHTML(sv, label){
   var rows = '', sides = [['expected', sv.eb], ['got', sv.gb]];
   for (var k = 0; k < 2; k++) {

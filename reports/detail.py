@@ -1,0 +1,123 @@
+"""One mismatch as HTML: the row, the bit strips, values, keys, context, plot and repro.
+
+Mirrors page_assets.JS (summaryHTML, detailHTML, ...), which draws the same view for pages
+beyond the first; keep the two in step (tests/reports/test_browser.py compares them).
+"""
+from __future__ import annotations
+
+from html import escape
+
+from . import svg
+
+
+def e(x) -> str:
+    """Text or attribute value, HTML-escaped (None is empty)."""
+    return escape("" if x is None else str(x), quote=True)
+
+
+def strip_html(sv: dict, label: str = "") -> str:
+    """Two 32-cell bit strips (expected, got): sign / exponent / fraction, differing bits marked."""
+    rows = []
+    for name, bits in (("expected", sv["eb"]), ("got", sv["gb"])):
+        cells = []
+        for i in range(31, -1, -1):
+            part = ("s" if i == 31 else ("e" if i >= 23 else "f")) if sv["float"] else "i"
+            d = " d" if (sv["mask"] >> i) & 1 else ""
+            cells.append(f'<span class="b {part}{d}" title="bit {i}">{(bits >> i) & 1}</span>')
+        rows.append(f'<div class="srow"><span class="slbl">{e(label)} {name}</span>'
+                    f'{"".join(cells)}</div>')
+    head = ('<div class="shdr"><span class="slbl"></span><span class="hs">s</span>'
+            '<span class="he">exponent</span><span class="hf">fraction</span></div>'
+            if sv["float"] else "")
+    return (f'<div class="strip">{head}{"".join(rows)}<div class="sdesc">{e(sv["desc"])}</div>'
+            '</div>')
+
+
+def values_html(sv: dict) -> str:
+    ulp = "" if sv["ulp"] is None else f'<tr><th>ulp distance</th><td colspan="3">{sv["ulp"]}</td></tr>'
+    rows = "".join(f'<tr><th>{name}</th><td class="mono">{e(s["hex"])}</td>'
+                   f'<td class="mono">{e(s["dec"])}</td><td class="mono">{e(s["read"])}</td></tr>'
+                   for name, s in (("expected", sv["e"]), ("got", sv["g"])))
+    return (f'<table class="vals"><tr><th></th><th>hex</th><th>decimal</th>'
+            f'<th>{"float (display only)" if sv["float"] else "reading"}</th></tr>{rows}{ulp}</table>')
+
+
+def list_html(lv: dict) -> str:
+    rows = "".join(f'<tr class="{"dr" if r[3] else ""}"><td>{r[0]}</td><td class="mono">{e(r[1])}'
+                   f'</td><td class="mono">{e(r[2])}</td></tr>' for r in lv["rows"])
+    more = f'<p class="note">{lv["more"]} more elements not shown</p>' if lv["more"] > 0 else ""
+    strips = "".join(values_html(s) + strip_html(s, s["label"]) for s in lv["strips"])
+    return (f'<table class="vals list"><tr><th>#</th><th>expected ({lv["ne"]})</th>'
+            f'<th>got ({lv["ng"]})</th></tr>{rows}</table>{more}{strips}')
+
+
+def repro_html(cmd: str, label: str = "repro") -> str:
+    return (f'<div class="repro"><span class="rlbl">{e(label)}</span><code>{e(cmd)}</code>'
+            f'<button type="button" class="copy" data-copy="{e(cmd)}">copy</button></div>')
+
+
+def detail_html(v: dict) -> str:
+    """The body of a mismatch's detail section."""
+    out = []
+    sh = v.get("shrunk")
+    if sh:
+        items = "".join(f'<tr><th>{e(k)}</th><td class="mono">{e(val)}</td>'
+                        f'<td>{"" if n is None else e(n) + " item(s)"}</td></tr>'
+                        for k, val, n in sh["items"])
+        orig = "".join(f' {e(k)}: {n} originally.' for k, n in sh["orig"])
+        tests = f' Found in {e(sh["tests"])} replays.' if sh.get("tests") is not None else ""
+        out.append(f'<div class="shrunk"><h4>Shrunk reproduction</h4><table class="kv">{items}'
+                   f'</table><p class="note">Smallest input that still fails.{orig}{tests}</p>'
+                   + (repro_html(sh["repro"], "shrunk repro") if sh.get("repro") else "")
+                   + '</div><h4>Original case</h4>')
+    kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
+          ("field", v.get("field")), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
+    kv_html = ('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
+                                              for k, x in kv if x not in (None, "")) + '</table>')
+    if "sv" in v:                                   # one u32: identity and bits side by side
+        out.append(f'<div class="pair">{kv_html}<div>{values_html(v["sv"])}'
+                   f'{strip_html(v["sv"])}</div></div>')
+    elif "lv" in v:
+        out.append(kv_html + list_html(v["lv"]))
+    elif "raw" in v:
+        out.append(kv_html + f'<table class="vals"><tr><th>expected</th><td class="mono">{e(v["raw"][0])}'
+                   f'</td></tr><tr><th>got</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
+    else:
+        out.append(kv_html)
+    if "dev" in v:
+        out.append(f'<p class="dev">deviation d = {e(v["dev"])}, tolerance {e(v.get("tol"))}</p>')
+    for k in v.get("keys", ()):
+        rows = "".join(f'<tr class="{r[4]}"><td class="num">{e(r[0])}</td><td class="num">{e(r[1])}'
+                       f'</td><td class="num">{e(r[2])}</td><td class="mono">{e(r[3])}</td></tr>'
+                       for r in k["rows"])
+        count = f' of {e(k["count"])}' if k.get("count") is not None else ""
+        out.append(f'<h4>{e(k["name"])} around t={e(k["t"])} ({len(k["rows"])}{count} keys; '
+                   'the segment holding t is marked)</h4><table class="grid-t keys"><tr><th>key</th>'
+                   f'<th>frame</th><th>tick</th><th>value</th></tr>{rows}</table>')
+    if v.get("ctx"):
+        out.append('<h4>Context</h4><dl class="ctx">' + "".join(
+            f'<dt>{e(k)}</dt><dd class="mono">{e(val)}</dd>' for k, val in v["ctx"]) + '</dl>')
+    if v.get("series"):
+        out.append('<h4>Value over time</h4>' + svg.series_plot(v["series"], v.get("time")))
+    out.append(repro_html(v["repro"]))
+    if v.get("src"):
+        out.append(f'<p class="note">record: {e(v["src"])}</p>')
+    return "".join(out)
+
+
+def summary_line_html(v: dict) -> str:
+    """The always-visible line of a mismatch (the <summary> of its <details>)."""
+    extra = v.get("extra", "")
+    return (f'<span class="mn">#{v["n"]}</span><span class="mc">{e(v["check"])}</span>'
+            f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v.get("where"))}</span>'
+            f'<span class="mf">{e(v.get("field"))}</span><span class="mv mono">{e(v.get("es"))} → '
+            f'{e(v.get("gs"))}</span><span class="mu">{e(extra)}</span>'
+            f'<span class="cause">{e(v["cause"])}</span>')
+
+
+def mismatch_html(v: dict) -> str:
+    body = detail_html(v) if v.get("full") else (
+        '<p class="note">Details trimmed to keep the report small; the full record is '
+        f'{e(v.get("src"))}.</p>' + repro_html(v["repro"]))
+    return (f'<details class="mm" id="m{v["n"]}"><summary>{summary_line_html(v)}</summary>'
+            f'<div class="det">{body}</div></details>')
