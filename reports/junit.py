@@ -7,6 +7,7 @@ repro commands.
 """
 from __future__ import annotations
 
+import socket
 import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
@@ -63,10 +64,12 @@ def build(run, summary: dict) -> ET.ElementTree:
                       failures=str(sum(fails.values())), errors=str(sum(errors.values())),
                       time=f"{sum(times.values()):.3f}")
     stamp = run.params.get("started") or datetime.now(timezone.utc).isoformat(timespec="seconds")
-    for c, cases in suites.items():
+    host = socket.gethostname() or "localhost"
+    for i, (c, cases) in enumerate(suites.items()):
         s = ET.SubElement(root, "testsuite", name=c, tests=str(len(cases)),
                           failures=str(fails[c]), errors=str(errors[c]), skipped="0",
-                          time=f"{times[c]:.3f}", timestamp=str(stamp)[:19])
+                          time=f"{times[c]:.3f}", timestamp=str(stamp)[:19], hostname=host,
+                          id=str(i), package="eediff")
         keys = [k for k in ("seed", "profile", "float_model") if k in run.params]
         if keys:
             props = ET.SubElement(s, "properties")

@@ -90,3 +90,45 @@ def test_ten_thousand_mismatches_render_fast_and_paginated(tmp_path):
     assert s["mismatches"] == 10_000 and s["chunks_failed"] == 100
     root = ET.parse(run / "junit.xml").getroot()
     assert root.get("failures") == "100"
+
+
+# The attributes of the JUnit XML schemas CI dashboards read (Jenkins junit-10.xsd; the
+# "required" ones are those of the stricter Apache Ant / windyroad JUnit.xsd).
+SCHEMA = {
+    "testsuites": ({"name", "time", "tests", "failures", "disabled", "errors"}, set(),
+                   {"testsuite"}),
+    "testsuite": ({"name", "tests", "failures", "errors", "time", "disabled", "skipped",
+                   "timestamp", "hostname", "id", "package", "file", "log", "url", "version"},
+                  {"name", "tests", "failures", "errors", "time", "timestamp", "hostname", "id",
+                   "package"}, {"properties", "testcase", "system-out", "system-err"}),
+    "properties": (set(), set(), {"property"}),
+    "property": ({"name", "value"}, {"name", "value"}, set()),
+    "testcase": ({"name", "assertions", "time", "classname", "status", "class", "file", "line",
+                  "log", "group", "url"}, {"name", "classname", "time"},
+                 {"skipped", "error", "failure", "system-out", "system-err"}),
+    "failure": ({"message", "type"}, {"message", "type"}, set()),
+    "error": ({"message", "type"}, {"message", "type"}, set()),
+}
+
+
+def test_junit_follows_the_schema_dashboards_read(tmp_path):
+    run = small_run(tmp_path / "a")
+    reports.render(run)
+    err = write_run(tmp_path / "b", [{"chunk": "e.cmp::ANM_e", "error": {"type": "X", "message": "m"}}])
+    reports.render(err)
+    for path in (run / "junit.xml", err / "junit.xml"):
+        root = ET.parse(path).getroot()
+        assert root.tag == "testsuites"
+        for el in root.iter():
+            allowed, required, children = SCHEMA[el.tag]
+            assert set(el.attrib) <= allowed, (el.tag, set(el.attrib) - allowed)
+            assert required <= set(el.attrib), (el.tag, required - set(el.attrib))
+            assert {c.tag for c in el} <= children, (el.tag, {c.tag for c in el})
+            for k in ("tests", "failures", "errors", "skipped"):
+                if k in el.attrib:
+                    assert int(el.get(k)) >= 0
+            if "time" in el.attrib:
+                assert float(el.get("time")) >= 0
+        for s in root.findall("testsuite"):       # properties, if any, come first
+            tags = [c.tag for c in s]
+            assert "properties" not in tags[1:]
