@@ -136,3 +136,14 @@ def test_synthetic_blends_match_the_reference_exactly(game):
                           lambda b, s, tg: morph(b, s, tg, float_model=game.float_model))
     assert t.mismatches == [] and t.counters["morph cases"] == len(cases)
     assert t.quirks["morph_wrap"] and t.quirks["morph_saturation"] and t.quirks["morph_negative_weight"]
+
+
+def test_a_chunk_checks_the_same_alone_or_after_another_chunk(game):
+    """Every random choice comes from (seed, chunk, check) and the harness re-initialises what it
+    uses, so a chunk's result does not depend on the worker split (checks.md §1)."""
+    fresh = Game(DEFAULT_IMAGE, game.float_model)
+    run(game, LOOP, prof="nightly")
+    after = run(game, ONCE, prof="nightly")
+    alone = run(fresh, ONCE, prof="nightly")
+    keep = ("counters", "quirks", "mismatches", "checks", "rotation_deviation", "machine_steps")
+    assert {k: after[k] for k in keep} == {k: alone[k] for k in keep}
