@@ -8,7 +8,6 @@ import sys
 import pytest
 
 from corpus.anime import parse_anime
-from corpus.stats import census
 from corpus.synth.content import digest, normalized
 
 DISC = {
@@ -50,8 +49,11 @@ DISC = {
 
 
 @pytest.fixture(scope="module")
-def figures(full_corpus):
-    return census(full_corpus)
+def figures(full_dir):
+    """The census exactly as `python -m corpus stats DATA.BIN --json` prints it."""
+    out = subprocess.run([sys.executable, "-m", "corpus", "stats", os.path.join(full_dir, "DATA.BIN"), "--json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
 
 
 def test_every_disc_figure(figures):
