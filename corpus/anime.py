@@ -86,6 +86,8 @@ def _parse(b, ext, where) -> Anime:
         fail(f"not an Anime chunk (type 0x{typ:08X})", 0, typ & 0xFFFF)
     if typ >> 16 != TAG:
         fail(f"bad chunk tag 0x{typ >> 16:04X} (want 0xCCCC)", 0)
+    # DECISION: the chunk size must hold the 3 header words and the W data words (the disc has
+    # size == 3 + W); extra declared words are tolerated, since the game reads W, not the size.
     if 3 + words > size:
         fail(f"W = {words} data words do not fit the chunk size of {size} words", 16)
     end_all = 20 + 4 * words
@@ -108,7 +110,7 @@ def _parse(b, ext, where) -> Anime:
         if q > end_all:
             fail(f"overrun: a sub-record of {n} words runs past the chunk's W words "
                  f"(ends at 0x{q:X}, data ends at 0x{end_all:X})", p, kind)
-        if end is not None:
+        if end is not None:   # DECISION: the game's reader stops at the end Top; data after it is an error
             fail("a sub-record follows the end Top", p, kind)
         if kind not in KNOWN_KINDS:
             fail("unknown sub-record kind", p, kind)
@@ -128,7 +130,7 @@ def _parse(b, ext, where) -> Anime:
                 fail(f"object record of size {n} (want >= 2)", p, kind)
             o, flags = _II.unpack_from(b, a)
             chans, r = _controllers(b, a + 8, q, flags, OBJECT_CHANNELS, fail, p, kind)
-            if r != q:
+            if r != q:   # DECISION: the controllers must fill the record exactly (no slack words)
                 fail(f"object record has {(q - r) // 4} words after its controllers", p, kind)
             tracks.append(Track(len(tracks), o, resolve(ext, o), flags, chans[0], chans[1],
                                 chans[2], chans[3], frame, p))

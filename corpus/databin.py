@@ -150,6 +150,8 @@ def inflate_member(arc: ArchiveBytes, m: Member) -> bytes:
         raise CorpusError(f"ISIZE {isize} but {len(out)} bytes inflated", member=where,
                           offset=m.offset + csize - 4, kind="gzip")
     pad = rest[8:]
+    # DECISION: formats.md §1.1 says zero bytes pad each member; anything else after the trailer
+    # is reported (a stray or overlapping member) rather than ignored.
     if pad.count(0) != len(pad):
         nz = next(i for i, c in enumerate(pad) if c)
         raise CorpusError("non-zero bytes in the padding after the member", member=where,

@@ -92,6 +92,8 @@ def census(corpus) -> dict:
                 s["model_unknown_not_0x70"] += 1
             for mm in md.mmats:
                 layouts[mm.kind] += 1
+                # DECISION: vertices = vertexNum (rigid, bone, skin) or vNum (shadow); triangles =
+                # floor(iNum / 3) of the shadow mmats, the only layout that stores triangles.
                 s["vertices"] += mm.vertex_count
                 if mm.kind == SHADOW:
                     s["triangles"] += mm.index_count // 3

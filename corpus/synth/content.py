@@ -347,6 +347,8 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
                  r.choice((0, 0, 1)))
             fobjs.append(FObj(f, obj, w, 0))
     fobjs.sort(key=lambda o: o.frame)
+    # DECISION: payloads of F_Ambient (4 floats RGBA), F_Camera (object, eye, target, fov) and of
+    # the light controllers (object, flags, channels) are free (formats.md §4.7-4.8): these are ours.
     for f in spec.ambient:
         others.append(OtherRecord(f, 0x0601, bits([r.uniform(0.2, 0.6) for _ in range(3)] + [1.0]), 0))
     for cam, frames in spec.camera:

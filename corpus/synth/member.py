@@ -44,6 +44,9 @@ def _u32s(*w):
     return struct.pack(f"<{len(w)}I", *[x & 0xFFFFFFFF for x in w])
 
 
+# DECISION: header frames 0, a 1-word Setup payload, Clut = (object, 16, 16 colours), Obj parents
+# chained along the skeleton, colours 0x80808080 and 10-bit packed normals: none of these is read
+# by the harness, and they keep the members compressible like real model data.
 def header_chunk(ms: MemberSpec) -> bytes:
     name = ms.stem.encode()[:31].ljust(32, b"\0")
     return chunk(0x0001, b"CCSF" + name + struct.pack("<HH", ms.version, 0) + _u32s(0, 1, 0))
@@ -99,7 +102,7 @@ def model_chunk(ms: MemberSpec, lay: Layout, i: int, md, gen, scale_bits, positi
         elif kind == "skin":
             on = extra
             w = gen.integers(0, 0x200, size=on, dtype=np.uint16)
-            w[:vn] |= 0x200
+            w[:vn] |= 0x200       # DECISION: vertexNum = the entries whose w has bit 9 set
             ent = np.zeros((on, 4), dtype="<u2")
             ent[:, :3] = pos.astype("<i2").view("<u2")
             ent[:, 3] = w

@@ -71,6 +71,8 @@ def role_members():
     M("ecm1", "enemy", [C("ANM_ecm1mag0", 36, False, 8, notes=[(0, 2, 5), (10, 0x8005, 1), (22, 2, 1)])])
     M("eug1", "enemy", [C("ANM_eug1dwn0", 28, False, 8, notes=[(0, 2, 3), (14, 2, 1)])])
     M("eugz", "enemy", [C("ANM_eugzdwn0", 28, False, 8, notes=[(0, 2, 3), (16, 2, 2)])])
+    # DECISION: cbu0ski2 sits in the pc category: the skill category's 15 members share 15
+    # sectors on the disc, too small for a character file.
     M("cbu0ski2", "pc", [C("ANM_cbu0ski2", 40, False, 10,
                            notes=[(8, 2, 1), (8, 2, 2), (8, 0x8005, 1), (20, 2, 3), (20, 2, 4),
                                   (20, 0x8005, 1), (30, 2, 1)])])

@@ -22,6 +22,9 @@ from .content import rng_for
 from .member import TAG, TEX_DECLARED_EXTRA, Parts, member_parts
 from .plan import CSIZE_TOTAL, TOTAL_SECTORS, USIZE_TOTAL, R, allocate, build_plan
 
+# DECISION: exact sizes come from stored deflate blocks of incompressible texture words (5 bytes
+# of overhead each) and a deflated zero run; the six off-sector `1F 8B 08` are planted in those
+# stored words, which the disc's compressed data may contain just as well.
 SECTOR = 2048
 MAGIC = b"\x1f\x8b\x08"
 PLANTED = 6          # `1F 8B 08` inside compressed data, off sector boundaries (corpus-stats.md §1)
