@@ -307,7 +307,7 @@ for _n, _w, _want, _mn in FCR31_EXAMPLES:
       "abs.s", "neg.s", "max.s", "min.s")
 def flags_overflow_underflow_rules():
     """§3.9: O/SO and U/SU per instruction; ABS/NEG/MAX/MIN clear O and U; MADDA sets SU only."""
-    fm, f1 = 0x7F800001, 1
+    fm = 0x7F800001
     seqs = [
         ("add.s", load_f(1, fm) + [enc("add.s", fd=3, fs=1, ft=1)], 0x01008011),
         ("sub.s", load_f(1, 0x00E00000) + load_f(2, 0x00800000) + [enc("sub.s", fd=3, fs=1, ft=2)],

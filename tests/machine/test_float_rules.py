@@ -6,11 +6,9 @@ instruction words on the Machine.
 from __future__ import annotations
 
 import random
-from fractions import Fraction
 
 import pytest
 
-from eemu_ext import eefloat
 from eemu_ext.eefloat import HW, TRUNC, M32, OVF, UNF, DIVZ, INV
 from tests.machine import floatcheck
 from tests.machine.cases_fpu import enc, load_f, li32, machine, run, vu_run
