@@ -7,3 +7,6 @@ purpose; shares no code with eemu_ext.eefloat.
 """
 from .simple import (HW, TRUNC, booth_product, cmp_value, expo, ops, pack_trunc,  # noqa: F401
                      raw_order, sig, sign, srt_quotient, srt_root, value)
+
+__all__ = ["HW", "TRUNC", "booth_product", "cmp_value", "expo", "ops", "pack_trunc", "raw_order",
+           "sig", "sign", "srt_quotient", "srt_root", "value"]
