@@ -124,7 +124,7 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
                 U32(tbl + 8 * i + 4) = ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi(chunk, pay, n, frames);
             break;
         }
-        default:
+        default:      /* DECISION: light records (0x0603-0x0609) get no entry: ccAnm does not pose them */
             break;
         }
         if (keep) {

@@ -233,7 +233,7 @@ u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u
     } else if (kind == 2) {
         u32 n = p[0];
         if (n > (u32)(end - p - 1) / (1 + w)) n = (u32)(end - p - 1) / (1 + w);   /* keys inside the record only */
-        if (n == 0) {
+        if (n == 0) {            /* DECISION: a keyed controller without keys is absent */
             p += 1;
         } else {
             ch = rot ? ccAnmCtrlRot_SetCtrl(p + 1, n, frames) : ccAnmCtrlFVec3_SetCtrl(p + 1, w, n, frames);

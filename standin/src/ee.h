@@ -163,7 +163,8 @@ static inline s32 fkey(u32 v)
 #define NOTE_COORD     0x10
 #define NOTE_TAG       0x14
 
-/* ccAnmCtrlWork: +0 link (fixed by the ABI), the rest is ours. */
+/* ccAnmCtrlWork: +0 link (fixed by the ABI), the rest is ours (DECISION: 16 bytes from __nw__FUi:
+ * the compiled controller, the ccAnmIndex, and the u32 time in ticks). */
 #define WORK_NEXT      0x00
 #define WORK_CTRL      0x04
 #define WORK_INDEX     0x08

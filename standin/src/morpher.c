@@ -84,7 +84,7 @@ void Modify__9ccMorpherFP16ccDrawModelParam(u32 mph, u32 param)
     for (i = 0; i < nt; i++) {
         u32 model = U32(mph + MPH_MODEL(i)), ts;
         Target *t = &tg[used];
-        if (!model) continue;
+        if (!model) continue;             /* DECISION: a pair without a model is skipped */
         t->vdata = U32(U32(model + MDL_MMAT) + k * MMAT_SIZE + MMAT_VDATA);
         ts = U32(model + MDL_SCALE);
         t->rescale = fkey(ts) != fkey(bs);
@@ -97,6 +97,7 @@ void Modify__9ccMorpherFP16ccDrawModelParam(u32 mph, u32 param)
     }
     if (U16(param + PRM_RWFLAG) & 1) out = base;
     else {
+        /* DECISION: GetWork(this = 0, 6n + 16): room for the 8-byte unaligned loads past the end */
         out = (u32)GetWork__16ccDrawPacketCtrlFi(0, 6 * n + 16);
     }
     for (i = 0, off = 0; i < n; i++, off += 6)
