@@ -140,7 +140,8 @@ def _grid_html(run, first_of_chunk) -> str:
                          f'data-chunk="{e(ch["chunk"])}" title="{e(title)}"></a>')
         else:
             cells.append(f'<span class="cell {cls}" title="{e(title)}"></span>')
-    return (f'<div class="cells">{"".join(cells)}</div><p class="note legend">'
+    dense = " dense" if len(cells) > 400 else ""          # a nightly run: 4,091 cells
+    return (f'<div class="cells{dense}">{"".join(cells)}</div><p class="note legend">'
             '<span class="cell ok"></span> pass <span class="cell bad"></span> mismatch '
             '<span class="cell err"></span> harness error — hover for the chunk, click to '
             'jump to its first mismatch.</p>')
@@ -197,7 +198,8 @@ def _rotation_html(run, summary) -> str:
         over = summary.get("rotation_over_bound", 0)
         what = ("chunks (each chunk's worst controller keyed rotation)" if per_chunk_only
                 else "keyed-rotation samples")
-        out.append(f'<p>{len(samples)} {what}; {over} above the checks.md §3 '
+        drawn = f" ({svg.SCATTER_LIMIT:,} drawn)" if len(samples) > svg.SCATTER_LIMIT else ""
+        out.append(f'<p>{len(samples):,} {what}{drawn}; {over:,} above the checks.md §3 '
                    f'bound d ≤ {base:g} + {per_key:g}·passed(T). Points near the dashed line '
                    'are drift close to the formula; points above it fail.</p>')
         out.append(svg.rotation_scatter(samples, base, per_key))

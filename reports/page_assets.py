@@ -77,6 +77,7 @@ tr.warn td { background:#fff8c5; }
 .cell { display:inline-block; width:10px; height:10px; border-radius:2px; }
 .cell.ok { background:#4ac26b; } .cell.bad { background:var(--bad); } .cell.err { background:var(--err); }
 a.cell:hover { outline:2px solid #000; }
+.cells.dense { gap:1px; } .cells.dense .cell { width:6px; height:6px; border-radius:1px; }
 .legend .cell { vertical-align:-1px; margin:0 2px 0 8px; }
 .counters { display:flex; flex-wrap:wrap; gap:12px; align-items:flex-start; }
 svg.plot { border:1px solid var(--line); background:#fff; max-width:100%; height:auto; }

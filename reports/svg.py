@@ -51,19 +51,26 @@ def _frame(xlo, xhi, ylo, yhi, xlabel, ylabel, log=False) -> tuple[list[str], ca
     return out, X, Y
 
 
-def rotation_scatter(samples, base: float, per_key: float, limit: int = 4000) -> str:
+SCATTER_LIMIT = 4000
+
+
+def rotation_scatter(samples, base: float, per_key: float, limit: int = SCATTER_LIMIT) -> str:
     """d against passed(T), log scale, with the bound base + per_key·passed (checks.md §3).
 
     samples: (passed, d, label) tuples; points over the bound are drawn red. When there are
-    more than `limit`, the ones closest to (or over) the bound are kept. The y axis is
+    more than `limit`, half are the ones closest to (or over) the bound, half a stride sample. The y axis is
     logarithmic so that drift far below the bound (1e-7 against 1e-5) is still visible.
     """
     pts = list(samples)
     if not pts:
         return ""
     if len(pts) > limit:
+        # the half closest to (or over) the bound, and an even stride through the rest so the
+        # bulk of the distribution still shows; deterministic
         pts.sort(key=lambda p: -p[1] / (base + per_key * p[0]))
-        pts = pts[:limit]
+        top, rest = pts[:limit // 2], pts[limit // 2:]
+        n = limit - len(top)
+        pts = top + [rest[i * len(rest) // n] for i in range(n)]
     pmax = max(max(p[0] for p in pts), 1)
     positive = [p[1] for p in pts if p[1] > 0]
     lo_exp = math.floor(math.log10(min(positive + [base]))) if positive else math.floor(math.log10(base)) - 3

@@ -132,3 +132,23 @@ def test_junit_follows_the_schema_dashboards_read(tmp_path):
         for s in root.findall("testsuite"):       # properties, if any, come first
             tags = [c.tag for c in s]
             assert "properties" not in tags[1:]
+
+
+def test_a_clean_nightly_of_4091_chunks_renders_small(tmp_path):
+    """issue 8 §5: the green nightly report (4,091 chunks, 200 rotation samples each)."""
+    chunks = [{"chunk": f"m{i:04d}.cmp::ANM_n{i}", "checks": ["controllers", "playback"],
+               "counters": {"cases": 40, "steps": 300},
+               "quirks": {"keys_back_in_time": i % 3, "loop_resets": 1},
+               "rotation_deviation": [[k % 80, 1e-8 * (1 + (i * 7 + k) % 500)] for k in range(200)]}
+              for i in range(4091)]
+    run = write_run(tmp_path, chunks)
+    t0 = time.process_time()
+    path = reports.render(run)
+    assert time.process_time() - t0 < 8
+    assert path.stat().st_size < 2 * 2**20
+    doc = parse(path.read_text())
+    assert doc.find("span", cls="verdict").text() == "PASS"
+    assert "818,200 keyed-rotation samples (4,000 drawn); 0 above" in doc.by_id("rotation").text()
+    assert len(doc.by_id("rotation").find_all("circle")) == 4000
+    assert len(doc.by_id("checks").find("div", cls="cells").children) == 4091
+    assert "Compared: 163,640 cases · 1,227,300 steps." == doc.find("p", cls="proof").text()
