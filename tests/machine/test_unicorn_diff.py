@@ -148,7 +148,7 @@ def sequence(rnd, n, branching):
             elif rnd.random() < 0.9:
                 out.append(f"{rnd.choice(BR1)} {g.any()}, @{tgt}")
             else:
-                out.append(f"j @{tgt}")
+                out.append(f"{rnd.choice(['j', 'jal'])} @{tgt}")
             slot = straight(rnd, g)
             while len(slot) != 1:                      # the delay slot: one plain instruction
                 slot = straight(rnd, g)
@@ -156,7 +156,7 @@ def sequence(rnd, n, branching):
         else:
             out.extend(straight(rnd, g))
     out = out[:n]
-    if out and any(out[-1].startswith(x + " ") for x in BR2 + BR1 + ["j"]):
+    if out and any(out[-1].startswith(x + " ") for x in BR2 + BR1 + ["j", "jal"]):
         out[-1] = "nop"
     return out, g
 
