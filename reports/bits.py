@@ -82,17 +82,8 @@ def diff_mask(a: int, b: int) -> int:
     return (a ^ b) & MASK32
 
 
-def bit_cells(bits: int, mask: int) -> list[tuple[int, str, bool]]:
-    """32 cells from bit 31 to bit 0: (bit value, part 's'|'e'|'f', differs)."""
-    cells = []
-    for i in range(31, -1, -1):
-        part = "s" if i == 31 else ("e" if i >= 23 else "f")
-        cells.append(((bits >> i) & 1, part, bool((mask >> i) & 1)))
-    return cells
-
-
 def bit_ranges(mask: int) -> str:
-    """A short description of which bits differ, e.g. "bits 0-1 (fraction)"."""
+    """Which bits differ, by field, e.g. "2 bit(s): fraction 0-1"."""
     if not mask:
         return "no bits differ"
     parts = []
@@ -101,10 +92,3 @@ def bit_ranges(mask: int) -> str:
         if sub:
             parts.append(f"{name} {sub[0]}" + (f"-{sub[-1]}" if len(sub) > 1 else ""))
     return f"{bin(mask).count('1')} bit(s): " + ", ".join(parts)
-
-
-def flatten(value) -> list | None:
-    """A list value flattened to scalars (one level of nesting kept as tuples), else None."""
-    if not isinstance(value, list):
-        return None
-    return [tuple(v) if isinstance(v, list) else v for v in value]
