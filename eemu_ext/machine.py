@@ -378,6 +378,9 @@ class Machine:
         cache[pc] = e
         return e
 
+    # DECISION: steps count executed instructions: a delay slot counts when it runs, an annulled one
+    # (likely branch not taken) does not, a hook counts as one, and the steps of a nested call made
+    # by a hook are that call's own (they are neither added to the outer m.steps nor its budget).
     def _run(self, pc: int, limit: int) -> int:
         single = self.single_step
         blocks = self._single if single else self._blocks

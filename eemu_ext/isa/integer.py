@@ -69,6 +69,7 @@ special("jalr", 0x09, ("rd", "rs"), "jump", "tgt = R[rs] & 0xFFFFFFFF", 0xFC1F07
         link="rd", writes=("rd",), note="target read before the link and the delay slot (r5900.md §9)")
 special("movz", 0x0A, ("rd", "rs", "rt"), "alu", "if R[rt] == 0:\n    R[rd] = R[rs]", writes=("rd",))
 special("movn", 0x0B, ("rd", "rs", "rt"), "alu", "if R[rt] != 0:\n    R[rd] = R[rs]", writes=("rd",))
+# DECISION: the SYSCALL/BREAK code is the 20-bit field of bits 25-6 (MIPS III, row.py 'code').
 special("syscall", 0x0C, ("code",), "system", "machine._syscall('syscall', pc, code)", 0xFC00003F, flow="stop")
 special("break", 0x0D, ("code",), "system", "machine._syscall('break', pc, code)", 0xFC00003F, flow="stop")
 row("sync", 0xFFFFFFFF, 0x0000000F, (), "system", "pass", "ee", note="SYNC.L: no-op")
@@ -337,6 +338,8 @@ row("madd1", RTYPE, MMI | 0x20, ("rd", "rs", "rt"), "muldiv", mult_sem(1, True, 
 row("maddu1", RTYPE, MMI | 0x21, ("rd", "rs", "rt"), "muldiv", mult_sem(1, False, True), "ee", ("rd",))
 
 # --- COP0 (op 0x10): Status and friends, EI/DI --------------------------------------------------
+# DECISION: COP0 registers are plain storage (S.cop0): Count does not advance and Compare raises
+# nothing, since the harness never enables interrupts (r5900.md §5.4).
 row("mfc0", 0xFFE007FF, 0x40000000, ("rt", "cop0"), "cop0", SET("R[rt]", 'S.cop0[rd]'), "capstone", ("rt",))
 row("mtc0", 0xFFE007FF, 0x40800000, ("rt", "cop0"), "cop0", "S.cop0[rd] = R[rt] & 0xFFFFFFFF")
 # EI/DI change Status.EIE only when EDI, EXL or ERL is set or KSU is kernel (r5900.md §5.4).
