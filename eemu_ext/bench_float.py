@@ -1,5 +1,7 @@
 """Float benchmark: instructions/s of float-heavy emulated loops per float model, and µs per model op.
 
+Times are process CPU time (time.process_time), so a busy shared machine does not inflate them.
+
 ``float_bench()`` returns ``{model: {"cop1": ips, "vu0": ips, "ops_us": {op: µs}}}`` and prints a
 table; ``python -m eemu_ext.bench`` calls it, ``python -m eemu_ext.bench_float`` runs it alone.
 """
@@ -66,9 +68,9 @@ def loop_ips(model: str, body, n: int = 20000) -> float:
     m = Machine(float_model=model)
     _seed_state(m, random.Random(f"bench_float:{model}"))
     words = _loop(body, n)
-    t = time.perf_counter()
+    t = time.process_time()
     run_words(m, words, base=CODE, limit=10 * n * (len(body) + 3))
-    dt = time.perf_counter() - t
+    dt = time.process_time() - t
     return m.steps / dt
 
 
@@ -82,7 +84,7 @@ def op_us(model: str, n: int = 20000) -> dict:
     out = {}
     for name in ("add", "mul", "madd", "div", "sqrt", "rsqrt"):
         f = getattr(fm, name)
-        t = time.perf_counter()
+        t = time.process_time()
         if name == "sqrt":
             for a, _ in pairs:
                 f(a)
@@ -92,7 +94,7 @@ def op_us(model: str, n: int = 20000) -> dict:
         else:
             for a, b in pairs:
                 f(a, b)
-        out[name] = (time.perf_counter() - t) / n * 1e6
+        out[name] = (time.process_time() - t) / n * 1e6
     return out
 
 
@@ -103,9 +105,9 @@ def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000) -> dict
         res[model] = {"cop1": loop_ips(model, COP1_BODY, n), "vu0": loop_ips(model, VU0_BODY, n),
                       "ops_us": op_us(model, ops_n)}
     if not quiet:
-        print("float loops (instructions/s)      COP1 body     VU0 body")
+        print("float loops (instructions per CPU-second)  COP1 body     VU0 body")
         for model, r in res.items():
-            print(f"  model {model:5s}                  {r['cop1']:12,.0f} {r['vu0']:12,.0f}")
+            print(f"  model {model:5s}                          {r['cop1']:12,.0f} {r['vu0']:12,.0f}")
         print("float model ops (µs per call):  " + "  ".join(f"{k:>6s}" for k in res["hw"]["ops_us"]))
         for model, r in res.items():
             print(f"  model {model:5s}                 " + "  ".join(f"{v:6.2f}" for v in r["ops_us"].values()))
