@@ -42,7 +42,7 @@ def cmd_bulk(a):
     from .bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
-                   fresh=a.fresh, chunk_ids=ids, out=a.out, **({"runs": a.runs} if a.runs else {}))
+                   fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, **({"runs": a.runs} if a.runs else {}))
     return run_bulk(opts, sys.argv)
 
 
@@ -157,6 +157,7 @@ def main(argv=None):
     b.add_argument("--check", action="append", choices=CHECK_NAMES, help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     b.add_argument("--resume", default=None, help="resume this run directory")
+    b.add_argument("--shrink", action="store_true", help="shrink the first mismatch of each check per chunk")
     b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
     b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")

@@ -19,6 +19,7 @@ from .profiles import profile
 from .run import RunDir, file_identity
 
 _W = {}   # per-worker state: game, corpus, profile
+REAL_DISC_CHUNKS = 4091
 
 
 def _init_worker(opts: Options):
@@ -50,16 +51,37 @@ def _check_one(task):
                                            "check": "setup"}}
     else:
         res = check_chunk(game, ch, ctx, _W["prof"], only=only, index=index)
+        if opts.shrink and res["mismatches"] and not res.get("error"):
+            attach_shrunk(game, ch, ctx, res)
         if res.get("error"):
             _W["game"] = None         # a fresh machine after an emulation error
     RunDir(run_path).write_chunk(res)
     return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
 
 
+def attach_shrunk(game, ch, ctx, res):
+    """Shrink the first mismatch of each check of a failing chunk (`--shrink`)."""
+    from .shrink import shrink_mismatch
+    seen = set()
+    for m in res["mismatches"]:
+        if m["check"] in seen:
+            continue
+        seen.add(m["check"])
+        try:
+            m["shrunk"] = shrink_mismatch(game, ch, ctx, m)
+        except Exception as exc:
+            m["shrunk"] = None
+            res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")
+
+
 def prepare(opts: Options, argv):
     """Validate inputs, choose the chunks, and open (or resume) the run directory."""
     corpus = opts.open_corpus()
     opts.validate_image()
+    n_chunks = len(corpus.chunk_ids())
+    if (opts.disc or opts.corpus_image) and n_chunks != REAL_DISC_CHUNKS:
+        print(f"warning: {opts.disc or opts.data} has {n_chunks} Anime chunks; the real disc has "
+              f"{REAL_DISC_CHUNKS} (corpus-stats.md)", file=sys.stderr)
     ids = selection.sample(selection.pool(corpus), opts.n, opts.seed)
     if opts.chunk_ids:
         ids = opts.chunk_ids

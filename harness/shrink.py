@@ -41,8 +41,8 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
         items, key = list(c["step_sizes"]), "steps"
     elif check in ("notes", "fobj") and "plan" in c:
         a1 = c.get("a1", 0)
-        fn = replay.replay_notes if check == "notes" else (lambda g, h, x, p: replay.replay_fobj(g, h, x, p, a1))
-        run = lambda items: fn(game, ch, ctx, items)
+        replay_fn = replay.replay_notes if check == "notes" else (lambda g, h, x, p: replay.replay_fobj(g, h, x, p, a1))
+        run = lambda items: replay_fn(game, ch, ctx, items)
         items, key = [tuple(p) for p in c["plan"]], "plan"
     elif check in ("controllers", "multistep") and m.get("track") is not None and m.get("time") is not None:
         times = [m["time"]] if check == "controllers" else sorted(set(c.get("deltas") and _times(c["deltas"]) or [m["time"]]))
@@ -51,6 +51,7 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
     else:
         return None
     budget = [max_replays]
+    errors = []
 
     def still_fails(candidate):
         if budget[0] <= 0 or not candidate:
@@ -58,7 +59,8 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
         budget[0] -= 1
         try:
             return same_failure(run(list(candidate)), m)
-        except Exception:
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
             return False
 
     best = items
@@ -68,12 +70,15 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
                 best = cand
                 break
     # fewest steps, then the smallest step sizes (shrink_steps) / fewest items (ddmin)
-    fn = _reports_shrink("shrink_steps" if key == "steps" else "ddmin")
-    if fn is not None and (len(best) > 1 or key == "steps"):
+    shrinker = _reports_shrink("shrink_steps" if key == "steps" else "ddmin")
+    if shrinker is not None and (len(best) > 1 or key == "steps"):
         try:
-            best = list(fn(list(best), still_fails, max_tests=max_replays))
-        except Exception:
-            pass
+            best = list(shrinker(list(best), still_fails, max_tests=max_replays))
+        except Exception as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+    if errors:
+        import sys
+        print(f"shrinking {m['chunk']} {m['check']}: {errors[0]}", file=sys.stderr)
     if best == items and key != "times":
         return None
     best = [list(x) if isinstance(x, tuple) else x for x in best]

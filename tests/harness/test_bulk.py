@@ -9,7 +9,8 @@ from .minicorpus import mini_corpus
 
 
 def opts_for(tmp_path, **kw):
-    o = Options(seed=4, profile="quick", n=10, jobs=1, runs=str(tmp_path), **kw)
+    kw = dict(dict(seed=4, profile="quick", n=10, jobs=1, runs=str(tmp_path)), **kw)
+    o = Options(**kw)
     o._corpus = mini_corpus()
     return o
 
@@ -64,3 +65,24 @@ def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tm
     s = json.load(open(os.path.join(run, "summary.json")))
     assert s["mismatches"] > 0 and s["mismatches_by_check"].get("notes", 0) > 0
     assert "report: " in out and os.path.isfile(os.path.join(run, "report.html"))
+
+
+def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monkeypatch):
+    """issue 8: `--shrink` attaches `shrunk` (fewest plan steps) with a replay command."""
+    from harness import game as game_mod
+    real_fw = game_mod.Game.forward
+
+    def forward(self, dt):                # a game that miscounts any step starting at frame >= 3
+        before = self.time()
+        t, r = real_fw(self, dt)
+        return (t + 1 if before >> 8 >= 3 else t), r
+    monkeypatch.setattr(game_mod.Game, "forward", forward)
+    assert bulk.run_bulk(opts_for(tmp_path, shrink=True, checks=["notes"], seed=5), ["test"]) == 1
+    run = os.path.realpath(tmp_path / "latest")
+    shrunk = [m["shrunk"] for name in sorted(os.listdir(os.path.join(run, "chunks")))
+              for m in json.load(open(os.path.join(run, "chunks", name)))["mismatches"]
+              if m["field"] == "frame counter"]
+    # a plan that cannot lose a step stays unshrunk (None); the 12-step one shrinks to 2 steps
+    done = [s for s in shrunk if s]
+    assert done and all(len(s["plan"]) == 2 < s["original_length"] for s in done), shrunk
+    assert done[0]["repro"].startswith(".venv/bin/python -m harness replay --case mini.cmp::ANM_")
