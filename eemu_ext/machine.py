@@ -6,14 +6,13 @@ call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, cov
 from __future__ import annotations
 
 import collections
-import sys
 from typing import Callable, Dict, Optional
 
 from . import isa
 from .decode import Decoder, default_decoder
 from .engine import BlockCompiler
-from .errors import (KINDS, DelaySlotError, EmulationError, MachineError, MemoryFault, StepLimitExceeded,
-                     SyscallError, UnimplementedInstruction)
+from .errors import (KINDS, DelaySlotError, EmulationError, MemoryFault, StepLimitExceeded, SyscallError,
+                     UnimplementedInstruction)
 from .memory import AccessFault, Memory
 
 M32 = 0xFFFFFFFF
@@ -207,7 +206,7 @@ class Machine:
     def read(self, addr: int, n: int) -> bytes:
         try:
             return self.mem.read(addr, n)
-        except AccessFault as e:
+        except AccessFault:
             raise MemoryFault(f"read of {n} bytes at 0x{addr & M32:08x}: address not mapped",
                               None, addr, n) from None
 

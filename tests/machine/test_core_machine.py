@@ -1,7 +1,6 @@
 """The Machine surface of interfaces.md §1 and executable-abi.md §3: state views, memory map,
 calls, hooks, nested calls, budgets, coverage, single-step, and every error path."""
 import os
-import struct
 
 import pytest
 
