@@ -201,7 +201,8 @@ def format_summary(s):
     if s.get("seconds_by_check"):
         lines.append("  seconds by check: " + ", ".join(f"{k} {v}" for k, v in s["seconds_by_check"].items()))
     if s.get("machine_steps") and s.get("chunk_seconds"):
-        lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds")
+        lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds "
+                     f"({s.get('cpu_seconds')} CPU-seconds, {s.get('cpu_seconds_per_chunk')} per chunk)")
     return "\n".join(lines)
 
 

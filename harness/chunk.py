@@ -40,7 +40,7 @@ def parse_reference(ch, float_model):
 
 def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=None):
     """Run the applicable (or `only` the named) checks on corpus chunk `ch`; never raises."""
-    t0 = _time.time()
+    t0, cpu0 = _time.time(), _time.process_time()
     tally = Tally()
     timing, error = {}, None
     steps0 = game.steps if game is not None else 0
@@ -62,7 +62,8 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             error = error or describe_error(exc, check)
             tally.count("errors")
         timing[check] = round(_time.time() - c0, 4)
-    info = {"machine_steps": (game.steps - steps0) if game is not None else 0}
+    info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
+            "cpu_seconds": round(_time.process_time() - cpu0, 4)}
     return result(ch, index, t0, tally, timing, error, ctx, info)
 
 

@@ -147,6 +147,7 @@ class RunDir:
         worst = None
         chunk_seconds = 0.0
         machine_steps = 0
+        cpu = 0.0
         by_check = Counter()
         for r in self.results():
             done += 1
@@ -161,6 +162,7 @@ class RunDir:
             failed += 1 if (n_mis or r.get("error")) else 0
             chunk_seconds += r.get("seconds", 0.0)
             machine_steps += r.get("machine_steps", 0) or 0
+            cpu += r.get("cpu_seconds", 0.0) or 0.0
             w = r.get("worst_keyed_rotation")
             if w and (worst is None or w["d"] > worst["d"]):
                 worst = w
@@ -173,7 +175,8 @@ class RunDir:
             "quirks": dict(sorted(quirks.items())), "worst_keyed_rotation": worst,
             "seconds": round(seconds, 2), "chunk_seconds": round(chunk_seconds, 2),
             "seconds_by_check": {k: round(v, 2) for k, v in timing.items()},
-            "machine_steps": machine_steps,
+            "machine_steps": machine_steps, "cpu_seconds": round(cpu, 2),
+            "cpu_seconds_per_chunk": round(cpu / done, 3) if done else None,
             "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
             "complete": done >= total,
         }
