@@ -2,8 +2,10 @@
 animation, drawn from the run's corpus with `reference`, with the game's values at the
 mismatching times (interfaces.md §2, §3).
 
-Only controller and material mismatches (checks.md §2.1, §2.2) have a channel over time. The
-series is derived by reports, never written back to the chunk files, and labelled as such.
+Controller, material and playback object-matrix mismatches (checks.md §2.1, §2.2, §4.1) have
+a channel over time: position/translation, scale, transparency, rotation or R·S elements,
+U/V and the u/v offsets. The series is derived by reports, never written back to the chunk
+files, and labelled as such.
 Anything that stops it (no corpus at the recorded path, a chunk the corpus or the reference
 refuses) becomes a note in the report, never an error: the report itself does not need it.
 """
@@ -19,7 +21,8 @@ POINTS = 160                    # reference samples over [0, end]
 PER_GROUP = 20                  # mismatches of one chunk x track x field given the plot
 MAX_CHUNKS = 40                 # chunks whose animation is parsed (~0.3 s each); run order
 
-_FIELD = re.compile(r"^(position|scale)\.([xyz])$|^transparency$|^rotation\[(\d)\]\[(\d)\]$|^[UVuv]$")
+_FIELD = re.compile(r"^(position|scale|translation)\.([xyz])$|^transparency$"
+                    r"|^(?:rotation|matrix)\[(\d)\]\[(\d)\]$|^[UVuv]$")
 
 
 def _channel(field: str):
@@ -29,12 +32,14 @@ def _channel(field: str):
         return None
     if m.group(1):
         i = "xyz".index(m.group(2))
-        attr = "pos" if m.group(1) == "position" else "scale"
+        attr = "scale" if m.group(1) == "scale" else "pos"      # translation = the position
         return lambda p: u2f(getattr(p, attr)[i])
     if field == "transparency":
         return lambda p: u2f(p.alpha)
     if m.group(3) is not None:
         r, c = int(m.group(3)), int(m.group(4))
+        if field.startswith("matrix"):                          # playback: R·S (checks.md §3)
+            return lambda p: float(p.rot_matrix[r][c]) * u2f(p.scale[c])
         return lambda p: float(p.rot_matrix[r][c])
     return None                                  # U, V, u, v: see _material_value
 
@@ -72,7 +77,7 @@ def add_series(run) -> list[str]:
     """Attach a derived `series` to plottable mismatches; return notes for the report."""
     groups: dict = defaultdict(list)
     for ch, m in run.mismatches:
-        if m.get("series") or m["check"] not in ("controllers", "materials"):
+        if m.get("series") or m["check"] not in ("controllers", "materials", "playback"):
             continue
         if isinstance(m.get("track"), int) and isinstance(m.get("time"), int) and \
                 _FIELD.match(str(m.get("field") or "")):
@@ -101,7 +106,7 @@ def add_series(run) -> list[str]:
                 anims[chunk] = Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=model)
             a = anims[chunk]
             times = _times(a.last, [m["time"] for m in ms])
-            if check == "controllers":
+            if check in ("controllers", "playback"):
                 tr = next(t for t in a.tracks if t.index == track)
                 value = _channel(field)
                 ref = [value(a.pose(tr, min(t, a.last))) for t in times]

@@ -343,6 +343,22 @@ def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
     assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")
 
 
+@pytest.mark.skipif(not SYNTH.exists(), reason="no synthetic corpus: run `make corpus`")
+def test_playback_matrix_mismatch_gets_a_reference_plot(tmp_path):
+    """checks.md §4.1: the 3x3 of the object matrix is R·S; its element over time is plotted."""
+    c = "town01.cmp::ANM_sr1fla1_a"
+    ms = [mismatch(c, "playback", "matrix[0][1]", "0x3f000000", "0x3f000100", track=1, time=t,
+                   step=k, deviation=1e-3, tolerance=1e-5) for k, t in enumerate((256, 512, 768))]
+    ms.append(mismatch(c, "playback", "translation.y", "0x3f000000", "0x3f000001", track=1,
+                       time=512, step=1))
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms}],
+                    params={"data": {"path": str(SYNTH), "size": 1, "sha256": "x"}})
+    doc = parse(reports.render(run).read_text())
+    for n, game_points in ((0, 3), (3, 1)):
+        svg = doc.by_id(f"m{n}").find("svg")
+        assert svg is not None and len(svg.find_all("circle", cls="game")) == game_points
+
+
 def test_headline_names_what_was_compared(tmp_path):
     c = "town01.cmp::ANM_sr1fla1_a"
     run = write_run(tmp_path, [{"chunk": c, "counters": {"cases": 16, "steps": 96,
