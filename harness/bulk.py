@@ -203,6 +203,13 @@ def format_summary(s):
     if s.get("machine_steps") and s.get("chunk_seconds"):
         lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds "
                      f"({s.get('cpu_seconds')} CPU-seconds, {s.get('cpu_seconds_per_chunk')} per chunk)")
+        mc = s.get("machine_cpu_seconds") or {}
+        if mc and s.get("cpu_seconds"):
+            inside = sum(mc.values())
+            lines.append(f"  CPU in the machine {inside:.1f} s ({100 * inside / s['cpu_seconds']:.0f}%: "
+                         + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
+                         + f"); reference + harness {s['cpu_seconds'] - inside:.1f} s; "
+                         f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
     return "\n".join(lines)
 
 

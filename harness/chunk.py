@@ -44,6 +44,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     tally = Tally()
     timing, error = {}, None
     steps0 = game.steps if game is not None else 0
+    mcpu0 = dict(game.cpu) if game is not None else {}
     try:
         anim = parse_reference(ch, ctx.float_model)
     except Exception as exc:                      # the reference or corpus refused the chunk
@@ -63,7 +64,9 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             tally.count("errors")
         timing[check] = round(_time.time() - c0, 4)
     info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
-            "cpu_seconds": round(_time.process_time() - cpu0, 4)}
+            "cpu_seconds": round(_time.process_time() - cpu0, 4),
+            "machine_cpu": {k: round(v - mcpu0.get(k, 0.0), 4) for k, v in game.cpu.items()
+                            if v - mcpu0.get(k, 0.0) > 0} if game is not None else {}}
     return result(ch, index, t0, tally, timing, error, ctx, info)
 
 

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import struct
+import time
+from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
@@ -21,6 +23,9 @@ CCSYS = "ccSys"
 BUDGET = {CONV: 2_000_000_000, INIT_WORK: 5_000_000, RESET_WORK: 5_000_000,
           SET_WORK: 200_000_000, FORWARD: 500_000_000, NOTE_PROCESS: 5_000_000,
           MODIFY: 500_000_000}
+SHORT = {CONV: "ConvLCNum2ALCNum", INIT_WORK: "InitAnmCtrlWork", RESET_WORK: "ResetAnmCtrlWork",
+         SET_WORK: "SetAnmCtrlWork", FORWARD: "_AnimateForward", NOTE_PROCESS: "NoteProcess",
+         MODIFY: "Modify"}
 REQUIRED = tuple(BUDGET) + stubs.STUB_SYMBOLS + (CCSYS,)
 
 
@@ -87,6 +92,7 @@ class Game:
         self._wire_sys()
         self.calls = 0
         self.steps = 0
+        self.cpu = Counter()       # CPU seconds spent in the machine per game function
 
     # -- low level ---------------------------------------------------------------------------
     def _wire_sys(self):
@@ -97,10 +103,12 @@ class Game:
 
     def call(self, name, *args):
         self.calls += 1
+        c0 = time.process_time()
         try:
             return self.m.call(self.sym[name], *args, limit=BUDGET[name])
         finally:
             self.steps += getattr(self.m, "steps", 0) or 0
+            self.cpu[SHORT.get(name, name)] += time.process_time() - c0
 
     def zero(self, addr, n):
         self.m.write(addr, bytes(n))

@@ -148,6 +148,7 @@ class RunDir:
         chunk_seconds = 0.0
         machine_steps = 0
         cpu = 0.0
+        machine_cpu = Counter()
         by_check = Counter()
         for r in self.results():
             done += 1
@@ -163,6 +164,7 @@ class RunDir:
             chunk_seconds += r.get("seconds", 0.0)
             machine_steps += r.get("machine_steps", 0) or 0
             cpu += r.get("cpu_seconds", 0.0) or 0.0
+            machine_cpu.update(r.get("machine_cpu") or {})
             w = r.get("worst_keyed_rotation")
             if w and (worst is None or w["d"] > worst["d"]):
                 worst = w
@@ -177,6 +179,7 @@ class RunDir:
             "seconds_by_check": {k: round(v, 2) for k, v in timing.items()},
             "machine_steps": machine_steps, "cpu_seconds": round(cpu, 2),
             "cpu_seconds_per_chunk": round(cpu / done, 3) if done else None,
+            "machine_cpu_seconds": {k: round(v, 2) for k, v in machine_cpu.most_common()},
             "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
             "complete": done >= total,
         }

@@ -71,7 +71,7 @@ def test_a_step_split_that_lands_elsewhere_is_a_multistep_mismatch(game, monkeyp
 
     def set_work(work, dt):
         state["since_reset"] += 1
-        return real_set(work, dt + (1 if state["since_reset"] == 2 else 0))
+        return real_set(work, dt - (1 if state["since_reset"] == 2 else 0))
     monkeypatch.setattr(game, "reset_work", reset)
     monkeypatch.setattr(game, "set_work", set_work)
     res = run(game, LOOP, only=["controllers"])
