@@ -157,7 +157,9 @@ def main(argv=None):
     b.add_argument("--check", action="append", choices=CHECK_NAMES, help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     b.add_argument("--resume", default=None, help="resume this run directory")
-    b.add_argument("--shrink", action="store_true", help="shrink the first mismatch of each check per chunk")
+    b.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
+                   help="shrink the first mismatch of each check per failing chunk (default: the first "
+                        "10 failing chunks per worker)")
     b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
     b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")

@@ -51,12 +51,25 @@ def _check_one(task):
                                            "check": "setup"}}
     else:
         res = check_chunk(game, ch, ctx, _W["prof"], only=only, index=index)
-        if opts.shrink and res["mismatches"] and not res.get("error"):
+        if res["mismatches"] and not res.get("error") and wants_shrink(opts):
             attach_shrunk(game, ch, ctx, res)
         if res.get("error"):
             _W["game"] = None         # a fresh machine after an emulation error
     RunDir(run_path).write_chunk(res)
     return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
+
+
+AUTO_SHRINK_CHUNKS = 10   # per worker, when neither --shrink nor --no-shrink is given
+
+
+def wants_shrink(opts):
+    """DECISION: by default each worker shrinks the failing cases of its first AUTO_SHRINK_CHUNKS
+    failing chunks (a report then shows shrunk repros without a broken build costing 20 replays per
+    chunk); --shrink shrinks every failing chunk, --no-shrink none."""
+    if opts.shrink is not None:
+        return opts.shrink
+    _W["shrunk_chunks"] = _W.get("shrunk_chunks", 0) + 1
+    return _W["shrunk_chunks"] <= AUTO_SHRINK_CHUNKS
 
 
 def attach_shrunk(game, ch, ctx, res):
@@ -68,7 +81,7 @@ def attach_shrunk(game, ch, ctx, res):
             continue
         seen.add(m["check"])
         try:
-            m["shrunk"] = shrink_mismatch(game, ch, ctx, m)
+            m["shrunk"] = shrink_mismatch(game, ch, ctx, m, max_replays=20)
         except Exception as exc:
             m["shrunk"] = None
             res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")

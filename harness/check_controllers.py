@@ -27,12 +27,15 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             tally.quirk(k, v)
         work, _ = game.work(entry.ctrl)
         ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
-        single = None
+        single, seen, before = None, [], len(tally.mismatches)
         for t in ts:
             game.reset_work(work)
             single = game.step(work, t)
+            seen.append((t, single))
             T = min(t, anim.last)
             compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+        if len(tally.mismatches) > before:
+            attach_series(tally.mismatches[before], anim, tr, seen)
         check_multistep(game, work, ts, single, tr, ctx, tally)
 
 
@@ -73,6 +76,33 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     if not d <= bound:
         fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
              deviation=d, tolerance=bound, passed=pose.passed)
+
+
+def field_value(field, scratch=None, pose=None):
+    """A float for a compared field ("position.x", "scale.z", "transparency", "rotation[r][c]")."""
+    if field.startswith(("position.", "scale.")):
+        k = AXES.index(field[-1])
+        src = (scratch.pos if scratch else pose.pos) if field[0] == "p" else (scratch.scale if scratch else pose.scale)
+        return f32(src[k])
+    if field == "transparency":
+        return f32(scratch.alpha if scratch else pose.alpha)
+    r, c = int(field[9]), int(field[12])
+    if scratch:
+        return f32(scratch.rot[4 * c + r])
+    return float(pose.rot_matrix[r][c])
+
+
+def attach_series(m, anim, tr, seen, points=64):
+    """The reference channel over [0, last] and the game's values at the sampled times (for a plot)."""
+    try:
+        hi = max(1, anim.last)
+        ts = sorted({round(i * hi / (points - 1)) for i in range(points)} | {t for t, _ in seen})
+        m["series"] = {"label": m["field"], "t": ts,
+                       "ref": [field_value(m["field"], pose=anim.pose(tr, min(t, anim.last))) for t in ts],
+                       "game_t": [t for t, _ in seen],
+                       "game": [field_value(m["field"], scratch=s) for _, s in seen]}
+    except (ValueError, IndexError):
+        pass
 
 
 def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):

@@ -63,10 +63,14 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
                 exp = [tuple(p) for p in want_w.get(obj, ())]
                 got_w = game.morph_state(addr, pb.models)
                 if got_w != exp:
-                    tally.fail(record(ctx, "playback", "morph state", [list(p) for p in exp],
-                                      [list(p) for p in got_w], object=obj, step=i, time=T,
-                                      floats=False, context=where))
+                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_w),
+                                      object=obj, step=i, time=T, floats=False, context=where))
     return True
+
+
+def pairs_json(pairs):
+    """Morph pairs as [target object (int), weight bits ("0x...")] for the report."""
+    return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
 def count_step_kind(anim, time, s, want, tally):

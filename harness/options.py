@@ -27,7 +27,7 @@ class Options:
     checks: Optional[List[str]] = None
     resume: Optional[str] = None
     out: Optional[str] = None
-    shrink: bool = False
+    shrink: Optional[bool] = None      # None: shrink the first few failing chunks per worker
     fresh: bool = False
     runs: str = RUNS
     chunk_ids: Optional[List[str]] = None

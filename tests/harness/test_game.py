@@ -58,6 +58,9 @@ def test_a_one_ulp_position_error_is_a_controller_mismatch(game, monkeypatch):
     m = res["mismatches"][0]
     assert (m["check"], m["field"], m["ulp"]) == ("controllers", "position.x", 1)
     assert int(m["expected"], 16) ^ int(m["got"], 16) == 1 and "make one CASE=mini.cmp::ANM_loop" in m["repro"]
+    s = m["series"]      # the reference channel over [0, last] and the game's sampled values
+    assert s["label"] == "position.x" and len(s["t"]) == len(s["ref"]) >= 64
+    assert len(s["game_t"]) == len(s["game"]) > 1 and m["time"] in s["game_t"]
 
 
 def test_a_step_split_that_lands_elsewhere_is_a_multistep_mismatch(game, monkeypatch):
