@@ -120,12 +120,10 @@ class BlockCompiler:
 
     def _fetch(self, pc: int):
         """(row_id, word) or (None, error-raising source line)."""
-        m = self.m
-        try:
-            word = m.mem.fetch(pc)
-        except Exception:
+        d = self.m.decoded(pc)
+        if d is None:
             return None, f"machine._fetch_fault({pc:#x})"
-        rid = self.dec.decode(word)
+        rid, word = d
         if rid < 0:
             return None, f"machine._unimplemented({pc:#x}, {word:#x})"
         return rid, word

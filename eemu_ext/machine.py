@@ -13,7 +13,7 @@ from .decode import Decoder, default_decoder
 from .engine import BlockCompiler
 from .errors import (KINDS, DelaySlotError, EmulationError, MemoryFault, StepLimitExceeded, SyscallError,
                      UnimplementedInstruction)
-from .memory import AccessFault, Memory
+from .memory import RAM_MIRRORS, AccessFault, Memory
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -148,6 +148,7 @@ class Machine:
         self._blocks: Dict[int, tuple] = {}      # start -> (fn, n, end, src)
         self._single: Dict[int, tuple] = {}
         self._code_pages = set()
+        self._decoded: Dict[int, tuple] = {}     # address -> (row id, word)
 
     # ---------------------------------------------------------------- state
     def _reset_state(self):
@@ -270,6 +271,20 @@ class Machine:
         if self.image is not None:
             return self.image.symbolize(addr)
         return f"0x{addr & M32:08x}"
+
+    def decoded(self, addr: int):
+        """(row id, word) of the instruction at addr, decoded once per address (row id -1: not an
+        instruction the EE has); None when addr cannot be fetched. The row id indexes
+        ``self.decoder.rows``; it and the word are all a compiled engine needs."""
+        d = self._decoded.get(addr)
+        if d is None:
+            try:
+                word = self.mem.fetch(addr)
+            except AccessFault:
+                return None
+            d = self._decoded[addr] = (self.decoder.decode(word), word)
+            self._code_pages.add((addr & 0x1FFFFFFF) >> 12)
+        return d
 
     def disasm(self, addr: int) -> str:
         """Our disassembly of the instruction at addr (for messages and debugging)."""
@@ -498,6 +513,17 @@ class Machine:
         if not any(p in self._code_pages for p in range(plo, phi + 1)):
             if not any(lo <= a < hi for a in self._hooks) and lo not in self._blocks:
                 return
+        if self._decoded:
+            if hi - lo <= 4 * len(self._decoded):
+                for a in range(lo & ~3, hi, 4):
+                    a &= M32
+                    self._decoded.pop(a, None)
+                    phys = a & 0x1FFFFFFF
+                    if phys < 0x02000000:                 # a RAM address: every mirror of it
+                        for base in RAM_MIRRORS:
+                            self._decoded.pop(base + phys, None)
+            else:
+                self._decoded.clear()
         for cache in (self._blocks, self._single):
             dead = [s for s, e in cache.items()
                     if (s & 0x1FFFFFFF) < ((hi - 1) & 0x1FFFFFFF) + 1 and (lo & 0x1FFFFFFF) < (e[2] & 0x1FFFFFFF)
@@ -510,3 +536,4 @@ class Machine:
         self._blocks.clear()
         self._single.clear()
         self._code_pages.clear()
+        self._decoded.clear()

@@ -273,3 +273,14 @@ def test_jump_to_unmapped_or_misaligned_pc_is_a_fetch_fault(m, target, why):
     with pytest.raises(MemoryFault, match=f"instruction fetch at {why}") as e:
         run_words(m, words)
     assert e.value.pc == target
+
+
+def test_decoded_once_per_address_and_forgotten_on_write(m):
+    """Decoding is cached per address as (row id, word); writing the code drops the entry."""
+    put_words(m, B, program(["addu v0, a0, a1"]))
+    rid, word = m.decoded(B)
+    assert m.decoder.rows[rid].mnemonic == "addu" and word == 0x00851021
+    assert m.decoded(B) is m.decoded(B)
+    put_words(m, 0x80000000 | B, program(["subu v0, a0, a1"]))     # through the KSEG0 mirror
+    assert m.decoder.rows[m.decoded(B)[0]].mnemonic == "subu"
+    assert m.decoded(0x05000000) is None and m.decoder.rows[m.decoded(B + 0x100)[0]].mnemonic == "sll"
