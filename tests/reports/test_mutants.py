@@ -104,7 +104,12 @@ def test_mutant_mismatch_details_in_the_report(alpha_run):
     assert "".join(c.text() for c in cells) == f"{got:032b}"
     marked = sum(1 for c in cells if "d" in c.classes)
     assert marked == bin(exp ^ got).count("1")
-    assert d.find("div", cls="repro").find("code").text() == first["repro"]
+    repros = [r.find("code").text() for r in d.find_all("div", cls="repro")]
+    assert repros[-1] == first["repro"]                     # the original case's repro, last
+    if first.get("shrunk"):                                 # the harness shrank it: shown first
+        assert repros[0] == first["shrunk"]["repro"]
+        det = [c for c in d.find("div", cls="det").children if not isinstance(c, str)]
+        assert "shrunk" in det[0].classes
     suites = {s.get("name"): s for s in ET.parse(run / "junit.xml").getroot()}
     assert suites["controllers"].find("testcase/failure") is not None
 
@@ -112,7 +117,8 @@ def test_mutant_mismatch_details_in_the_report(alpha_run):
 def test_the_printed_repro_reproduces_the_mismatch_alone(alpha_run):
     """issue 8 §3: the one-line repro reruns just that case and fails the same way."""
     run, doc = alpha_run
-    code = doc.by_id("m0").find("div", cls="repro").find("code").text()
+    codes = [r.find("code").text() for r in doc.by_id("m0").find_all("div", cls="repro")]
+    code = codes[-1]
     rec = json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0]
     assert code.startswith("make one CASE=")
     # -o: treat the venv stamp and the corpus as up to date (never reinstall or regenerate here)
@@ -121,6 +127,10 @@ def test_the_printed_repro_reproduces_the_mismatch_alone(alpha_run):
     out = r.stdout + r.stderr
     assert r.returncode != 0, out[-3000:]
     assert rec["field"] in out and rec["expected"] in out and rec["got"] in out, out[-3000:]
+    if len(codes) > 1:                      # the shrunk reproduction reproduces alone as well
+        s = subprocess.run(codes[0], shell=True, cwd=ROOT, capture_output=True, text=True,
+                           timeout=600)
+        assert s.returncode == 1 and rec["field"] in s.stdout, s.stdout + s.stderr
 
 
 def test_a_mutant_playback_case_shrinks_to_at_most_3_steps(mutant_elf, tmp_path):
