@@ -155,7 +155,6 @@ def member_parts(seed, ms: MemberSpec, with_records=False) -> Parts:
         tail.append(small_texture(ms, lay.texs[t], lay.cluts[t] if t < len(lay.cluts) else 0, r))
     for c in lay.cluts:
         tail.append(chunk(0x0400, _u32s(c, 16) + r.randbytes(64)))
-    crop_left = ms.crops
     for j, mobj in enumerate(lay.mats):
         cu = cv = 0
         if j < ms.crops:
