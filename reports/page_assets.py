@@ -129,7 +129,7 @@ dl.ctx { display:grid; grid-template-columns:max-content 1fr; gap:2px 12px; marg
 dl.ctx dt { font-weight:600; } dl.ctx dd { margin:0; word-break:break-all; }
 .repro { margin:10px 0 4px; display:flex; gap:8px; align-items:center; }
 .repro code { background:var(--bg); border:1px solid var(--line); padding:4px 8px; border-radius:4px;
-              flex:1; overflow-x:auto; white-space:pre; }
+              flex:1; white-space:pre-wrap; word-break:break-all; }
 .rlbl { font-weight:600; width:100px; }
 .shrunk { border-left:4px solid var(--ok); background:#f0fff4; padding:4px 12px; margin:8px 0; }
 footer { padding:12px 24px; color:var(--muted); font-size:12px; border-top:1px solid var(--line); }
