@@ -31,6 +31,11 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
                 if e != g:
                     tally.fail(record(ctx, "notes", field, e, g, step=i, time=time, floats=False, context=where))
             return False
+        fwd = getattr(anim, "forward_notes", None)
+        if fwd is not None and fwd(time, s) != [(n[0], n[1]) for n in exp]:
+            # checks.md §6.2 step 7: the reference's two routes to the note list must agree
+            tally.fail(record(ctx, "notes", "reference forward_notes", [list(n[:2]) for n in exp],
+                              [list(p) for p in fwd(time, s)], step=i, time=time, floats=False, context=where))
         if first != exp:
             tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
                               step=i, time=time, floats=False, context=where))
