@@ -27,7 +27,11 @@ def options(a, **kw):
     # DISC). A mutant or rebuilt stand-in run against the default corpus reads the corpus as
     # the bundled defaults do, so a stale table in a mutant ELF cannot change which chunks exist.
     explicit = a.image and (a.data or a.disc)
-    return Options(image=a.image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
+    image = a.image
+    if image is None and a.disc:
+        from .disc import disc_executable
+        image = disc_executable(a.disc)
+    return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model,
                    corpus_image=a.image if explicit else None, **kw)
 

@@ -96,6 +96,10 @@ def test_bad_inputs_are_named_exactly(tmp_path):
     assert r.returncode == 2 and "bogus.elf" in r.stderr and "Traceback" not in r.stderr
     r = harness("one", "--case", "nosuch.cmp::ANM_x")
     assert r.returncode == 2 and "CASE=nosuch.cmp::ANM_x" in r.stderr
+    iso = tmp_path / "notadisc.iso"
+    iso.write_bytes(bytes(64 * 1024))
+    r = harness("bulk", "--n", "1", "--disc", str(iso), "--runs", str(tmp_path))
+    assert r.returncode == 2 and "notadisc.iso" in r.stderr and "Traceback" not in r.stderr, r.stderr
 
 
 def mutants():
