@@ -18,6 +18,9 @@ def make_options(config):
     from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
     image, data, disc = (config.getoption(o) for o in ("--image", "--data", "--disc"))
     real = image != DEFAULT_IMAGE and (disc or data != DEFAULT_DATA)   # see harness/__main__.py options()
+    if disc and image == DEFAULT_IMAGE:          # a disc run drives the disc's own executable
+        from harness.disc import disc_executable
+        image = disc_executable(disc)
     return Options(image=image, data=data, disc=disc, seed=config.getoption("--seed"),
                    profile=config.getoption("--profile"), float_model=config.getoption("--float-model"),
                    corpus_image=image if real else None)
