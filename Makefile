@@ -40,7 +40,7 @@ $(STAMP): pyproject.toml
 
 # The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
 corpus: $(SYNTH_DATA)
-$(SYNTH_DATA): $(STAMP) $(wildcard corpus/*.py corpus/*/*.py)
+$(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/records.py corpus/tables.py
 	$(PY) -m corpus synth --out $(SYNTH) --seed 1
 
 test: $(STAMP) $(SYNTH_DATA)
