@@ -29,8 +29,9 @@ def make_options(config):
 def _corpus_or_error(config):
     cache = getattr(config, "_eediff_corpus", None)
     if cache is None:
-        opts = make_options(config)
+        opts = None
         try:
+            opts = make_options(config)
             cache = (opts, opts.open_corpus(), None)
         except HarnessError as exc:
             cache = (opts, None, str(exc))
@@ -43,7 +44,7 @@ def chunks_for(config, check):
     opts, corpus, err = _corpus_or_error(config)
     if corpus is None:
         return [pytest.param(None, id="corpus-unavailable", marks=pytest.mark.eediff_error(err))]
-    n = config.getoption("--chunks") or DEFAULT_CHUNKS[opts.profile]
+    n = config.getoption("--chunks") or DEFAULT_CHUNKS[config.getoption("--profile")]
     pool = selection.pool(corpus, CHECK_KINDS[check])
     return selection.sample(pool, n, f"{opts.seed}:{check}")
 
