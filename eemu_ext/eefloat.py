@@ -285,6 +285,15 @@ def hw_div(a: int, b: int) -> int:
         return s | FMAX | (DIVZ if ea else INV)
     if not ea:
         return s
+    if not b & 0x7FFFFF:
+        # A power-of-two divisor (M(b) = 2^23): the SRT quotient is exact, Q >> 1 = M(a), for
+        # every one of the 2^23 dividends (checked exhaustively, tests/machine/test_float_rules.py).
+        e = ea - eb + 127
+        if e > 255:
+            return s | FMAX
+        if e < 1:
+            return s
+        return s | (e << 23) | (a & 0x7FFFFF)
     Q = _srt_div((a & 0x7FFFFF) | 0x800000, (b & 0x7FFFFF) | 0x800000)
     e = ea - eb + 126
     if Q >= 0x1000000:

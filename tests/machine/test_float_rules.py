@@ -256,3 +256,27 @@ def test_vf0_never_changes():
                       enc("vrget", dest=0xF, ft=0)], setup)
     assert m.VF[0] == [0, 0, 0, 0x3F800000]
     assert m.S.mac == 0xF000                 # the add overflowed in every lane
+
+
+def _srt_pow2_agrees(mas):
+    from eemu_ext.eefloat import _srt_div
+    return [hex(ma) for ma in mas if _srt_div(ma, 0x800000) >> 1 != ma]
+
+
+def test_pow2_divisor_shortcut_matches_the_srt_divider():
+    """hw_div skips the SRT loop for a power-of-two divisor: the divider's Q >> 1 is M(a) then.
+    Sampled here (and against floatcheck's SRT); exhaustive over all 2^23 dividends in the slow test."""
+    rng = random.Random("pow2-div")
+    mas = [0x800000, 0xFFFFFF, 0x800001, 0xFFFFFE] + [rng.randint(0x800000, 0xFFFFFF) for _ in range(3000)]
+    assert not _srt_pow2_agrees(mas)
+    for ma in mas[:300]:
+        assert floatcheck.srt_quotient(ma, 0x800000) >> 1 == ma
+    for _ in range(2000):
+        a = normal(rng)
+        b = (rng.getrandbits(1) << 31) | (rng.randint(1, 254) << 23)
+        assert HW.div(a, b) == floatcheck.HW.div(a, b)[0]
+
+
+@pytest.mark.slow
+def test_pow2_divisor_shortcut_exhaustive():
+    assert not _srt_pow2_agrees(range(0x800000, 0x1000000))
