@@ -14,6 +14,9 @@ DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
 DEFAULT_DATA = os.path.join(ROOT, "build", "synth", "DATA.BIN")
 
 
+_CORPORA = {}   # (data, image, disc) -> opened corpus, shared by the Options of one process
+
+
 @dataclass
 class Options:
     image: str = DEFAULT_IMAGE
@@ -52,6 +55,10 @@ class Options:
                 hint = " (make corpus builds the synthetic one)" if path == DEFAULT_DATA else ""
                 raise HarnessError(f"{what}={path}: no such file{hint}")
         from corpus import CorpusError, open_corpus
+        key = (self.data, self.corpus_image, self.disc)
+        if key in _CORPORA:
+            self._corpus = _CORPORA[key]
+            return self._corpus
         try:
             c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc)
             ids = c.chunk_ids()
@@ -59,7 +66,7 @@ class Options:
             raise HarnessError(f"corpus {self.data or self.disc}: {exc}") from exc
         if not ids:
             raise HarnessError(f"corpus {self.data or self.disc}: no Anime chunks found")
-        self._corpus = c
+        self._corpus = _CORPORA[key] = c
         return c
 
     def data_path(self, corpus=None):
