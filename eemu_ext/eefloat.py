@@ -9,9 +9,10 @@ The trunc model never raises a flag (ee-float.md §2.2: "Flags are not modelled 
 (fast to call from compiled instruction code): add, sub, mul, div, sqrt, rsqrt, madd, msub,
 from_int, to_int, itof, ftoi, vdiv, vsqrt, vrsqrt, key, fmax, fmin, fabs, fneg.
 
-Integer arithmetic only; nothing is memoised. The hw multiplier (§3.3) runs the Booth array only
-when its lost carry could change the result; the SRT divider and square root (§3.4, §3.5) run
-their 25 digit steps every time.
+Integer arithmetic only. The hw multiplier (§3.3) runs the Booth array only when its lost carry
+could change the result; the SRT divider and square root (§3.4, §3.5) run their 25 digit steps
+unless the divisor is a power of two (exact) or the significands were seen recently (a bounded
+memo of the pure digit loops' results; nothing that could go stale).
 """
 from __future__ import annotations
 
@@ -276,6 +277,19 @@ def _srt_sqrt(m: int) -> int:
     return Q
 
 
+# The SRT digit loops cost ~10 us; game code divides by few distinct divisors and often the
+# same dividends (a playback divides ~8000 times over ~1800 significand pairs). Their results are
+# pure functions of the significands, so a bounded memo of Q (it cannot go stale) pays.
+_SRT_MEMO: dict = {}
+_SRT_MEMO_MAX = 1 << 16
+
+
+def _remember(k: int, q: int) -> None:
+    if len(_SRT_MEMO) >= _SRT_MEMO_MAX:
+        _SRT_MEMO.clear()
+    _SRT_MEMO[k] = q
+
+
 def hw_div(a: int, b: int) -> int:
     """DIV(a, b) with the SRT divider (§3.4). Returns bits | DIVZ/INV; never OVF or UNF."""
     ea = (a >> 23) & 0xFF
@@ -294,7 +308,11 @@ def hw_div(a: int, b: int) -> int:
         if e < 1:
             return s
         return s | (e << 23) | (a & 0x7FFFFF)
-    Q = _srt_div((a & 0x7FFFFF) | 0x800000, (b & 0x7FFFFF) | 0x800000)
+    k = ((a & 0x7FFFFF) << 23) | (b & 0x7FFFFF)
+    Q = _SRT_MEMO.get(k)
+    if Q is None:
+        Q = _srt_div((a & 0x7FFFFF) | 0x800000, (b & 0x7FFFFF) | 0x800000)
+        _remember(k, Q)
     e = ea - eb + 126
     if Q >= 0x1000000:
         Q >>= 1
@@ -315,7 +333,11 @@ def hw_sqrt(x: int) -> int:
     m = ((x & 0x7FFFFF) | 0x800000) << 1
     if not x & 0x800000:
         m <<= 1
-    Q = _srt_sqrt(m)
+    k = -m                              # sqrt keys are negative, div keys are not
+    Q = _SRT_MEMO.get(k)
+    if Q is None:
+        Q = _srt_sqrt(m)
+        _remember(k, Q)
     return (((e + 127) >> 1) << 23) | ((Q >> 2) & 0x7FFFFF) | fl
 
 
