@@ -1,12 +1,17 @@
-"""Command line: ``python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]``."""
+"""Command line: ``python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]`` and
+``python -m eemu_ext run ELF SYMBOL|ADDR [ARGS...] [--trace] [--limit N]``."""
 import sys
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0] not in ("disasm",):
-        print("usage: python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]", file=sys.stderr)
+    if not argv or argv[0] not in ("disasm", "run"):
+        print("usage: python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]\n"
+              "       python -m eemu_ext run ELF SYMBOL|ADDR [ARGS...] [--trace] [--limit N]", file=sys.stderr)
         return 2
+    if argv[0] == "run":
+        from .trace import main as run_main
+        return run_main(argv[1:])
     from .disasm import main as disasm_main
     return disasm_main(argv[1:])
 

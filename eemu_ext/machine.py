@@ -125,6 +125,7 @@ class Machine:
         self.steps = 0
         self.single_step = False
         self.on_syscall: Optional[Callable] = None      # fn(m, kind, code); kind 'syscall' | 'break'
+        self.on_step: Optional[Callable] = None         # fn(m, pc) before every unit; runs single-step
         self._hooks: Dict[int, Callable] = {}
         self._depth = 0
         self._call_target = None
@@ -292,7 +293,7 @@ class Machine:
             word = self.mem.fetch(addr)
         except AccessFault:
             return "<unmapped>"
-        return self.decoder.disasm(word, addr)
+        return self.decoder.disasm(word, addr, self.symbolize if self.image is not None else None)
 
     # ---------------------------------------------------------------- hooks and calls
     def hook(self, addr, fn: Callable) -> None:
@@ -403,15 +404,21 @@ class Machine:
         ann0 = S.annul
         steps = 0
         try:
+            if self.on_step is not None:
+                pc, steps = self._run_exact(pc, 0, limit, self.on_step)
             while pc != SENTINEL:
                 e = blocks.get(pc)
                 if e is None:
                     e = compile_(pc, single)
                 steps += e[1]
                 if steps > limit:
-                    steps -= e[1]
-                    pc, steps = self._run_exact(pc, steps, limit)
-                    break
+                    ann = S.annul                 # settle refunds of annulled delay slots first
+                    steps -= ann - ann0
+                    ann0 = ann
+                    if steps > limit:
+                        steps -= e[1]
+                        pc, steps = self._run_exact(pc, steps, limit)
+                        break
                 pc = e[0]()
         except BaseException as exc:
             self.pc = pc
@@ -423,9 +430,13 @@ class Machine:
         self.pc = pc
         return steps - (S.annul - ann0)
 
-    def _run_exact(self, pc: int, steps: int, limit: int):
-        """Single-step up to the budget; raise StepLimitExceeded when the next unit would pass it."""
+    def _run_exact(self, pc: int, steps: int, limit: int, on_step=None):
+        """Single-step up to the budget; raise StepLimitExceeded when the next unit would pass it.
+        on_step(m, pc) is called before each unit (an instruction, or a branch with its slot)."""
         while pc != SENTINEL:
+            if on_step is not None:
+                self.pc = pc
+                on_step(self, pc)
             e = self._single.get(pc) or self._compile(pc, True)
             if steps + e[1] > limit:
                 self.pc = pc

@@ -284,3 +284,25 @@ def test_decoded_once_per_address_and_forgotten_on_write(m):
     put_words(m, 0x80000000 | B, program(["subu v0, a0, a1"]))     # through the KSEG0 mirror
     assert m.decoder.rows[m.decoded(B)[0]].mnemonic == "subu"
     assert m.decoded(0x05000000) is None and m.decoder.rows[m.decoded(B + 0x100)[0]].mnemonic == "sll"
+
+
+def test_on_step_sees_every_unit_and_respects_the_budget(m):
+    m.load_elf(ELF)
+    seen = []
+    m.on_step = lambda mm, pc: seen.append(pc)
+    assert m.call("gcd", 12, 18) == 6
+    fast = Machine()
+    fast.load_elf(ELF)
+    fast.call("gcd", 12, 18)
+    assert len(seen) <= fast.steps and seen[0] == m.symbol("gcd") and m.steps == fast.steps
+    with pytest.raises(StepLimitExceeded):
+        m.call("fib", 20, limit=500)
+
+
+def test_run_command_prints_v0_and_trace(capsys):
+    from eemu_ext.__main__ import main
+    assert main(["run", ELF, "gcd", "12", "18", "--trace"]) == 0
+    out = capsys.readouterr().out
+    assert "v0 = 0x00000006 (6)" in out and "gcd+0x8" in out and "div a0, a1" in out and "a1=0x6" in out
+    assert main(["run", ELF, "fib", "25", "--limit", "1000"]) == 2
+    assert "step limit 1,000" in capsys.readouterr().err
