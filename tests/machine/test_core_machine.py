@@ -306,3 +306,13 @@ def test_run_command_prints_v0_and_trace(capsys):
     assert "v0 = 0x00000006 (6)" in out and "gcd+0x8" in out and "div a0, a1" in out and "a1=0x6" in out
     assert main(["run", ELF, "fib", "25", "--limit", "1000"]) == 2
     assert "step limit 1,000" in capsys.readouterr().err
+
+
+def test_step_budget_is_exact_with_annulled_slots(m):
+    """Annulled likely-branch delay slots are not steps, also when the budget is tight."""
+    words = program(["addiu t0, zero, 100", "addiu t0, t0, -1", f"bnel t0, zero, {B + 4:#x}", "nop"])
+    run_words(m, words)
+    assert m.steps == 1 + 2 * 100 + 99 + 2
+    run_words(m, words, limit=m.steps)
+    with pytest.raises(StepLimitExceeded):
+        run_words(m, words, limit=1 + 2 * 100 + 99 + 1)
