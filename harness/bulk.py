@@ -16,7 +16,7 @@ from . import selection
 from .chunk import check_chunk
 from .options import Options
 from .profiles import profile
-from .run import RunDir, file_identity
+from .run import RunDir, code_version, file_identity
 
 _W = {}   # per-worker state: game, corpus, profile
 REAL_DISC_CHUNKS = 4091
@@ -102,7 +102,7 @@ def prepare(opts: Options, argv):
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
               "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
-              "corpus_chunks": len(corpus.chunk_ids()),
+              "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)

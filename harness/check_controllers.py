@@ -16,7 +16,8 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
     tracks = list(anim.tracks)
     if len(tracks) > prof.max_tracks:
         tracks = sorted(rng.sample(tracks, prof.max_tracks), key=lambda t: t.index)
-    paired = entries_by_record([t.record for t in tracks], entries, mm.KIND_OBJECT)
+    # pair over ALL records: the k-th record of an object is counted in file order, sample or not
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
     game.new_anm()
     for tr in tracks:
         entry = paired.get(tr.record.index)

@@ -30,7 +30,7 @@ def replay_times(game, ch, ctx, track, times):
     anim, tally = parse_reference(ch, ctx.float_model), Tally()
     entries = game.load(ch.data)
     tr = next(t for t in anim.tracks if t.record.index == track)
-    entry = entries_by_record([tr.record], entries, mm.KIND_OBJECT).get(track)
+    entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
     if entry is None:
         return tally
     game.new_anm()

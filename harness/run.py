@@ -23,11 +23,24 @@ def file_identity(path):
 
 def params_key(p):
     """The parameters that make two runs the same run (for automatic resume)."""
-    keep = {k: p.get(k) for k in ("seed", "profile", "float_model", "n", "checks")}
+    keep = {k: p.get(k) for k in ("seed", "profile", "float_model", "n", "checks", "code")}
     keep["image"] = (p.get("image") or {}).get("sha256")
     keep["data"] = (p.get("data") or {}).get("sha256")
     keep["chunks"] = p.get("chunks")
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def code_version():
+    """A short hash of the harness, reference and corpus sources: a run resumes only on the same code."""
+    h = hashlib.sha256()
+    for pkg in ("harness", "reference", "corpus"):
+        d = os.path.join(ROOT, pkg)
+        for dirpath, _, files in sorted(os.walk(d)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    with open(os.path.join(dirpath, name), "rb") as f:
+                        h.update(name.encode() + f.read())
+    return h.hexdigest()[:12]
 
 
 def write_json(path, obj):

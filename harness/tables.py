@@ -7,6 +7,8 @@ from . import memory_map as mm
 def entries_by_record(records, entries, kind):
     """{record.index: Entry} for records (file order) against entries whose ctrl has `kind`.
 
+    Pass every record of the kind (not a sample): the occurrence count runs over what is passed.
+
     checks.md §1: key on each record's own object; two records with the same own object are told
     apart by table position. DECISION: the k-th record of object X pairs with the k-th table
     entry of object X whose ctrl has the record's kind (both are in file order).

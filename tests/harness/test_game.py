@@ -150,3 +150,28 @@ def test_a_chunk_checks_the_same_alone_or_after_another_chunk(game):
     alone = run(fresh, ONCE, prof="nightly")
     keep = ("counters", "quirks", "mismatches", "checks", "rotation_deviation", "machine_steps")
     assert {k: after[k] for k in keep} == {k: alone[k] for k in keep}
+
+
+def test_a_sampled_second_record_of_an_object_pairs_with_its_own_table_entry(game):
+    """checks.md §1: records of one object are told apart by table position, also when the track
+    sample (max_tracks) leaves the first record out (regression: xd040.cmp::ANM_xd040002)."""
+    import random
+    from corpus.anime import build_anime, obj_track, one
+    from harness import check_controllers
+    from harness.chunk import parse_reference
+    from harness.mismatch import CaseContext
+    from harness.tally import Tally
+    from .minicorpus import MiniChunk
+    data = build_anime(object=7, frames=4, loops=False,
+                       tracks=[obj_track(5, pos=one(1., 2., 3.)), obj_track(6, pos=one(4., 5., 6.)),
+                               obj_track(5, pos=one(7., 8., 9.))])
+    ch = MiniChunk("mini.cmp", "ANM_twice", data)
+    anim = parse_reference(ch, game.float_model)
+
+    class PickLast(random.Random):
+        def sample(self, population, k):
+            return list(population)[-k:]
+    t = Tally()
+    check_controllers.check_tracks(game, anim, game.load(data), CaseContext(ch.id, 1), t,
+                                   profile("quick", max_tracks=1), PickLast(1))
+    assert t.mismatches == [] and t.counters["cases"] > 0
