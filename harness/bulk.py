@@ -1,6 +1,6 @@
 """make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise.
 
-DECISION: workers are a multiprocessing pool (fork), not pytest-xdist: each worker loads the
+DECISION: workers are a process pool (fork), not pytest-xdist: each worker loads the
 executable once, checks one chunk per task and writes chunks/<index>.json itself (atomically), so
 a killed run loses at most the chunks in flight, and the parent only counts and prints progress.
 The pytest layer (tests/differential) stays the developer's loop; bulk needs no pytest machinery.
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 import sys
 import time
 
@@ -41,11 +43,11 @@ def _check_one(task):
     """Worker: check one chunk, write its record atomically, return a short status."""
     index, cid, run_path, only = task
     opts = _W["opts"]
-    ch = _W["corpus"].chunk(cid)
     ctx = opts.context(cid)
     try:
+        ch = _W["corpus"].chunk(cid)
         game = _game()
-    except Exception as exc:          # the image itself is broken: every chunk fails the same way
+    except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
         res = {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                            "check": "setup"}}
@@ -135,11 +137,10 @@ def run_bulk(opts: Options, argv=()):
             _init_worker(opts)
             for task in todo:
                 progress.update(*_check_one(task))
-        else:
-            ctx = mp.get_context("fork")
-            with ctx.Pool(opts.jobs, initializer=_init_worker, initargs=(opts,)) as pool:
-                for status in pool.imap_unordered(_check_one, todo, chunksize=1):
-                    progress.update(*status)
+        elif not run_pool(opts, rd, todo, progress, out):
+            rd.summarize(time.time() - t0)
+            print(f"workers keep dying; resume with: python -m harness bulk --resume {rd.path}", file=out)
+            return 1
     except KeyboardInterrupt:
         print(f"\ninterrupted; resume with: python -m harness bulk --resume {rd.path}", file=out)
         rd.summarize(time.time() - t0)
@@ -149,6 +150,33 @@ def run_bulk(opts: Options, argv=()):
     print(format_summary(summary), file=sys.stdout)
     render_report(rd.path)
     return 0 if summary["mismatches"] == 0 and summary["errors"] == 0 and summary["complete"] else 1
+
+
+MAX_POOL_RESTARTS = 3
+
+
+def run_pool(opts, rd, todo, progress, out):
+    """Check `todo` in opts.jobs worker processes; a dead worker (killed, out of memory) costs only
+    the chunks in flight: the pool is restarted on the chunks with no record yet. False when the
+    workers keep dying."""
+    ctx = mp.get_context("fork")
+    pending = list(todo)
+    for attempt in range(MAX_POOL_RESTARTS + 1):
+        ex = ProcessPoolExecutor(opts.jobs, mp_context=ctx, initializer=_init_worker, initargs=(opts,))
+        try:
+            for fut in as_completed([ex.submit(_check_one, t) for t in pending]):
+                progress.update(*fut.result())
+            ex.shutdown(wait=True)
+            return True
+        except BrokenProcessPool:
+            done = rd.done_indices()
+            pending = [t for t in pending if t[0] not in done]
+            progress.done = len(done)
+            print(f"\na worker died; restarting the workers on the {len(pending)} chunks not yet written",
+                  file=out)
+        finally:
+            ex.shutdown(wait=False, cancel_futures=True)
+    return False
 
 
 def previous_seconds(rd):

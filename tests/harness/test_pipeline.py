@@ -173,3 +173,28 @@ def test_a_mutant_playback_failure_shrinks_to_at_most_three_steps():
         r = subprocess.run(shrunk["repro"].replace(".venv/bin/python", PY), shell=True, cwd=ROOT,
                            capture_output=True, text=True, timeout=300)
         assert r.returncode == 1 and m["field"] in r.stdout, r.stdout + r.stderr
+
+
+def test_a_killed_worker_costs_only_its_chunk_in_flight(tmp_path):
+    """A worker killed mid-run (out of memory, a signal) is replaced; the run still completes."""
+    runs = str(tmp_path / "runs")
+    args = ["bulk", "--n", "8", "--jobs", "2", "--seed", "12", "--profile", "quick", "--check", "controllers",
+            "--runs", runs]
+    proc = subprocess.Popen([PY, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    killed = None
+    deadline = time.time() + 300
+    while time.time() < deadline and proc.poll() is None and killed is None:
+        time.sleep(0.2)
+        latest = os.path.join(runs, "latest")
+        if os.path.islink(latest) and _done(os.path.realpath(latest)):
+            kids = subprocess.run(["pgrep", "-P", str(proc.pid)], capture_output=True, text=True).stdout.split()
+            if kids:
+                killed = int(kids[0])
+                os.kill(killed, signal.SIGKILL)
+    out, err = proc.communicate(timeout=600)
+    assert killed, "the run finished before a worker could be killed"
+    assert proc.returncode == 0, out[-2000:] + err[-2000:]
+    assert "a worker died" in err
+    summary = json.load(open(os.path.join(os.path.realpath(os.path.join(runs, "latest")), "summary.json")))
+    assert summary["complete"] and summary["chunks_done"] == 8 and summary["errors"] == 0
