@@ -175,3 +175,10 @@ def test_a_sampled_second_record_of_an_object_pairs_with_its_own_table_entry(gam
     check_controllers.check_tracks(game, anim, game.load(data), CaseContext(ch.id, 1), t,
                                    profile("quick", max_tracks=1), PickLast(1))
     assert t.mismatches == [] and t.counters["cases"] > 0
+
+
+def test_heap_exhaustion_inside_the_game_is_the_chunks_error(game, monkeypatch):
+    """checks.md §8.2: the bump allocator stops the run with "heap exhausted" at HEAP_END."""
+    monkeypatch.setattr(game.heap, "end", game.heap.start + 0x200)
+    res = run(game, LOOP, only=["playback"])
+    assert res["error"]["type"] == "HeapExhausted" and "heap exhausted" in res["error"]["message"]
