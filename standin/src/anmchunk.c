@@ -25,7 +25,16 @@ u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u
 #define CTRL_MAT_LAST  0x0C
 #define CTRL_MAT_SIZE  0x10
 
-typedef struct { u32 tbl, count; } Table;
+#define HASH_SIZE 1024   /* object -> first table position, open addressing (a lookup cache only) */
+typedef struct { u32 tbl, count; u32 key[HASH_SIZE]; u16 pos[HASH_SIZE]; } Table;
+
+static u32 *hash_slot(Table *t, u32 lc)
+{
+    u32 h = (lc * 0x9E3779B1u) >> 22, i;
+    for (i = 0; i < HASH_SIZE; i++, h = (h + 1) & (HASH_SIZE - 1))
+        if (t->key[h] == lc || t->key[h] == 0) return &t->key[h];
+    return 0;                                  /* full: callers fall back to the linear search */
+}
 
 /* DECISION: controllers are evaluated at min(T, last), last = max(0, (N - 1) * 256), the time the
  * reference poses (animation-semantics.md §2.4 "evaluation stops at last", §8.2); a work's own
@@ -34,9 +43,11 @@ static u32 last_time(u32 frames) { return frames ? (frames - 1) << 8 : 0; }
 
 static u32 table_add(Table *t, u32 object, u32 ctrl)
 {
-    u32 e = t->tbl + 8 * t->count;
-    U32(e) = 4 * object + 1;
+    u32 e = t->tbl + 8 * t->count, lc = 4 * object + 1;
+    u32 *slot = hash_slot(t, lc);
+    U32(e) = lc;
     U32(e + 4) = ctrl;
+    if (slot && *slot == 0 && t->count < 0x10000) { *slot = lc; t->pos[slot - t->key] = t->count; }
     return t->count++;
 }
 
@@ -45,8 +56,11 @@ static u32 table_add(Table *t, u32 object, u32 ctrl)
 static u32 table_find(Table *t, u32 object)
 {
     u32 i, lc = 4 * object + 1;
-    for (i = 0; i < t->count; i++)
-        if (U32(t->tbl + 8 * i) == lc) return i;
+    u32 *slot = hash_slot(t, lc);
+    if (slot && *slot == lc) return t->pos[slot - t->key];
+    if (!slot || t->count >= 0x10000)
+        for (i = 0; i < t->count; i++)
+            if (U32(t->tbl + 8 * i) == lc) return i;
     return table_add(t, object, 0);
 }
 
@@ -94,7 +108,10 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
     Table t;
     (void)zero;
     t.tbl = tbl;
-    t.count = *count;
+    t.count = 0;
+    memset(t.key, 0, sizeof t.key);
+    for (; t.count < *count; )                /* entries already in the table (normally none) */
+        table_add(&t, (U32(tbl + 8 * t.count) - 1) >> 2, U32(tbl + 8 * t.count + 4));
     U32(chunk + CHUNK_DATA) = out;
     U32(chunk + CHUNK_END) = 0xFFFFFFFFu;
     while (p + 2 <= end) {

@@ -21,6 +21,10 @@ void *memcpy(void *d, const void *s, u32 n)
 void *memset(void *d, int c, u32 n)
 {
     u8 *dp = (u8 *)d;
+    u64 v = (u8)c;
+    v |= v << 8; v |= v << 16; v |= v << 32;
+    while (n && (((u32)dp) & 7)) { *dp++ = (u8)c; n--; }
+    while (n >= 8) { *(u64 *)dp = v; dp += 8; n -= 8; }
     while (n--) *dp++ = (u8)c;
     return d;
 }

@@ -5,8 +5,6 @@
 
 #define M(a, b) FMUL_FREE(a, b)
 
-static float fabsf_(float x) { return bf(fb(x) & 0x7FFFFFFFu); }
-
 static void normalize3(float *v)
 {
     float l2 = FDOT3(v[0], v[0], v[1], v[1], v[2], v[2]);
@@ -28,20 +26,23 @@ static void cross3(float *o, const float *a, const float *b)
  * and the winning row; u := normalize(col_{row+1} x col_{row+2}). */
 u32 EigenVector(const float col[3][3], float *u, int *row_out)
 {
-    float best = -1.0f;
+    static const u8 next1[3] = { 1, 2, 0 }, next2[3] = { 2, 0, 1 };
+    u32 best = 0xBF800000u;                 /* -1.0: the first cofactor always wins */
+    s32 bestkey = fkey(best);
     int row = 0, i, j;
     for (i = 0; i < 3; i++) {
-        int r1 = (i + 1) % 3, r2 = (i + 2) % 3;
+        const float *a = col[next1[i]], *b = col[next2[i]];
         for (j = 0; j < 3; j++) {
-            int c1 = (j + 1) % 3, c2 = (j + 2) % 3;
-            float cof = fabsf_(f_sub(M(col[r1][c1], col[r2][c2]), M(col[r1][c2], col[r2][c1])));
-            if (fkey(fb(cof)) > fkey(fb(best))) { best = cof; row = i; }
+            int c1 = next1[j], c2 = next2[j];
+            u32 cof = fb(f_sub(M(a[c1], b[c2]), M(a[c2], b[c1]))) & 0x7FFFFFFFu;
+            s32 key = (cof & 0x7F800000u) ? (s32)cof : 0;
+            if (key > bestkey) { best = cof; bestkey = key; row = i; }
         }
     }
-    cross3(u, col[(row + 1) % 3], col[(row + 2) % 3]);
+    cross3(u, col[next1[row]], col[next2[row]]);
     normalize3(u);
     *row_out = row;
-    return fb(best);
+    return best;
 }
 
 /* F with rows u, w, x (§3.4 step 5) */
@@ -71,7 +72,7 @@ int m2a(const u32 *step, float *axis, float *angle)
         *angle = 0.0f;
         return 0;
     }
-    EigenVec2Mat(F, axis, col[(row + 1) % 3]);
+    EigenVec2Mat(F, axis, col[row == 2 ? 0 : row + 1]);
     /* local = F (m F^T): local[2][1] = x . (m w), local[1][1] = w . (m w) */
     for (r = 0; r < 3; r++) mw[r] = FDOT3(m[r][0], F[1][0], m[r][1], F[1][1], m[r][2], F[1][2]);
     *angle = atan2f(FDOT3(F[2][0], mw[0], F[2][1], mw[1], F[2][2], mw[2]),
