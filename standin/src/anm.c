@@ -75,7 +75,8 @@ static void set_object(u32 ctrl, u32 index, u32 T)
     /* local = T(p) . (R (x) S), into the instance (§4) */
     coord = index ? U32(index + IDX_SUBST) : 0;
     if (coord) {
-        local_matrix(L, R, S, pos);
+        if (U32(ctrl + 0x1C)) sceVu0TransMatrix(L, (const u32 *)(ctrl + 0x20), pos);   /* R (x) S precomputed */
+        else local_matrix(L, R, S, pos);
         copy_matrix(coord + COORD_LOCAL, L);
         U32(coord + COORD_LOCALTP) = alpha;
     }

@@ -3,6 +3,7 @@
 #include "ee.h"
 
 u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u32 frames);
+extern const u32 ccIdentity[16];
 
 #define KIND_TOP       0xFF01
 #define KIND_OBJECT    0x0102
@@ -18,7 +19,9 @@ u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u
 #define CTRL_OBJ_ALPHA 0x10
 #define CTRL_OBJ_OBJ   0x14
 #define CTRL_OBJ_LAST  0x18
-#define CTRL_OBJ_SIZE  0x1C
+#define CTRL_OBJ_HASRS 0x1C
+#define CTRL_OBJ_RS    0x20   /* 16 words: R (x) S when neither rotation nor scale is keyed */
+#define CTRL_OBJ_SIZE  0x60
 /* The compiled 0x0202 controller */
 #define CTRL_MAT_U     0x04
 #define CTRL_MAT_V     0x08
@@ -90,6 +93,18 @@ static u32 compile_object(const u32 *pay, u32 n, u32 frames)
     U32(ctrl + CTRL_OBJ_SCALE) = (u32)compile_channel(&p, end, (flags >> 6) & 7, 3, 0, frames);
     U32(ctrl + CTRL_OBJ_ALPHA) = (u32)compile_channel(&p, end, (flags >> 9) & 7, 1, 0, frames);
     U32(ctrl + CTRL_OBJ_LAST) = last_time(frames);
+    /* R (x) S is a constant when neither channel is keyed: compute it once, with the very VU0
+     * sequence SetAnmCtrlWork would run (§4 step 3.1), so every step only adds the translation. */
+    {
+        const u32 *rot = (const u32 *)U32(ctrl + CTRL_OBJ_ROT), *sc = (const u32 *)U32(ctrl + CTRL_OBJ_SCALE);
+        if ((!rot || rot[0] == 4) && (!sc || sc[0] == 1)) {
+            u32 S[16] ALIGN16;
+            sceVu0UnitMatrix(S);
+            if (sc) { S[0] = sc[2]; S[5] = sc[3]; S[10] = sc[4]; }
+            sceVu0MulMatrix((u32 *)(ctrl + CTRL_OBJ_RS), rot ? rot + 4 : ccIdentity, S);
+            U32(ctrl + CTRL_OBJ_HASRS) = 1;
+        }
+    }
     return ctrl;
 }
 

@@ -202,6 +202,7 @@ void sceVu0CopyMatrix(u32 *out, const u32 *in);
 float sinf(float x);
 float cosf(float x);
 float atan2f(float y, float x);
+void sincosf(float x, float *sp, float *cp);
 
 /* axis-angle (rot.c) */
 int m2a(const u32 *step, float *axis, float *angle);

@@ -57,6 +57,19 @@ float sinf(float x)
     }
 }
 
+/* sin and cos of one argument with a single reduction */
+void sincosf(float x, float *sp, float *cp)
+{
+    int k;
+    float r = reduce(x, &k), s = ksin(r), c = kcos(r);
+    switch (k & 3) {
+    case 0: *sp = s; *cp = c; break;
+    case 1: *sp = c; *cp = f_sub(0.0f, s); break;
+    case 2: *sp = f_sub(0.0f, s); *cp = f_sub(0.0f, c); break;
+    default: *sp = f_sub(0.0f, c); *cp = s; break;
+    }
+}
+
 float cosf(float x)
 {
     int k;

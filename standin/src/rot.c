@@ -80,11 +80,13 @@ int m2a(const u32 *step, float *axis, float *angle)
     return 1;
 }
 
-/* a2m: c.I + s.[u]x + t.u.u^T (§3.5) with t = 2 sin^2(angle/2), into a 4x4 column-major matrix. */
+/* a2m: c.I + s.[u]x + t.u.u^T (§3.5) into a 4x4 column-major matrix; t = 1 - c computed as
+ * s^2 / (1 + c) while c >= 0 (no cancellation for small angles). */
 void a2m(u32 *out, const float *u, float angle)
 {
-    float c = cosf(angle), s = sinf(angle), h = sinf(M(angle, 0.5f));
-    float t = M(M(h, h), 2.0f);
+    float c, s, t;
+    sincosf(angle, &s, &c);
+    t = (fb(c) & 0x80000000u) ? f_sub(1.0f, c) : f_div(M(s, s), f_add(1.0f, c));
     float x = u[0], y = u[1], z = u[2];
     float tx = M(t, x), ty = M(t, y), tz = M(t, z);
     float txy = M(tx, y), txz = M(tx, z), tyz = M(ty, z);
