@@ -43,7 +43,7 @@ def _done(run):
 def test_bulk_run_killed_mid_way_resumes_without_redoing_finished_chunks(tmp_path):
     """issue 7: a killed bulk run resumes; finished chunk records are neither redone nor lost."""
     runs = str(tmp_path / "runs")
-    args = ["bulk", "--n", "5", "--jobs", "1", "--seed", "11", "--profile", "quick", "--check", "controllers",
+    args = ["bulk", "--n", "10", "--jobs", "1", "--seed", "11", "--profile", "quick", "--check", "controllers",
             "--runs", runs]
     proc = subprocess.Popen([PY, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
@@ -178,7 +178,7 @@ def test_a_mutant_playback_failure_shrinks_to_at_most_three_steps():
 def test_a_killed_worker_costs_only_its_chunk_in_flight(tmp_path):
     """A worker killed mid-run (out of memory, a signal) is replaced; the run still completes."""
     runs = str(tmp_path / "runs")
-    args = ["bulk", "--n", "8", "--jobs", "2", "--seed", "12", "--profile", "quick", "--check", "controllers",
+    args = ["bulk", "--n", "12", "--jobs", "2", "--seed", "12", "--profile", "quick", "--check", "controllers",
             "--runs", runs]
     proc = subprocess.Popen([PY, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -197,4 +197,4 @@ def test_a_killed_worker_costs_only_its_chunk_in_flight(tmp_path):
     assert proc.returncode == 0, out[-2000:] + err[-2000:]
     assert "a worker died" in err
     summary = json.load(open(os.path.join(os.path.realpath(os.path.join(runs, "latest")), "summary.json")))
-    assert summary["complete"] and summary["chunks_done"] == 8 and summary["errors"] == 0
+    assert summary["complete"] and summary["chunks_done"] == 12 and summary["errors"] == 0
