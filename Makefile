@@ -74,7 +74,7 @@ cross:
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc-mipsel-linux-gnu binutils-mipsel-linux-gnu; \
 	  else echo "need gcc-mipsel-linux-gnu: sudo apt-get install gcc-mipsel-linux-gnu" >&2; exit 1; fi; }
 
-standin: cross $(STAMP)
+standin: cross $(STAMP) $(SYNTH_DATA)
 	$(MAKE) -C standin PY=$(abspath $(PY))
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
