@@ -13,7 +13,7 @@ def mut(name, catches, why, cases, edits):
 mut("loop_at_n", "playback", "the loop test compares the new frame with N instead of N-1, so a loop never resets",
     "xp_flag.cmp::ANM_xpflnut0, ctu1body.cmp::ANM_ctu1run0",
     [("anm.c", "if ((nw >> 8) >= N - 1) {", "if ((nw >> 8) >= N) {")])
-mut("notes_file_order", "notes", "notes appended at the tail of noteRoot, so NoteProcess delivers them in file order",
+mut("note_list_file_order", "notes", "notes appended at the tail of noteRoot, so NoteProcess delivers them in file order",
     "ctu1body.cmp::ANM_ctu1atc0, cbu0ski2.cmp::ANM_cbu0ski2",
     [("anm.c", """    if (anm) {
         U32(note + NOTE_NEXT) = U32(anm + ANM_NOTEROOT);

@@ -99,7 +99,7 @@ def test_a_wrong_matrix_or_frame_counter_is_a_playback_mismatch(game, monkeypatc
     assert [(m["field"], m["step"]) for m in res["mismatches"]] == [("frame counter", 0)] * res["counters"]["playbacks"]
 
 
-def test_notes_in_file_order_instead_of_reverse_are_a_notes_mismatch(game, monkeypatch):
+def test_note_list_in_file_order_instead_of_reverse_is_a_note_mismatch(game, monkeypatch):
     """animation-semantics.md §10.4: delivery is in reverse file order."""
     corrupt(monkeypatch, game, "note_process", lambda ns: list(reversed(ns)))
     res = run(game, LOOP, only=["notes"])

@@ -42,7 +42,7 @@ def test_frame_counter_and_return_value_are_playback_control():
     assert cause(mismatch(C, "notes", "return value", 0, 1)) == "playback control"
 
 
-def test_reversed_notes_are_note_order_and_missing_ones_are_named():
+def test_reversed_note_lists_are_note_order_and_missing_ones_are_named():
     a, b = [2, 2, 4, 7], [32773, 1, 4, 7]
     assert cause(mismatch(C, "notes", "notes", [a, b], [b, a])) == "note order"
     assert cause(mismatch(C, "notes", "notes", [a, b], [a])) == "missing/extra items"

@@ -93,7 +93,7 @@ def test_material_offsets_with_crop(d):
     assert (m.read_u16(mat + 0x14), m.read_u16(mat + 0x16)) == (2000, 1025)
 
 
-def test_playback_loop_notes_morphs_and_fobj(d):
+def test_playback_loop_with_note_morph_and_fobj_records(d):
     """§8.1 at speed 256 on a 6-frame loop: times 256..1024, then the step reaching frame 5 resets
     to 0; notes of frames old+1..new, newest first, time = old for frame old+1 (§10.2); frame 0's
     note never arrives; morph weights replace the morpher's pairs (§9.1); the F_Obj pose (§11)."""
