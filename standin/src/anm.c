@@ -8,13 +8,6 @@ void ccAnmCtrlRot_Set(const u32 *ch, u32 T, u32 *out);
 u32 deg2rad_fobj(u32 deg);
 extern const u32 ccIdentity[16];
 
-#define KIND_TOP       0xFF01
-#define KIND_OBJECT    0x0102
-#define KIND_MATERIAL  0x0202
-#define KIND_F_MORPHER 0x1901
-#define KIND_F_NOTE    0x0108
-#define KIND_F_OBJ     0x0101
-
 static u32 scratch(void) { return U32(ccSys + SYS_SCRATCH); }
 
 static void copy_words(u32 dst, const u32 *src, u32 n)

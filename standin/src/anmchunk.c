@@ -5,13 +5,6 @@
 u32 *compile_channel(const u32 **pp, const u32 *end, u32 kind, u32 w, int rot, u32 frames);
 extern const u32 ccIdentity[16];
 
-#define KIND_TOP       0xFF01
-#define KIND_OBJECT    0x0102
-#define KIND_MATERIAL  0x0202
-#define KIND_F_MORPHER 0x1901
-#define KIND_F_NOTE    0x0108
-#define KIND_F_OBJ     0x0101
-
 /* The compiled 0x0102 controller: u16 kind, then channel pointers. */
 #define CTRL_OBJ_POS   0x04
 #define CTRL_OBJ_ROT   0x08

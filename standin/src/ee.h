@@ -214,4 +214,12 @@ void local_matrix(u32 *local, const u32 *rot, const u32 *S, const u32 *tv);
 
 #define ALIGN16 __attribute__((aligned(16)))
 
+/* Sub-record kinds of an Anime chunk (formats.md §4). */
+#define KIND_TOP       0xFF01
+#define KIND_OBJECT    0x0102
+#define KIND_MATERIAL  0x0202
+#define KIND_F_MORPHER 0x1901
+#define KIND_F_NOTE    0x0108
+#define KIND_F_OBJ     0x0101
+
 #endif
