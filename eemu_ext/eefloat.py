@@ -644,8 +644,10 @@ def fcr_acc(fcr: int, r: int) -> int:
         fcr |= FCR_O | FCR_SO
     else:
         fcr &= ~FCR_O
-        if r & (UNF | PUNF):
+        if r & UNF:
             fcr |= FCR_SU
+    if r & PUNF:                      # "in addition": also when the overflow rules of §3.6 apply
+        fcr |= FCR_SU
     return fcr
 
 
