@@ -158,6 +158,13 @@ def sequence(rnd, n, branching):
     out = out[:n]
     if out and any(out[-1].startswith(x + " ") for x in BR2 + BR1 + ["j", "jal"]):
         out[-1] = "nop"
+    for i, t in enumerate(out):
+        # A branch may not land between a divide's guard and the divide: skipping the
+        # `ori rt, rt, 1` could leave a zero divisor, whose result only the EE defines.
+        if "@" in t:
+            head, k = t.rsplit("@", 1)
+            if int(k) < len(out) and out[int(k)].split()[0] in ("div", "divu"):
+                out[i] = f"{head}@{int(k) - 1}"
     return out, g
 
 
