@@ -51,6 +51,30 @@ def s64(x):
     return x - 0x10000000000000000 if x & 0x8000000000000000 else x
 
 
+ENGINES = ("native", "python", "lockstep")
+_NOTICE_SHOWN = []
+
+
+def choose_engine(engine: Optional[str]) -> str:
+    """The engine a new Machine runs: the argument, else $EEMU_ENGINE, else native where a host C
+    compiler exists (otherwise python, with a one-line notice on stderr, once per process)."""
+    if engine is None:
+        import os
+        engine = os.environ.get("EEMU_ENGINE") or "native"
+        if engine == "native":
+            from .native.build import compiler
+            if compiler() is None:
+                if not _NOTICE_SHOWN:
+                    import sys
+                    print("eemu_ext: no host C compiler (cc/gcc): running the Python engine "
+                          "(install gcc for the native engine)", file=sys.stderr)
+                    _NOTICE_SHOWN.append(1)
+                return "python"
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {', '.join(ENGINES)}, not {engine!r}")
+    return engine
+
+
 class Scalars:
     """The machine's scalar state (row.py ``S``): SA, FPU and VU0 control registers, COP0."""
 
@@ -103,9 +127,11 @@ class GprView:
 class Machine:
     """An R5900 (EE core + VU0 macro mode) with 32 MiB of RAM. See the module docstring."""
 
-    def __init__(self, float_model: str = "hw", coverage: bool = False, decoder: Optional[Decoder] = None):
+    def __init__(self, float_model: str = "hw", coverage: bool = False, decoder: Optional[Decoder] = None,
+                 engine: Optional[str] = None):
         if float_model not in ("hw", "trunc"):
             raise ValueError(f"float_model must be 'hw' or 'trunc', not {float_model!r}")
+        engine = choose_engine(engine)
         self.float_model = float_model
         self.mem = Memory()
         self.R = [0] * 32
@@ -150,6 +176,11 @@ class Machine:
         self._single: Dict[int, tuple] = {}
         self._code_pages = set()
         self._decoded: Dict[int, tuple] = {}     # address -> (row id, word)
+        self.engine = engine
+        self._native = None
+        if engine in ("native", "lockstep"):
+            from .native.engine import NativeEngine
+            self._native = NativeEngine(self, lockstep=engine == "lockstep")
 
     # ---------------------------------------------------------------- state
     def _reset_state(self):
@@ -301,11 +332,15 @@ class Machine:
         addr = self._resolve(addr)
         self._hooks[addr] = fn
         self._invalidate(addr, addr + 4)
+        if self._native is not None:
+            self._native.invalidate_hooks()
 
     def unhook(self, addr) -> None:
         addr = self._resolve(addr)
         self._hooks.pop(addr, None)
         self._invalidate(addr, addr + 4)
+        if self._native is not None:
+            self._native.invalidate_hooks()
 
     def _resolve(self, target) -> int:
         if isinstance(target, str):
@@ -406,6 +441,10 @@ class Machine:
         try:
             if self.on_step is not None:
                 pc, steps = self._run_exact(pc, 0, limit, self.on_step)
+            elif self._native is not None and not single:
+                pc, steps = self._native.run(pc, limit)
+                self.pc = pc
+                return steps
             while pc != SENTINEL:
                 e = blocks.get(pc)
                 if e is None:
@@ -524,6 +563,8 @@ class Machine:
         if not any(p in self._code_pages for p in range(plo, phi + 1)):
             if not any(lo <= a < hi for a in self._hooks) and lo not in self._blocks:
                 return
+        if self._native is not None and self._native.covers(lo, hi):
+            self._native.invalidate_code()
         if self._decoded:
             if hi - lo <= 4 * len(self._decoded):
                 for a in range(lo & ~3, hi, 4):
@@ -544,6 +585,8 @@ class Machine:
 
     def flush_code_cache(self) -> None:
         """Forget every compiled block (after code was changed behind the machine's back)."""
+        if self._native is not None:
+            self._native.invalidate_code()
         self._blocks.clear()
         self._single.clear()
         self._code_pages.clear()

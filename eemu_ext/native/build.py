@@ -13,7 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
-from typing import Dict, Optional
+from typing import Dict, Optional, Tuple
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CSRC = os.path.join(HERE, "csrc")
@@ -54,22 +54,33 @@ def csrc(name: str) -> str:
         return f.read()
 
 
-def shared_library(name: str, sources: Dict[str, str], key_extra: str = "") -> ctypes.CDLL:
+def cached_library(name: str, key: str) -> Optional[ctypes.CDLL]:
+    """The library built earlier under (name, key), or None."""
+    lib = os.path.join(cache_dir(), f"{name}-{key}", "lib.so")
+    return ctypes.CDLL(lib) if os.path.exists(lib) else None
+
+
+def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key: Optional[str] = None,
+                   flags: Tuple[str, ...] = ()) -> ctypes.CDLL:
     """Build (or reuse) a shared library from {filename: text}; .c files are compiled, the rest
-    (headers) are written beside them. Returns the loaded library."""
+    (headers) are written beside them. Returns the loaded library. The cache key is a hash of the
+    sources, the flags and the compiler, or ``key`` when the caller has a cheaper one that
+    determines the sources."""
     cc = compiler()
     if cc is None:
         raise NativeUnavailable("no host C compiler (cc or gcc) on PATH")
-    h = hashlib.sha256()
-    for part in (_version(cc), " ".join(CFLAGS), key_extra):
-        h.update(part.encode())
-        h.update(b"\0")
-    for fn in sorted(sources):
-        h.update(fn.encode())
-        h.update(b"\0")
-        h.update(sources[fn].encode())
-        h.update(b"\0")
-    d = os.path.join(cache_dir(), f"{name}-{h.hexdigest()[:24]}")
+    if key is None:
+        h = hashlib.sha256()
+        for part in (_version(cc), " ".join(CFLAGS + tuple(flags)), key_extra):
+            h.update(part.encode())
+            h.update(b"\0")
+        for fn in sorted(sources):
+            h.update(fn.encode())
+            h.update(b"\0")
+            h.update(sources[fn].encode())
+            h.update(b"\0")
+        key = h.hexdigest()[:24]
+    d = os.path.join(cache_dir(), f"{name}-{key}")
     lib = os.path.join(d, "lib.so")
     if not os.path.exists(lib):
         os.makedirs(cache_dir(), exist_ok=True)
@@ -79,7 +90,7 @@ def shared_library(name: str, sources: Dict[str, str], key_extra: str = "") -> c
                 with open(os.path.join(tmp, fn), "w", encoding="utf-8") as f:
                     f.write(text)
             cfiles = [os.path.join(tmp, fn) for fn in sorted(sources) if fn.endswith(".c")]
-            r = subprocess.run([cc, *CFLAGS, "-I", tmp, "-o", os.path.join(tmp, "lib.so"), *cfiles],
+            r = subprocess.run([cc, *CFLAGS, *flags, "-I", tmp, "-o", os.path.join(tmp, "lib.so"), *cfiles],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 raise RuntimeError(f"native build of {name} failed ({cc}):\n{r.stderr[-4000:]}")

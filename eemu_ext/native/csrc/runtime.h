@@ -1,0 +1,31 @@
+/* The run loop: dispatch on a per-machine index (word offset from the code base -> block number,
+ * -1 not native, -2 hooked), with the step budget checked before each block. Included once, at the
+ * end of the includes of each generated translation unit; the unit defines the tables. */
+#ifndef EE_RUNTIME_H
+#define EE_RUNTIME_H
+
+extern const uint32_t ee_nblocks;
+extern const ee_block_fn ee_blocks[];
+extern const uint32_t ee_block_n[];
+extern const uint32_t ee_block_start[];
+extern const uint32_t ee_block_end[];
+
+int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int one) {
+    uint32_t pc = st->pc;
+    for (;;) {
+        uint32_t i = (pc - lo) >> 2;
+        if ((pc & 3) || i >= nwords) { st->pc = pc; return st->why = WHY_MISS; }
+        int32_t b = bidx[i];
+        if (b < 0) { st->pc = pc; return st->why = (b == -2 ? WHY_HOOK : WHY_MISS); }
+        if (st->steps + ee_block_n[b] > st->limit) { st->pc = pc; return st->why = WHY_LIMIT; }
+        st->why = WHY_NONE;
+        pc = ee_blocks[b](st);
+        if (st->why) return st->why;          /* the block left early: st->pc is the unit */
+        if (one) { st->pc = pc; return st->why = WHY_ONE; }
+    }
+}
+
+uint32_t ee_count(void) { return ee_nblocks; }
+uint32_t ee_start(uint32_t b) { return ee_block_start[b]; }
+uint32_t ee_size(void) { return sizeof(ee_state); }
+#endif

@@ -1,0 +1,344 @@
+"""The native engine: runs a machine's code as compiled C blocks, on the machine's own memory.
+
+DECISION (issue: the native engine's design): the executable's code is translated once, ahead of
+the first run: every block reachable through statically known control flow from the ELF's
+function symbols and entry point (translate.py), compiled into one shared library with the host's
+C compiler, cached under build/native/ by a hash of the code bytes and of the translator (its
+source, the C runtime and every row's compiled semantics). Blocks are dispatched through a
+per-machine index over the code's words; a target no block starts at (a jump-table target, code the
+walk did not see, a hooked address, a Python-only row) runs one unit in the Python engine and the
+run carries on natively after it. The two engines share the machine's memory buffers; the
+registers live in Python lists and are copied into the C state when a native stretch starts and
+back when it ends (a few microseconds, at hand-overs only).
+"""
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import struct
+from typing import Dict, List, Optional, Tuple
+
+from . import build
+from .translate import Translator, c_unit, translator_hash
+
+WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
+SENTINEL = 0xFFFFFFF0
+LOG_CAP = 4096
+MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
+
+
+class EeState(ctypes.Structure):
+    """eemu_ext/native/csrc/ee.h's ee_state, field for field."""
+    _fields_ = [
+        ("R", ctypes.c_uint64 * 32), ("RH", ctypes.c_uint64 * 32),
+        ("HI", ctypes.c_uint64 * 2), ("LO", ctypes.c_uint64 * 2),
+        ("F", ctypes.c_uint32 * 32), ("VF", ctypes.c_uint32 * 128), ("VI", ctypes.c_uint32 * 16),
+        ("VJUNK", ctypes.c_uint32 * 4),
+        ("acc_ovf", ctypes.c_uint64),
+        ("sa", ctypes.c_uint32), ("fcr31", ctypes.c_uint32), ("acc", ctypes.c_uint32),
+        ("vacc", ctypes.c_uint32 * 4), ("q", ctypes.c_uint32), ("i", ctypes.c_uint32),
+        ("r", ctypes.c_uint32), ("mac", ctypes.c_uint32), ("status", ctypes.c_uint32),
+        ("clip", ctypes.c_uint32), ("cop0", ctypes.c_uint32 * 32), ("cmsar0", ctypes.c_uint32),
+        ("cpcond0", ctypes.c_uint32), ("vi24", ctypes.c_uint32),
+        ("ram", ctypes.c_void_p), ("spr", ctypes.c_void_p), ("vu0", ctypes.c_void_p),
+        ("data_floor", ctypes.c_uint32),
+        ("pc", ctypes.c_uint32), ("steps", ctypes.c_uint64), ("limit", ctypes.c_uint64),
+        ("why", ctypes.c_int32),
+        ("log_on", ctypes.c_int32), ("log_n", ctypes.c_int32), ("log_cap", ctypes.c_int32),
+        ("log_addr", ctypes.POINTER(ctypes.c_uint32)), ("log_size", ctypes.POINTER(ctypes.c_uint8)),
+        ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
+    ]
+
+
+_OFF = {name: getattr(EeState, name).offset for name, _ in EeState._fields_}
+_REGS = struct.Struct("<32Q32Q2Q2Q32I128I16I")          # R RH HI LO F VF VI: one contiguous run
+_SCAL = struct.Struct("<Q3I4I6I32I3I")                  # acc_ovf sa fcr31 acc vacc q i r mac status clip cop0 cmsar0 cpcond0 vi24
+assert _OFF["VJUNK"] - _OFF["R"] == _REGS.size
+assert _OFF["pc"] >= _OFF["acc_ovf"] + _SCAL.size
+
+
+def _buffer_address(buf) -> int:
+    return ctypes.addressof(ctypes.c_char.from_buffer(buf))
+
+
+class Program:
+    """One compiled translation of a machine's code: the library and its block table."""
+
+    def __init__(self, lib, lo: int, nwords: int, key: str):
+        self.lib = lib
+        self.lo, self.nwords = lo, nwords
+        self.key = key
+        lib.ee_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int]
+        lib.ee_run.restype = ctypes.c_int
+        lib.ee_size.restype = ctypes.c_uint32
+        if lib.ee_size() != ctypes.sizeof(EeState):
+            raise RuntimeError("native engine: ee_state layout differs between ee.h and engine.py")
+        n = ctypes.c_uint32.in_dll(lib, "ee_nblocks").value
+        arr = ctypes.c_uint32 * max(n, 1)
+        self.starts = list(arr.in_dll(lib, "ee_block_start"))[:n]
+        self.ends = list(arr.in_dll(lib, "ee_block_end"))[:n]
+        self.sizes = list(arr.in_dll(lib, "ee_block_n"))[:n]
+        self.index = {a: i for i, a in enumerate(self.starts)}
+
+
+_PROGRAMS: Dict[str, Program] = {}
+
+
+def _csources() -> Dict[str, str]:
+    return {fn: build.csrc(fn) for fn in sorted(os.listdir(build.CSRC)) if fn.endswith((".h", ".c"))}
+
+
+def code_ranges(m) -> List[Tuple[int, int]]:
+    """Where the translator may read code: the image's loaded segments, or all of RAM without one."""
+    img = m.image
+    if img is None:
+        return [(0, 0x02000000)]
+    return [(v, v + len(d)) for v, d in img.segments]
+
+
+def _image_identity(img) -> str:
+    ident = getattr(img, "_native_identity", None)
+    if ident is None:
+        h = hashlib.sha256()
+        for v, d in img.segments:
+            h.update(v.to_bytes(4, "little"))
+            h.update(hashlib.sha256(d).digest())
+        h.update(repr(sorted({img.entry} | {a for a, _s, _n in img._funcs})).encode())
+        ident = img._native_identity = h.hexdigest()
+    return ident
+
+
+_SPANS: Dict[str, List[Tuple[int, int]]] = {}     # image identity -> the code the walk found
+
+
+def _merge(spans):
+    out = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def translate_program(m, roots: List[int]) -> Program:
+    """The compiled program for the code now in the machine's memory, reachable from roots: built
+    once, then reused from this process's table or from the disk cache. The cache key hashes the
+    code bytes the walk found (not data that shares a segment with them), the roots, the
+    translator and the float model."""
+    ranges = code_ranges(m)
+    lo = min(a for a, _ in ranges)
+    hi = max(b for _, b in ranges)
+    ident = _image_identity(m.image) if m.image is not None else None
+    spans = _SPANS.get(ident) if ident is not None else None
+    found = None
+
+    def inside(pc):
+        return any(a <= pc < b for a, b in ranges)
+
+    if spans is None:
+        found = Translator(m).discover(roots, inside)
+        spans = _merge((b.start, b.end) for b in found.values())
+        if ident is not None:
+            _SPANS[ident] = spans
+    h = hashlib.sha256()
+    for a, b in spans:
+        h.update(a.to_bytes(4, "little"))
+        h.update(m.read(a, b - a))
+    h.update(repr(sorted(roots)).encode())
+    key = f"{h.hexdigest()[:20]}-{translator_hash()}-{m.float_model}"
+    prog = _PROGRAMS.get(key)
+    if prog is not None:
+        return prog
+    lib = build.cached_library("program", key)
+    if lib is None:
+        if found is None:
+            found = Translator(m).discover(roots, inside)
+        blocks = [found[a] for a in sorted(found)]
+        sources = _csources()
+        sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
+        model = "-DEE_MODEL_HW=1" if m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
+        lib = build.shared_library("program", sources, key=key, flags=(model,))
+    prog = Program(lib, lo, (hi - lo + 3) // 4, key)
+    if len(_PROGRAMS) > 64:
+        _PROGRAMS.clear()
+    _PROGRAMS[key] = prog
+    return prog
+
+
+class NativeEngine:
+    """The native half of one Machine: its C state, its block index and the run loop."""
+
+    def __init__(self, m, lockstep: bool = False):
+        self.m = m
+        self.lockstep = lockstep
+        self.st = EeState()
+        self.addr = ctypes.addressof(self.st)
+        self.buf = (ctypes.c_char * ctypes.sizeof(EeState)).from_address(self.addr)
+        self.mv = memoryview(self.buf).cast("B")
+        mem = m.mem
+        self.st.ram = _buffer_address(mem.ram)
+        self.st.spr = _buffer_address(mem.spr)
+        self.st.vu0 = _buffer_address(mem.vu0)
+        self.prog: Optional[Program] = None
+        self.bidx = None
+        self._code_stale = True
+        self._hooks_stale = True
+        self.python_units = 0           # units the Python engine ran inside native runs
+        self._check = None              # the lockstep checker, made on first use
+        self._extra_roots = set()       # run starts, for code loaded without an image
+
+    # -- translation and the block index ------------------------------------------------------
+    def invalidate_code(self):
+        self._code_stale = True
+
+    def invalidate_hooks(self):
+        self._hooks_stale = True
+
+    @property
+    def _stale(self):
+        return self._code_stale or self._hooks_stale
+
+    def covers(self, lo: int, hi: int) -> bool:
+        """Whether [lo, hi) overlaps a translated block (a write there makes the program stale)."""
+        prog = self.prog
+        if prog is None:
+            return False
+        import bisect
+        i = bisect.bisect_right(prog.starts, (hi - 1) & 0xFFFFFFFF) - 1
+        # blocks are sorted by start; any block starting before hi and ending after lo overlaps
+        while i >= 0:
+            if prog.ends[i] > lo:
+                return True
+            if prog.starts[i] + 4 * MAX_SCAN < lo:
+                return False
+            i -= 1
+        return False
+
+    def _roots(self, pc):
+        m = self.m
+        if m.image is not None:
+            return sorted({m.image.entry} | {a for a, _s, _n in m.image._funcs})
+        self._extra_roots.add(pc)
+        return sorted(self._extra_roots)
+
+    def _ensure(self, pc):
+        if (self.prog is not None and self.m.image is None and pc not in self.prog.index
+                and pc not in self._extra_roots):
+            self._code_stale = True          # code without an image: translate from each new start
+        if self._code_stale or self.prog is None:
+            prog = translate_program(self.m, self._roots(pc))
+            if prog is not self.prog:
+                self.prog = prog
+                self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
+            self._code_stale = False
+            self._hooks_stale = True
+        if self._hooks_stale:
+            self._reindex()
+            self._hooks_stale = False
+
+    def _reindex(self):
+        """bidx: block number per code word, -1 where no native block starts, -2 on a hook. A block
+        with a hooked address inside it is left to the Python engine (whose blocks stop there)."""
+        import bisect
+        prog, bidx = self.prog, self.bidx
+        ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
+        hooks = sorted(self.m._hooks)
+        for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
+            k = bisect.bisect_right(hooks, a)
+            if k < len(hooks) and hooks[k] < e:
+                continue
+            bidx[(a - prog.lo) >> 2] = i
+        for h in hooks:
+            j = (h - prog.lo) >> 2
+            if 0 <= j < prog.nwords and not h & 3:
+                bidx[j] = -2
+
+    # -- state transfer ---------------------------------------------------------------------------
+    def sync_in(self):
+        m, S = self.m, self.m.S
+        vf = [x for v in m.VF for x in v]
+        _REGS.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO, *m.F, *vf, *m.VI)
+        _SCAL.pack_into(self.mv, _OFF["acc_ovf"], int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc,
+                        *S.vacc, S.q, S.i, S.r, S.mac, S.status, S.clip, *S.cop0, S.cmsar0,
+                        int(getattr(S, "cpcond0", 1)), 0)
+        self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
+
+    def sync_out(self):
+        m, S = self.m, self.m.S
+        v = _REGS.unpack_from(self.mv, _OFF["R"])
+        m.R[:] = v[0:32]
+        m.RH[:] = v[32:64]
+        m.HI[:] = v[64:66]
+        m.LO[:] = v[66:68]
+        m.F[:] = v[68:100]
+        VF = m.VF
+        for i in range(32):
+            k = 100 + 4 * i
+            VF[i][:] = v[k:k + 4]
+        m.VI[:] = v[228:244]
+        s = _SCAL.unpack_from(self.mv, _OFF["acc_ovf"])
+        S.acc_ovf = s[0]
+        S.sa, S.fcr31, S.acc = s[1], s[2], s[3]
+        S.vacc[:] = s[4:8]
+        S.q, S.i, S.r, S.mac, S.status, S.clip = s[8:14]
+        S.cop0[:] = s[14:46]
+        S.cmsar0 = s[46]
+        S.cpcond0 = s[47]
+
+    # -- the run loop ---------------------------------------------------------------------------
+    def run(self, pc: int, limit: int) -> Tuple[int, int]:
+        """Run from pc until the sentinel; returns (pc, steps). Faults propagate as the Python
+        engine raises them (the caller translates them)."""
+        self._ensure(pc)
+        m = self.m
+        prog, st = self.prog, self.st
+        run = prog.lib.ee_run
+        bidx = ctypes.addressof(self.bidx)
+        lo, nw = prog.lo, prog.nwords
+        steps = 0
+        self.sync_in()
+        while pc != SENTINEL:
+            st.pc = pc
+            st.steps = steps
+            st.limit = limit
+            why = run(self.addr, bidx, lo, nw, 0)
+            pc, steps = st.pc, st.steps
+            if pc == SENTINEL:
+                break
+            self.sync_out()
+            if why == WHY_LIMIT:
+                m.pc = pc
+                return m._run_exact(pc, steps, limit)
+            pc, steps = self._python_unit(pc, steps, limit, why)
+            if self._stale:                 # a hook changed the code or the hooks
+                self._ensure(pc)
+                prog = self.prog
+                run, bidx, lo, nw = prog.lib.ee_run, ctypes.addressof(self.bidx), prog.lo, prog.nwords
+            self.sync_in()
+        self.sync_out()
+        return pc, steps
+
+    def _python_unit(self, pc: int, steps: int, limit: int, why: int) -> Tuple[int, int]:
+        """One unit in the Python engine (one Python block where no native block starts)."""
+        m = self.m
+        self.python_units += 1
+        single = why != WHY_MISS or pc in m._hooks or self._python_only(pc)
+        cache = m._single if single else m._blocks
+        e = cache.get(pc) or m._compile(pc, single)
+        if steps + e[1] > limit:
+            m.pc = pc
+            return m._run_exact(pc, steps, limit)
+        S = m.S
+        ann0 = S.annul
+        m.pc = pc
+        pc = e[0]()
+        return pc, steps + e[1] - (S.annul - ann0)
+
+    def _python_only(self, pc: int) -> bool:
+        d = self.m.decoded(pc)
+        if d is None or d[0] < 0:
+            return True
+        row = self.m.decoder.rows[d[0]]
+        return not row.c or bool(row.python_only) or row.flow == "stop"
