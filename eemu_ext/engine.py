@@ -120,6 +120,8 @@ class BlockCompiler:
 
     def _fetch(self, pc: int):
         """(row_id, word) or (None, error-raising source line)."""
+        if not self.m.fetchable(pc):
+            return None, f"machine._fetch_outside({pc:#x})"
         d = self.m.decoded(pc)
         if d is None:
             return None, f"machine._fetch_fault({pc:#x})"

@@ -54,6 +54,15 @@ class MachineError(EmulationError):
     """Anything else the machine refuses to do (e.g. VCALLMS: no micro mode)."""
 
 
+class LockstepMismatch(EmulationError):
+    """The native and Python engines disagree on an instruction (``engine="lockstep"``): ``pc``
+    is the first instruction whose effects differ, ``diffs`` lists (what, python, native)."""
+
+    def __init__(self, message, pc=None, diffs=()):
+        super().__init__(message, pc)
+        self.diffs = list(diffs)
+
+
 # kind names for fault(kind, msg) in instruction semantics (row.py)
 KINDS = {
     "step": StepLimitExceeded, "unimplemented": UnimplementedInstruction,

@@ -177,6 +177,8 @@ class Machine:
         self._code_pages = set()
         self._decoded: Dict[int, tuple] = {}     # address -> (row id, word)
         self.engine = engine
+        self._code_ranges = None
+        self._prev_block = None      # start of the block the run loop entered last (fault messages)
         self._native = None
         if engine in ("native", "lockstep"):
             from .native.engine import NativeEngine
@@ -291,7 +293,19 @@ class Machine:
                                f"EE memory") from None
             self._invalidate(vaddr, vaddr + len(data))
         self.image = img
+        self._code_ranges = [(v, v + len(d)) for v, d in img.segments]
         return img
+
+    def fetchable(self, pc: int) -> bool:
+        """Whether instructions may be fetched at pc: inside a loaded segment of the image (any
+        mapped address when no image is loaded)."""
+        ranges = self._code_ranges
+        if ranges is None:
+            return True
+        for a, b in ranges:
+            if a <= pc < b:
+                return True
+        return False
 
     def symbol(self, name: str) -> int:
         from .errors import ElfError
@@ -458,7 +472,7 @@ class Machine:
                         steps -= e[1]
                         pc, steps = self._run_exact(pc, steps, limit)
                         break
-                pc = e[0]()
+                self._prev_block, pc = pc, e[0]()
         except BaseException as exc:
             self.pc = pc
             if isinstance(exc, (KeyboardInterrupt, SystemExit)) or getattr(exc, "_eemu_passthrough", False):
@@ -532,6 +546,32 @@ class Machine:
     def _fetch_fault(self, pc: int):
         raise MemoryFault(f"memory fault: instruction fetch at 0x{pc:08x} (address not mapped or misaligned)"
                           f" in {self.symbolize(pc)}", pc, pc, 4)
+
+    def _fetch_outside(self, pc: int):
+        """Execution reached pc outside every loaded segment (a call through a null or stray
+        pointer): name the jump that got there and ra, rather than slide through zeroed memory."""
+        segs = ", ".join(f"0x{a:08x}-0x{b:08x}" for a, b in self._code_ranges)
+        via = ""
+        prev = self._prev_block
+        if prev is not None and prev != pc:
+            j = self._jump_after(prev)
+            if j is not None:
+                via = f", reached by {self.disasm(j)} at 0x{j:08x} ({self.symbolize(j)})"
+        ra = self.R[31] & M32
+        raise MemoryFault(f"memory fault: instruction fetch at 0x{pc:08x}, outside the executable's loaded "
+                          f"segments ({segs}){via}; ra = 0x{ra:08x} ({self.symbolize(ra)})", pc, pc, 4)
+
+    def _jump_after(self, start: int):
+        """The control-flow instruction that ends the block starting at start, if any."""
+        pc = start
+        for _ in range(70):
+            d = self.decoded(pc)
+            if d is None or d[0] < 0:
+                return None
+            if self.decoder.rows[d[0]].flow:
+                return pc
+            pc = (pc + 4) & M32
+        return None
 
     def _unimplemented(self, pc: int, word: int):
         txt = self.decoder.disasm(word, pc)

@@ -48,6 +48,7 @@ class EeState(ctypes.Structure):
         ("log_on", ctypes.c_int32), ("log_n", ctypes.c_int32), ("log_cap", ctypes.c_int32),
         ("log_addr", ctypes.POINTER(ctypes.c_uint32)), ("log_size", ctypes.POINTER(ctypes.c_uint8)),
         ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
+        ("prev", ctypes.c_uint32),
     ]
 
 
@@ -130,7 +131,8 @@ def translate_program(m, roots: List[int]) -> Program:
     ranges = code_ranges(m)
     lo = min(a for a, _ in ranges)
     hi = max(b for _, b in ranges)
-    ident = _image_identity(m.image) if m.image is not None else None
+    th = translator_hash(m.decoder.rows)
+    ident = f"{_image_identity(m.image)}-{th}" if m.image is not None else None
     spans = _SPANS.get(ident) if ident is not None else None
     found = None
 
@@ -147,7 +149,7 @@ def translate_program(m, roots: List[int]) -> Program:
         h.update(a.to_bytes(4, "little"))
         h.update(m.read(a, b - a))
     h.update(repr(sorted(roots)).encode())
-    key = f"{h.hexdigest()[:20]}-{translator_hash()}-{m.float_model}"
+    key = f"{h.hexdigest()[:20]}-{th}-{m.float_model}"
     prog = _PROGRAMS.get(key)
     if prog is not None:
         return prog
@@ -170,6 +172,8 @@ def translate_program(m, roots: List[int]) -> Program:
 class NativeEngine:
     """The native half of one Machine: its C state, its block index and the run loop."""
 
+    WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
+
     def __init__(self, m, lockstep: bool = False):
         self.m = m
         self.lockstep = lockstep
@@ -188,6 +192,17 @@ class NativeEngine:
         self.python_units = 0           # units the Python engine ran inside native runs
         self._check = None              # the lockstep checker, made on first use
         self._extra_roots = set()       # run starts, for code loaded without an image
+        if lockstep:
+            self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
+            self._log_size = (ctypes.c_uint8 * LOG_CAP)()
+            self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
+            self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
+            st = self.st
+            st.log_addr = self._log_addr
+            st.log_size = self._log_size
+            st.log_old = ctypes.addressof(self._log_old)
+            st.log_new = ctypes.addressof(self._log_new)
+            st.log_cap = LOG_CAP
 
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
@@ -293,32 +308,95 @@ class NativeEngine:
         engine raises them (the caller translates them)."""
         self._ensure(pc)
         m = self.m
-        prog, st = self.prog, self.st
-        run = prog.lib.ee_run
-        bidx = ctypes.addressof(self.bidx)
-        lo, nw = prog.lo, prog.nwords
+        st = self.st
         steps = 0
         self.sync_in()
         while pc != SENTINEL:
-            st.pc = pc
-            st.steps = steps
-            st.limit = limit
-            why = run(self.addr, bidx, lo, nw, 0)
-            pc, steps = st.pc, st.steps
+            prog = self.prog
+            if self.lockstep:
+                why, pc, steps = self._lockstep_block(pc, steps, limit)
+            else:
+                st.pc = pc
+                st.steps = steps
+                st.limit = limit
+                why = prog.lib.ee_run(self.addr, ctypes.addressof(self.bidx), prog.lo, prog.nwords, 0)
+                pc, steps = st.pc, st.steps
             if pc == SENTINEL:
                 break
+            if why == WHY_ONE:
+                continue
             self.sync_out()
+            m._prev_block = st.prev
             if why == WHY_LIMIT:
                 m.pc = pc
                 return m._run_exact(pc, steps, limit)
             pc, steps = self._python_unit(pc, steps, limit, why)
             if self._stale:                 # a hook changed the code or the hooks
                 self._ensure(pc)
-                prog = self.prog
-                run, bidx, lo, nw = prog.lib.ee_run, ctypes.addressof(self.bidx), prog.lo, prog.nwords
             self.sync_in()
         self.sync_out()
         return pc, steps
+
+    def _lockstep_block(self, pc: int, steps: int, limit: int):
+        """One block in both engines (lockstep.py); (why, pc, steps) as the native run gives them."""
+        prog = self.prog
+        i = (pc - prog.lo) >> 2
+        b = self.bidx[i] if 0 <= i < prog.nwords and not pc & 3 else -1
+        if b < 0:
+            return (WHY_HOOK if b == -2 else WHY_MISS), pc, steps
+        if steps + prog.sizes[b] > limit:
+            return WHY_LIMIT, pc, steps
+        if self._check is None:
+            from .lockstep import Checker
+            self._check = Checker(self)
+        self.sync_out()
+        npc, nsteps, why = self._check.check(pc, steps, limit)
+        self.sync_in()
+        return why, npc, nsteps
+
+    def _read_log(self):
+        st = self.st
+        n = st.log_n
+        if n > st.log_cap:
+            raise RuntimeError(f"lockstep: a block made more than {st.log_cap} stores")
+        old, new = bytes(self._log_old), bytes(self._log_new)
+        out = []
+        for k in range(n):
+            size = self._log_size[k]
+            out.append((self._log_addr[k], size, int.from_bytes(old[16 * k:16 * k + size], "little"),
+                        int.from_bytes(new[16 * k:16 * k + size], "little")))
+        return out
+
+    def run_one_logged(self, pc: int, steps: int, limit: int):
+        """Exactly one native block from the Python lists' state, stores logged; the machine's
+        state afterwards is the native result. Returns (why, pc, steps, store log)."""
+        st, prog = self.st, self.prog
+        self.sync_in()
+        st.pc, st.steps, st.limit = pc, steps, limit
+        st.log_on, st.log_n = 1, 0
+        try:
+            why = prog.lib.ee_run(self.addr, ctypes.addressof(self.bidx), prog.lo, prog.nwords, 1)
+        finally:
+            st.log_on = 0
+        log = self._read_log()
+        self.sync_out()
+        return why, st.pc, st.steps, log
+
+    def run_unit_logged(self, fn, pc: int):
+        """One unit's C function (lockstep localisation); (why, next pc, steps, store log)."""
+        st = self.st
+        fn.argtypes = [ctypes.c_void_p]
+        fn.restype = ctypes.c_uint32
+        self.sync_in()
+        st.why, st.steps, st.log_on, st.log_n = 0, 0, 1, 0
+        try:
+            ret = fn(self.addr)
+        finally:
+            st.log_on = 0
+        log = self._read_log()
+        why = st.why
+        self.sync_out()
+        return why, (st.pc if why else ret), st.steps, log
 
     def _python_unit(self, pc: int, steps: int, limit: int, why: int) -> Tuple[int, int]:
         """One unit in the Python engine (one Python block where no native block starts)."""

@@ -198,12 +198,12 @@ class Translator:
 PRELUDE_HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h", "block.h")
 
 
-def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS) -> str:
+def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS, export: bool = False) -> str:
     """One translation unit: the blocks as C functions and the table the run loop indexes."""
     out = [f'#include "{h}"' for h in PRELUDE_HEADERS if h in available]
     out.append('#include "runtime.h"')
     for b in blocks:
-        out.append(f"static uint32_t {name_of(b)}(ee_state *st) {{")
+        out.append(f"{'' if export else 'static '}uint32_t {name_of(b)}(ee_state *st) {{")
         out.append("uint32_t _upc = 0, _done = 0; int _lreg = 0; uint64_t _lold = 0; int cond = 0; uint32_t tgt = 0;")
         out.append("(void)cond; (void)tgt;")
         out.append(b.code)
@@ -221,11 +221,17 @@ def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS) -> str:
     return "\n".join(out) + "\n"
 
 
-def translator_hash() -> str:
-    """Changes whenever the translation could: this module, the runtime's C and every row's c."""
+_HASHES: Dict[int, tuple] = {}
+
+
+def translator_hash(rows: Sequence[Row]) -> str:
+    """Changes whenever the translation could: this module, the C runtime and every row's c."""
+    key = id(rows)
+    got = _HASHES.get(key)
+    if got is not None and got[0] is rows:
+        return got[1]
     import os
     from .build import CSRC
-    from ..isa import ROWS
     h = hashlib.sha256()
     with open(__file__, "rb") as f:
         h.update(f.read())
@@ -233,6 +239,8 @@ def translator_hash() -> str:
         with open(os.path.join(CSRC, fn), "rb") as f:
             h.update(fn.encode())
             h.update(f.read())
-    for r in ROWS:
+    for r in rows:
         h.update(f"{r.mnemonic}|{r.mask}|{r.match}|{r.c}|{r.python_only}|{r.gpr_writes}|{r.flow}|{r.link}\0".encode())
-    return h.hexdigest()[:16]
+    digest = h.hexdigest()[:16]
+    _HASHES[key] = (rows, digest)
+    return digest

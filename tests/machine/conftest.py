@@ -1,9 +1,23 @@
-"""Fixtures for the machine tests."""
+"""Fixtures for the machine tests: every test runs once per engine.
+
+The autouse ``engine`` fixture sets EEMU_ENGINE for the test, so every Machine() the test makes,
+directly or through a helper, runs that engine: the Python engine, and the native engine (which
+needs a host C compiler; without one its half of the suite skips and says so).
+"""
 import pytest
 
 from eemu_ext import Machine
+from eemu_ext.native.build import compiler
+
+
+@pytest.fixture(autouse=True, params=["python", "native"])
+def engine(request, monkeypatch):
+    if request.param == "native" and compiler() is None:
+        pytest.skip("no host C compiler: the native engine cannot run here")
+    monkeypatch.setenv("EEMU_ENGINE", request.param)
+    return request.param
 
 
 @pytest.fixture
-def m():
+def m(engine):
     return Machine()

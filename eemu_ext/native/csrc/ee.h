@@ -54,6 +54,7 @@ typedef struct ee_state {
     /* lockstep: a log of every store a block makes (address, size, old and new value) */
     int32_t log_on, log_n, log_cap;
     uint32_t *log_addr; uint8_t *log_size; u128 *log_old, *log_new;
+    uint32_t prev;              /* the start of the last block the run loop entered */
 } ee_state;
 
 #define M32 0xFFFFFFFFULL

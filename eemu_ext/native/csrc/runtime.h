@@ -19,6 +19,7 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
         if (b < 0) { st->pc = pc; return st->why = (b == -2 ? WHY_HOOK : WHY_MISS); }
         if (st->steps + ee_block_n[b] > st->limit) { st->pc = pc; return st->why = WHY_LIMIT; }
         st->why = WHY_NONE;
+        st->prev = pc;
         pc = ee_blocks[b](st);
         if (st->why) return st->why;          /* the block left early: st->pc is the unit */
         if (one) { st->pc = pc; return st->why = WHY_ONE; }
