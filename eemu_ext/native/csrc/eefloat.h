@@ -17,6 +17,9 @@
  * header gets its own inlinable copies; eefloat.c defines EEF_FN empty before including it, which
  * gives the same functions external linkage (the ctypes entry points of eemu_ext/native/cfloat.py).
  * Python booleans in arguments (acc_ovf) are any nonzero value here.
+ *
+ * No local here is named R, RH, HI, LO, F, VF, VI or S, so a block may define those as macros
+ * for its state either before or after including this header.
  */
 #ifndef EEFLOAT_H
 #define EEFLOAT_H
@@ -214,27 +217,27 @@ EEF_FN uint32_t srt_div(uint32_t ma, uint32_t mb)
 {
     uint64_t D = (uint64_t)mb << 2;
     uint64_t nD = 0xFFFFFFFFULL ^ D;
-    uint64_t S = (uint64_t)ma << 2, G = 0, s2, c2, t;
+    uint64_t Sw = (uint64_t)ma << 2, G = 0, s2, c2, t;
     int64_t Q = 0;
     int q = 1, i;
     for (i = 0; i < 25; i++) {
         Q = Q + Q + q;
         if (q == 1) {
             G += 1;
-            s2 = S ^ G ^ nD;
-            c2 = ((S & G) | (S & nD) | (G & nD)) << 1;
+            s2 = Sw ^ G ^ nD;
+            c2 = ((Sw & G) | (Sw & nD) | (G & nD)) << 1;
             t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
         } else if (q) {
-            s2 = S ^ G ^ D;
-            c2 = ((S & G) | (S & D) | (G & D)) << 1;
+            s2 = Sw ^ G ^ D;
+            c2 = ((Sw & G) | (Sw & D) | (G & D)) << 1;
             t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
         } else {
-            s2 = S ^ G;
-            c2 = (S & G) << 1;
-            t = (((S & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (S & 0xFFFFFF);
+            s2 = Sw ^ G;
+            c2 = (Sw & G) << 1;
+            t = (((Sw & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (Sw & 0xFFFFFF);
         }
         q = eef_srt_sel(t);
-        S = (s2 << 1) & 0xFFFFFFFFULL;
+        Sw = (s2 << 1) & 0xFFFFFFFFULL;
         G = (c2 << 1) & 0xFFFFFFFFULL;
     }
     return (uint32_t)((uint64_t)Q & 0xFFFFFFFFULL);
@@ -243,7 +246,7 @@ EEF_FN uint32_t srt_div(uint32_t ma, uint32_t mb)
 /* §3.5 steps 3-4: the SRT square root recurrence (same remainder step as srt_div); returns Q. */
 EEF_FN uint32_t srt_sqrt(uint32_t m)
 {
-    uint64_t S = m, G = 0, Q = 0, X = 0, s2, c2, t;
+    uint64_t Sw = m, G = 0, Q = 0, X = 0, s2, c2, t;
     int q = 1, i;
     for (i = 0; i < 25; i++) {
         if (q == 1) {
@@ -255,16 +258,16 @@ EEF_FN uint32_t srt_sqrt(uint32_t m)
             Q = (Q - (2ULL << (24 - i))) & 0xFFFFFFFFULL;
         }
         if (q) {
-            s2 = S ^ G ^ X;
-            c2 = ((S & G) | (S & X) | (G & X)) << 1;
+            s2 = Sw ^ G ^ X;
+            c2 = ((Sw & G) | (Sw & X) | (G & X)) << 1;
             t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
         } else {
-            s2 = S ^ G;
-            c2 = (S & G) << 1;
-            t = (((S & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (S & 0xFFFFFF);
+            s2 = Sw ^ G;
+            c2 = (Sw & G) << 1;
+            t = (((Sw & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (Sw & 0xFFFFFF);
         }
         q = eef_srt_sel(t);
-        S = (s2 << 1) & 0xFFFFFFFFULL;
+        Sw = (s2 << 1) & 0xFFFFFFFFULL;
         G = (c2 << 1) & 0xFFFFFFFFULL;
     }
     return (uint32_t)Q;
