@@ -331,3 +331,14 @@ def test_a_one_digit_short_divider_is_caught():
     fns, _ = model_h_library("hw", patch)
     G = Machine(float_model="hw")._globals
     assert any(fns["f_div"](a, b) != G["f_div"](a, b) for a, b in pool("X2", 2_000, "planted")[0])
+
+
+@pytest.mark.parametrize("name", ["tr_sqrt", "tr_rsqrt"])
+def test_portable_integer_square_root(name, request):
+    """Without SSE2 the 128-bit integer square root is the plain digit loop; trunc's sqrt and
+    rsqrt agree with eefloat through it as well."""
+    plain = cfloat.load(patch=lambda t: _patched(t, "#if defined(__SSE2__)", "#if 0"),
+                        name="eefloat-no-sse2")
+    seed = request.config.getoption("--seed")
+    bad, n = compare(plain, name, pool(KIND[name], CI_COUNT, f"ci{seed}"))
+    assert n == CI_COUNT and not bad, bad

@@ -550,39 +550,35 @@ EEF_FN void tr_sqrt_parts(uint32_t x, int *t, int *half)
     *half = (e - 150 - *t) / 2;            /* exact: the difference is even */
 }
 
-/* floor(sqrt(v)) of a 128-bit integer: a 64-bit guess, then exact integer correction. */
+/* floor(sqrt(v)) of a 128-bit integer below 2^126: a guess, then exact integer correction (the
+ * result is exact whatever the guess; the guess only decides how many steps it takes). */
+#if defined(__SSE2__)
+#include <emmintrin.h>
 static inline uint64_t eef_isqrt128(unsigned __int128 v)
 {
-    uint64_t r;
-    int sh;
-    if (!v)
-        return 0;
-    /* guess from the top 64 bits: sqrt(v) ~ sqrt(v >> 2k) << k */
-    sh = 0;
-    while ((v >> sh) >> 62)
-        sh += 2;
-    {
-        uint64_t top = (uint64_t)(v >> sh), g = 0, bit = 1ULL << 62;
-        /* digit-by-digit integer square root of top (< 2^62) */
-        while (bit > top) bit >>= 2;
-        while (bit) {
-            if (top >= g + bit) { top -= g + bit; g = (g >> 1) + bit; }
-            else g >>= 1;
-            bit >>= 2;
-        }
-        r = g << (sh / 2);
-    }
-    /* r <= floor(sqrt(v)) < (g + 1) << (sh / 2): step up exactly */
-    {
-        int k;
-        for (k = sh / 2 - 1; k >= 0; k--) {
-            uint64_t c = r | (1ULL << k);
-            if ((unsigned __int128)c * c <= v)
-                r = c;
-        }
-    }
+    /* the SSE2 instruction, not libm's sqrt (no errno path, no library to link) */
+    double d = (double)(uint64_t)(v >> 64) * 18446744073709551616.0 + (double)(uint64_t)v;
+    uint64_t r = (uint64_t)_mm_cvtsd_f64(_mm_sqrt_sd(_mm_set_sd(d), _mm_set_sd(d)));
+    while ((unsigned __int128)r * r > v)
+        r--;
+    while ((unsigned __int128)(r + 1) * (r + 1) <= v)
+        r++;
     return r;
 }
+#else
+static inline uint64_t eef_isqrt128(unsigned __int128 v)
+{
+    unsigned __int128 bit = (unsigned __int128)1 << 126, res = 0;
+    while (bit > v)
+        bit >>= 2;
+    while (bit) {
+        if (v >= res + bit) { v -= res + bit; res = (res >> 1) + bit; }
+        else res >>= 1;
+        bit >>= 2;
+    }
+    return (uint64_t)res;
+}
+#endif
 
 /* f_sqrt under trunc: floor(sqrt(M 2^t)) truncated; sign ignored, result +. */
 EEF_FN uint64_t tr_sqrt(uint32_t x)
