@@ -203,13 +203,27 @@ EEF_FN uint64_t hw_mul(uint32_t a, uint32_t b)
     return s | ((uint32_t)e << 23) | ((uint32_t)m & 0x7FFFFF);
 }
 
-/* The SRT remainder step's digit selection: +1, 0 or -1 from the top byte sum t (§3.4). */
+/* The SRT remainder step's digit selection: +1 if s32(t) >= 2^23, -1 if s32(t) < -2^24, else 0
+ * (§3.4 sel), written without branches (the digits are data-dependent and unpredictable). */
 static inline int eef_srt_sel(uint64_t t)
 {
-    if (t < 0x800000) return 0;
-    if (t < 0x80000000ULL) return 1;
-    if (t < 0xFF000000ULL) return -1;
-    return 0;
+    return (int)(t >= 0x800000 && t < 0x80000000ULL) - (int)(t >= 0x80000000ULL && t < 0xFF000000ULL);
+}
+
+/* One remainder step, shared by the divider and the square root (eefloat.py writes it out in
+ * each loop): (S', G') = CSA(S, G, X) where X is the digit's addend (0 for digit 0, in which
+ * case the CSA is the plain half-adder of the Python's q == 0 branch); the top-byte sum t is
+ * taken from S' + G', or from S + G when the digit was 0. Returns the next digit. */
+static inline int eef_srt_step(uint64_t *Sw, uint64_t *G, uint64_t X, int q)
+{
+    uint64_t s = *Sw, g = *G;
+    uint64_t s2 = s ^ g ^ X;
+    uint64_t c2 = ((s & g) | (s & X) | (g & X)) << 1;
+    uint64_t t1 = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
+    uint64_t t0 = (((s & 0xFF000000ULL) + g) & 0xFFFFFFFFULL) | (s & 0xFFFFFF);
+    *Sw = (s2 << 1) & 0xFFFFFFFFULL;
+    *G = (c2 << 1) & 0xFFFFFFFFULL;
+    return eef_srt_sel(q ? t1 : t0);
 }
 
 /* §3.4 steps 1-2: the radix-2 SRT divider with carry-save remainder, 25 digits, no correction. */
@@ -217,28 +231,13 @@ EEF_FN uint32_t srt_div(uint32_t ma, uint32_t mb)
 {
     uint64_t D = (uint64_t)mb << 2;
     uint64_t nD = 0xFFFFFFFFULL ^ D;
-    uint64_t Sw = (uint64_t)ma << 2, G = 0, s2, c2, t;
+    uint64_t Sw = (uint64_t)ma << 2, G = 0;
     int64_t Q = 0;
     int q = 1, i;
     for (i = 0; i < 25; i++) {
         Q = Q + Q + q;
-        if (q == 1) {
-            G += 1;
-            s2 = Sw ^ G ^ nD;
-            c2 = ((Sw & G) | (Sw & nD) | (G & nD)) << 1;
-            t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
-        } else if (q) {
-            s2 = Sw ^ G ^ D;
-            c2 = ((Sw & G) | (Sw & D) | (G & D)) << 1;
-            t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
-        } else {
-            s2 = Sw ^ G;
-            c2 = (Sw & G) << 1;
-            t = (((Sw & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (Sw & 0xFFFFFF);
-        }
-        q = eef_srt_sel(t);
-        Sw = (s2 << 1) & 0xFFFFFFFFULL;
-        G = (c2 << 1) & 0xFFFFFFFFULL;
+        G += (q == 1);                        /* the +1 of the two's-complement -D */
+        q = eef_srt_step(&Sw, &G, q == 1 ? nD : (q ? D : 0), q);
     }
     return (uint32_t)((uint64_t)Q & 0xFFFFFFFFULL);
 }
@@ -246,7 +245,7 @@ EEF_FN uint32_t srt_div(uint32_t ma, uint32_t mb)
 /* §3.5 steps 3-4: the SRT square root recurrence (same remainder step as srt_div); returns Q. */
 EEF_FN uint32_t srt_sqrt(uint32_t m)
 {
-    uint64_t Sw = m, G = 0, Q = 0, X = 0, s2, c2, t;
+    uint64_t Sw = m, G = 0, Q = 0, X = 0;
     int q = 1, i;
     for (i = 0; i < 25; i++) {
         if (q == 1) {
@@ -256,19 +255,10 @@ EEF_FN uint32_t srt_sqrt(uint32_t m)
         } else if (q) {
             X = (Q - (1ULL << (24 - i))) & 0xFFFFFFFFULL;
             Q = (Q - (2ULL << (24 - i))) & 0xFFFFFFFFULL;
-        }
-        if (q) {
-            s2 = Sw ^ G ^ X;
-            c2 = ((Sw & G) | (Sw & X) | (G & X)) << 1;
-            t = (((s2 & 0xFF000000ULL) + c2) & 0xFFFFFFFFULL) | (s2 & 0xFFFFFF);
         } else {
-            s2 = Sw ^ G;
-            c2 = (Sw & G) << 1;
-            t = (((Sw & 0xFF000000ULL) + G) & 0xFFFFFFFFULL) | (Sw & 0xFFFFFF);
+            X = 0;
         }
-        q = eef_srt_sel(t);
-        Sw = (s2 << 1) & 0xFFFFFFFFULL;
-        G = (c2 << 1) & 0xFFFFFFFFULL;
+        q = eef_srt_step(&Sw, &G, X, q);
     }
     return (uint32_t)Q;
 }
