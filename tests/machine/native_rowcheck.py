@@ -68,7 +68,7 @@ ARRAYS = ("R", "RH", "HI", "LO", "F", "VF", "VI")
 ENGINE_PRIVATE = ("VJUNK", "ram", "spr", "vu0", "data_floor", "pc", "steps", "limit", "why",
                   "log_on", "log_n", "log_cap", "log_addr", "log_size", "log_old", "log_new")
 
-_MEM_RE = re.compile(r"\b(?:ld|st)(?:8|16|32|64|128)\s*\(")
+_MEM_RE = re.compile(r"\b(?:(?:ld|st)(?:8|16|32|64|128)\s*\(|MV(?:8|16|32|64)\[)")
 
 WRAPPER_INCLUDES = r"""
 #include "ee.h"
@@ -191,7 +191,11 @@ class Report:
 def encodings(row: Row, decoder, rng: random.Random, n: int) -> List[int]:
     """n random words that decode to this row (memory rows get a nonzero base register)."""
     out = []
-    rid = decoder.rows.index(row)
+    ids = [i for i, r in enumerate(decoder.rows)
+           if (r.mnemonic, r.mask, r.match) == (row.mnemonic, row.mask, row.match)]
+    if not ids:
+        raise ValueError(f"row {row.mnemonic} ({row.mask:#x}/{row.match:#x}) is not in the decoder's table")
+    rid = ids[0]
     mem = bool(_MEM_RE.search(row.sem))
     for _ in range(n * 200):
         w = (rng.getrandbits(32) & ~row.mask) | row.match
