@@ -200,13 +200,18 @@ def test_all_636_hardware_vectors(lib):
 
 
 def test_vector_operands_every_function(lib):
-    """Every two-operand function agrees with Python on all pairs of the vector file's operands."""
+    """Every one-, two- and multiply-add-operand function agrees with Python on all singles,
+    pairs and (acc, a, b, latch) combinations of the vector file's 29 distinct operands."""
     vals = sorted({a for _, _, args, _ in parse_vectors() for a in args})
-    pairs = [(a, b) for a in vals for b in vals]
+    sets = {"X1": [(a,) for a in vals], "X2": [(a, b) for a in vals for b in vals],
+            "X4": [(c, a, b, l) for c in vals for a in vals for b in vals for l in (0, eefloat.OVF)]}
+    checked = set()
     for name, kind in KIND.items():
-        if kind == "X2":
-            bad, _ = compare(lib, name, columns(pairs))
-            assert not bad, bad
+        if kind in sets:
+            bad, n = compare(lib, name, columns(sets[kind]))
+            assert not bad and n == len(sets[kind]), bad
+            checked.add(name)
+    assert {"hw_add", "hw_mul", "hw_div", "hw_sqrt", "hw_madd", "tr_msub"} <= checked
 
 
 @pytest.mark.parametrize("name", sorted(KIND))
