@@ -476,24 +476,43 @@ MMI = 0x70000000
 A = "R[rs] | RH[rs] << 64"
 B = "R[rt] | RH[rt] << 64"
 PUT = "\nR[rd] = _v & M64\nRH[rd] = _v >> 64"
+# The same in C (eemu_ext/native/csrc/mmi.h): 128-bit values are u128.
+A_C = "((u128)RH[rs] << 64 | R[rs])"
+B_C = "((u128)RH[rt] << 64 | R[rt])"
+PUT_C = " R[rd] = (uint64_t)_v; RH[rd] = (uint64_t)(_v >> 64);"
 
 ROWS: list = []
 
 
-def _row(mn, funct, sub, operands, sem, zero=0, cls="mmi", writes=("rd",), note="", sub_field=True):
+def _c(*stmts):
+    """A row's C: its statements in one block, so its locals are its own.
+    DECISION: every template is braced, so an engine may paste rows one after another."""
+    return "{ " + " ".join(stmts) + " }"
+
+
+def _v_c(expr):
+    """C of ``_v = expr`` (a u128) followed by the write of rd (PUT)."""
+    return _c(f"u128 _v = {expr};" + PUT_C)
+
+
+def _row(mn, funct, sub, operands, sem, zero=0, cls="mmi", writes=("rd",), note="", sub_field=True,
+         c="", python_only=""):
     mask = OP | zero | (SA if sub_field else 0)
     match = MMI | funct | ((sub << 6) if sub_field else 0)
-    ROWS.append(Row(mn, mask, match, operands, cls, sem, owner="ee", gpr_writes=writes, note=note))
+    ROWS.append(Row(mn, mask, match, operands, cls, sem, owner="ee", gpr_writes=writes, note=note,
+                    c=c, python_only=python_only))
 
 
 def _lane(mn, funct, sub, fn, n=None):
     call = f"{fn}({A}, {B}, {n})" if n else f"{fn}({A}, {B})"
-    _row(mn, funct, sub, ("rd", "rs", "rt"), f"_v = {call}{PUT}")
+    call_c = f"{fn}({A_C}, {B_C}, {n})" if n else f"{fn}({A_C}, {B_C})"
+    _row(mn, funct, sub, ("rd", "rs", "rt"), f"_v = {call}{PUT}", c=_v_c(call_c))
 
 
 def _unary(mn, funct, sub, expr):
-    """rd, rt: expr uses _t, the 128-bit rt."""
-    _row(mn, funct, sub, ("rd", "rt"), f"_t = {B}\n_v = {expr}{PUT}", zero=RS)
+    """rd, rt: expr uses _t, the 128-bit rt (expr is the same text in Python and C)."""
+    _row(mn, funct, sub, ("rd", "rt"), f"_t = {B}\n_v = {expr}{PUT}", zero=RS,
+         c=_c(f"u128 _t = {B_C};", f"u128 _v = {expr};" + PUT_C))
 
 
 MMI0, MMI1, MMI2, MMI3 = 0x08, 0x28, 0x09, 0x29
@@ -510,15 +529,22 @@ for _mn, _sub, _fn, _n in [
     _lane(_mn, MMI0, _sub, _fn, _n)
 
 _row("pextlw", MMI0, 18, ("rd", "rs", "rt"),
-     "_s = R[rs]\n_t = R[rt]\nR[rd] = (_t & M32) | (_s & M32) << 32\nRH[rd] = (_t >> 32) | (_s >> 32) << 32")
+     "_s = R[rs]\n_t = R[rt]\nR[rd] = (_t & M32) | (_s & M32) << 32\nRH[rd] = (_t >> 32) | (_s >> 32) << 32",
+     c=_c("uint64_t _s = R[rs], _t = R[rt];", "R[rd] = (_t & M32) | (_s & M32) << 32;",
+          "RH[rd] = (_t >> 32) | (_s >> 32) << 32;"))
 _row("ppacw", MMI0, 19, ("rd", "rs", "rt"),
-     "_v = (R[rt] & M32) | (RH[rt] & M32) << 32 | ((R[rs] & M32) | (RH[rs] & M32) << 32) << 64" + PUT)
-_row("pextlh", MMI0, 22, ("rd", "rs", "rt"), "_v = mmi_spread16(R[rt]) | mmi_spread16(R[rs]) << 16" + PUT)
+     "_v = (R[rt] & M32) | (RH[rt] & M32) << 32 | ((R[rs] & M32) | (RH[rs] & M32) << 32) << 64" + PUT,
+     c=_v_c("(u128)((R[rt] & M32) | (RH[rt] & M32) << 32) | (u128)((R[rs] & M32) | (RH[rs] & M32) << 32) << 64"))
+_row("pextlh", MMI0, 22, ("rd", "rs", "rt"), "_v = mmi_spread16(R[rt]) | mmi_spread16(R[rs]) << 16" + PUT,
+     c=_v_c("mmi_spread16(R[rt]) | mmi_spread16(R[rs]) << 16"))
 _row("ppach", MMI0, 23, ("rd", "rs", "rt"),
-     f"_v = mmi_compact16({B}) | mmi_compact16({A}) << 64" + PUT)
-_row("pextlb", MMI0, 26, ("rd", "rs", "rt"), "_v = mmi_spread8(R[rt]) | mmi_spread8(R[rs]) << 8" + PUT)
+     f"_v = mmi_compact16({B}) | mmi_compact16({A}) << 64" + PUT,
+     c=_v_c(f"mmi_compact16({B_C}) | (u128)mmi_compact16({A_C}) << 64"))
+_row("pextlb", MMI0, 26, ("rd", "rs", "rt"), "_v = mmi_spread8(R[rt]) | mmi_spread8(R[rs]) << 8" + PUT,
+     c=_v_c("mmi_spread8(R[rt]) | mmi_spread8(R[rs]) << 8"))
 _row("ppacb", MMI0, 27, ("rd", "rs", "rt"),
-     f"_v = mmi_compact8({B}) | mmi_compact8({A}) << 64" + PUT)
+     f"_v = mmi_compact8({B}) | mmi_compact8({A}) << 64" + PUT,
+     c=_v_c(f"mmi_compact8({B_C}) | (u128)mmi_compact8({A_C}) << 64"))
 _unary("pext5", MMI0, 30, "mmi_pext5(_t)")
 _unary("ppac5", MMI0, 31, "mmi_ppac5(_t)")
 
@@ -536,70 +562,109 @@ for _mn, _sub, _fn, _n in [("padduw", 16, "mmi_addu", 32), ("psubuw", 17, "mmi_s
                            ("paddub", 24, "mmi_addu", 8), ("psubub", 25, "mmi_subu", 8)]:
     _lane(_mn, MMI1, _sub, _fn, _n)
 _row("pextuw", MMI1, 18, ("rd", "rs", "rt"),
-     "_s = RH[rs]\n_t = RH[rt]\nR[rd] = (_t & M32) | (_s & M32) << 32\nRH[rd] = (_t >> 32) | (_s >> 32) << 32")
-_row("pextuh", MMI1, 22, ("rd", "rs", "rt"), "_v = mmi_spread16(RH[rt]) | mmi_spread16(RH[rs]) << 16" + PUT)
-_row("pextub", MMI1, 26, ("rd", "rs", "rt"), "_v = mmi_spread8(RH[rt]) | mmi_spread8(RH[rs]) << 8" + PUT)
+     "_s = RH[rs]\n_t = RH[rt]\nR[rd] = (_t & M32) | (_s & M32) << 32\nRH[rd] = (_t >> 32) | (_s >> 32) << 32",
+     c=_c("uint64_t _s = RH[rs], _t = RH[rt];", "R[rd] = (_t & M32) | (_s & M32) << 32;",
+          "RH[rd] = (_t >> 32) | (_s >> 32) << 32;"))
+_row("pextuh", MMI1, 22, ("rd", "rs", "rt"), "_v = mmi_spread16(RH[rt]) | mmi_spread16(RH[rs]) << 16" + PUT,
+     c=_v_c("mmi_spread16(RH[rt]) | mmi_spread16(RH[rs]) << 16"))
+_row("pextub", MMI1, 26, ("rd", "rs", "rt"), "_v = mmi_spread8(RH[rt]) | mmi_spread8(RH[rs]) << 8" + PUT,
+     c=_v_c("mmi_spread8(RH[rt]) | mmi_spread8(RH[rs]) << 8"))
 _row("qfsrv", MMI1, 27, ("rd", "rs", "rt"),
      f"_v = (({A}) << 128 | {B}) >> (mmi_sa(S) << 3) & M128" + PUT,
-     note="rd := low 128 bits of (rs:rt) >> 8*SA (r5900.md §5.3)")
+     note="rd := low 128 bits of (rs:rt) >> 8*SA (r5900.md §5.3)",
+     c=_v_c(f"mmi_qfsrv({A_C}, {B_C}, (uint64_t)mmi_sa(&S) << 3)"))
 
-# MMI2
+# MMI2. The HI/LO helpers take the state arrays under the same names in Python and C.
 _HL = "R, RH, HI, LO, rd, rs, rt"
-_row("pmaddw", MMI2, 0, ("rd", "rs", "rt"), f"mmi_pmaddw({_HL})")
-_row("psllvw", MMI2, 2, ("rd", "rt", "rs"), "R[rd], RH[rd] = mmi_psllvw(R[rt], RH[rt], R[rs], RH[rs])")
-_row("psrlvw", MMI2, 3, ("rd", "rt", "rs"), "R[rd], RH[rd] = mmi_psrlvw(R[rt], RH[rt], R[rs], RH[rs])")
-_row("pmsubw", MMI2, 4, ("rd", "rs", "rt"), f"mmi_pmsubw({_HL})")
-_row("pmfhi", MMI2, 8, ("rd",), "R[rd] = HI[0]\nRH[rd] = HI[1]", zero=RS | RT)
-_row("pmflo", MMI2, 9, ("rd",), "R[rd] = LO[0]\nRH[rd] = LO[1]", zero=RS | RT)
-_row("pinth", MMI2, 10, ("rd", "rs", "rt"), "_v = mmi_spread16(R[rt]) | mmi_spread16(RH[rs]) << 16" + PUT)
-_row("pmultw", MMI2, 12, ("rd", "rs", "rt"), f"mmi_pmultw({_HL})")
+
+
+def _hilo(mn, funct, sub, fn, operands=("rd", "rs", "rt")):
+    _row(mn, funct, sub, operands, f"{fn}({_HL})", c=f"{fn}({_HL});")
+
+
+def _pair(mn, funct, sub, fn):
+    """rd := fn(rt lo, rt hi, rs lo, rs hi), a (low 64, high 64) pair (u128 in C)."""
+    args = "R[rt], RH[rt], R[rs], RH[rs]"
+    _row(mn, funct, sub, ("rd", "rt", "rs"), f"R[rd], RH[rd] = {fn}({args})", c=_v_c(f"{fn}({args})"))
+
+
+_hilo("pmaddw", MMI2, 0, "mmi_pmaddw")
+_pair("psllvw", MMI2, 2, "mmi_psllvw")
+_pair("psrlvw", MMI2, 3, "mmi_psrlvw")
+_hilo("pmsubw", MMI2, 4, "mmi_pmsubw")
+_row("pmfhi", MMI2, 8, ("rd",), "R[rd] = HI[0]\nRH[rd] = HI[1]", zero=RS | RT,
+     c="R[rd] = HI[0]; RH[rd] = HI[1];")
+_row("pmflo", MMI2, 9, ("rd",), "R[rd] = LO[0]\nRH[rd] = LO[1]", zero=RS | RT,
+     c="R[rd] = LO[0]; RH[rd] = LO[1];")
+_row("pinth", MMI2, 10, ("rd", "rs", "rt"), "_v = mmi_spread16(R[rt]) | mmi_spread16(RH[rs]) << 16" + PUT,
+     c=_v_c("mmi_spread16(R[rt]) | mmi_spread16(RH[rs]) << 16"))
+_hilo("pmultw", MMI2, 12, "mmi_pmultw")
 _row("pdivw", MMI2, 13, ("rs", "rt"), "mmi_pdivw(HI, LO, R[rs], RH[rs], R[rt], RH[rt])",
-     zero=RD, writes=())
-_row("pcpyld", MMI2, 14, ("rd", "rs", "rt"), "_s = R[rs]\nR[rd] = R[rt]\nRH[rd] = _s")
-_row("pmaddh", MMI2, 16, ("rd", "rs", "rt"), f"mmi_pmaddh({_HL})")
-_row("phmadh", MMI2, 17, ("rd", "rs", "rt"), f"mmi_phmadh({_HL})")
-_row("pand", MMI2, 18, ("rd", "rs", "rt"), "_v = R[rs] & R[rt]\nRH[rd] = RH[rs] & RH[rt]\nR[rd] = _v")
-_row("pxor", MMI2, 19, ("rd", "rs", "rt"), "_v = R[rs] ^ R[rt]\nRH[rd] = RH[rs] ^ RH[rt]\nR[rd] = _v")
-_row("pmsubh", MMI2, 20, ("rd", "rs", "rt"), f"mmi_pmsubh({_HL})")
-_row("phmsbh", MMI2, 21, ("rd", "rs", "rt"), f"mmi_phmsbh({_HL})")
+     zero=RD, writes=(), c="mmi_pdivw(HI, LO, R[rs], RH[rs], R[rt], RH[rt]);")
+_row("pcpyld", MMI2, 14, ("rd", "rs", "rt"), "_s = R[rs]\nR[rd] = R[rt]\nRH[rd] = _s",
+     c=_c("uint64_t _s = R[rs];", "R[rd] = R[rt];", "RH[rd] = _s;"))
+_hilo("pmaddh", MMI2, 16, "mmi_pmaddh")
+_hilo("phmadh", MMI2, 17, "mmi_phmadh")
+_row("pand", MMI2, 18, ("rd", "rs", "rt"), "_v = R[rs] & R[rt]\nRH[rd] = RH[rs] & RH[rt]\nR[rd] = _v",
+     c=_c("uint64_t _v = R[rs] & R[rt];", "RH[rd] = RH[rs] & RH[rt];", "R[rd] = _v;"))
+_row("pxor", MMI2, 19, ("rd", "rs", "rt"), "_v = R[rs] ^ R[rt]\nRH[rd] = RH[rs] ^ RH[rt]\nR[rd] = _v",
+     c=_c("uint64_t _v = R[rs] ^ R[rt];", "RH[rd] = RH[rs] ^ RH[rt];", "R[rd] = _v;"))
+_hilo("pmsubh", MMI2, 20, "mmi_pmsubh")
+_hilo("phmsbh", MMI2, 21, "mmi_phmsbh")
 _unary("pexeh", MMI2, 26, "mmi_pexeh(_t)")
 _unary("prevh", MMI2, 27, "mmi_prevh(_t)")
-_row("pmulth", MMI2, 28, ("rd", "rs", "rt"), f"mmi_pmulth({_HL})")
-_row("pdivbw", MMI2, 29, ("rs", "rt"), "mmi_pdivbw(HI, LO, R[rs], RH[rs], R[rt])", zero=RD, writes=())
+_hilo("pmulth", MMI2, 28, "mmi_pmulth")
+_row("pdivbw", MMI2, 29, ("rs", "rt"), "mmi_pdivbw(HI, LO, R[rs], RH[rs], R[rt])", zero=RD, writes=(),
+     c="mmi_pdivbw(HI, LO, R[rs], RH[rs], R[rt]);")
 _row("pexew", MMI2, 30, ("rd", "rt"),
      "_a = R[rt]\n_b = RH[rt]\nR[rd] = (_b & M32) | (_a & 0xFFFFFFFF00000000)\n"
-     "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000)", zero=RS)
+     "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000)", zero=RS,
+     c=_c("uint64_t _a = R[rt], _b = RH[rt];", "R[rd] = (_b & M32) | (_a & 0xFFFFFFFF00000000);",
+          "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000);"))
 _row("prot3w", MMI2, 31, ("rd", "rt"),
      "_a = R[rt]\n_b = RH[rt]\nR[rd] = (_a >> 32) | (_b & M32) << 32\n"
-     "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000)", zero=RS)
+     "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000)", zero=RS,
+     c=_c("uint64_t _a = R[rt], _b = RH[rt];", "R[rd] = (_a >> 32) | (_b & M32) << 32;",
+          "RH[rd] = (_a & M32) | (_b & 0xFFFFFFFF00000000);"))
 
 # MMI3
-_row("pmadduw", MMI3, 0, ("rd", "rs", "rt"), f"mmi_pmadduw({_HL})")
-_row("psravw", MMI3, 3, ("rd", "rt", "rs"), "R[rd], RH[rd] = mmi_psravw(R[rt], RH[rt], R[rs], RH[rs])")
-_row("pmthi", MMI3, 8, ("rs",), "HI[0] = R[rs]\nHI[1] = RH[rs]", zero=RT | RD, writes=())
-_row("pmtlo", MMI3, 9, ("rs",), "LO[0] = R[rs]\nLO[1] = RH[rs]", zero=RT | RD, writes=())
+_hilo("pmadduw", MMI3, 0, "mmi_pmadduw")
+_pair("psravw", MMI3, 3, "mmi_psravw")
+_row("pmthi", MMI3, 8, ("rs",), "HI[0] = R[rs]\nHI[1] = RH[rs]", zero=RT | RD, writes=(),
+     c="HI[0] = R[rs]; HI[1] = RH[rs];")
+_row("pmtlo", MMI3, 9, ("rs",), "LO[0] = R[rs]\nLO[1] = RH[rs]", zero=RT | RD, writes=(),
+     c="LO[0] = R[rs]; LO[1] = RH[rs];")
 _row("pinteh", MMI3, 10, ("rd", "rs", "rt"),
-     f"_v = (({B}) & 0x0000FFFF0000FFFF0000FFFF0000FFFF) | (({A}) & 0x0000FFFF0000FFFF0000FFFF0000FFFF) << 16" + PUT)
-_row("pmultuw", MMI3, 12, ("rd", "rs", "rt"), f"mmi_pmultuw({_HL})")
+     f"_v = (({B}) & 0x0000FFFF0000FFFF0000FFFF0000FFFF) | (({A}) & 0x0000FFFF0000FFFF0000FFFF0000FFFF) << 16" + PUT,
+     c=_v_c(f"({B_C} & MMI_LO16_OF_W) | ({A_C} & MMI_LO16_OF_W) << 16"))
+_hilo("pmultuw", MMI3, 12, "mmi_pmultuw")
 _row("pdivuw", MMI3, 13, ("rs", "rt"), "mmi_pdivuw(HI, LO, R[rs], RH[rs], R[rt], RH[rt])",
-     zero=RD, writes=())
-_row("pcpyud", MMI3, 14, ("rd", "rs", "rt"), "_s = RH[rs]\n_t = RH[rt]\nR[rd] = _s\nRH[rd] = _t")
-_row("por", MMI3, 18, ("rd", "rs", "rt"), "_v = R[rs] | R[rt]\nRH[rd] = RH[rs] | RH[rt]\nR[rd] = _v")
+     zero=RD, writes=(), c="mmi_pdivuw(HI, LO, R[rs], RH[rs], R[rt], RH[rt]);")
+_row("pcpyud", MMI3, 14, ("rd", "rs", "rt"), "_s = RH[rs]\n_t = RH[rt]\nR[rd] = _s\nRH[rd] = _t",
+     c=_c("uint64_t _s = RH[rs], _t = RH[rt];", "R[rd] = _s;", "RH[rd] = _t;"))
+_row("por", MMI3, 18, ("rd", "rs", "rt"), "_v = R[rs] | R[rt]\nRH[rd] = RH[rs] | RH[rt]\nR[rd] = _v",
+     c=_c("uint64_t _v = R[rs] | R[rt];", "RH[rd] = RH[rs] | RH[rt];", "R[rd] = _v;"))
 _row("pnor", MMI3, 19, ("rd", "rs", "rt"),
-     "_v = (R[rs] | R[rt]) ^ M64\nRH[rd] = (RH[rs] | RH[rt]) ^ M64\nR[rd] = _v")
+     "_v = (R[rs] | R[rt]) ^ M64\nRH[rd] = (RH[rs] | RH[rt]) ^ M64\nR[rd] = _v",
+     c=_c("uint64_t _v = (R[rs] | R[rt]) ^ M64;", "RH[rd] = (RH[rs] | RH[rt]) ^ M64;", "R[rd] = _v;"))
 _unary("pexch", MMI3, 26, "mmi_pexch(_t)")
 _row("pcpyh", MMI3, 27, ("rd", "rt"),
      "_a = R[rt]\n_b = RH[rt]\nR[rd] = (_a & 0xFFFF) * 0x0001000100010001\n"
-     "RH[rd] = (_b & 0xFFFF) * 0x0001000100010001", zero=RS)
+     "RH[rd] = (_b & 0xFFFF) * 0x0001000100010001", zero=RS,
+     c=_c("uint64_t _a = R[rt], _b = RH[rt];", "R[rd] = (_a & 0xFFFF) * 0x0001000100010001ULL;",
+          "RH[rd] = (_b & 0xFFFF) * 0x0001000100010001ULL;"))
 _row("pexcw", MMI3, 30, ("rd", "rt"),
      "_a = R[rt]\n_b = RH[rt]\nR[rd] = (_a & M32) | (_b & M32) << 32\n"
-     "RH[rd] = (_a >> 32) | (_b & 0xFFFFFFFF00000000)", zero=RS)
+     "RH[rd] = (_a >> 32) | (_b & 0xFFFFFFFF00000000)", zero=RS,
+     c=_c("uint64_t _a = R[rt], _b = RH[rt];", "R[rd] = (_a & M32) | (_b & M32) << 32;",
+          "RH[rd] = (_a >> 32) | (_b & 0xFFFFFFFF00000000);"))
 
 # PMFHL (funct 0x30, variant in sa) and PMTHL.LW (funct 0x31, sa = 0)
 for _sub, _suffix in enumerate(("lw", "uw", "slw", "lh", "sh")):
     _row(f"pmfhl.{_suffix}", 0x30, _sub, ("rd",), f"R[rd], RH[rd] = mmi_pmfhl(HI, LO, {_sub})",
-         zero=RS | RT)
-_row("pmthl.lw", 0x31, 0, ("rs",), "mmi_pmthl_lw(HI, LO, R[rs], RH[rs])", zero=RT | RD, writes=())
+         zero=RS | RT, c=_v_c(f"mmi_pmfhl(HI, LO, {_sub})"))
+_row("pmthl.lw", 0x31, 0, ("rs",), "mmi_pmthl_lw(HI, LO, R[rs], RH[rs])", zero=RT | RD, writes=(),
+     c="mmi_pmthl_lw(HI, LO, R[rs], RH[rs]);")
 
 # Immediate shifts (funct in the MMI primary map; sa is the shift amount). DECISION: the halfword
 # shifts accept sa = 16..31 and use sa AND 15 (§6.2 says so, and rabbitizer/GNU decode them);
@@ -609,11 +674,11 @@ for _mn, _funct, _fn, _n, _amt in [
         ("psrah", 0x37, "mmi_sra", 16, "sa & 15"), ("psllw", 0x3C, "mmi_sll", 32, "sa"),
         ("psrlw", 0x3E, "mmi_srl", 32, "sa"), ("psraw", 0x3F, "mmi_sra", 32, "sa")]:
     _row(_mn, _funct, 0, ("rd", "rt", "sa"), f"_v = {_fn}({B}, {_amt}, {_n}){PUT}",
-         zero=RS, sub_field=False)
+         zero=RS, sub_field=False, c=_v_c(f"{_fn}({B_C}, {_amt}, {_n})"))
 
 # PLZCW rd, rs (funct 0x04): only the low 64 bits of rd are written (r5900.md §3, §6.2)
 _row("plzcw", 0x04, 0, ("rd", "rs"), "R[rd] = mmi_plzcw(R[rs])", zero=RT,
-     note="words 2 and 3 of rd are unchanged [HW]")
+     note="words 2 and 3 of rd are unchanged [HW]", c="R[rd] = mmi_plzcw(R[rs]);")
 
 # DECISION: MFSA, MTSA, MTSAB and MTSAH live in integer.py (helper A wrote them first, in SPECIAL
 # and REGIMM); this module keeps QFSRV, the only MMI reader of SA. Both use the machine's S.sa.

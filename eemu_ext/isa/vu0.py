@@ -56,8 +56,15 @@ _F.setdefault("vis_ind", lambda f: f"($vi{f['fs']})")
 ROWS: list = []
 
 
-def _row(mn, mask, match, ops, sem, note="", gpr_writes=()):
-    ROWS.append(Row(mn, mask, match, ops, "vu0", sem, owner="ee", note=note, gpr_writes=gpr_writes))
+def _row(mn, mask, match, ops, sem, note="", gpr_writes=(), c="", python_only=""):
+    ROWS.append(Row(mn, mask, match, ops, "vu0", sem, owner="ee", note=note, gpr_writes=gpr_writes,
+                    c=c, python_only=python_only))
+
+
+def _c(*stmts):
+    """A row's C (eemu_ext/native/csrc/vu0.h): the statements in one block, so its locals are its own.
+    DECISION: every template is braced, so an engine may paste rows one after another."""
+    return "{ " + " ".join(stmts) + " }"
 
 
 def _sp1(funct):
@@ -74,6 +81,8 @@ _NEG = {"madd": "0", "msub": "0x80000000"}
 # Target of a float write to fd / ft: VF0 is never written.
 _TD = "(VF[fd] if fd else VJUNK)"
 _TT = "(VF[ft] if ft else VJUNK)"
+_TD_C = "(fd ? VF[fd] : VJUNK)"
+_TT_C = "(ft ? VF[ft] : VJUNK)"
 
 # Second operand forms: (mnemonic suffix, operand kind, Python expression giving 4 lanes).
 _BC = "_b = VF[ft][bc]\n"
@@ -83,20 +92,38 @@ _FORMS_B = {
     "i": ("vi_i", "_b = S.i\n", "(_b, _b, _b, _b)"),
     "": ("vft", "", "VF[ft]"),
 }
+# The same forms in C: (statements before the call, expression giving the 4 lanes).
+_BB_C = "const uint32_t _bb[4] = {_b, _b, _b, _b};"
+_FORMS_B_C = {
+    "bc": ("uint32_t _b = VF[ft][bc]; " + _BB_C, "_bb"),
+    "q": ("uint32_t _b = S.q; " + _BB_C, "_bb"),
+    "i": ("uint32_t _b = S.i; " + _BB_C, "_bb"),
+    "": ("", "VF[ft]"),
+}
+
+
+def _fmac(kind, form, dst, dst_c, latch):
+    """(sem, c) of one FMAC op: kind add/sub/mul (vu_op), madd/msub (vu_madd), max/min (vu_sel)."""
+    kind_b, pre, expr = _FORMS_B[form]
+    pre_c, expr_c = _FORMS_B_C[form]
+    if kind in ("add", "sub", "mul"):
+        sem = pre + f"vu_op(S, f_{kind}, {dst}, VF[fs], {expr}, dest)"
+        c = f"vu_op(&S, f_{kind}, {dst_c}, VF[fs], {expr_c}, dest);"
+    elif kind in ("madd", "msub"):
+        sem = pre + f"vu_madd(S, {_NEG[kind]}, {dst}, VF[fs], {expr}, dest, {latch})"
+        c = f"vu_madd(&S, {_NEG[kind]}, {dst_c}, VF[fs], {expr_c}, dest, {latch});"
+    else:
+        sem = pre + f"vu_sel(f_{kind}, {dst}, VF[fs], {expr}, dest)"
+        c = f"vu_sel(f_{kind}, {dst_c}, VF[fs], {expr_c}, dest);"
+    return sem, _c(pre_c, c) if pre_c else _c(c)
 
 # ---- special1: FMAC ops writing fd -------------------------------------------------------------
 for base, name, kind in ((0x00, "vadd", "add"), (0x04, "vsub", "sub"), (0x08, "vmadd", "madd"),
                          (0x0C, "vmsub", "msub"), (0x10, "vmax", "max"), (0x14, "vmini", "min"),
                          (0x18, "vmul", "mul")):
-    kind_b, pre, expr = _FORMS_B["bc"]
-    if kind in ("add", "sub", "mul"):
-        sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
-    elif kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_TD}, VF[fs], {expr}, dest, 0)"
-    else:
-        sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    sem, c = _fmac(kind, "bc", _TD, _TD_C, 0)
     for bc in range(4):
-        _row(f"{name}{LANE[bc]}", M_SP1, _sp1(base + bc), ("dest", "vfd", "vfs", "vftbc"), sem)
+        _row(f"{name}{LANE[bc]}", M_SP1, _sp1(base + bc), ("dest", "vfd", "vfs", "vftbc"), sem, c=c)
 
 _SP1_FORMS = [
     (0x1C, "vmulq", "mul", "q"), (0x1D, "vmaxi", "max", "i"), (0x1E, "vmuli", "mul", "i"),
@@ -108,51 +135,52 @@ _SP1_FORMS = [
     (0x2F, "vmini", "min", ""),
 ]
 for funct, name, kind, form in _SP1_FORMS:
-    kind_b, pre, expr = _FORMS_B[form]
-    if kind in ("add", "sub", "mul"):
-        sem = pre + f"vu_op(S, f_{kind}, {_TD}, VF[fs], {expr}, dest)"
-    elif kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_TD}, VF[fs], {expr}, dest, 0)"
-    else:
-        sem = pre + f"vu_sel(f_{kind}, {_TD}, VF[fs], {expr}, dest)"
+    kind_b = _FORMS_B[form][0]
+    sem, c = _fmac(kind, form, _TD, _TD_C, 0)
     mask = M_SP1 if form == "" or form == "bc" else M_SP1 | M_FT
-    _row(name, mask, _sp1(funct), ("dest", "vfd", "vfs", kind_b), sem)
+    _row(name, mask, _sp1(funct), ("dest", "vfd", "vfs", kind_b), sem, c=c)
 
 _row("vopmsub", M_SP1, _sp1(0x2E), ("dest", "vfd", "vfs", "vft"),
      "_a = VF[fs]\n_b = VF[ft]\n"
      f"vu_madd(S, 0x80000000, {_TD}, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14, 0)",
-     note="fd.xyz := ACC.xyz - fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used")
+     note="fd.xyz := ACC.xyz - fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used",
+     c=_c("const uint32_t *_a = VF[fs], *_b = VF[ft];",
+          "const uint32_t _x[4] = {_a[1], _a[2], _a[0], 0}, _y[4] = {_b[2], _b[0], _b[1], 0};",
+          f"vu_madd(&S, 0x80000000, {_TD_C}, _x, _y, 14, 0);"))
 
 # ---- special1: integer ops, VCALLMS -------------------------------------------------------------
 _I3 = ("vid", "vis", "vit")
 _row("viadd", M_SP1 | M_DEST, _sp1(0x30), _I3,
-     "if fd & 15: VI[fd & 15] = (VI[fs & 15] + VI[ft & 15]) & 0xFFFF")
+     "if fd & 15: VI[fd & 15] = (VI[fs & 15] + VI[ft & 15]) & 0xFFFF",
+     c="if (fd & 15) VI[fd & 15] = (VI[fs & 15] + VI[ft & 15]) & 0xFFFF;")
 _row("visub", M_SP1 | M_DEST, _sp1(0x31), _I3,
-     "if fd & 15: VI[fd & 15] = (VI[fs & 15] - VI[ft & 15]) & 0xFFFF")
+     "if fd & 15: VI[fd & 15] = (VI[fs & 15] - VI[ft & 15]) & 0xFFFF",
+     c="if (fd & 15) VI[fd & 15] = (VI[fs & 15] - VI[ft & 15]) & 0xFFFF;")
 _row("viaddi", M_SP1 | M_DEST, _sp1(0x32), ("vit", "vis", "imm5"),
-     "if ft & 15: VI[ft & 15] = (VI[fs & 15] + imm5) & 0xFFFF")
+     "if ft & 15: VI[ft & 15] = (VI[fs & 15] + imm5) & 0xFFFF",
+     c="if (ft & 15) VI[ft & 15] = (VI[fs & 15] + imm5) & 0xFFFF;")
 _row("viand", M_SP1 | M_DEST, _sp1(0x34), _I3,
-     "if fd & 15: VI[fd & 15] = VI[fs & 15] & VI[ft & 15]")
+     "if fd & 15: VI[fd & 15] = VI[fs & 15] & VI[ft & 15]",
+     c="if (fd & 15) VI[fd & 15] = VI[fs & 15] & VI[ft & 15];")
 _row("vior", M_SP1 | M_DEST, _sp1(0x35), _I3,
-     "if fd & 15: VI[fd & 15] = VI[fs & 15] | VI[ft & 15]")
+     "if fd & 15: VI[fd & 15] = VI[fs & 15] | VI[ft & 15]",
+     c="if (fd & 15) VI[fd & 15] = VI[fs & 15] | VI[ft & 15];")
 _row("vcallms", M_SP1 | M_DEST, _sp1(0x38), ("imm15x8",),
      "fault('machine', 'VU micro mode is not supported: vcallms 0x%x' % imm15)",
-     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
+     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)",
+     python_only="raises: VU0 micro mode is not supported")
 _row("vcallmsr", M_SP1 | M_DEST | M_FT | M_FD, _sp1(0x39), ("vis",),
      "fault('machine', 'VU micro mode is not supported: vcallmsr (CMSAR0 0x%x)' % S.cmsar0)",
-     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)")
+     note="needs a VU0 micro-mode interpreter (out of scope, r5900.md §8.4)",
+     python_only="raises: VU0 micro mode is not supported")
 
 # ---- special2: FMAC ops writing ACC ---------------------------------------------------------------
 _ACC = "S.vacc"
 for base, name, kind in ((0x00, "vadda", "add"), (0x04, "vsuba", "sub"), (0x08, "vmadda", "madd"),
                          (0x0C, "vmsuba", "msub"), (0x18, "vmula", "mul")):
-    kind_b, pre, expr = _FORMS_B["bc"]
-    if kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_ACC}, VF[fs], {expr}, dest, 1)"
-    else:
-        sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
+    sem, c = _fmac(kind, "bc", _ACC, _ACC, 1)
     for bc in range(4):
-        _row(f"{name}{LANE[bc]}", M_SP2, _sp2(base + bc), ("dest", "vacc", "vfs", "vftbc"), sem)
+        _row(f"{name}{LANE[bc]}", M_SP2, _sp2(base + bc), ("dest", "vacc", "vfs", "vftbc"), sem, c=c)
 
 _SP2_FORMS = [
     (0x1C, "vmulaq", "mul", "q"), (0x1E, "vmulai", "mul", "i"),
@@ -164,113 +192,178 @@ _SP2_FORMS = [
     (0x2C, "vsuba", "sub", ""), (0x2D, "vmsuba", "msub", ""),
 ]
 for index, name, kind, form in _SP2_FORMS:
-    kind_b, pre, expr = _FORMS_B[form]
-    if kind in ("madd", "msub"):
-        sem = pre + f"vu_madd(S, {_NEG[kind]}, {_ACC}, VF[fs], {expr}, dest, 1)"
-    else:
-        sem = pre + f"vu_op(S, f_{kind}, {_ACC}, VF[fs], {expr}, dest)"
+    kind_b = _FORMS_B[form][0]
+    sem, c = _fmac(kind, form, _ACC, _ACC, 1)
     mask = M_SP2 if form == "" else M_SP2 | M_FT
     ops = ("dest", "vacc", "vfs", kind_b)
     if name in ("vadda", "vmsuba"):
         # GNU as (and rabbitizer) write these two as "$ACC, ft, fs": `vmsuba.xyzw $ACC,$vf1,$vf2`
         # encodes ft = vf1, fs = vf2. The semantics follow the fields (fs is the multiplicand).
         ops = ("dest", "vacc", "vft", "vfs")
-    _row(name, mask, _sp2(index), ops, sem)
+    _row(name, mask, _sp2(index), ops, sem, c=c)
 
 _row("vopmula", M_SP2, _sp2(0x2E), ("dest", "vacc", "vfs", "vft"),
      "_a = VF[fs]\n_b = VF[ft]\n"
      "vu_op(S, f_mul, S.vacc, (_a[1], _a[2], _a[0], 0), (_b[2], _b[0], _b[1], 0), 14)",
-     note="ACC.xyz := fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used")
+     note="ACC.xyz := fs.yzx * ft.zxy; DECISION: any dest field is accepted, xyz always used",
+     c=_c("const uint32_t *_a = VF[fs], *_b = VF[ft];",
+          "const uint32_t _x[4] = {_a[1], _a[2], _a[0], 0}, _y[4] = {_b[2], _b[0], _b[1], 0};",
+          "vu_op(&S, f_mul, S.vacc, _x, _y, 14);"))
 
 # ---- special2: conversions, moves, clip ------------------------------------------------------------
 for i, n in enumerate((0, 4, 12, 15)):
     _row(f"vitof{n}", M_SP2, _sp2(0x10 + i), ("dest", "vft", "vfs"),
-         f"vu_map(f_itof, {_TT}, VF[fs], dest, {n})")
+         f"vu_map(f_itof, {_TT}, VF[fs], dest, {n})",
+         c=_c(f"vu_map(f_itof, {_TT_C}, VF[fs], dest, {n});"))
     _row(f"vftoi{n}", M_SP2, _sp2(0x14 + i), ("dest", "vft", "vfs"),
-         f"vu_map(f_ftoi, {_TT}, VF[fs], dest, {n})")
-_row("vabs", M_SP2, _sp2(0x1D), ("dest", "vft", "vfs"),
-     f"_a = VF[fs]\nvu_set({_TT}, (_a[0] & 0x7FFFFFFF, _a[1] & 0x7FFFFFFF, _a[2] & 0x7FFFFFFF, "
-     "_a[3] & 0x7FFFFFFF), dest)")
-_row("vmove", M_SP2, _sp2(0x30), ("dest", "vft", "vfs"),
-     f"_a = VF[fs]\nvu_set({_TT}, (_a[0], _a[1], _a[2], _a[3]), dest)")
-_row("vmr32", M_SP2, _sp2(0x31), ("dest", "vft", "vfs"),
-     f"_a = VF[fs]\nvu_set({_TT}, (_a[1], _a[2], _a[3], _a[0]), dest)",
+         f"vu_map(f_ftoi, {_TT}, VF[fs], dest, {n})",
+         c=_c(f"vu_map(f_ftoi, {_TT_C}, VF[fs], dest, {n});"))
+
+
+def _set(lanes, py_pre="_a = VF[fs]\n", c_pre="const uint32_t *_a = VF[fs];"):
+    """(sem, c) of ft.c := lanes[c] for the lanes in dest; lanes are expressions (the same text
+    in Python and C) over the operand read first into _a (a tuple in Python, an array in C)."""
+    return (f"{py_pre}vu_set({_TT}, ({', '.join(lanes)}), dest)",
+            _c(c_pre, f"const uint32_t _x[4] = {{{', '.join(lanes)}}};", f"vu_set({_TT_C}, _x, dest);"))
+
+
+_sem, _cc = _set([f"_a[{k}] & 0x7FFFFFFF" for k in range(4)])
+_row("vabs", M_SP2, _sp2(0x1D), ("dest", "vft", "vfs"), _sem, c=_cc)
+_sem, _cc = _set([f"_a[{k}]" for k in range(4)])
+_row("vmove", M_SP2, _sp2(0x30), ("dest", "vft", "vfs"), _sem, c=_cc)
+_sem, _cc = _set([f"_a[{k}]" for k in (1, 2, 3, 0)])
+_row("vmr32", M_SP2, _sp2(0x31), ("dest", "vft", "vfs"), _sem, c=_cc,
      note="rotates lanes: ft.x := fs.y, ft.y := fs.z, ft.z := fs.w, ft.w := fs.x")
 _row("vclipw", M_SP2, _sp2(0x1F), ("dest", "vfs", "vftw"),
-     "vu_clip(S, VF[fs], VF[ft][3])", note="DECISION: any dest field is accepted, xyz always judged")
-_row("vnop", 0xFFFFFFFF, _sp2(0x2F), (), "pass")
+     "vu_clip(S, VF[fs], VF[ft][3])", note="DECISION: any dest field is accepted, xyz always judged",
+     c=_c("vu_clip(&S, VF[fs], VF[ft][3]);"))
+_row("vnop", 0xFFFFFFFF, _sp2(0x2F), (), "pass", c=";")
 
 # ---- special2: VU0 data memory (byte address VI * 16, wrapping at 4 KiB) ----------------------------
 _LANES_LD = ("_o = VU0_MEM + ((VI[{r} & 15] << 4) & 0xFF0)\n_d = {dst}\n"
              "for _c in range(4):\n    if dest & (8 >> _c): _d[_c] = ld32(_o + 4 * _c)")
 _LANES_ST = ("_o = VU0_MEM + ((VI[{r} & 15] << 4) & 0xFF0)\n_s = VF[fs]\n"
              "for _c in range(4):\n    if dest & (8 >> _c): st32(_o + 4 * _c, _s[_c])")
+
+
+def _mem_c(store, r, step):
+    """C of VLQI/VLQD (store 0) and VSQI/VSQD (store 1) on VI[r]: step +1 after, -1 before the
+    access. The VI update and (loads) the VF writes follow every access, as ee.h requires; all four
+    lanes lie in one aligned quadword of VU0 memory, so no access fails after another succeeded."""
+    out = [f"uint32_t _i = VI[{r} & 15];"]
+    if step < 0:
+        out.append(f"if ({r} & 15) _i = (_i - 1) & 0xFFFF;")
+    out.append("uint32_t _o = VU0_MEM + ((_i << 4) & 0xFF0); int _c;")
+    if store:
+        out.append("const uint32_t *_s = VF[fs];")
+        out.append("for (_c = 0; _c < 4; _c++) if (dest & (8 >> _c)) ST32(_o + 4 * _c, _s[_c]);")
+    else:
+        out.append(f"uint32_t _l[4], *_d = {_TT_C};")
+        out.append("for (_c = 0; _c < 4; _c++) if (dest & (8 >> _c)) _l[_c] = LD32(_o + 4 * _c);")
+        out.append("for (_c = 0; _c < 4; _c++) if (dest & (8 >> _c)) _d[_c] = _l[_c];")
+    if step > 0:
+        out.append(f"if ({r} & 15) VI[{r} & 15] = (_i + 1) & 0xFFFF;")
+    else:
+        out.append(f"if ({r} & 15) VI[{r} & 15] = _i;")
+    return _c(*out)
+
+
 _row("vlqi", M_SP2, _sp2(0x34), ("dest", "vft", "vis_inc"),
-     _LANES_LD.format(r="fs", dst=_TT) + "\nif fs & 15: VI[fs & 15] = (VI[fs & 15] + 1) & 0xFFFF")
+     _LANES_LD.format(r="fs", dst=_TT) + "\nif fs & 15: VI[fs & 15] = (VI[fs & 15] + 1) & 0xFFFF",
+     c=_mem_c(0, "fs", 1))
 _row("vsqi", M_SP2, _sp2(0x35), ("dest", "vfs", "vit_inc"),
-     _LANES_ST.format(r="ft") + "\nif ft & 15: VI[ft & 15] = (VI[ft & 15] + 1) & 0xFFFF")
+     _LANES_ST.format(r="ft") + "\nif ft & 15: VI[ft & 15] = (VI[ft & 15] + 1) & 0xFFFF",
+     c=_mem_c(1, "ft", 1))
 _row("vlqd", M_SP2, _sp2(0x36), ("dest", "vft", "vis_dec"),
-     "if fs & 15: VI[fs & 15] = (VI[fs & 15] - 1) & 0xFFFF\n" + _LANES_LD.format(r="fs", dst=_TT))
+     "if fs & 15: VI[fs & 15] = (VI[fs & 15] - 1) & 0xFFFF\n" + _LANES_LD.format(r="fs", dst=_TT),
+     c=_mem_c(0, "fs", -1))
 _row("vsqd", M_SP2, _sp2(0x37), ("dest", "vfs", "vit_dec"),
-     "if ft & 15: VI[ft & 15] = (VI[ft & 15] - 1) & 0xFFFF\n" + _LANES_ST.format(r="ft"))
+     "if ft & 15: VI[ft & 15] = (VI[ft & 15] - 1) & 0xFFFF\n" + _LANES_ST.format(r="ft"),
+     c=_mem_c(1, "ft", -1))
 for _lane in range(4):
     # exactly one lane in dest (r5900.md §8.3); other dest values are not VILWR/VISWR
     # one row per lane, named like rabbitizer's opcodes (vilwr.x ... viswr.w)
+    _addr = f"VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}"
     _row(f"vilwr.{LANE[_lane]}", M_SP2 | M_DEST, _sp2(0x3E) | ((8 >> _lane) << 21), ("vit", "vis_ind"),
-         f"if ft & 15: VI[ft & 15] = ld32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}) & 0xFFFF")
+         f"if ft & 15: VI[ft & 15] = ld32({_addr}) & 0xFFFF",
+         c=f"if (ft & 15) VI[ft & 15] = LD32({_addr}) & 0xFFFF;")
     _row(f"viswr.{LANE[_lane]}", M_SP2 | M_DEST, _sp2(0x3F) | ((8 >> _lane) << 21), ("vit", "vis_ind"),
-         f"st32(VU0_MEM + ((VI[fs & 15] << 4) & 0xFF0) + {4 * _lane}, VI[ft & 15])")
+         f"st32({_addr}, VI[ft & 15])", c=f"ST32({_addr}, VI[ft & 15]);")
 
 # ---- special2: FDIV unit, integer transfers, random register -----------------------------------------
 _row("vdiv", M_SP2, _sp2(0x38), ("vq", "vfsf", "vftf"),
-     "vu_fdiv(S, f_vdiv(VF[fs][fsf], VF[ft][ftf]))")
+     "vu_fdiv(S, f_vdiv(VF[fs][fsf], VF[ft][ftf]))",
+     c="vu_fdiv(&S, f_vdiv(VF[fs][fsf], VF[ft][ftf]));")
 _row("vsqrt", M_SP2 | M_FS, _sp2(0x39), ("vq", "vftf"),
      "vu_fdiv(S, f_vsqrt(VF[ft][ftf]))",
-     note="fs must be 0; DECISION: fsf is ignored (GNU as sets fsf = 1 here, rabbitizer rejects that)")
+     note="fs must be 0; DECISION: fsf is ignored (GNU as sets fsf = 1 here, rabbitizer rejects that)",
+     c="vu_fdiv(&S, f_vsqrt(VF[ft][ftf]));")
 _row("vrsqrt", M_SP2, _sp2(0x3A), ("vq", "vfsf", "vftf"),
-     "vu_fdiv(S, f_vrsqrt(VF[fs][fsf], VF[ft][ftf]))")
-_row("vwaitq", 0xFFFFFFFF, _sp2(0x3B), (), "pass", note="Q is written at once (r5900.md §8.4)")
+     "vu_fdiv(S, f_vrsqrt(VF[fs][fsf], VF[ft][ftf]))",
+     c="vu_fdiv(&S, f_vrsqrt(VF[fs][fsf], VF[ft][ftf]));")
+_row("vwaitq", 0xFFFFFFFF, _sp2(0x3B), (), "pass", note="Q is written at once (r5900.md §8.4)", c=";")
 _row("vmtir", M_SP2 | (3 << 23), _sp2(0x3C), ("vit", "vfsf"),
-     "if ft & 15: VI[ft & 15] = VF[fs][fsf] & 0xFFFF")
-_row("vmfir", M_SP2, _sp2(0x3D), ("dest", "vft", "vis"),
-     "_v = VI[fs & 15]\n_v = _v | 0xFFFF0000 if _v & 0x8000 else _v\n"
-     f"vu_set({_TT}, (_v, _v, _v, _v), dest)")
-_row("vrnext", M_SP2 | M_FS, _sp2(0x40), ("dest", "vft", "vr"),
-     "_r = S.r\n_r = 0x3F800000 | (((_r << 1) ^ (((_r >> 4) ^ (_r >> 22)) & 1)) & 0x7FFFFF)\n"
-     f"S.r = _r\nvu_set({_TT}, (_r, _r, _r, _r), dest)")
-_row("vrget", M_SP2 | M_FS, _sp2(0x41), ("dest", "vft", "vr"),
-     f"_r = S.r\nvu_set({_TT}, (_r, _r, _r, _r), dest)")
+     "if ft & 15: VI[ft & 15] = VF[fs][fsf] & 0xFFFF",
+     c="if (ft & 15) VI[ft & 15] = VF[fs][fsf] & 0xFFFF;")
+_sem, _cc = _set(["_v"] * 4, py_pre="_v = VI[fs & 15]\n_v = _v | 0xFFFF0000 if _v & 0x8000 else _v\n",
+                 c_pre="uint32_t _v = VI[fs & 15]; if (_v & 0x8000) _v |= 0xFFFF0000;")
+_row("vmfir", M_SP2, _sp2(0x3D), ("dest", "vft", "vis"), _sem, c=_cc)
+_sem, _cc = _set(["_r"] * 4,
+                 py_pre="_r = S.r\n_r = 0x3F800000 | (((_r << 1) ^ (((_r >> 4) ^ (_r >> 22)) & 1)) & 0x7FFFFF)\n"
+                        "S.r = _r\n",
+                 c_pre="uint32_t _r = S.r; "
+                       "_r = 0x3F800000 | (((_r << 1) ^ (((_r >> 4) ^ (_r >> 22)) & 1)) & 0x7FFFFF); S.r = _r;")
+_row("vrnext", M_SP2 | M_FS, _sp2(0x40), ("dest", "vft", "vr"), _sem, c=_cc)
+_sem, _cc = _set(["_r"] * 4, py_pre="_r = S.r\n", c_pre="uint32_t _r = S.r;")
+_row("vrget", M_SP2 | M_FS, _sp2(0x41), ("dest", "vft", "vr"), _sem, c=_cc)
 _row("vrinit", M_SP2 | (3 << 23) | M_FT, _sp2(0x42), ("vr", "vfsf"),
-     "S.r = 0x3F800000 | (VF[fs][fsf] & 0x7FFFFF)")
+     "S.r = 0x3F800000 | (VF[fs][fsf] & 0x7FFFFF)", c="S.r = 0x3F800000 | (VF[fs][fsf] & 0x7FFFFF);")
 _row("vrxor", M_SP2 | (3 << 23) | M_FT, _sp2(0x43), ("vr", "vfsf"),
-     "S.r = 0x3F800000 | ((S.r ^ VF[fs][fsf]) & 0x7FFFFF)")
+     "S.r = 0x3F800000 | ((S.r ^ VF[fs][fsf]) & 0x7FFFFF)",
+     c="S.r = 0x3F800000 | ((S.r ^ VF[fs][fsf]) & 0x7FFFFF);")
 
 # ---- transfers between the EE and VU0 (r5900.md §4.7, §8.4) --------------------------------------------
 for il, suf in ((0, ".ni"), (1, ".i")):
     _row("qmfc2" + suf, 0xFFE007FF, OP_COP2 | (1 << 21) | il, ("rt", "vrd"),
          "_v = VF[rd]\nR[rt] = _v[0] | (_v[1] << 32)\nRH[rt] = _v[2] | (_v[3] << 32)",
-         note="all 128 bits", gpr_writes=("rt",))
+         note="all 128 bits", gpr_writes=("rt",),
+         c=_c("const uint32_t *_v = VF[rd];", "R[rt] = _v[0] | ((uint64_t)_v[1] << 32);",
+              "RH[rt] = _v[2] | ((uint64_t)_v[3] << 32);"))
     _row("cfc2" + suf, 0xFFE007FF, OP_COP2 | (2 << 21) | il, ("rt", "virdc"),
-         "R[rt] = sx32(vu_cfc2(S, rd))", note="sign-extends, keeps bits 64-127", gpr_writes=("rt",))
+         "R[rt] = sx32(vu_cfc2(S, rd))", note="sign-extends, keeps bits 64-127", gpr_writes=("rt",),
+         c="R[rt] = SX32(vu_cfc2(&S, rd));")
     _row("qmtc2" + suf, 0xFFE007FF, OP_COP2 | (5 << 21) | il, ("rt", "vrd"),
-         "if rd: VF[rd][:] = (R[rt] & 0xFFFFFFFF, R[rt] >> 32, RH[rt] & 0xFFFFFFFF, RH[rt] >> 32)")
+         "if rd: VF[rd][:] = (R[rt] & 0xFFFFFFFF, R[rt] >> 32, RH[rt] & 0xFFFFFFFF, RH[rt] >> 32)",
+         c="if (rd) { uint64_t _l = R[rt], _h = RH[rt]; VF[rd][0] = (uint32_t)_l; "
+           "VF[rd][1] = (uint32_t)(_l >> 32); VF[rd][2] = (uint32_t)_h; VF[rd][3] = (uint32_t)(_h >> 32); }")
+    # DECISION: CTC2 is Python-only: its write to vi31 (CMSAR1) raises, and compiled code has no
+    # way to raise; vu_ctc2 in vu0.h is the C form of every other register's write rule.
     _row("ctc2" + suf, 0xFFE007FF, OP_COP2 | (6 << 21) | il, ("rt", "virdc"),
-         "vu_ctc2(S, rd, R[rt] & 0xFFFFFFFF)")
+         "vu_ctc2(S, rd, R[rt] & 0xFFFFFFFF)",
+         python_only="a write to vi31 (CMSAR1) raises: compiled code cannot raise")
 
 ROWS.append(Row("lqc2", 0xFC000000, 0x36 << 26, ("vrt", "mem"), "vu0",
                 "_v = ld128((R[rs] + imm) & 0xFFFFFFF0)\n"
                 "if rt: VF[rt][:] = (_v & 0xFFFFFFFF, (_v >> 32) & 0xFFFFFFFF, (_v >> 64) & 0xFFFFFFFF, _v >> 96)",
-                owner="ee", note="address & ~15 (r5900.md §5.2); into VF0 discarded"))
+                owner="ee", note="address & ~15 (r5900.md §5.2); into VF0 discarded",
+                c=_c("u128 _v = LD128((R[rs] + imm) & 0xFFFFFFF0);",
+                     "if (rt) { VF[rt][0] = (uint32_t)_v; VF[rt][1] = (uint32_t)(_v >> 32); "
+                     "VF[rt][2] = (uint32_t)(_v >> 64); VF[rt][3] = (uint32_t)(_v >> 96); }")))
 ROWS.append(Row("sqc2", 0xFC000000, 0x3E << 26, ("vrt", "mem"), "vu0",
                 "_v = VF[rt]\nst128((R[rs] + imm) & 0xFFFFFFF0, _v[0] | (_v[1] << 32) | (_v[2] << 64) | (_v[3] << 96))",
-                owner="ee", note="address & ~15"))
+                owner="ee", note="address & ~15",
+                c=_c("const uint32_t *_v = VF[rt];",
+                     "ST128((R[rs] + imm) & 0xFFFFFFF0, (u128)_v[0] | ((u128)_v[1] << 32) "
+                     "| ((u128)_v[2] << 64) | ((u128)_v[3] << 96));")))
 for rt, name, flow in ((0, "bc2f", "branch"), (1, "bc2t", "branch"), (2, "bc2fl", "likely"),
                        (3, "bc2tl", "likely")):
     # DECISION: the COP2 condition line's meaning is unverified (r5900.md §8.4, [INF]); without a
     # running micro program it reads 0 here, so BC2F is always taken and BC2T never.
     ROWS.append(Row(name, 0xFFFF0000, OP_COP2 | (8 << 21) | (rt << 16), ("btarget",), "vu0",
                     "cond = " + ("True" if rt in (0, 2) else "False"), owner="ee", flow=flow,
-                    note="COP2 condition modelled as 0 (no micro mode); DECISION"))
+                    note="COP2 condition modelled as 0 (no micro mode); DECISION",
+                    c="cond = " + ("1;" if rt in (0, 2) else "0;")))
+del _lane, _addr, _sem, _cc
 
 
 # ----------------------------------------------------------------------------------------------
@@ -406,7 +499,8 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
 def make_control(machine) -> dict:
     """CFC2/CTC2 (r5900.md §8.4): the control registers vi16-vi31 and VI1-VI15."""
     VI = machine.VI
-    extra = {"vi24": 0}
+    # vi24 lives in the machine's scalar state (S.vi24), shared with the native engine's ee_state.
+    machine.S.vi24 = 0
 
     def vu_cfc2(S, n):
         if n < 16:
@@ -426,7 +520,7 @@ def make_control(machine) -> dict:
         if n == 22:
             return S.q
         if n == 24:
-            return extra["vi24"]
+            return S.vi24
         if n == 27:
             return S.cmsar0
         # 23, 25 reserved; 26 TPC, 28 FBRST, 29 VPU-STAT, 30: read 0 without micro mode (DECISION)
@@ -447,7 +541,7 @@ def make_control(machine) -> dict:
         elif n == 22:
             S.q = v
         elif n == 24:
-            extra["vi24"] = v & 0x0C0C   # DECISION: keeps the bits hardware read back (0x0C0C)
+            S.vi24 = v & 0x0C0C   # DECISION: keeps the bits hardware read back (0x0C0C)
         elif n == 27:
             S.cmsar0 = v & 0xFFFF
         elif n == 31:

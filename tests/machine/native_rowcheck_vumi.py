@@ -1,0 +1,481 @@
+"""One row's compiled semantics (``Row.c``) against its Python ``sem``, bit for bit, on random state.
+
+For every case (a row, one of its encodings, one random machine state) the row's C, with the
+encoding's field tokens substituted by value (whole-word tokens not preceded by '.' or '->', as
+ee.h states), runs as its own C function on a ctypes ``ee_state``, and the Python engine runs the
+same word through ``Machine.step()``. Then everything is compared as raw integers: R, RH, HI, LO,
+F, VF (VF0 included), VI, every scalar of ee_state, a 64 KiB window of RAM, VU0 memory and, for
+branch rows, the condition.
+
+The C side is built as block code will be: the csrc headers first, then ``#define R (st->R)`` ...
+``#define S (*st)``, then one function per encoding; the r0 rule of row.py (a written GPR field
+that is 0 restores R[0] = RH[0] = 0) follows the row's C, as the Python executor does it.
+
+Memory: the LD*/ST* macros here serve RAM addresses below ``WINDOW`` and VU0 memory
+(0x11004000-0x11007FFF, wrapping at 4 KiB); any other or misaligned address leaves the function
+(returns 1) the way a native block exits to the Python engine. Such a case is an *exit*: it passes
+when the C left the whole state and memory exactly as it found them (ee.h: no state written before
+a load or store that can fail), whatever Python then did with the access. Rows whose operands
+include ``mem`` get their base register aimed into the window most of the time.
+
+DECISION: this is the VU0/MMI checker; it knows nothing VU0- or MMI-specific beyond the state it
+randomises, so it serves any row with ``c``.
+"""
+from __future__ import annotations
+
+import ctypes
+import random
+import re
+import struct
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from eemu_ext import Machine
+from eemu_ext.engine import FIELD_TOKENS
+from eemu_ext.errors import EmulationError
+from eemu_ext.isa.row import Row, fields_of
+from eemu_ext.native import build
+from tests.machine.test_float_crosscheck import operand, partner
+
+M32 = 0xFFFFFFFF
+M64 = 0xFFFFFFFFFFFFFFFF
+WINDOW = 0x10000                 # RAM served to the C side: [0, WINDOW)
+CODE = 0x00080000                # where the Python engine runs the word (outside the window)
+VU0_SIZE = 0x1000
+HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h")
+
+u32, u64, i32, vp = ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32, ctypes.c_void_p
+
+
+class EEState(ctypes.Structure):
+    """ee.h's ``ee_state`` (checked field by field against the compiler's offsetof)."""
+    _fields_ = [
+        ("R", u64 * 32), ("RH", u64 * 32), ("HI", u64 * 2), ("LO", u64 * 2), ("F", u32 * 32),
+        ("VF", (u32 * 4) * 32), ("VI", u32 * 16), ("VJUNK", u32 * 4), ("acc_ovf", u64),
+        ("sa", u32), ("fcr31", u32), ("acc", u32), ("vacc", u32 * 4), ("q", u32), ("i", u32),
+        ("r", u32), ("mac", u32), ("status", u32), ("clip", u32), ("cop0", u32 * 32),
+        ("cmsar0", u32), ("cpcond0", u32), ("vi24", u32),
+        ("ram", vp), ("spr", vp), ("vu0", vp), ("data_floor", u32), ("pc", u32),
+        ("steps", u64), ("limit", u64), ("why", i32),
+        ("log_on", i32), ("log_n", i32), ("log_cap", i32),
+        ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
+    ]
+
+
+# Python machine scalars (m.S.<name>) mirrored in ee_state; lists are compared element-wise.
+SCALARS = ("acc_ovf", "sa", "fcr31", "acc", "vacc", "q", "i", "r", "mac", "status", "clip", "cop0",
+           "cmsar0", "cpcond0", "vi24")
+
+# Token substitution for C: a whole-word field token not preceded by a word character, '.' or '->'.
+_TOKEN_RE = re.compile(r"(?<![\w.])(?<!->)(" + "|".join(sorted(FIELD_TOKENS, key=len, reverse=True))
+                       + r")(?!\w)")
+
+
+def substitute_c(c: str, fields: Dict[str, int]) -> str:
+    """The row's C with every field token replaced by its value (negative values parenthesised)."""
+    def one(mo):
+        v = fields[mo.group(1)]
+        return str(v) if v >= 0 else f"({v})"
+    return _TOKEN_RE.sub(one, c)
+
+
+_PRELUDE = r"""
+#include "ee.h"
+#include "model.h"
+#include "vu0.h"
+#include "mmi.h"
+#include <stddef.h>
+
+/* the layout probe (before the state macros below rename the fields) */
+#define RC_FIELDS(X) X(R) X(RH) X(HI) X(LO) X(F) X(VF) X(VI) X(VJUNK) X(acc_ovf) X(sa) X(fcr31)  \
+    X(acc) X(vacc) X(q) X(i) X(r) X(mac) X(status) X(clip) X(cop0) X(cmsar0) X(cpcond0) X(vi24) \
+    X(ram) X(spr) X(vu0) X(data_floor) X(pc) X(steps) X(limit) X(why) X(log_on) X(log_n)        \
+    X(log_cap) X(log_addr) X(log_size) X(log_old) X(log_new)
+#define RC_OFF(f) offsetof(ee_state, f),
+static const size_t rc_offsets[] = { RC_FIELDS(RC_OFF) };
+long rc_offset(int k) { return k < (int)(sizeof rc_offsets / sizeof rc_offsets[0]) ? (long)rc_offsets[k] : -1; }
+long rc_sizeof(void) { return (long)sizeof(ee_state); }
+
+/* block code's names for the state (ee.h) */
+#define R (st->R)
+#define RH (st->RH)
+#define HI (st->HI)
+#define LO (st->LO)
+#define F (st->F)
+#define VF (st->VF)
+#define VI (st->VI)
+#define VJUNK (st->VJUNK)
+#define S (*st)
+
+/* memory: RAM below RC_WINDOW and VU0 memory; anything else leaves the row (returns 1) */
+static inline uint8_t *rc_ptr(ee_state *st, uint32_t a, uint32_t n)
+{
+    if (a & (n - 1))
+        return 0;
+    if (a < RC_WINDOW && a + n <= RC_WINDOW)
+        return st->ram + a;
+    if (a >= 0x11004000U && a < 0x11008000U)
+        return st->vu0 + (a & 0xFFFU);
+    return 0;
+}
+#define RC_LD(T, a) ({ uint8_t *p_ld_ = rc_ptr(st, (uint32_t)(a), sizeof(T)); T v_ld_;           \
+                       if (!p_ld_) return 1; memcpy(&v_ld_, p_ld_, sizeof(T)); v_ld_; })
+#define RC_ST(T, a, v) do { uint8_t *p_st_ = rc_ptr(st, (uint32_t)(a), sizeof(T)); T v_st_ = (T)(v); \
+                            if (!p_st_) return 1; memcpy(p_st_, &v_st_, sizeof(T)); } while (0)
+#define LD8(a) RC_LD(uint8_t, a)
+#define LD16(a) RC_LD(uint16_t, a)
+#define LD32(a) RC_LD(uint32_t, a)
+#define LD64(a) RC_LD(uint64_t, a)
+#define LD128(a) RC_LD(u128, a)
+#define ST8(a, v) RC_ST(uint8_t, a, v)
+#define ST16(a, v) RC_ST(uint16_t, a, v)
+#define ST32(a, v) RC_ST(uint32_t, a, v)
+#define ST64(a, v) RC_ST(uint64_t, a, v)
+#define ST128(a, v) RC_ST(u128, a, v)
+
+typedef int (*rc_fn)(ee_state *st, int *cond_out, uint32_t *tgt_out);
+
+"""
+
+
+def case_function(name: str, row: Row, c: str, word: int, pc: int = CODE) -> str:
+    """C source of one encoding's function: the row's C, then the r0 rule, then cond and tgt out."""
+    f = fields_of(word, pc)
+    body = substitute_c(c, f)
+    r0 = ""
+    for w in row.gpr_writes:
+        v = int(w) if w.isdigit() else f[w]
+        if v == 0:
+            r0 = "R[0] = 0; RH[0] = 0;"
+            break
+    return (f"static int {name}(ee_state *st, int *cond_out, uint32_t *tgt_out)\n{{\n"
+            f"    int cond = 0; uint32_t tgt = 0;\n    {body}\n    {r0}\n"
+            f"    *cond_out = cond; *tgt_out = tgt; (void)cond; (void)tgt;\n    return 0;\n}}\n")
+
+
+def library_source(model: str, functions: Sequence[str]) -> Dict[str, str]:
+    """{filename: text} of a check library: the csrc headers and one C file of case functions."""
+    define = {"hw": "#define EE_MODEL_HW 1\n", "trunc": "#define EE_MODEL_TRUNC 1\n"}[model]
+    n = len(functions)
+    body = [define, f"#define RC_WINDOW 0x{WINDOW:x}U\n", _PRELUDE]
+    body += functions
+    body.append("static const rc_fn rc_table[] = {" + ", ".join(f"rc_{k}" for k in range(n)) + "};\n")
+    body.append(f"int rc_count(void) {{ return {n}; }}\n"
+                "int rc_run(int k, ee_state *st, int *cond_out, uint32_t *tgt_out)\n"
+                f"{{ return k >= 0 && k < {n} ? rc_table[k](st, cond_out, tgt_out) : -1; }}\n")
+    src = {h: build.csrc(h) for h in HEADERS}
+    src["rows.c"] = "".join(body)
+    return src
+
+
+# ---------------------------------------------------------------- random encodings and state
+
+def random_word(row: Row, rng: random.Random, decoder, row_id: int, tries: int = 200) -> int:
+    """An encoding of ``row`` (one the decoder gives back to it) with register fields biased to 0
+    and to aliasing (rd = rs, fd = ft, ...)."""
+    free = ~row.mask & M32
+    for _ in range(tries):
+        w = row.match | (rng.getrandbits(32) & free)
+        for shift in (21, 16, 11, 6):
+            if (free >> shift) & 31 != 31:
+                continue
+            r = rng.random()
+            if r < 0.12:
+                w &= ~(31 << shift)
+            elif r < 0.3:
+                other = rng.choice([s for s in (21, 16, 11, 6) if s != shift])
+                w = (w & ~(31 << shift)) | (((w >> other) & 31) << shift)
+        if decoder.decode(w) == row_id:
+            return w
+    raise AssertionError(f"row {row.mnemonic}: no random encoding decodes back to it")
+
+
+def lane_value(rng: random.Random, prev: Optional[int]) -> int:
+    """A float lane pattern, edge-biased; sometimes close in exponent to the previous lane."""
+    if prev is not None and rng.random() < 0.3:
+        return partner(rng, prev)
+    return operand(rng)
+
+
+def _u64(rng: random.Random) -> int:
+    r = rng.random()
+    if r < 0.1:
+        return rng.choice((0, M64, 0x8000000000000000, 0x7FFFFFFFFFFFFFFF, 1, 0xFFFFFFFF80000000))
+    if r < 0.3:
+        return sum(rng.choice((0, 0x8000, 0xFFFF, 0x7FFF, 1, rng.getrandbits(16))) << (16 * k)
+                   for k in range(4))
+    return rng.getrandbits(64)
+
+
+def _vi(rng: random.Random) -> int:
+    return rng.choice((rng.randint(0, 255), rng.getrandbits(16), 0, 0xFFFF, 0x8000, 0x7FFF))
+
+
+def _lanes(rng: random.Random, prev: Optional[int]) -> List[int]:
+    out = []
+    for _ in range(4):
+        prev = lane_value(rng, prev)
+        out.append(prev)
+    return out
+
+
+def base_state(rng: random.Random) -> dict:
+    """A random value for every register (the registers a case does not name keep these)."""
+    return {"R": [0] + [_u64(rng) for _ in range(31)], "RH": [0] + [_u64(rng) for _ in range(31)],
+            "F": [operand(rng) for _ in range(32)],
+            "VF": [[0, 0, 0, 0x3F800000]] + [_lanes(rng, None) for _ in range(31)],
+            "VI": [0] + [_vi(rng) for _ in range(15)]}
+
+
+def random_state(rng: random.Random, base: dict, word: int) -> dict:
+    """A random machine state (every field of ee_state the rows can read or write): fresh values
+    for the registers the word's register fields name (bits 25-21, 20-16, 15-11, 10-6, as GPR, VF,
+    VI and FPR numbers), for HI/LO, every scalar and memory; ``base`` for the other registers.
+    VF0, VI0 and r0 keep their fixed values."""
+    regs = {(word >> sh) & 31 for sh in (21, 16, 11, 6)}
+    R, RH, F = list(base["R"]), list(base["RH"]), list(base["F"])
+    VF = [list(v) for v in base["VF"]]
+    VI = list(base["VI"])
+    prev = None
+    for n in regs:
+        if n:
+            R[n], RH[n], F[n] = _u64(rng), _u64(rng), operand(rng)
+            VF[n] = _lanes(rng, prev)
+            prev = VF[n][rng.randrange(4)]
+        if n & 15:
+            VI[n & 15] = _vi(rng)
+    return {
+        "R": R, "RH": RH, "HI": [_u64(rng), _u64(rng)], "LO": [_u64(rng), _u64(rng)],
+        "F": F, "VF": VF, "VI": VI,
+        "acc_ovf": rng.choice((0, 0, 0, 1 << 32)), "sa": rng.randint(0, 15),
+        "fcr31": 0x01000001 | (rng.getrandbits(32) & 0x0083C078), "acc": operand(rng),
+        "vacc": _lanes(rng, prev), "q": operand(rng), "i": operand(rng),
+        "r": 0x3F800000 | rng.getrandbits(23),
+        "mac": rng.choice((0, rng.getrandbits(16), rng.getrandbits(16) & 0x0FFF)),
+        "status": rng.getrandbits(12), "clip": rng.getrandbits(24),
+        "cop0": [rng.getrandbits(32) for _ in range(32)], "cmsar0": rng.getrandbits(16),
+        "cpcond0": rng.randint(0, 1), "vi24": rng.getrandbits(16) & 0x0C0C,
+        "ram": rng.randbytes(WINDOW), "vu0": rng.randbytes(VU0_SIZE),
+    }
+
+
+def aim_memory_operand(row: Row, word: int, st: dict, rng: random.Random) -> None:
+    """For a row with a ``mem`` operand: base register aimed into the RAM window (85%), else at an
+    address nothing serves (an exit); the upper 32 bits of the base stay random."""
+    if "mem" not in row.operands:
+        return
+    f = fields_of(word)
+    rs = f["rs"]
+    if rs == 0:
+        return
+    if rng.random() < 0.85:
+        target = rng.randrange(0, WINDOW - 16)
+    else:
+        target = rng.choice((0x40000000, 0x02000000 - 8, 0xFFFFFFF0)) + rng.randrange(0, 16)
+    low = (target - f["imm"]) & M32
+    st["R"][rs] = (st["R"][rs] & 0xFFFFFFFF00000000) | low
+
+
+# ---------------------------------------------------------------- state transfer
+
+def load_python(m: Machine, st: dict) -> None:
+    m.R[:] = st["R"]
+    m.RH[:] = st["RH"]
+    m.HI[:] = st["HI"]
+    m.LO[:] = st["LO"]
+    m.F[:] = st["F"]
+    for k in range(32):
+        m.VF[k][:] = st["VF"][k]
+    m.VI[:] = st["VI"]
+    for name in SCALARS:
+        v = st[name]
+        setattr(m.S, name, list(v) if isinstance(v, list) else v)
+    m.mem.ram[0:WINDOW] = st["ram"]
+    m.mem.vu0[:] = st["vu0"]
+
+
+def python_snapshot(m: Machine) -> dict:
+    out = {"R": list(m.R), "RH": list(m.RH), "HI": list(m.HI), "LO": list(m.LO), "F": list(m.F),
+           "VF": [list(v) for v in m.VF], "VI": list(m.VI)}
+    for name in SCALARS:
+        v = getattr(m.S, name)
+        out[name] = list(v) if isinstance(v, list) else v
+    out["ram"] = bytes(m.mem.ram[0:WINDOW])
+    out["vu0"] = bytes(m.mem.vu0)
+    return out
+
+
+class CSide:
+    """A ctypes ee_state with its own RAM window and VU0 memory."""
+
+    def __init__(self):
+        self.st = EEState()
+        self.ram = (ctypes.c_uint8 * WINDOW)()
+        self.vu0 = (ctypes.c_uint8 * VU0_SIZE)()
+        self.st.ram = ctypes.addressof(self.ram)
+        self.st.vu0 = ctypes.addressof(self.vu0)
+
+    def load(self, s: dict) -> None:
+        st = self.st
+        for name in ("R", "RH", "HI", "LO", "F", "VI"):
+            arr = getattr(st, name)
+            for k, v in enumerate(s[name]):
+                arr[k] = v
+        for k in range(32):
+            for c in range(4):
+                st.VF[k][c] = s["VF"][k][c]
+        for k in range(4):
+            st.VJUNK[k] = 0
+        for name in SCALARS:
+            v = s[name]
+            if isinstance(v, list):
+                arr = getattr(st, name)
+                for k, x in enumerate(v):
+                    arr[k] = x
+            else:
+                setattr(st, name, v)
+        ctypes.memmove(self.ram, s["ram"], WINDOW)
+        ctypes.memmove(self.vu0, s["vu0"], VU0_SIZE)
+
+    def snapshot(self) -> dict:
+        st = self.st
+        out = {name: list(getattr(st, name)) for name in ("R", "RH", "HI", "LO", "F", "VI")}
+        out["VF"] = [list(st.VF[k]) for k in range(32)]
+        for name in SCALARS:
+            v = getattr(st, name)
+            out[name] = list(v) if not isinstance(v, int) else v
+        out["ram"] = bytes(self.ram)
+        out["vu0"] = bytes(self.vu0)
+        return out
+
+
+def differences(want: dict, got: dict, limit: int = 4) -> List[str]:
+    """The first few differing state members, named, as hex patterns."""
+    out = []
+    for name in want:
+        a, b = want[name], got[name]
+        if a == b:
+            continue
+        if isinstance(a, bytes):
+            k = next(i for i in range(len(a)) if a[i] != b[i])
+            out.append(f"{name}[0x{k:x}]: python 0x{a[k]:02x}, c 0x{b[k]:02x}")
+        elif isinstance(a, list):
+            for k, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    out.append(f"{name}[{k}]: python {_hex(x)}, c {_hex(y)}")
+        else:
+            out.append(f"{name}: python {_hex(a)}, c {_hex(b)}")
+        if len(out) >= limit:
+            break
+    return out[:limit]
+
+
+def _hex(v):
+    return "[" + ", ".join(_hex(x) for x in v) + "]" if isinstance(v, list) else f"0x{v:x}"
+
+
+# ---------------------------------------------------------------- the check
+
+@dataclass
+class Result:
+    """Counts of one check run; ``failures`` names row, word and the differing members."""
+    compared: Dict[str, int] = field(default_factory=dict)   # mnemonic -> cases compared
+    exits: Dict[str, int] = field(default_factory=dict)      # mnemonic -> cases that left C
+    failures: List[str] = field(default_factory=list)
+
+
+def check_rows(model: str, rows: Sequence[Tuple[Row, str]], words_per_row: int, states_per_word: int,
+               seed: str, prepare: Optional[Callable[[Row, int, dict, random.Random], None]] = None
+               ) -> Result:
+    """Check each (table row, C text) on ``words_per_row`` random encodings times
+    ``states_per_word`` random states under ``model``. The C text is normally ``row.c``; a test may
+    pass another to show a wrong one is caught. Every random choice derives from (seed, model,
+    mnemonic)."""
+    m = Machine(float_model=model)
+    dec = m.decoder
+    ids = {id(r): k for k, r in enumerate(dec.rows)}
+    cases = []          # (row, word, rng)
+    functions = []
+    for row, c in rows:
+        if not c:
+            raise AssertionError(f"row {row.mnemonic}: no C to check")
+        rid = ids.get(id(row))
+        if rid is None:
+            raise AssertionError(f"row {row.mnemonic}: not a row of the machine's table")
+        rng = random.Random(f"{seed}:{model}:{row.mnemonic}")
+        for _ in range(words_per_row):
+            w = random_word(row, rng, dec, rid)
+            functions.append(case_function(f"rc_{len(cases)}", row, c, w))
+            cases.append((row, w, rng))
+    lib = build.shared_library(f"rowcheck-{model}", library_source(model, functions))
+    lib.rc_run.argtypes = [ctypes.c_int, ctypes.POINTER(EEState), ctypes.POINTER(ctypes.c_int),
+                           ctypes.POINTER(ctypes.c_uint32)]
+    lib.rc_run.restype = ctypes.c_int
+    check_layout(lib)
+
+    side = CSide()
+    cond, tgt = ctypes.c_int(), ctypes.c_uint32()
+    res = Result()
+    nop = struct.pack("<I", 0)
+    base = base_state(random.Random(f"{seed}:{model}:base"))
+    for k, (row, w, rng) in enumerate(cases):
+        m.write(CODE, struct.pack("<I", w) + nop)
+        f = fields_of(w, CODE)
+        for _ in range(states_per_word):
+            st0 = random_state(rng, base, w)
+            aim_memory_operand(row, w, st0, rng)
+            if prepare is not None:
+                prepare(row, w, st0, rng)
+            side.load(st0)
+            rc = lib.rc_run(k, ctypes.byref(side.st), ctypes.byref(cond), ctypes.byref(tgt))
+            got = side.snapshot()
+            if rc == 1:
+                diff = differences(_initial(st0), got)
+                if diff:
+                    res.failures.append(f"{row.mnemonic} 0x{w:08x} ({model}): left native code after "
+                                        f"writing state: {'; '.join(diff)}")
+                res.exits[row.mnemonic] = res.exits.get(row.mnemonic, 0) + 1
+                continue
+            if rc != 0:
+                raise AssertionError(f"rc_run({k}) returned {rc}")
+            load_python(m, st0)
+            m.pc = CODE
+            try:
+                m.step()
+            except EmulationError as e:
+                res.failures.append(f"{row.mnemonic} 0x{w:08x} ({model}): Python raised "
+                                    f"{type(e).__name__} ({e}), C completed")
+                continue
+            want = python_snapshot(m)
+            diff = differences(want, got)
+            if row.flow in ("branch", "likely") and f["btarget"] != (CODE + 8) & M32:
+                taken = m.pc == f["btarget"]
+                if bool(cond.value) != taken:
+                    diff.append(f"cond: python {int(taken)}, c {cond.value}")
+            if diff:
+                res.failures.append(f"{row.mnemonic} 0x{w:08x} ({model}): {'; '.join(diff)}")
+            res.compared[row.mnemonic] = res.compared.get(row.mnemonic, 0) + 1
+    return res
+
+
+def _initial(st0: dict) -> dict:
+    """The state a C function that left early must still show (VJUNK is scratch, not state)."""
+    return {k: st0[k] for k in st0}
+
+
+_LAYOUT_CHECKED = set()
+
+
+def check_layout(lib) -> None:
+    """EEState must match the compiler's ee_state, field by field."""
+    if id(lib) in _LAYOUT_CHECKED:
+        return
+    lib.rc_offset.restype = ctypes.c_long
+    lib.rc_sizeof.restype = ctypes.c_long
+    for k, (name, _) in enumerate(EEState._fields_):
+        off = lib.rc_offset(k)
+        if off != getattr(EEState, name).offset:
+            raise AssertionError(f"ee_state.{name}: C offset {off}, ctypes {getattr(EEState, name).offset}")
+    if lib.rc_sizeof() != ctypes.sizeof(EEState):
+        raise AssertionError(f"sizeof(ee_state): C {lib.rc_sizeof()}, ctypes {ctypes.sizeof(EEState)}")
+    _LAYOUT_CHECKED.add(id(lib))
