@@ -25,6 +25,7 @@ from .translate import Translator, c_unit, translator_hash
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 SENTINEL = 0xFFFFFFF0
 LOG_CAP = 4096
+NO_IMAGE_BLOCKS = 64
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
 
 
@@ -139,8 +140,12 @@ def translate_program(m, roots: List[int]) -> Program:
     def inside(pc):
         return any(a <= pc < b for a, b in ranges)
 
+    # DECISION: code loaded without an image has no function list and no segment bounds: the walk
+    # from the run's start stops after NO_IMAGE_BLOCKS blocks (zeroed RAM decodes as NOPs forever);
+    # anything past that runs in the Python engine.
+    budget = 200_000 if m.image is not None else NO_IMAGE_BLOCKS
     if spans is None:
-        found = Translator(m).discover(roots, inside)
+        found = Translator(m).discover(roots, inside, budget)
         spans = _merge((b.start, b.end) for b in found.values())
         if ident is not None:
             _SPANS[ident] = spans
@@ -156,7 +161,7 @@ def translate_program(m, roots: List[int]) -> Program:
     lib = build.cached_library("program", key)
     if lib is None:
         if found is None:
-            found = Translator(m).discover(roots, inside)
+            found = Translator(m).discover(roots, inside, budget)
         blocks = [found[a] for a in sorted(found)]
         sources = _csources()
         sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
@@ -277,7 +282,7 @@ class NativeEngine:
         _REGS.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO, *m.F, *vf, *m.VI)
         _SCAL.pack_into(self.mv, _OFF["acc_ovf"], int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc,
                         *S.vacc, S.q, S.i, S.r, S.mac, S.status, S.clip, *S.cop0, S.cmsar0,
-                        int(getattr(S, "cpcond0", 1)), 0)
+                        int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
 
     def sync_out(self):
@@ -301,6 +306,7 @@ class NativeEngine:
         S.cop0[:] = s[14:46]
         S.cmsar0 = s[46]
         S.cpcond0 = s[47]
+        S.vi24 = s[48]
 
     # -- the run loop ---------------------------------------------------------------------------
     def run(self, pc: int, limit: int) -> Tuple[int, int]:

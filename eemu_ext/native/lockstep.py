@@ -20,7 +20,7 @@ M32 = 0xFFFFFFFF
 LANES = "xyzw"
 
 
-_SCALARS = ("sa", "fcr31", "acc", "q", "i", "r", "mac", "status", "clip", "cmsar0", "acc_ovf", "cpcond0")
+_SCALARS = ("sa", "fcr31", "acc", "q", "i", "r", "mac", "status", "clip", "cmsar0", "acc_ovf", "cpcond0", "vi24")
 NAMES = ([f"R[{i}]" for i in range(32)] + [f"RH[{i}]" for i in range(32)] + ["HI[0]", "HI[1]", "LO[0]", "LO[1]"]
          + [f"F[{i}]" for i in range(32)] + [f"VF[{i}].{c}" for i in range(32) for c in LANES]
          + [f"VI[{i}]" for i in range(16)] + [f"ACC.{c}" for c in LANES] + [f"cop0[{i}]" for i in range(32)]
@@ -34,7 +34,8 @@ def snapshot(m) -> tuple:
     for v in m.VF:
         vf += v
     return (*m.R, *m.RH, *m.HI, *m.LO, *m.F, *vf, *m.VI, *S.vacc, *S.cop0, S.sa, S.fcr31, S.acc, S.q, S.i,
-            S.r, S.mac, S.status, S.clip, S.cmsar0, int(S.acc_ovf), int(getattr(S, "cpcond0", 1)))
+            S.r, S.mac, S.status, S.clip, S.cmsar0, int(S.acc_ovf), int(getattr(S, "cpcond0", 1)),
+            getattr(S, "vi24", 0))
 
 
 def restore(m, snap: tuple) -> None:
@@ -50,7 +51,7 @@ def restore(m, snap: tuple) -> None:
     S.vacc[:] = snap[244:248]
     S.cop0[:] = snap[248:280]
     (S.sa, S.fcr31, S.acc, S.q, S.i, S.r, S.mac, S.status, S.clip, S.cmsar0, S.acc_ovf,
-     S.cpcond0) = snap[280:292]
+     S.cpcond0, S.vi24) = snap[280:293]
 
 
 def _bytes_of(log) -> Dict[int, Tuple[int, int]]:

@@ -200,7 +200,7 @@ PRELUDE_HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h", "block.h")
 
 def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS, export: bool = False) -> str:
     """One translation unit: the blocks as C functions and the table the run loop indexes."""
-    out = [f'#include "{h}"' for h in PRELUDE_HEADERS if h in available]
+    out = [f'#include "{h}"' for h in PRELUDE_HEADERS]
     out.append('#include "runtime.h"')
     for b in blocks:
         out.append(f"{'' if export else 'static '}uint32_t {name_of(b)}(ee_state *st) {{")

@@ -16,8 +16,9 @@
 enum { WHY_NONE = 0, WHY_UNIT = 1, WHY_MISS = 2, WHY_HOOK = 3, WHY_LIMIT = 4, WHY_ONE = 5 };
 
 /* The host address of an access of n bytes at a (n a power of two), or 0: misaligned, unmapped,
- * below the data floor or anything the Python slow path must serve. */
-static inline uint8_t *ee_host(ee_state *st, uint32_t a, uint32_t n) {
+ * below the data floor or anything else the Python slow path must serve. RAM is the inline fast
+ * path; the rest is out of line, to keep blocks small. */
+static __attribute__((noinline)) uint8_t *ee_host_slow(ee_state *st, uint32_t a, uint32_t n) {
     if (a & (n - 1)) return 0;
     if (a < RAM_SIZE) return a >= st->data_floor ? st->ram + a : 0;
     uint32_t o = a - SPR_BASE;
@@ -25,18 +26,25 @@ static inline uint8_t *ee_host(ee_state *st, uint32_t a, uint32_t n) {
     o = a - VU0_BASE;
     if (o < VU0_WINDOW) return st->vu0 + (o & (VU0_SIZE - 1));
     switch (a >> 28) {               /* RAM mirrors (memory.py RAM_MIRRORS) */
-    case 0x2: case 0x3: case 0x8: case 0xA:
-        o = a & 0x0FFFFFFFu;
-        if ((a >> 28) == 0x8 || (a >> 28) == 0xA) o = a & 0x1FFFFFFFu;
-        return o < RAM_SIZE ? st->ram + o : 0;
+    case 0x2: case 0x3: o = a & 0x0FFFFFFFu; return o < RAM_SIZE ? st->ram + o : 0;
+    case 0x8: case 0xA: o = a & 0x1FFFFFFFu; return o < RAM_SIZE ? st->ram + o : 0;
     }
     return 0;
 }
 
-static inline void ee_log(ee_state *st, uint32_t a, uint32_t n, u128 old, u128 val) {
+static inline uint8_t *ee_host(ee_state *st, uint32_t a, uint32_t n) {
+    if (__builtin_expect(!(a & (n - 1)) && a < RAM_SIZE && a >= st->data_floor, 1)) return st->ram + a;
+    return ee_host_slow(st, a, n);
+}
+
+static __attribute__((noinline)) void ee_log(ee_state *st, uint32_t a, uint32_t n, const uint8_t *host,
+                                             const void *val) {
     if (st->log_n < st->log_cap) {
         int k = st->log_n++;
-        st->log_addr[k] = a; st->log_size[k] = (uint8_t)n; st->log_old[k] = old; st->log_new[k] = val;
+        u128 old = 0, v = 0;
+        memcpy(&old, host, n);
+        memcpy(&v, val, n);
+        st->log_addr[k] = a; st->log_size[k] = (uint8_t)n; st->log_old[k] = old; st->log_new[k] = v;
     } else {
         st->log_n = st->log_cap + 1;       /* overflow: the engine reports it */
     }
@@ -46,7 +54,7 @@ static inline void ee_log(ee_state *st, uint32_t a, uint32_t n, u128 old, u128 v
                           memcpy(&_v, _h, n); _v; })
 #define EE_ST(T, n, a, v) do { uint32_t _a = (uint32_t)(a); uint8_t *_h = ee_host(st, _a, n); \
                                if (!_h) goto fault; T _v = (T)(v); \
-                               if (st->log_on) { T _o; memcpy(&_o, _h, n); ee_log(st, _a, n, _o, _v); } \
+                               if (__builtin_expect(st->log_on, 0)) ee_log(st, _a, n, _h, &_v); \
                                memcpy(_h, &_v, n); } while (0)
 #define LD8(a) EE_LD(uint8_t, 1, a)
 #define LD16(a) EE_LD(uint16_t, 2, a)
