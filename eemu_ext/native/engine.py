@@ -49,7 +49,8 @@ class EeState(ctypes.Structure):
         ("log_on", ctypes.c_int32), ("log_n", ctypes.c_int32), ("log_cap", ctypes.c_int32),
         ("log_addr", ctypes.POINTER(ctypes.c_uint32)), ("log_size", ctypes.POINTER(ctypes.c_uint8)),
         ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
-        ("prev", ctypes.c_uint32),
+        ("prev", ctypes.c_uint32), ("annulled", ctypes.c_int32),
+        ("bcount", ctypes.POINTER(ctypes.c_uint64)),
     ]
 
 
@@ -196,6 +197,7 @@ class NativeEngine:
         self._hooks_stale = True
         self.python_units = 0           # units the Python engine ran inside native runs
         self._check = None              # the lockstep checker, made on first use
+        self._bcount = None             # coverage counters (Machine(coverage=True))
         self._extra_roots = set()       # run starts, for code loaded without an image
         if lockstep:
             self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
@@ -250,8 +252,12 @@ class NativeEngine:
         if self._code_stale or self.prog is None:
             prog = translate_program(self.m, self._roots(pc))
             if prog is not self.prog:
+                self._flush_coverage()
                 self.prog = prog
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
+                if self.m.coverage_enabled:
+                    self._bcount = (ctypes.c_uint64 * max(2 * len(prog.starts), 1))()
+                    self.st.bcount = self._bcount
             self._code_stale = False
             self._hooks_stale = True
         if self._hooks_stale:
@@ -333,6 +339,8 @@ class NativeEngine:
                 continue
             self.sync_out()
             m._prev_block = st.prev
+            if why == WHY_UNIT:
+                self._count_partial(pc)
             if why == WHY_LIMIT:
                 m.pc = pc
                 return m._run_exact(pc, steps, limit)
@@ -341,7 +349,38 @@ class NativeEngine:
                 self._ensure(pc)
             self.sync_in()
         self.sync_out()
+        self._flush_coverage()
         return pc, steps
+
+    # -- coverage (Machine(coverage=True)): per-block counts, turned into per-mnemonic counts ----
+    def _mnemonics(self, start: int, end: int) -> List[str]:
+        m = self.m
+        out = []
+        for a in range(start, end, 4):
+            d = m.decoded(a)
+            out.append(m.decoder.rows[d[0]].mnemonic)
+        return out
+
+    def _flush_coverage(self):
+        if not self.m.coverage_enabled or self.prog is None or getattr(self, "_bcount", None) is None:
+            return
+        cov, bc, prog = self.m.coverage, self._bcount, self.prog
+        for b in range(len(prog.starts)):
+            full, ann = bc[2 * b], bc[2 * b + 1]
+            if not (full or ann):
+                continue
+            mns = self._mnemonics(prog.starts[b], prog.ends[b])
+            for mn in mns:
+                cov[mn] += full + ann
+            if ann:
+                cov[mns[-1]] -= ann            # the annulled delay slot did not run
+            bc[2 * b] = bc[2 * b + 1] = 0
+
+    def _count_partial(self, pc: int):
+        """Coverage of a block that left early at unit pc: the units before it ran."""
+        if self.m.coverage_enabled and self.st.prev and self.st.prev <= pc:
+            for mn in self._mnemonics(self.st.prev, pc):
+                self.m.coverage[mn] += 1
 
     def _lockstep_block(self, pc: int, steps: int, limit: int):
         """One block in both engines (lockstep.py); (why, pc, steps) as the native run gives them."""

@@ -137,7 +137,7 @@ class Translator:
                     body.append(f"_lreg = {reg}; _lold = R[{reg}]; R[{reg}] = SX32({link:#x}u);")
                     succ.append(nxt)
             if row.flow == "likely":
-                body.append(f"if (!cond) {{ st->steps += {n + 1}; return {nxt:#x}u; }}")
+                body.append(f"if (!cond) {{ st->steps += {n + 1}; st->annulled = 1; return {nxt:#x}u; }}")
             body += [self._comment(slot)]
             body += self._insn_c(slot, sr[1], sr[2])
             n += 2

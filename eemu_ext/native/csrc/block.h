@@ -50,12 +50,13 @@ static __attribute__((noinline)) void ee_log(ee_state *st, uint32_t a, uint32_t 
     }
 }
 
-#define EE_LD(T, n, a) ({ uint8_t *_h = ee_host(st, (uint32_t)(a), n); if (!_h) goto fault; T _v; \
-                          memcpy(&_v, _h, n); _v; })
-#define EE_ST(T, n, a, v) do { uint32_t _a = (uint32_t)(a); uint8_t *_h = ee_host(st, _a, n); \
-                               if (!_h) goto fault; T _v = (T)(v); \
-                               if (__builtin_expect(st->log_on, 0)) ee_log(st, _a, n, _h, &_v); \
-                               memcpy(_h, &_v, n); } while (0)
+/* macro locals are named _ee_* so they never shadow a row's own names */
+#define EE_LD(T, n, a) ({ uint8_t *_ee_h = ee_host(st, (uint32_t)(a), n); if (!_ee_h) goto fault; T _ee_v; \
+                          memcpy(&_ee_v, _ee_h, n); _ee_v; })
+#define EE_ST(T, n, a, v) do { uint32_t _ee_a = (uint32_t)(a); T _ee_v = (T)(v); \
+                               uint8_t *_ee_h = ee_host(st, _ee_a, n); if (!_ee_h) goto fault; \
+                               if (__builtin_expect(st->log_on, 0)) ee_log(st, _ee_a, n, _ee_h, &_ee_v); \
+                               memcpy(_ee_h, &_ee_v, n); } while (0)
 #define LD8(a) EE_LD(uint8_t, 1, a)
 #define LD16(a) EE_LD(uint16_t, 2, a)
 #define LD32(a) EE_LD(uint32_t, 4, a)

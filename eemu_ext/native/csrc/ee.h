@@ -55,6 +55,8 @@ typedef struct ee_state {
     int32_t log_on, log_n, log_cap;
     uint32_t *log_addr; uint8_t *log_size; u128 *log_old, *log_new;
     uint32_t prev;              /* the start of the last block the run loop entered */
+    int32_t annulled;           /* set by a block that left through a likely branch's annul path */
+    uint64_t *bcount;           /* coverage: per block, [completed, completed-annulled] (or NULL) */
 } ee_state;
 
 #define M32 0xFFFFFFFFULL

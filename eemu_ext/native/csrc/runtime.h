@@ -20,8 +20,10 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
         if (st->steps + ee_block_n[b] > st->limit) { st->pc = pc; return st->why = WHY_LIMIT; }
         st->why = WHY_NONE;
         st->prev = pc;
+        st->annulled = 0;
         pc = ee_blocks[b](st);
         if (st->why) return st->why;          /* the block left early: st->pc is the unit */
+        if (st->bcount) st->bcount[2 * b + st->annulled]++;
         if (one) { st->pc = pc; return st->why = WHY_ONE; }
     }
 }
