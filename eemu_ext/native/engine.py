@@ -56,6 +56,8 @@ class EeState(ctypes.Structure):
 
 _OFF = {name: getattr(EeState, name).offset for name, _ in EeState._fields_}
 _REGS = struct.Struct("<32Q32Q2Q2Q32I128I16I")          # R RH HI LO F VF VI: one contiguous run
+_GPR = struct.Struct("<32Q32Q2Q2Q")                     # R RH HI LO
+_FPU = struct.Struct("<32I128I16I")                     # F VF VI
 _SCAL = struct.Struct("<Q3I4I6I32I3I")                  # acc_ovf sa fcr31 acc vacc q i r mac status clip cop0 cmsar0 cpcond0 vi24
 assert _OFF["VJUNK"] - _OFF["R"] == _REGS.size
 assert _OFF["pc"] >= _OFF["acc_ovf"] + _SCAL.size
@@ -198,6 +200,8 @@ class NativeEngine:
         self.python_units = 0           # units the Python engine ran inside native runs
         self._check = None              # the lockstep checker, made on first use
         self._bcount = None             # coverage counters (Machine(coverage=True))
+        self._F = self._VF = self._VI = self._sc = None   # what crossed last time
+        self._fv_raw = self._sc_raw = None
         self._extra_roots = set()       # run starts, for code loaded without an image
         if lockstep:
             self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
@@ -282,37 +286,56 @@ class NativeEngine:
                 bidx[j] = -2
 
     # -- state transfer ---------------------------------------------------------------------------
+    # DECISION: the GPRs, HI and LO cross at every hand-over; the FPU/VU0 registers and the
+    # scalars (most hand-overs are allocator hooks that touch neither) cross only when they changed,
+    # judged by comparing with what crossed last time.
     def sync_in(self):
         m, S = self.m, self.m.S
-        vf = [x for v in m.VF for x in v]
-        _REGS.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO, *m.F, *vf, *m.VI)
-        _SCAL.pack_into(self.mv, _OFF["acc_ovf"], int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc,
-                        *S.vacc, S.q, S.i, S.r, S.mac, S.status, S.clip, *S.cop0, S.cmsar0,
-                        int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
+        _GPR.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO)
+        if m.F != self._F or m.VF != self._VF or m.VI != self._VI:
+            vf = [x for v in m.VF for x in v]
+            _FPU.pack_into(self.mv, _OFF["F"], *m.F, *vf, *m.VI)
+            self._F, self._VF, self._VI = m.F[:], [v[:] for v in m.VF], m.VI[:]
+            self._fv_raw = None
+        sc = (int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac, S.status,
+              S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
+        if sc != self._sc:
+            _SCAL.pack_into(self.mv, _OFF["acc_ovf"], *sc)
+            self._sc = sc
+            self._sc_raw = None
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
 
     def sync_out(self):
         m, S = self.m, self.m.S
-        v = _REGS.unpack_from(self.mv, _OFF["R"])
+        mv = self.mv
+        v = _GPR.unpack_from(mv, _OFF["R"])
         m.R[:] = v[0:32]
         m.RH[:] = v[32:64]
         m.HI[:] = v[64:66]
         m.LO[:] = v[66:68]
-        m.F[:] = v[68:100]
-        VF = m.VF
-        for i in range(32):
-            k = 100 + 4 * i
-            VF[i][:] = v[k:k + 4]
-        m.VI[:] = v[228:244]
-        s = _SCAL.unpack_from(self.mv, _OFF["acc_ovf"])
-        S.acc_ovf = s[0]
-        S.sa, S.fcr31, S.acc = s[1], s[2], s[3]
-        S.vacc[:] = s[4:8]
-        S.q, S.i, S.r, S.mac, S.status, S.clip = s[8:14]
-        S.cop0[:] = s[14:46]
-        S.cmsar0 = s[46]
-        S.cpcond0 = s[47]
-        S.vi24 = s[48]
+        raw = mv[_OFF["F"]:_OFF["F"] + _FPU.size].tobytes()
+        if raw != self._fv_raw:
+            fv = _FPU.unpack(raw)
+            m.F[:] = fv[0:32]
+            VF = m.VF
+            for i in range(32):
+                k = 32 + 4 * i
+                VF[i][:] = fv[k:k + 4]
+            m.VI[:] = fv[160:176]
+            self._F, self._VF, self._VI = m.F[:], [v[:] for v in VF], m.VI[:]
+            self._fv_raw = raw
+        raw = mv[_OFF["acc_ovf"]:_OFF["acc_ovf"] + _SCAL.size].tobytes()
+        if raw != self._sc_raw:
+            s = _SCAL.unpack(raw)
+            S.acc_ovf = s[0]
+            S.sa, S.fcr31, S.acc = s[1], s[2], s[3]
+            S.vacc[:] = s[4:8]
+            S.q, S.i, S.r, S.mac, S.status, S.clip = s[8:14]
+            S.cop0[:] = s[14:46]
+            S.cmsar0 = s[46]
+            S.cpcond0 = s[47]
+            S.vi24 = s[48]
+            self._sc, self._sc_raw = s, raw
 
     # -- the run loop ---------------------------------------------------------------------------
     def run(self, pc: int, limit: int) -> Tuple[int, int]:

@@ -59,6 +59,7 @@ class EEState(ctypes.Structure):
         ("steps", u64), ("limit", u64), ("why", i32),
         ("log_on", i32), ("log_n", i32), ("log_cap", i32),
         ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
+        ("prev", u32), ("annulled", i32), ("bcount", vp),
     ]
 
 
