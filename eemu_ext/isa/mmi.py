@@ -9,6 +9,9 @@ The lane-wise operations are SWAR bit tricks on whole 128-bit Python ints (this 
 morph blend's hot path); ``tests/machine/test_mmi_lanes.py`` checks each against a per-lane model.
 Helper names all start with ``mmi_`` so they cannot collide with other modules' namespaces, and no
 helper or local in a ``sem`` is spelled like a field token (rs, rt, rd, sa, imm, ...).
+
+Each row's ``c`` is its compiled form, generated beside its ``sem``; it calls the C helpers of
+eemu_ext/native/csrc/mmi.h under the same mmi_* names (128-bit values as u128).
 """
 from __future__ import annotations
 

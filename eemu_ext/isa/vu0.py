@@ -5,6 +5,10 @@ helpers (``vu_*``) come from ``namespace(machine)``. Lanes: x = 0 ... w = 3, des
 VF[0] never changes: rows that would write it write a scratch list instead (flags still update).
 DECISION: under trunc the MAC and status flags are not kept (ee-float.md §2.2: "VU0 flags are not
 kept"), while CLIP, a comparison result rather than an arithmetic flag, is kept under both models.
+
+Each row's ``c`` is its compiled form, generated beside its ``sem`` and calling the C helpers of
+eemu_ext/native/csrc/vu0.h under the same names. VCALLMS, VCALLMSR and CTC2 are Python-only (they
+can raise). vi24 is ``S.vi24`` in both engines.
 """
 from __future__ import annotations
 

@@ -171,9 +171,10 @@ def library_source(model: str, functions: Sequence[str]) -> Dict[str, str]:
 
 # ---------------------------------------------------------------- random encodings and state
 
-def random_word(row: Row, rng: random.Random, decoder, row_id: int, tries: int = 200) -> int:
-    """An encoding of ``row`` (one the decoder gives back to it) with register fields biased to 0
-    and to aliasing (rd = rs, fd = ft, ...)."""
+def random_word(row: Row, rng: random.Random, decoder, row_id: int, tries: int = 200,
+                accept: Optional[Callable[[int], bool]] = None) -> int:
+    """An encoding of ``row`` (one the decoder gives back to it, and ``accept`` if given) with
+    register fields biased to 0 and to aliasing (rd = rs, fd = ft, ...)."""
     free = ~row.mask & M32
     for _ in range(tries):
         w = row.match | (rng.getrandbits(32) & free)
@@ -186,7 +187,7 @@ def random_word(row: Row, rng: random.Random, decoder, row_id: int, tries: int =
             elif r < 0.3:
                 other = rng.choice([s for s in (21, 16, 11, 6) if s != shift])
                 w = (w & ~(31 << shift)) | (((w >> other) & 31) << shift)
-        if decoder.decode(w) == row_id:
+        if decoder.decode(w) == row_id and (accept is None or accept(w)):
             return w
     raise AssertionError(f"row {row.mnemonic}: no random encoding decodes back to it")
 
@@ -386,12 +387,13 @@ class Result:
 
 
 def check_rows(model: str, rows: Sequence[Tuple[Row, str]], words_per_row: int, states_per_word: int,
-               seed: str, prepare: Optional[Callable[[Row, int, dict, random.Random], None]] = None
-               ) -> Result:
+               seed: str, prepare: Optional[Callable[[Row, int, dict, random.Random], None]] = None,
+               accept: Optional[Callable[[int], bool]] = None) -> Result:
     """Check each (table row, C text) on ``words_per_row`` random encodings times
     ``states_per_word`` random states under ``model``. The C text is normally ``row.c``; a test may
-    pass another to show a wrong one is caught. Every random choice derives from (seed, model,
-    mnemonic)."""
+    pass another to show a wrong one is caught. ``prepare(row, word, state, rng)`` may bias a
+    case's state; ``accept(word)`` limits the encodings. Every random choice derives from (seed,
+    model, mnemonic)."""
     m = Machine(float_model=model)
     dec = m.decoder
     ids = {id(r): k for k, r in enumerate(dec.rows)}
@@ -405,7 +407,7 @@ def check_rows(model: str, rows: Sequence[Tuple[Row, str]], words_per_row: int, 
             raise AssertionError(f"row {row.mnemonic}: not a row of the machine's table")
         rng = random.Random(f"{seed}:{model}:{row.mnemonic}")
         for _ in range(words_per_row):
-            w = random_word(row, rng, dec, rid)
+            w = random_word(row, rng, dec, rid, accept=accept)
             functions.append(case_function(f"rc_{len(cases)}", row, c, w))
             cases.append((row, w, rng))
     lib = build.shared_library(f"rowcheck-{model}", library_source(model, functions))

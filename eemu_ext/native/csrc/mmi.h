@@ -8,6 +8,8 @@
  * (lo64, hi64) return u128 here (lo | hi << 64).
  *
  * MMI_FN is ``static inline`` unless the includer defines it.
+ * Include it before block code's ``#define R (st->R)`` ... ``#define S (*st)`` (ee.h's struct
+ * needs that order too: the helpers spell the state fields, and mmi.h's parameters R, RH, HI, LO).
  */
 #ifndef EE_MMI_H
 #define EE_MMI_H

@@ -13,6 +13,8 @@
  * (the Python's DECISION: "VU0 flags are not kept"); CLIP is kept under both models.
  *
  * VU0_FN is ``static inline`` unless the includer defines it (as eefloat.h's EEF_FN).
+ * Include it before block code's ``#define R (st->R)`` ... ``#define S (*st)`` (ee.h's struct
+ * needs that order too: the helpers spell the state fields, and mmi.h's parameters R, RH, HI, LO).
  */
 #ifndef EE_VU0_H
 #define EE_VU0_H
