@@ -63,9 +63,13 @@ def _seed_state(m, rng):
         m.VF[k][:] = [(rng.randint(120, 134) << 23) | rng.getrandbits(23) for _ in range(4)]
 
 
-def loop_ips(model: str, body, n: int = 20000) -> float:
+def loop_ips(model: str, body, n: int = 20000, engine: str = "python") -> float:
     """Instructions/s of ``body`` looped n times on a Machine with the given float model."""
-    m = Machine(float_model=model)
+    if engine != "python":                       # translate and compile once, untimed
+        m = Machine(float_model=model, engine=engine)
+        _seed_state(m, random.Random(f"bench_float:{model}"))
+        run_words(m, _loop(body, 2), base=CODE, limit=10 * 2 * (len(body) + 3))
+    m = Machine(float_model=model, engine=engine)
     _seed_state(m, random.Random(f"bench_float:{model}"))
     words = _loop(body, n)
     t = time.process_time()
@@ -98,16 +102,22 @@ def op_us(model: str, n: int = 20000) -> dict:
     return out
 
 
-def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000) -> dict:
-    """Instructions/s of a COP1 loop and a VU0 loop, and µs per op, for each float model."""
+def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000, engines=("python",)) -> dict:
+    """Instructions/s of a COP1 loop and a VU0 loop per engine, and µs per op, for each float model."""
     res = {}
     for model in ("hw", "trunc"):
-        res[model] = {"cop1": loop_ips(model, COP1_BODY, n), "vu0": loop_ips(model, VU0_BODY, n),
-                      "ops_us": op_us(model, ops_n)}
+        res[model] = {"ops_us": op_us(model, ops_n)}
+        for e in engines:
+            k = n * (20 if e != "python" else 1)
+            res[model][e] = {"cop1": loop_ips(model, COP1_BODY, k, e), "vu0": loop_ips(model, VU0_BODY, k, e)}
     if not quiet:
         print("float loops (instructions per CPU-second)  COP1 body     VU0 body")
         for model, r in res.items():
-            print(f"  model {model:5s}                          {r['cop1']:12,.0f} {r['vu0']:12,.0f}")
+            for e in engines:
+                print(f"  model {model:5s} {e:7s}                  {r[e]['cop1']:12,.0f} {r[e]['vu0']:12,.0f}")
+            if "native" in engines:
+                print(f"  model {model:5s} native / python          {r['native']['cop1'] / r['python']['cop1']:11.1f}x"
+                      f" {r['native']['vu0'] / r['python']['vu0']:11.1f}x")
         print("float model ops (µs per call):  " + "  ".join(f"{k:>6s}" for k in res["hw"]["ops_us"]))
         for model, r in res.items():
             print(f"  model {model:5s}                 " + "  ".join(f"{v:6.2f}" for v in r["ops_us"].values()))

@@ -12,10 +12,10 @@ def test_bench_bodies_decode_to_float_rows():
                      "vmulax", "vmadday", "vmaddaz", "vmaddw", "vadd"]
 
 
-def test_float_bench_reports_both_models(capsys):
-    res = float_bench(n=300, ops_n=300)
+def test_float_bench_reports_both_models_and_engines(capsys, engine):
+    res = float_bench(n=300, ops_n=300, engines=("python", engine))
     out = capsys.readouterr().out
     assert "COP1 body" in out and "model hw" in out and "model trunc" in out
     for model in ("hw", "trunc"):
-        assert res[model]["cop1"] > 0 and res[model]["vu0"] > 0
+        assert res[model][engine]["cop1"] > 0 and res[model][engine]["vu0"] > 0
         assert set(res[model]["ops_us"]) == {"add", "mul", "madd", "div", "sqrt", "rsqrt"}

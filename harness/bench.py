@@ -1,0 +1,54 @@
+"""`make bench`, the harness part: machine CPU of a fixed bulk sample in each engine.
+
+The sample is the stand-in on 12 nightly chunks (seed 4) with every check, run once per engine in
+this process, one after the other (so both are measured on the same machine, in one run). The
+figure is the machine's CPU as the harness's per-function counters measure it, after one untimed
+chunk has translated and compiled the executable.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import json
+
+SAMPLE_N = 12
+SEED = 4
+
+
+def machine_cpu(engine: str, n: int = SAMPLE_N, extra=()) -> dict:
+    out = tempfile.mkdtemp(prefix=f"eediff-bench-{engine}-")
+    env = dict(os.environ, EEMU_ENGINE=engine)
+    try:
+        cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
+               "--jobs", "1", "--fresh", "--out", os.path.join(out, "run"), *extra]
+        subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        with open(os.path.join(out, "run", "summary.json"), encoding="utf-8") as f:
+            s = json.load(f)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    return {"machine_cpu": sum(s["machine_cpu_seconds"].values()), "steps": s["machine_steps"],
+            "cpu": s["cpu_seconds"], "mismatches": s["mismatches"], "chunks": s["chunks_done"]}
+
+
+def main() -> int:
+    from eemu_ext.native.build import compiler
+    engines = ["python"] + (["native"] if compiler() is not None else [])
+    if "native" in engines:
+        machine_cpu("native", n=1)                  # translate and compile once, untimed
+    res = {e: machine_cpu(e) for e in engines}
+    print(f"workload: the stand-in, {SAMPLE_N} nightly chunks (seed {SEED}), every check")
+    for e, r in res.items():
+        print(f"  {e:7s}: machine {r['machine_cpu']:7.2f} CPU-s for {r['steps']:,} instructions "
+              f"({r['steps'] / max(r['machine_cpu'], 1e-9) / 1e6:6.1f} M instr/s); whole run {r['cpu']:.2f} CPU-s; "
+              f"{r['chunks']} chunks, {r['mismatches']} mismatches")
+    if "native" in res:
+        ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
+        print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {'met' if ratio >= 30 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
