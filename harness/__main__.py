@@ -1,4 +1,4 @@
-"""Command line: python -m harness bulk | one | replay | mutants (see `--help`)."""
+"""Command line: python -m harness bulk | one | replay | mutants | probe (see `--help`)."""
 from __future__ import annotations
 
 import argparse
@@ -151,6 +151,16 @@ def cmd_mutants(a):
     return 1 if bad else 0
 
 
+def cmd_probe(a):
+    from .budgets import parse_overrides
+    from .probe import run_cli
+    try:
+        budgets = parse_overrides(a.budget)
+    except ValueError as exc:
+        raise HarnessError(str(exc)) from None
+    return run_cli(options(a), budgets=budgets)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -188,9 +198,13 @@ def main(argv=None):
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")
     mu.add_argument("--shrink", action="store_true")
+    pr = sub.add_parser("probe", help="readiness probe: each entry point on a few small chunks, watched")
+    common(pr)
+    pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
     a = ap.parse_args(argv)
     try:
-        return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants}[a.cmd](a)
+        return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
+                "probe": cmd_probe}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2

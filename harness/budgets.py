@@ -34,21 +34,21 @@ def parse_overrides(items):
     return out
 
 
-def measure(n=300, seed=4):
-    """The largest steps per function over n chunks (the largest W first) on the stand-in."""
+def measure(n=40, seed=4, prof="quick"):
+    """The largest steps per function over n chunks (the largest first) on the stand-in."""
     from .chunk import check_chunk
     from .game import Game
     from .options import Options
     from .profiles import profile
-    opts = Options(profile="nightly")
+    opts = Options(profile=prof, seed=seed)
     corpus = opts.open_corpus()
     ids = sorted(corpus.chunk_ids(), key=lambda c: -len(corpus.chunk(c).data))[:n]
     game = Game(opts.image, unbounded=True)
     for cid in ids:
-        res = check_chunk(game, corpus.chunk(cid), opts.context(cid), profile("nightly"))
+        res = check_chunk(game, corpus.chunk(cid), opts.context(cid), profile(prof))
         if res.get("error"):
             raise RuntimeError(f"{cid}: {res['error']}")
-    return dict(game.max_steps), f"{n} largest chunks, nightly profile, seed {seed}"
+    return dict(game.max_steps), f"the {n} largest chunks of the seed-1 corpus, {prof} profile, seed {seed}"
 
 
 if __name__ == "__main__":

@@ -66,14 +66,14 @@ def install(machine, heap, symbols):
     Every allocator call is logged in heap.log with its arguments, caller and result."""
     def allocator(name, argn):
         def hook(m):
-            args = m.args(2)
+            args = tuple(m.args(2 if argn is None else argn + 1))
             if argn is None:
                 size, align = memalign(*args)
             else:
                 size, align = args[argn], 16
             addr = heap.alloc(size, who=name, align=align)
             ra = m.R[31] & 0xFFFFFFFF if hasattr(m, "R") else 0
-            heap.log.append((name, tuple(args), ra, addr))
+            heap.log.append((name, args, ra, addr))
             return addr
         return hook
 
