@@ -48,6 +48,7 @@ class FailFast:
         self.run = self.run + 1 if sig == self.last else 1
         self.last = sig
         if self.run >= self.k and self.stop is None:
-            self.stop = (f"stopped early: {self.k} chunks in a row failed with {sig[0]} at {sig[1]} "
+            where = f"at {sig[1]}" if sig[1].startswith("pc") else "with the same message"
+            self.stop = (f"stopped early: {self.k} chunks in a row failed with {sig[0]} {where} "
                          f"(last {chunk}): {str(error.get('message', ''))[:200]}")
         return self.stop
