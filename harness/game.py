@@ -380,8 +380,6 @@ class Game:
             self.note_flags.append(
                 f"funcNoteProcess called with a0 = 0x{note:08x}, not a heap block (a1-a3 = "
                 f"{', '.join(f'0x{a:08x}' for a in args[1:])})")
-            self.notes.append((None, None, None, -1))
-            return 0
         event, param, time, coord = self.words(note + 4, 4)
         self.notes.append((event, param, time, self.inst.get(coord, -1)))
         return 0
