@@ -1,4 +1,5 @@
 # eediff: emulator-backed differential tests for ccAnm.
+#   make probe         the readiness probe: run it first on a new executable (IMAGE=... DATA=/DISC=...)
 #   make bulk N=4091   the nightly run (stand-in + synthetic corpus by default)
 #   make test          the test suite
 # Every target bootstraps what it needs: .venv from pyproject.toml, the synthetic corpus,
@@ -27,7 +28,7 @@ PYTEST_ARGS ?=
 HARNESS_OPTS = --seed $(SEED) --profile $(PROFILE) --float-model $(FLOAT) \
 	$(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
 
-.PHONY: all venv corpus test test-slow mutant-elfs bulk one bench standin cross mutants report clean
+.PHONY: all venv corpus test test-slow mutant-elfs bulk one probe bench standin cross mutants report clean
 
 all: test
 
@@ -58,6 +59,10 @@ test-slow: $(STAMP) $(SYNTH_DATA)
 
 bulk: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
 	$(PY) -m harness bulk --n $(N) --jobs $(JOBS) $(HARNESS_OPTS)
+
+probe: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
+	$(PY) -m harness probe --float-model $(FLOAT) \
+	  $(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
 
 one: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
 	$(PY) -m harness one --case '$(CASE)' $(if $(CHECK),--check $(CHECK)) $(HARNESS_OPTS)

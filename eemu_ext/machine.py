@@ -1,6 +1,6 @@
 """The R5900 machine: state, memory, the run loop, calls and hooks (executable-abi.md §3).
 
-Public surface (interfaces.md §1): Machine(float_model, coverage), load_elf, symbol, symbolize,
+Public surface (interfaces.md §1): Machine(float_model, coverage, data_floor), load_elf, symbol, symbolize,
 call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, coverage.
 """
 from __future__ import annotations
@@ -128,7 +128,10 @@ class Machine:
     """An R5900 (EE core + VU0 macro mode) with 32 MiB of RAM. See the module docstring."""
 
     def __init__(self, float_model: str = "hw", coverage: bool = False, decoder: Optional[Decoder] = None,
-                 engine: Optional[str] = None):
+                 engine: Optional[str] = None, data_floor: int = 0):
+        """engine: 'native' (the default where a host C compiler exists), 'python' or 'lockstep'.
+        data_floor: a data load or store below this RAM address raises a MemoryFault naming pc,
+        symbol and instruction (0: off); settable later as ``m.data_floor`` (Memory.data_floor)."""
         if float_model not in ("hw", "trunc"):
             raise ValueError(f"float_model must be 'hw' or 'trunc', not {float_model!r}")
         engine = choose_engine(engine)
@@ -183,6 +186,32 @@ class Machine:
         if engine in ("native", "lockstep"):
             from .native.engine import NativeEngine
             self._native = NativeEngine(self, lockstep=engine == "lockstep")
+        self._floored = False
+        if data_floor:
+            self.data_floor = data_floor
+
+    # ---------------------------------------------------------------- the data floor
+    @property
+    def data_floor(self) -> int:
+        return self.mem.data_floor
+
+    @data_floor.setter
+    def data_floor(self, addr: int) -> None:
+        # The loads and stores inline a RAM fast path ("a < 0x2000000", isa/integer.py); under a
+        # floor they read "DF <= a < 0x2000000", DF a global of the compiled code, so a floor
+        # change needs no recompile; below it they fall to mem.ld*/st*, which raise the fault.
+        mem = self.mem
+        mem.data_floor = addr
+        G = self._globals
+        for k in ("ld8", "ld16", "ld32", "ld64", "ld128", "st8", "st16", "st32", "st64", "st128"):
+            G[k] = getattr(mem, k)
+        G["DF"] = mem.data_floor
+        if not self._floored:
+            self._floored = True
+            c = self._compiler
+            c.templates = [[p.replace("a < 0x2000000", "DF <= a < 0x2000000") if type(p) is str else p
+                            for p in t] for t in c.templates]
+        self.flush_code_cache()
 
     # ---------------------------------------------------------------- state
     def _reset_state(self):
@@ -529,7 +558,7 @@ class Machine:
         self.pc = pc
         if isinstance(exc, AccessFault):
             kind = "store" if exc.store else "load"
-            what = ("address not mapped" if exc.why == "unmapped" else "misaligned address")
+            what = {"unmapped": "address not mapped", "misaligned": "misaligned address"}.get(exc.why, exc.why)
             return MemoryFault(f"memory fault: {exc.size}-byte {kind} at 0x{exc.address:08x} ({what}) at "
                                f"{self._where(pc)}", pc, exc.address, exc.size)
         if isinstance(exc, EmulationError):

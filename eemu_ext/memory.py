@@ -3,6 +3,11 @@
 The ld*/st* functions built here are the fast paths that compiled instruction code calls. They
 raise ``AccessFault`` (address, size, why); the engine turns it into a ``MemoryFault`` naming the pc
 and the instruction, which only it knows.
+
+``data_floor``: a data load or store at a physical RAM address below it faults (why 'below the data
+floor 0x...'), so a null or low-memory pointer cannot read zeroes silently. 0 (the default) turns the
+check off. Instruction fetch (``fetch``) and the debugger-style ``read``/``write`` are not floored.
+Setting it rebuilds the fast paths with the floor captured in their closures.
 """
 from __future__ import annotations
 
@@ -37,12 +42,36 @@ class AccessFault(Exception):
 class Memory:
     """The EE's address space. ``ram``, ``spr`` and ``vu0`` are bytearrays; ld/st are fast closures."""
 
-    def __init__(self):
+    def __init__(self, data_floor: int = 0):
         # an anonymous mapping: zero pages cost nothing until touched (bytearray would memset 32 MiB)
         self.ram = mmap.mmap(-1, RAM_SIZE)
         self.spr = bytearray(SPR_SIZE)
         self.vu0 = bytearray(VU0_SIZE)
+        self._floor = 0
+        self.data_floor = data_floor
+
+    @property
+    def data_floor(self) -> int:
+        return self._floor
+
+    @data_floor.setter
+    def data_floor(self, addr: int) -> None:
+        addr = int(addr)
+        if not 0 <= addr <= RAM_SIZE:
+            raise ValueError(f"data_floor 0x{addr:x} lies outside RAM (0..0x{RAM_SIZE:x})")
+        self._floor = addr
         self._build()
+
+    def below_floor(self, addr: int, size: int) -> bool:
+        """True when a data access at virtual addr reaches RAM below the data floor (any mirror)."""
+        if not self._floor:
+            return False
+        addr &= M32
+        for base in RAM_MIRRORS:
+            off = addr - base
+            if 0 <= off < RAM_SIZE:
+                return off < self._floor
+        return False
 
     # -- address translation (slow path) ------------------------------------------------------
     def locate(self, addr: int, size: int, store: bool = False):
@@ -93,17 +122,23 @@ class Memory:
         locate = self.locate
         frm = int.from_bytes
         RS = RAM_SIZE
+        FL = self._floor
+        floor_why = f"below the data floor 0x{FL:08x}"
 
         def slow_ld(a, n):
             if a & (n - 1):
                 raise AccessFault(a, n, "misaligned")
             buf, off = locate(a, n)
+            if off < FL and buf is ram:
+                raise AccessFault(a, n, floor_why)
             return frm(buf[off:off + n], "little")
 
         def slow_st(a, n, v):
             if a & (n - 1):
                 raise AccessFault(a, n, "misaligned", True)
             buf, off = locate(a, n, True)
+            if off < FL and buf is ram:
+                raise AccessFault(a, n, floor_why, True)
             buf[off:off + n] = (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
 
         spr = memoryview(self.spr)
@@ -112,7 +147,7 @@ class Memory:
 
         # RAM first, then the scratchpad (the game keeps matrices there), then everything else
         def ld8(a):
-            if a < RS:
+            if FL <= a < RS:
                 return m8[a]
             o = a - SB
             if 0 <= o < SS:
@@ -121,7 +156,7 @@ class Memory:
 
         def ld16(a):
             if not a & 1:
-                if a < RS:
+                if FL <= a < RS:
                     return m16[a >> 1]
                 o = a - SB
                 if 0 <= o < SS:
@@ -130,7 +165,7 @@ class Memory:
 
         def ld32(a):
             if not a & 3:
-                if a < RS:
+                if FL <= a < RS:
                     return m32[a >> 2]
                 o = a - SB
                 if 0 <= o < SS:
@@ -139,7 +174,7 @@ class Memory:
 
         def ld64(a):
             if not a & 7:
-                if a < RS:
+                if FL <= a < RS:
                     return m64[a >> 3]
                 o = a - SB
                 if 0 <= o < SS:
@@ -148,7 +183,7 @@ class Memory:
 
         def ld128(a):
             if not a & 15:
-                if a < RS:
+                if FL <= a < RS:
                     i = a >> 3
                     return m64[i] | (m64[i + 1] << 64)
                 o = a - SB
@@ -158,7 +193,7 @@ class Memory:
             return slow_ld(a, 16)
 
         def st8(a, v):
-            if a < RS:
+            if FL <= a < RS:
                 m8[a] = v & 0xFF
                 return
             o = a - SB
@@ -169,7 +204,7 @@ class Memory:
 
         def st16(a, v):
             if not a & 1:
-                if a < RS:
+                if FL <= a < RS:
                     m16[a >> 1] = v & 0xFFFF
                     return
                 o = a - SB
@@ -180,7 +215,7 @@ class Memory:
 
         def st32(a, v):
             if not a & 3:
-                if a < RS:
+                if FL <= a < RS:
                     m32[a >> 2] = v & 0xFFFFFFFF
                     return
                 o = a - SB
@@ -191,7 +226,7 @@ class Memory:
 
         def st64(a, v):
             if not a & 7:
-                if a < RS:
+                if FL <= a < RS:
                     m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
                     return
                 o = a - SB
@@ -202,7 +237,7 @@ class Memory:
 
         def st128(a, v):
             if not a & 15:
-                if a < RS:
+                if FL <= a < RS:
                     i = a >> 3
                     m64[i] = v & 0xFFFFFFFFFFFFFFFF
                     m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
@@ -215,12 +250,19 @@ class Memory:
                     return
             slow_st(a, 16, v)
 
+        self._fetch32 = m32
         self.ld8, self.ld16, self.ld32, self.ld64, self.ld128 = ld8, ld16, ld32, ld64, ld128
         self.st8, self.st16, self.st32, self.st64, self.st128 = st8, st16, st32, st64, st128
 
     def fetch(self, addr: int) -> int:
-        """The instruction word at addr (AccessFault when unmapped or misaligned)."""
-        return self.ld32(addr & M32)
+        """The instruction word at addr (AccessFault when unmapped or misaligned; never floored)."""
+        addr &= M32
+        if addr < RAM_SIZE and not addr & 3:
+            return self._fetch32[addr >> 2]
+        if addr & 3:
+            raise AccessFault(addr, 4, "misaligned")
+        buf, off = self.locate(addr, 4)
+        return int.from_bytes(buf[off:off + 4], "little")
 
     def clear(self):
         """Zero every byte (a fresh machine's memory)."""

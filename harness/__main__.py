@@ -1,4 +1,4 @@
-"""Command line: python -m harness bulk | one | replay | mutants (see `--help`)."""
+"""Command line: python -m harness bulk | one | replay | mutants | probe (see `--help`)."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +8,7 @@ import sys
 
 from .errors import HarnessError
 from .options import DEFAULT_IMAGE, Options
+from .profiles import PROFILES
 
 CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
 
@@ -17,7 +18,7 @@ def common(p):
     p.add_argument("--data", default=None, help="DATA.BIN (default: build/synth/DATA.BIN)")
     p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
     p.add_argument("--seed", type=int, default=4)
-    p.add_argument("--profile", choices=("quick", "nightly"), default="quick")
+    p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
 
 
@@ -45,8 +46,12 @@ def jobs(v):
 def cmd_bulk(a):
     from .bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
-    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
+    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume, fail_fast=a.fail_fast,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, **({"runs": a.runs} if a.runs else {}))
+    from .staged import apply_profile, probe_gate
+    opts = apply_profile(opts)
+    if not probe_gate(opts):
+        return 1
     return run_bulk(opts, sys.argv)
 
 
@@ -151,6 +156,16 @@ def cmd_mutants(a):
     return 1 if bad else 0
 
 
+def cmd_probe(a):
+    from .budgets import parse_overrides
+    from .probe import run_cli
+    try:
+        budgets = parse_overrides(a.budget)
+    except ValueError as exc:
+        raise HarnessError(str(exc)) from None
+    return run_cli(options(a), budgets=budgets)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -167,6 +182,8 @@ def main(argv=None):
     b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
     b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")
+    b.add_argument("--fail-fast", type=int, default=5, metavar="K",
+                   help="stop when K chunks in a row fail with the same error at the same pc (default 5)")
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
@@ -188,9 +205,13 @@ def main(argv=None):
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")
     mu.add_argument("--shrink", action="store_true")
+    pr = sub.add_parser("probe", help="readiness probe: each entry point on a few small chunks, watched")
+    common(pr)
+    pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
     a = ap.parse_args(argv)
     try:
-        return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants}[a.cmd](a)
+        return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
+                "probe": cmd_probe}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {exc}", file=sys.stderr)
         return 2

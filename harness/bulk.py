@@ -16,6 +16,7 @@ import time
 
 from . import selection
 from .chunk import check_chunk
+from .failfast import DEFAULT_K, FailFast
 from .options import Options
 from .profiles import profile
 from .run import RunDir, code_version, file_identity
@@ -58,7 +59,8 @@ def _check_one(task):
         if res.get("error"):
             _W["game"] = None         # a fresh machine after an emulation error
     RunDir(run_path).write_chunk(res)
-    return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
+    return (index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"],
+            res.get("error"))
 
 
 AUTO_SHRINK_CHUNKS = 10   # per worker, when neither --shrink nor --no-shrink is given
@@ -132,12 +134,16 @@ def run_bulk(opts: Options, argv=()):
           f"jobs {opts.jobs}", file=out)
     t0 = time.time() - previous_seconds(rd)
     progress = Progress(len(ids), len(done), out)
+    ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     try:
         if opts.jobs <= 1:
             _init_worker(opts)
             for task in todo:
-                progress.update(*_check_one(task))
-        elif not run_pool(opts, rd, todo, progress, out):
+                r = _check_one(task)
+                progress.update(*r[:4])
+                if ff.observe(r[4], task[1]):
+                    break
+        elif not run_pool(opts, rd, todo, progress, out, ff):
             rd.summarize(time.time() - t0)
             print(f"workers keep dying; resume with: python -m harness bulk --resume {rd.path}", file=out)
             return 1
@@ -146,16 +152,21 @@ def run_bulk(opts: Options, argv=()):
         rd.summarize(time.time() - t0)
         return 130
     progress.finish()
+    if ff.stop:
+        print(ff.stop, file=out)
     summary = rd.summarize(time.time() - t0)
     print(format_summary(summary), file=sys.stdout)
     render_report(rd.path)
+    if ff.stop:
+        print(ff.stop, file=sys.stdout)
+        return 1
     return 0 if summary["mismatches"] == 0 and summary["errors"] == 0 and summary["complete"] else 1
 
 
 MAX_POOL_RESTARTS = 3
 
 
-def run_pool(opts, rd, todo, progress, out):
+def run_pool(opts, rd, todo, progress, out, ff=None):
     """Check `todo` in opts.jobs worker processes; a dead worker (killed, out of memory) costs only
     the chunks in flight: the pool is restarted on the chunks with no record yet. False when the
     workers keep dying."""
@@ -165,7 +176,10 @@ def run_pool(opts, rd, todo, progress, out):
         ex = ProcessPoolExecutor(opts.jobs, mp_context=ctx, initializer=_init_worker, initargs=(opts,))
         try:
             for fut in as_completed([ex.submit(_check_one, t) for t in pending]):
-                progress.update(*fut.result())
+                r = fut.result()
+                progress.update(*r[:4])
+                if ff is not None and ff.observe(r[4], r[0]):
+                    return True
             ex.shutdown(wait=True)
             return True
         except BrokenProcessPool:

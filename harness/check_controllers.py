@@ -26,7 +26,7 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             continue
         for k, v in track_quirks(tr.record, anim.frames).items():
             tally.quirk(k, v)
-        work, _ = game.work(entry.ctrl)
+        work, coord = game.work(entry.ctrl)
         ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
         single, seen, before = None, [], len(tally.mismatches)
         for t in ts:
@@ -34,7 +34,9 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             single = game.step(work, t)
             seen.append((t, single))
             T = min(t, anim.last)
-            compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+            pose = anim.pose(tr, T)
+            compare_pose(single, pose, tr, t, T, ctx, tally)
+            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), pose.alpha, tr.record, t, ctx, tally)
         if len(tally.mismatches) > before:
             attach_series(tally.mismatches[before], anim, tr, seen)
         check_multistep(game, work, ts, single, tr, ctx, tally)
@@ -77,6 +79,14 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     if not d <= bound:
         fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
              deviation=d, tolerance=bound, passed=pose.passed)
+
+
+def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", **kw):
+    """The coord's localtp (+0x88), which SetAnmCtrlWork writes, is the reference's transparency."""
+    tally.count("localtp cases")
+    if got != want:
+        tally.fail(record(ctx, check, "localtp", want, got, object=rec.object, track=rec.index, time=t,
+                          context={"coord_offset": f"+0x{mm.COORD_LOCALTP:X}"}, **kw))
 
 
 def field_value(field, scratch=None, pose=None):

@@ -1,6 +1,6 @@
 """Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
 from .bits import f32, trans_add
-from .check_controllers import ROT_PER_KEY, ROT_TOLERANCE, keyed_deviation
+from .check_controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
 from .keys import keys_around
 from .mismatch import record
 from .tables import entries_by_record
@@ -54,6 +54,8 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         T = min(want.pose_at, anim.last)
         for tr, coord in posed:
             compare_matrix(game.coord_matrix(coord), anim, tr, T, ctx, tally, i, where, exact_local)
+            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), anim.pose(tr, T).alpha, tr.record, T,
+                            ctx, tally, check="playback", step=i)
         frame = want.pose_at >> 8
         if frame >= 1 and morphers:
             # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)

@@ -7,11 +7,13 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from . import budgets as bud
 from . import memory_map as mm
 from . import stubs
 from .errors import HarnessError
 
-# The functions the harness calls (executable-abi.md §4) with their step budgets.
+# The functions the harness calls (executable-abi.md §4) with the spec's step budgets (the ceiling;
+# the budgets used are derived from measured need, harness/budgets.py).
 CONV = "ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiUs"
 INIT_WORK = "InitAnmCtrlWork__5ccAnmFP9ccAnmCtrlP10ccAnmIndex"
 RESET_WORK = "ResetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWork"
@@ -27,6 +29,32 @@ SHORT = {CONV: "ConvLCNum2ALCNum", INIT_WORK: "InitAnmCtrlWork", RESET_WORK: "Re
          SET_WORK: "SetAnmCtrlWork", FORWARD: "_AnimateForward", NOTE_PROCESS: "NoteProcess",
          MODIFY: "Modify"}
 REQUIRED = tuple(BUDGET) + stubs.STUB_SYMBOLS + (CCSYS,)
+FRAME_SPD_MAX = 0xFFFF
+
+
+def derived_budgets(overrides=None):
+    """Mangled name -> steps: MARGIN x the stand-in's measured largest count (harness/budgets.py),
+    never above the spec's budget; `overrides` ({short or mangled name: steps}) win."""
+    out = {}
+    for name, spec in BUDGET.items():
+        try:
+            out[name] = min(spec, bud.budget(SHORT[name]))
+        except KeyError:
+            out[name] = spec
+    by_short = {v: k for k, v in SHORT.items()}
+    for k, v in (overrides or {}).items():
+        name = by_short.get(k, k)
+        if name not in BUDGET:
+            raise HarnessError(f"budget override {k!r}: not a function the harness calls "
+                               f"({', '.join(SHORT.values())})")
+        out[name] = int(v)
+    return out
+
+
+def lowest_segment(img):
+    """The lowest address a PT_LOAD segment of the image occupies (the data floor), or 0."""
+    segs = [v for v, data in getattr(img, "segments", ()) if data]
+    return min(segs) if segs else 0
 
 
 @dataclass
@@ -60,6 +88,8 @@ def load_machine(image, float_model="hw"):
     from eemu_ext import Machine
     m = Machine(float_model=float_model)
     img = m.load_elf(image)
+    # issue 13: any data access below the executable's lowest segment faults, naming pc and symbol
+    m.data_floor = lowest_segment(img)
     return m, img
 
 
@@ -71,7 +101,9 @@ def missing_symbols(symbols) -> List[str]:
 class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
-    def __init__(self, image, float_model="hw", machine=None):
+    def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False):
+        """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
+        budgets of executable-abi.md §4 (for measuring need)."""
         self.image_path = str(image)
         self.float_model = float_model
         if machine is None:
@@ -93,6 +125,13 @@ class Game:
         self.calls = 0
         self.steps = 0
         self.cpu = Counter()       # CPU seconds spent in the machine per game function
+        self.budget = dict(BUDGET) if unbounded else derived_budgets(budgets)
+        self.max_steps = Counter()  # largest steps of one call per function (short name)
+        self.note_calls: List[tuple] = []    # a0-a3 of every note-hook call (reset by note_process)
+        self.note_flags: List[str] = []      # note-hook calls whose a0 does not point into the heap
+        self.out_buffer = (0, 0)             # (start, end) of the last load's output buffer
+        self.out_high = 0                    # bytes of it the cursor reached (the high-water mark)
+        self._plain = set()                  # playback's zeroed instance blocks
 
     # -- low level ---------------------------------------------------------------------------
     def _wire_sys(self):
@@ -105,10 +144,14 @@ class Game:
         self.calls += 1
         c0 = time.process_time()
         try:
-            return self.m.call(self.sym[name], *args, limit=BUDGET[name])
+            return self.m.call(self.sym[name], *args, limit=self.budget[name])
         finally:
-            self.steps += getattr(self.m, "steps", 0) or 0
-            self.cpu[SHORT.get(name, name)] += time.process_time() - c0
+            n = getattr(self.m, "steps", 0) or 0
+            self.steps += n
+            short = SHORT.get(name, name)
+            if n > self.max_steps[short]:
+                self.max_steps[short] = n
+            self.cpu[short] += time.process_time() - c0
 
     def zero(self, addr, n):
         self.m.write(addr, bytes(n))
@@ -135,7 +178,10 @@ class Game:
         m.write_u32(mm.RB + mm.READER_PTR, mm.DATA_BUF)
         m.write_u32(mm.RB + mm.READER_END, mm.HEAP_END)
         self.zero(mm.CHUNK, mm.CHUNK_SIZE)
-        out = self.heap.alloc(4 * w + 64, "load")
+        size = 4 * w + mm.OUT_SPARE
+        out = self.heap.alloc(size + 4 * mm.GUARD_WORDS, "load")
+        m.write(out + size, struct.pack(f"<{mm.GUARD_WORDS}I", *[mm.GUARD] * mm.GUARD_WORDS))
+        self.out_buffer = (out, out + size)
         m.write_u32(mm.CHUNK + mm.CHUNK_N, n_frames)
         m.write_u32(mm.CHUNK + mm.CHUNK_W, w)
         m.write_u32(mm.CHUNK + mm.CHUNK_OUT, out)
@@ -143,6 +189,7 @@ class Game:
         m.write_u32(mm.DATAPTR, out)
         m.write_u32(mm.NUM, 0)
         self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
+        self.check_output_buffer()
         count = self.u32(mm.NUM)
         if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
             raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
@@ -154,6 +201,30 @@ class Game:
             entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
         self.entries = entries
         return entries
+
+    def check_output_buffer(self):
+        """The guard words after the 4W + 64-byte output buffer are intact and the cursor stayed
+        inside it; else a HarnessError naming the function, the buffer and the first bad word."""
+        out, end = self.out_buffer
+        cursor = self.u32(mm.DATAPTR)
+        self.out_high = max(0, cursor - out)
+        guards = self.words(end, mm.GUARD_WORDS)
+        bad = [i for i, g in enumerate(guards) if g != mm.GUARD]
+        if bad:
+            i = bad[0]
+            raise HarnessError(
+                f"output-buffer overrun: {SHORT[CONV]} ({self.sym[CONV]:#010x}) wrote 0x{guards[i]:08x} "
+                f"over guard word {i} at 0x{end + 4 * i:08x}, past the end of its "
+                f"{end - out}-byte buffer 0x{out:08x}..0x{end:08x} (4W + 64, executable-abi.md §5.3)")
+        if not out <= cursor <= end:
+            raise HarnessError(
+                f"output-buffer overrun: {SHORT[CONV]} left its cursor at 0x{cursor:08x}, outside its "
+                f"{end - out}-byte buffer 0x{out:08x}..0x{end:08x} (4W + 64, executable-abi.md §5.3)")
+
+    def poison_scratch(self):
+        """Fill the scratch results with mm.POISON, so a word the game does not write shows up."""
+        self.m.write(mm.SCRATCH, struct.pack(f"<{mm.SCRATCH_BYTES // 4}I",
+                                             *[mm.POISON] * (mm.SCRATCH_BYTES // 4)))
 
     def new_anm(self, speed=256):
         self.zero(mm.ANM, mm.ANM_SIZE)
@@ -173,6 +244,7 @@ class Game:
         self.call(RESET_WORK, mm.ANM, work)
 
     def set_work(self, work, dt):
+        self.poison_scratch()
         self.call(SET_WORK, mm.ANM, work, dt & 0xFFFFFFFF)
 
     def scratch(self) -> Scratch:
@@ -223,6 +295,13 @@ class Game:
                 addr = self.heap.alloc(mm.MODEL_SIZE, "model")
                 m.write_u32(index + 4, addr)
                 pb.models[addr] = e.object
+            else:
+                # issue 13: every object the game may decode a record into (F_Ambient, F_Camera,
+                # light, note and F_Obj instances) is a real block, never address 0
+                addr = self.heap.alloc(mm.INSTANCE_SIZE, "instance")
+                m.write_u32(index + 4, addr)
+                pb.instances[e.position] = addr
+        self._plain = set(pb.instances.values())
         m.write_u32(mm.ANM + mm.ANM_CHUNK, mm.CHUNK)
         m.write_u32(mm.ANM + mm.ANM_INDEX, mm.IDX)
         m.write_u32(mm.ANM + mm.ANM_STREAM, mm.STREAM)
@@ -241,11 +320,12 @@ class Game:
         for e in entries:
             index = mm.IDX + 12 * e.position
             subst = self.u32(index + 4)
-            if subst == 0:
+            fresh = subst == 0 or subst in self._plain     # no instance, or playback's plain block
+            if subst == 0 or fresh and size > mm.INSTANCE_SIZE:
                 subst = self.heap.alloc(size, "instance")
                 self.m.write_u32(index + 4, subst)
-                if kind is not None:
-                    self.m.write_u16(index + 8, kind)
+            if fresh and kind is not None:
+                self.m.write_u16(index + 8, kind)
             inst.setdefault(subst, e.object)
         self.inst = inst
         return inst
@@ -255,8 +335,16 @@ class Game:
         return ((m.read_u32(mm.ANM + mm.ANM_FRAME_NOW) << 8) | m.read_u16(mm.ANM + mm.ANM_FRAME_CNT)) & 0xFFFFFFFF
 
     def forward(self, dt):
-        """_AnimateForward(ANM, dt) -> (time, return value)."""
-        ret = self.call(FORWARD, mm.ANM, dt & 0xFFFFFFFF)
+        """_AnimateForward(ANM, dt) -> (time, return value).
+
+        The spec says the caller passes the step; a seed says the function adds ccAnm::frameSpd.
+        frameSpd := dt before each call makes both readings agree (the probe measures which holds).
+        """
+        dt &= 0xFFFFFFFF
+        # DECISION: a step above frameSpd's u16 range writes 0xFFFF; the probe says not ready for
+        # a game that adds frameSpd, so only a game that takes the step ever sees such steps.
+        self.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(dt, FRAME_SPD_MAX))
+        ret = self.call(FORWARD, mm.ANM, dt)
         return self.time(), ret
 
     def restart(self):
@@ -285,7 +373,13 @@ class Game:
 
     # -- notes (checks.md §6.1) --------------------------------------------------------------
     def _note_hook(self, m):
-        note = m.args(1)[0]
+        args = tuple(m.args(4))
+        note = args[0]
+        self.note_calls.append(args)
+        if not self.heap.contains(note):
+            self.note_flags.append(
+                f"funcNoteProcess called with a0 = 0x{note:08x}, not a heap block (a1-a3 = "
+                f"{', '.join(f'0x{a:08x}' for a in args[1:])})")
         event, param, time, coord = self.words(note + 4, 4)
         self.notes.append((event, param, time, self.inst.get(coord, -1)))
         return 0
@@ -295,6 +389,7 @@ class Game:
 
     def note_process(self):
         self.notes = []
+        self.note_calls = []
         self.call(NOTE_PROCESS, mm.ANM)
         return list(self.notes)
 
@@ -347,6 +442,7 @@ class Playback:
         self.coords: Dict[int, int] = {}
         self.morphers: Dict[int, int] = {}     # table position -> ccMorpher address
         self.models: Dict[int, int] = {}       # ccModel address -> object
+        self.instances: Dict[int, int] = {}    # table position -> zeroed instance block
 
 
 def pack_s16(positions):

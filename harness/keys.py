@@ -23,8 +23,13 @@ def boundary_times(record, hi):
 
 
 def sample_times(record, last, rng, n_random, max_boundaries):
-    """checks.md §2.1 step 4.3 plus every key boundary +-1 (or a seeded sample of them)."""
-    hi = max(1, last)
+    """checks.md §2.1 step 4.3 plus every key boundary +-1 (or a seeded sample of them).
+
+    Never past last = (N - 1)*256 (issue 13): a game that does not clamp would give false
+    mismatches there. For last = 0 (N = 1) the only time is 0."""
+    if last <= 0:
+        return [0]
+    hi = last
     ts = {1, hi} | {rng.randint(1, hi) for _ in range(n_random)}
     b = sorted(boundary_times(record, hi) - ts)
     if 0 <= max_boundaries < len(b):

@@ -65,3 +65,15 @@ MODEL_SIZE = 0x40
 KIND_OBJECT = 0x0102
 KIND_MATERIAL = 0x0202
 INDEX_KIND_OBJ = 0x0100
+
+# Set-up guards (issue 13: a set-up that cannot fail silently).
+# DECISION: the poison is a signalling-NaN-like pattern no float the game computes from finite
+# data can produce; every scratch word SetAnmCtrlWork does not write reads back as it.
+POISON = 0x7FBADBAD
+# DECISION: 8 guard words after the 4W + 64-byte output buffer, checked after every load.
+GUARD = 0xFEEDFACE
+GUARD_WORDS = 8
+OUT_SPARE = 64            # the output buffer holds 4W + 64 bytes (executable-abi.md §5.3)
+# DECISION: an instance for an index entry the harness has no other use for (F_Ambient, F_Camera,
+# light and note objects): a zeroed block of the largest instance size the spec gives (ccCoord).
+INSTANCE_SIZE = COORD_SIZE

@@ -17,7 +17,11 @@ MUTANTS_DIR = os.path.join(ROOT, "standin", "mutants")
 MUTANT_ELF_DIR = os.path.join(ROOT, "standin", "build", "mutants")
 # Which records expose a check's mutants, for default cases (a mutant without `# Cases:`).
 CHECK_KINDS = {"controllers": ("object",), "multistep": ("object",), "materials": ("material",),
-               "playback": ("object", "morph"), "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
+               "playback": ("object", "morph"), "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",),
+               "probe": ()}
+# DECISION: '# Catches: probe' mutants (standin/mutants/probe-*.patch) are broken set-ups the
+# differential checks need not see; `make mutants` counts one caught when the readiness probe
+# prints a finding of the kind its '# Finding:' line names.
 DEFAULT_CASES = 3
 
 
@@ -28,6 +32,7 @@ class Mutant:
     catches: str
     why: str = ""
     cases: List[str] = field(default_factory=list)
+    finding: str = ""        # probe mutants: the kind of finding that names the problem
 
     @property
     def elf(self):
@@ -37,24 +42,29 @@ class Mutant:
 def parse_patch(path) -> Mutant:
     name = os.path.splitext(os.path.basename(path))[0]
     catches = why = None
+    finding = ""
     cases = []
     with open(path) as f:
         for line in f:
             if not line.startswith("#"):
                 break
-            m = re.match(r"#\s*(Catches|Why|Cases):\s*(.*)", line.strip())
+            m = re.match(r"#\s*(Catches|Why|Cases|Finding):\s*(.*)", line.strip())
             if not m:
                 continue
             if m.group(1) == "Catches":
                 catches = m.group(2).strip()
             elif m.group(1) == "Why":
                 why = m.group(2).strip()
+            elif m.group(1) == "Finding":
+                finding = m.group(2).strip()
             else:
                 cases = [c.strip() for c in m.group(2).split(",") if c.strip()]
     if catches not in CHECK_KINDS:
         raise HarnessError(f"{path}: first lines must name '# Catches: <check>' with one of "
                            f"{', '.join(CHECK_KINDS)} (got {catches!r})")
-    return Mutant(name, path, catches, why or "", cases)
+    if catches == "probe" and not finding:
+        raise HarnessError(f"{path}: a '# Catches: probe' mutant needs '# Finding: <kind>'")
+    return Mutant(name, path, catches, why or "", cases, finding)
 
 
 def find_mutants(names=None):
@@ -95,6 +105,8 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
     from .game import Game
     if not os.path.isfile(mut.elf):
         raise HarnessError(f"mutant {mut.name}: {mut.elf} not built (make -C standin mutants)")
+    if mut.catches == "probe":
+        return run_probe_mutant(mut, opts)
     corpus = opts.open_corpus()
     cases = mut.cases or default_cases(corpus, mut.catches)
     known = set(corpus.chunk_ids())
@@ -127,6 +139,17 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
         if res["mismatches"]:
             return True, results
     return False, results
+
+
+def run_probe_mutant(mut: Mutant, opts: Options):
+    """The readiness probe on the mutant: caught when a finding of the named kind is reported."""
+    from .probe import probe
+    r = probe(mut.elf, opts.open_corpus(), opts.float_model)
+    hits = [f for f in r.findings if f.kind == mut.finding]
+    res = {"chunk": "probe", "mismatches": [{"check": "probe", "field": f.kind, "repro": f.line()}
+                                             for f in hits],
+           "counters": {"findings": len(r.findings)}, "error": None, "findings": [f.line() for f in r.findings]}
+    return bool(hits), [res]
 
 
 def synthetic_morph(game, opts):

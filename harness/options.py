@@ -35,6 +35,7 @@ class Options:
     runs: str = RUNS
     chunk_ids: Optional[List[str]] = None
     corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
+    fail_fast: int = 5                   # stop a bulk after this many same failures in a row
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):

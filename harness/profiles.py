@@ -1,6 +1,7 @@
 """Check profiles: how thoroughly each chunk is checked (quick for CI and mutants, nightly per checks.md §9)."""
 import random
 from dataclasses import dataclass, replace
+from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,9 @@ class Profile:
     morph_max_vertices: int
     exact_local: bool = True   # compare a non-keyed playback 3x3 bit-exactly (checks.md §3, stricter mode)
     playback_speeds: int = 1   # distinct speeds played per chunk (the first drawn as checks.md §4.2 says)
+    float_model: Optional[str] = None   # forces the float model (None: the run's FLOAT)
+    sample: Optional[int] = None        # forces the number of chunks (None: the run's N)
+    probe_first: bool = False           # run the readiness probe first; stop unless it says ready
 
 
 PROFILES = {
@@ -27,6 +31,12 @@ PROFILES = {
     "nightly": Profile("nightly", times=6, max_tracks=12, max_boundaries=-1, playback_max_steps=400,
                        playback_all=False, note_steps_min=30, note_steps_max=200, fobj_steps=60,
                        morph_limit=3, morph_max_vertices=120),
+    # The first run on a user's own disc (issue 13): the configuration the earlier harness proved
+    # on the real game (FLOAT=trunc, the playback 3x3 within tolerance), a small sample, probe first.
+    "first-contact": Profile("first-contact", times=6, max_tracks=12, max_boundaries=-1,
+                             playback_max_steps=400, playback_all=False, note_steps_min=30,
+                             note_steps_max=200, fobj_steps=60, morph_limit=3, morph_max_vertices=120,
+                             exact_local=False, float_model="trunc", sample=40, probe_first=True),
 }
 
 

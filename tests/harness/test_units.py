@@ -119,14 +119,15 @@ def _track(keys_pos=(), rot=ABSENT3):
 
 
 def test_sampled_times_include_every_key_boundary_plus_minus_one_tick():
-    """checks.md §2.1 step 4.3 plus the issue's key boundaries +-1 (inside [1, max(1, last)])."""
+    """checks.md §2.1 step 4.3 plus the issue's key boundaries +-1 (inside [1, last]); never past
+    last, so a one-frame chunk (last = 0) is evaluated at 0 only."""
     tr = _track(keys_pos=(0, 3, 3, 2, 40))   # back in time, shared frame, past the end (N = 10)
     ts = sample_times(tr, 9 * 256, random.Random(1), 6, -1)
     for t in (1, 3 * 256 - 1, 3 * 256, 3 * 256 + 1, 2 * 256 - 1, 2 * 256 + 1, 9 * 256):
         assert t in ts
     assert all(1 <= t <= 9 * 256 for t in ts) and ts == sorted(set(ts))
     assert boundary_times(tr, 9 * 256) >= {767, 768, 769}
-    assert sample_times(tr, 0, random.Random(1), 6, -1) == [1]
+    assert sample_times(tr, 0, random.Random(1), 6, -1) == [0]
 
 
 def test_every_random_choice_comes_from_seed_chunk_and_check():

@@ -26,8 +26,8 @@ static __attribute__((noinline)) uint8_t *ee_host_slow(ee_state *st, uint32_t a,
     o = a - VU0_BASE;
     if (o < VU0_WINDOW) return st->vu0 + (o & (VU0_SIZE - 1));
     switch (a >> 28) {               /* RAM mirrors (memory.py RAM_MIRRORS) */
-    case 0x2: case 0x3: o = a & 0x0FFFFFFFu; return o < RAM_SIZE ? st->ram + o : 0;
-    case 0x8: case 0xA: o = a & 0x1FFFFFFFu; return o < RAM_SIZE ? st->ram + o : 0;
+    case 0x2: case 0x3: o = a & 0x0FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor ? st->ram + o : 0;
+    case 0x8: case 0xA: o = a & 0x1FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor ? st->ram + o : 0;
     }
     return 0;
 }
