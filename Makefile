@@ -17,6 +17,10 @@ SEED    ?= 4
 PROFILE ?= nightly
 JOBS    ?= auto
 FLOAT   ?= hw
+ENGINE  ?=
+ifneq ($(ENGINE),)
+export EEMU_ENGINE := $(ENGINE)
+endif
 IMAGE   ?=
 DATA    ?=
 DISC    ?=
@@ -34,6 +38,9 @@ all: test
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
+	@command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc >/dev/null; \
+	  else echo "note: no host C compiler: the machine runs its Python engine (sudo apt-get install gcc for the native one)"; fi; }
 	$(PYTHON3) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
 	$(VENV)/bin/pip install --quiet -e '.[test]'
@@ -69,6 +76,7 @@ one: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
 
 bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m eemu_ext.bench
+	$(PY) -m harness.bench
 	$(PY) -m corpus.bench
 
 report: $(STAMP)

@@ -31,8 +31,17 @@ def pytest_addoption(parser):
     g.addoption("--float-model", choices=("hw", "trunc"),
                 default=os.environ.get("EEDIFF_FLOAT", "hw"),
                 help="EE float model used by both the machine and the reference")
+    g.addoption("--engine", choices=("native", "python", "lockstep"), default=None,
+                help="the machine's engine for the differential tests (default: $EEMU_ENGINE, else "
+                     "native where a C compiler exists); the machine tests run every engine")
     g.addoption("--slow", action="store_true", default=False,
                 help="also run tests marked slow")
+
+
+def pytest_configure(config):
+    engine = config.getoption("--engine")
+    if engine:
+        os.environ["EEMU_ENGINE"] = engine
 
 
 def pytest_collection_modifyitems(config, items):

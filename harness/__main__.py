@@ -20,6 +20,8 @@ def common(p):
     p.add_argument("--seed", type=int, default=4)
     p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
+    p.add_argument("--engine", choices=("native", "python", "lockstep"), default=None,
+                   help="the machine's engine (default: $EEMU_ENGINE, else native where a C compiler exists)")
 
 
 def options(a, **kw):
@@ -209,6 +211,8 @@ def main(argv=None):
     common(pr)
     pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
     a = ap.parse_args(argv)
+    if getattr(a, "engine", None):
+        os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe}[a.cmd](a)
