@@ -188,7 +188,15 @@ class BlockCompiler:
         if srid is None:
             emit(slot, [sword])
         elif self.rows[srid].flow in ("branch", "likely", "jump", "jump_reg"):
-            emit(slot, [f"machine._branch_in_delay_slot({pc:#x}, {slot:#x})"])
+            # r5900.md §9: a branch in a delay slot runs in the pc/npc model (machine._delay_chain)
+            if flow in ("branch", "likely"):
+                tgt = f"({f['btarget']:#x} if cond else {nxt:#x})"
+            elif flow == "jump":
+                tgt = f"{f['jtarget']:#x}"
+            else:
+                tgt = "tgt"
+            emit(slot, [f"return machine._delay_chain({slot:#x}, {tgt})"])
+            return 1
         else:
             emit(slot, self._insn(slot, srid, sword))
         if flow in ("branch",):

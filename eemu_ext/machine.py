@@ -11,6 +11,7 @@ from typing import Callable, Dict, Optional
 from . import isa
 from .decode import Decoder, default_decoder
 from .engine import BlockCompiler
+from .isa.row import fields_of
 from .errors import (KINDS, DelaySlotError, EmulationError, MemoryFault, StepLimitExceeded, SyscallError,
                      UnimplementedInstruction)
 from .memory import RAM_MIRRORS, AccessFault, Memory
@@ -608,10 +609,66 @@ class Machine:
             f"unimplemented instruction at pc 0x{pc:08x} ({self.symbolize(pc)}): word 0x{word:08x} = {txt}",
             pc, word)
 
-    def _branch_in_delay_slot(self, branch_pc: int, slot_pc: int):
-        raise DelaySlotError(
-            f"branch in a delay slot: {self.disasm(slot_pc)} at pc 0x{slot_pc:08x} ({self.symbolize(slot_pc)}) "
-            f"is in the delay slot of {self.disasm(branch_pc)} at 0x{branch_pc:08x} (r5900.md §9)", slot_pc)
+    # DECISION: a branch in a delay slot follows r5900.md §9's pc/npc model, instruction by
+    # instruction, until control is sequential again: the first branch's target becomes the second
+    # branch's delay slot. BC1T taken in a delay slot is the recorded special case: it replaces the
+    # pending redirection and the next sequential instruction runs as its delay slot (a BC1T that is
+    # not taken follows the plain model). The extra instructions are counted as steps through the
+    # annul counter (engine.py counts a branch unit as 2).
+    def _delay_chain(self, pc: int, npc: int) -> int:
+        """Run from pc (a delay slot holding a control-flow row) with npc as its successor, until
+        npc == pc + 4; returns the pc to continue at."""
+        executed = 0
+        rows = self.decoder.rows
+        for _ in range(10_000):
+            if npc == (pc + 4) & M32:
+                break
+            d = self.decoded(pc)
+            if d is None or d[0] < 0:
+                self._fetch_fault(pc) if d is None else self._unimplemented(pc, d[1])
+            row = rows[d[0]]
+            executed += 1
+            if row.flow in ("branch", "likely", "jump", "jump_reg"):
+                cond, tgt = self._flow_decision(pc, d[0], d[1])
+                f = fields_of(d[1], pc)
+                if row.flow in ("branch", "likely"):
+                    if row.flow == "likely" and not cond:
+                        pc, npc = (npc + 4) & M32, (npc + 8) & M32      # the slot at npc is annulled
+                        continue
+                    target = f["btarget"] if cond else (npc + 4) & M32
+                    if row.mnemonic == "bc1t" and cond:
+                        pc, npc = (pc + 4) & M32, target
+                        continue
+                else:
+                    target = f["jtarget"] if row.flow == "jump" else tgt
+                pc, npc = npc, target
+            elif row.flow:
+                raise DelaySlotError(f"{self.disasm(pc)} at pc 0x{pc:08x} ({self.symbolize(pc)}) in a chain of "
+                                     f"delay slots (r5900.md §9)", pc)
+            else:
+                e = self._single.get(pc) or self._compile(pc, True)
+                self.pc = pc
+                e[0]()
+                pc, npc = npc, (npc + 4) & M32
+        else:
+            raise DelaySlotError(f"branches in delay slots did not return to sequential flow at 0x{pc:08x}", pc)
+        self.S.annul -= executed - 1                 # the unit counted 2: the branch and one slot
+        return pc
+
+    def _flow_decision(self, pc: int, rid: int, word: int):
+        """(cond, tgt) of the control-flow row at pc, its link written (r5900.md §9 order)."""
+        from .engine import sem_template, substitute
+        row = self.decoder.rows[rid]
+        src = substitute(sem_template(row.sem), fields_of(word, pc)) if row.sem.strip() else "pass"
+        ns = {"cond": None, "tgt": None}
+        body = "\n".join("    " + ln for ln in src.splitlines())
+        exec(f"def _d():\n    cond = tgt = None\n{body}\n    return cond, tgt", self._globals, ns)
+        cond, tgt = ns["_d"]()
+        if row.link:
+            reg = 31 if row.link.isdigit() else fields_of(word, pc)[row.link]
+            if reg:
+                self.R[reg] = sx32(pc + 8)
+        return cond, tgt
 
     def _syscall(self, kind: str, pc: int, code: int):
         if self.on_syscall is not None:

@@ -1,7 +1,7 @@
 """Integer semantics from r5900.md §3, §5 and §9, one test per rule, with the spec's [HW] vectors."""
 import pytest
 
-from eemu_ext import DelaySlotError, MemoryFault, SyscallError, TrapError
+from eemu_ext import MemoryFault, SyscallError, TrapError
 from eemu_ext.testing import CODE_BASE as B, program, run_words, set_regs
 
 M64 = (1 << 64) - 1
@@ -290,10 +290,29 @@ def test_jalr_link_then_slot_overwrites(m):
     assert m.R[8] == 5
 
 
-def test_branch_in_delay_slot_is_an_error(m):
-    """r5900.md §9: the interpreter stops with an error at a branch in a delay slot."""
-    with pytest.raises(DelaySlotError, match=r"delay slot.*0x00080004"):
-        run(m, [f"beq zero, zero, {B + 12:#x}", f"beq zero, zero, {B + 12:#x}", "nop", "nop"])
+def _four_branches(m, br):
+    """Four taken branches in a row, each in the previous one's delay slot (r5900.md §9 [HW]);
+    target k sets v0 := k and returns."""
+    lines = [f"{br}{B + 0x40 + 0x10 * k:#x}" for k in range(4)] + ["nop"] * 12
+    for k in range(4):
+        lines += [f"addiu v0, zero, {k + 1}", "jr ra", "nop", "nop"]
+    m.S.fcr31 |= 1 << 23                     # FPU condition true: BC1T/BC1TL taken
+    run(m, lines)
+    return m.R[2]
+
+
+def test_a_branch_in_a_delay_slot_follows_the_pc_npc_model(m):
+    """r5900.md §9 [HW]: with BEQ, execution ends at the second branch's target."""
+    assert _four_branches(m, "beq zero, zero, ") == 2
+
+
+def test_bc1tl_in_delay_slots_ends_at_the_second_target(m):
+    assert _four_branches(m, "bc1tl ") == 2
+
+
+def test_bc1t_in_delay_slots_ends_at_the_fourth_target(m):
+    """r5900.md §9 [HW]: each later BC1T in a delay slot replaces the earlier redirection."""
+    assert _four_branches(m, "bc1t ") == 4
 
 
 def test_r0_writes_discarded(m):
