@@ -6,9 +6,12 @@ import json
 import os
 import sys
 
+from corpus.names import from_argv, printable
+
 from .errors import HarnessError
 from .options import DEFAULT_IMAGE, Options
 
+NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
 CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
 
 
@@ -46,8 +49,17 @@ def cmd_bulk(a):
     from .bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
-                   fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, **({"runs": a.runs} if a.runs else {}))
-    return run_bulk(opts, sys.argv)
+                   fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
+                   allow_bad_members=a.allow_bad_members, **({"runs": a.runs} if a.runs else {}))
+    from .run import RunDirError
+    try:
+        return run_bulk(opts, sys.argv)
+    except RunDirError as exc:
+        raise HarnessError(str(exc)) from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise HarnessError(f"cannot write {exc.filename}: {exc.strerror}") from None
 
 
 def cmd_one(a):
@@ -60,7 +72,7 @@ def cmd_one(a):
         return one_synthetic_morph(opts, a)
     corpus = opts.open_corpus()
     if a.case not in set(corpus.chunk_ids()):
-        raise HarnessError(f"CASE={a.case}: no such chunk in {opts.data or opts.disc} "
+        raise HarnessError(f"CASE={printable(a.case)}: no such chunk in {opts.data or opts.disc} "
                            f"(ids look like member::ANM_name; `python -m corpus list` shows them)")
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
@@ -80,13 +92,19 @@ def cmd_one(a):
     else:
         for m in mism[:a.show]:
             print(format_mismatch(m))
-        print(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
+        print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
               f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
-              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s")
+              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
-        print(f"error in {res['error'].get('check')}: {res['error']['type']}: {res['error']['message']}",
-              file=sys.stderr)
-    return 1 if mism or res.get("error") else 0
+        print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
+                        f"{res['error']['message']}"), file=sys.stderr)
+    if mism or res.get("error"):
+        return 1
+    if not res["timing"]:
+        why = f"check {a.check} does not apply to this chunk" if a.check else "no check applies to this chunk"
+        print(printable(f"{a.case}: nothing compared ({why})"), file=sys.stderr)
+        return NOTHING_COMPARED
+    return 0
 
 
 def one_synthetic_morph(opts, a):
@@ -119,7 +137,7 @@ def cmd_replay(a):
         t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
     for m in t.mismatches:
         print(format_mismatch(m))
-    print(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}")
+    print(printable(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}"))
     return 1 if t.mismatches else 0
 
 
@@ -167,6 +185,10 @@ def main(argv=None):
     b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
     b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")
+    b.add_argument("--force", action="store_true",
+                   help="resume --resume/--out even when its parameters differ from this command's")
+    b.add_argument("--allow-bad-members", action="store_true",
+                   help="corrupt or unreadable archive members are listed but do not fail the run")
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
@@ -189,10 +211,12 @@ def main(argv=None):
     mu.add_argument("--name", action="append", help="only these mutants")
     mu.add_argument("--shrink", action="store_true")
     a = ap.parse_args(argv)
+    if getattr(a, "case", None) is not None:
+        a.case = from_argv(a.case)
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants}[a.cmd](a)
     except HarnessError as exc:
-        print(f"harness: {exc}", file=sys.stderr)
+        print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2
 
 
