@@ -53,6 +53,8 @@ class Options:
         if self._corpus is not None:
             return self._corpus
         for what, path in (("DATA", self.data), ("DISC", self.disc)):
+            if path and os.path.exists(path) and not os.path.isfile(path):
+                raise HarnessError(f"{what}={path}: not a regular file (a directory, FIFO or device)")
             if path and not os.path.isfile(path):
                 hint = " (make corpus builds the synthetic one)" if path == DEFAULT_DATA else ""
                 raise HarnessError(f"{what}={path}: no such file{hint}")
