@@ -24,8 +24,26 @@ CHECK   ?=
 RUN     ?= build/runs/latest
 PYTEST_ARGS ?=
 
-HARNESS_OPTS = --seed $(SEED) --profile $(PROFILE) --float-model $(FLOAT) \
-	$(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
+# Every variable reaches a recipe through the environment, unexpanded ($(value ...)), and the
+# shell reads it quoted ("$$MK_..."): a value with spaces, quotes or $(...) is passed as it is,
+# never parsed by make or the shell. PYTEST_ARGS alone is a list of words, split on purpose.
+export MK_N := $(value N)
+export MK_SEED := $(value SEED)
+export MK_PROFILE := $(value PROFILE)
+export MK_JOBS := $(value JOBS)
+export MK_FLOAT := $(value FLOAT)
+export MK_IMAGE := $(value IMAGE)
+export MK_DATA := $(value DATA)
+export MK_DISC := $(value DISC)
+export MK_CASE := $(value CASE)
+export MK_CHECK := $(value CHECK)
+export MK_RUN := $(value RUN)
+unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN
+# the synthetic corpus is a prerequisite unless DATA or DISC names another archive
+CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
+
+HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
+	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
 .PHONY: all venv corpus test test-slow mutant-elfs bulk one bench standin cross mutants report clean
 
@@ -56,18 +74,18 @@ mutant-elfs: $(STAMP) $(SYNTH_DATA)
 test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
-bulk: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
-	$(PY) -m harness bulk --n $(N) --jobs $(JOBS) $(HARNESS_OPTS)
+bulk: $(STAMP) $(CORPUS_DEP)
+	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
 
-one: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
-	$(PY) -m harness one --case '$(CASE)' $(if $(CHECK),--check $(CHECK)) $(HARNESS_OPTS)
+one: $(STAMP) $(CORPUS_DEP)
+	$(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m eemu_ext.bench
 	$(PY) -m corpus.bench
 
 report: $(STAMP)
-	$(PY) -m reports render $(RUN)
+	$(PY) -m reports render "$$MK_RUN"
 
 cross:
 	@command -v mipsel-linux-gnu-gcc >/dev/null 2>&1 || { \

@@ -31,6 +31,8 @@ def pytest_addoption(parser):
     g.addoption("--float-model", choices=("hw", "trunc"),
                 default=os.environ.get("EEDIFF_FLOAT", "hw"),
                 help="EE float model used by both the machine and the reference")
+    g.addoption("--allow-bad-members", action="store_true", default=False,
+                help="differential tests: run on an archive with corrupt or unreadable members")
     g.addoption("--slow", action="store_true", default=False,
                 help="also run tests marked slow")
 
