@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from corpus.names import from_argv, printable
+from corpus.names import from_argv, printable, shell_word
 
 from .errors import HarnessError
 from .options import DEFAULT_IMAGE, Options
@@ -163,7 +163,7 @@ def cmd_mutants(a):
               f"{'; errors: ' + '; '.join(e['message'][:80] for e in errs) if errs else ''})")
         if caught:
             first = next(m for r in results for m in r["mismatches"] if m["check"] == mut.catches)
-            print("     " + first["repro"].replace(f"IMAGE={mut.elf}", f"IMAGE={os.path.relpath(mut.elf)}"))
+            print("     " + first["repro"].replace(f"--image {mut.elf}", f"--image {shell_word(os.path.relpath(mut.elf))}"))
         bad += not caught
     print(f"{len(muts) - bad}/{len(muts)} mutants caught by their named check")
     return 1 if bad else 0

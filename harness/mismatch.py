@@ -26,9 +26,9 @@ class CaseContext:
         from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
         return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check))
 
-    def repro_args(self, check=None):
+    def repro_args(self, check=None, case=True):
         """The options of a repro, each value already one shell word."""
-        parts = ["--case", shell_word(self.chunk), "--seed", shell_word(self.seed)]
+        parts = (["--case", shell_word(self.chunk)] if case else []) + ["--seed", shell_word(self.seed)]
         if check:
             parts += ["--check", shell_word(check)]
         parts += ["--profile", shell_word(self.profile), "--float-model", shell_word(self.float_model)]

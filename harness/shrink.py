@@ -1,5 +1,7 @@
 """Shrink a mismatch to a minimal input (fewest steps, fewest times) and attach it as `shrunk`."""
 
+from corpus.names import shell_word
+
 from . import replay
 
 
@@ -88,7 +90,7 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
 def replay_command(ctx, m, key, best):
     """The one-line `python -m harness replay` command for a shrunk input."""
     check = "controllers" if m["check"] == "multistep" else m["check"]
-    parts = [".venv/bin/python", "-m", "harness", "replay", "--check", check]
+    parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shell_word(ctx.chunk), "--check", check]
     if key == "steps":
         parts += ["--steps", ",".join(str(s) for s in best)]
     elif key == "plan":
@@ -97,7 +99,7 @@ def replay_command(ctx, m, key, best):
             parts += ["--a1", str(int((m.get("context") or {}).get("a1", 0)))]
     else:
         parts += ["--track", str(int(m["track"])), "--times", ",".join(str(int(t)) for t in best)]
-    return " ".join(parts + ctx.repro_args())
+    return " ".join(parts + ctx.repro_args(case=False))
 
 
 def _times(deltas):
