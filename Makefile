@@ -29,8 +29,26 @@ CHECK   ?=
 RUN     ?= build/runs/latest
 PYTEST_ARGS ?=
 
-HARNESS_OPTS = --seed $(SEED) --profile $(PROFILE) --float-model $(FLOAT) \
-	$(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
+# Every variable reaches a recipe through the environment, unexpanded ($(value ...)), and the
+# shell reads it quoted ("$$MK_..."): a value with spaces, quotes or $(...) is passed as it is,
+# never parsed by make or the shell. PYTEST_ARGS alone is a list of words, split on purpose.
+export MK_N := $(value N)
+export MK_SEED := $(value SEED)
+export MK_PROFILE := $(value PROFILE)
+export MK_JOBS := $(value JOBS)
+export MK_FLOAT := $(value FLOAT)
+export MK_IMAGE := $(value IMAGE)
+export MK_DATA := $(value DATA)
+export MK_DISC := $(value DISC)
+export MK_CASE := $(value CASE)
+export MK_CHECK := $(value CHECK)
+export MK_RUN := $(value RUN)
+unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN
+# the synthetic corpus is a prerequisite unless DATA or DISC names another archive
+CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
+
+HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
+	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
 .PHONY: all venv corpus test test-slow mutant-elfs bulk one probe bench standin cross mutants report clean
 
@@ -64,15 +82,14 @@ mutant-elfs: $(STAMP) $(SYNTH_DATA)
 test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
-bulk: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
-	$(PY) -m harness bulk --n $(N) --jobs $(JOBS) $(HARNESS_OPTS)
+bulk: $(STAMP) $(CORPUS_DEP)
+	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
 
-probe: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
-	$(PY) -m harness probe --float-model $(FLOAT) \
-	  $(if $(IMAGE),--image $(IMAGE)) $(if $(DATA),--data $(DATA)) $(if $(DISC),--disc $(DISC))
+one: $(STAMP) $(CORPUS_DEP)
+	$(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
 
-one: $(STAMP) $(if $(DATA)$(DISC),,$(SYNTH_DATA))
-	$(PY) -m harness one --case '$(CASE)' $(if $(CHECK),--check $(CHECK)) $(HARNESS_OPTS)
+probe: $(STAMP) $(CORPUS_DEP)
+	$(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m eemu_ext.bench
@@ -80,7 +97,7 @@ bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m corpus.bench
 
 report: $(STAMP)
-	$(PY) -m reports render $(RUN)
+	$(PY) -m reports render "$$MK_RUN"
 
 cross:
 	@command -v mipsel-linux-gnu-gcc >/dev/null 2>&1 || { \

@@ -34,6 +34,8 @@ def pytest_addoption(parser):
     g.addoption("--engine", choices=("native", "python", "lockstep"), default=None,
                 help="the machine's engine for the differential tests (default: $EEMU_ENGINE, else "
                      "native where a C compiler exists); the machine tests run every engine")
+    g.addoption("--allow-bad-members", action="store_true", default=False,
+                help="differential tests: run on an archive with corrupt or unreadable members")
     g.addoption("--slow", action="store_true", default=False,
                 help="also run tests marked slow")
 

@@ -19,7 +19,8 @@ from typing import Dict, List, Optional
 
 from .anime import parse_anime
 from .ccsf import CcsfFile
-from .databin import SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_header, scan_members
+from .databin import (SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_header, refuse_non_regular,
+                      scan_members)
 from .errors import CorpusError
 from .tables import ElfImage, read_tables
 
@@ -118,9 +119,30 @@ class Corpus:
         return (f"{INDEX_VERSION}:{os.path.abspath(self.arc.path)}:{self.arc.base}:{len(self.arc)}:"
                 f"{st.st_size}:{st.st_mtime_ns}:{h}:{img}")
 
+    def _archive_tag(self):
+        """Names the archive (path and window) in the cache's file names, whatever its contents."""
+        where = f"{os.path.abspath(self.arc.path)}:{self.arc.base}:{len(self.arc)}"
+        return hashlib.sha1(where.encode()).hexdigest()[:10]
+
+    def _prune_cache(self, keep):
+        """DECISION: the cache keeps only the newest index of each archive (path and window):
+        an archive rewritten in place leaves no stale 32 MB side file behind."""
+        prefix = f"corpus-{self._archive_tag()}-"
+        try:
+            names = os.listdir(cache_dir())
+        except OSError:
+            return
+        for name in names:
+            if name.startswith(prefix) and not name.startswith(keep):
+                try:
+                    os.unlink(os.path.join(cache_dir(), name))
+                except OSError:
+                    pass
+
     def _load_index(self, use_cache):
         key = self._key()
-        path = os.path.join(cache_dir(), "corpus-" + hashlib.sha1(key.encode()).hexdigest()[:20] + ".json")
+        stem = f"corpus-{self._archive_tag()}-" + hashlib.sha1(key.encode()).hexdigest()[:20]
+        path = os.path.join(cache_dir(), stem + ".json")
         if use_cache and os.path.exists(path):
             try:
                 with open(path) as f:
@@ -148,8 +170,12 @@ class Corpus:
                 with os.fdopen(fd, "w") as f:
                     json.dump(idx, f)
                 os.replace(tmp, path)
+                self._prune_cache(stem)
             except OSError:
-                pass
+                try:
+                    os.unlink(tmp)
+                except (OSError, UnboundLocalError):
+                    pass
         return idx
 
     @staticmethod
@@ -342,6 +368,7 @@ def open_corpus(data=None, image=None, disc=None, use_cache=True) -> Corpus:
         arc = ArchiveBytes(data)
         label = os.fspath(data)
     if image is not None:
+        refuse_non_regular(os.fspath(image), "executable")
         try:
             with open(image, "rb") as f:
                 img = ElfImage(f.read(), os.fspath(image))

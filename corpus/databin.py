@@ -38,6 +38,7 @@ class ArchiveBytes:
 
     def __init__(self, path, base=0, length=None):
         self.path = os.fspath(path)
+        refuse_non_regular(self.path, "archive")
         try:
             self._f = open(self.path, "rb")
         except OSError as e:
@@ -65,6 +66,21 @@ class ArchiveBytes:
         if isinstance(self._mm, mmap.mmap):
             self._mm.close()
         self._f.close()
+
+
+def refuse_non_regular(path, what):
+    """A FIFO, a directory or a device is refused by name before it is opened (opening a FIFO
+    blocks until a writer comes; reading a device never ends)."""
+    import stat
+    try:
+        st = os.stat(path)
+    except OSError as e:
+        raise CorpusError(f"cannot open {what} {path}: {e.strerror}", member=None, kind=what) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = ("a directory" if stat.S_ISDIR(st.st_mode) else "a FIFO" if stat.S_ISFIFO(st.st_mode)
+                else "a device" if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode) else
+                "a socket" if stat.S_ISSOCK(st.st_mode) else "not a regular file")
+        raise CorpusError(f"{what} {path} is {kind}, not a regular file", member=None, kind=what)
 
 
 def parse_gzip_header(buf: bytes, where=None, offset=0):
@@ -122,18 +138,43 @@ def scan_members(arc: ArchiveBytes, where="DATA.BIN") -> List[Member]:
     return members
 
 
+# DECISION: no member inflates to more than 64 MiB (the disc's largest is about 4 MiB,
+# corpus-stats.md §1); a member that would is refused before it can take the memory.
+MAX_INFLATED = 64 << 20
+
+
+def inflate_cap(raw: bytes, m: Member) -> int:
+    """The most bytes a member may inflate to: its ISIZE, capped at MAX_INFLATED.
+
+    The ISIZE is the index record's usize when the executable's tables give one; otherwise it is
+    read from the trailer, which ends within four bytes after the last non-zero byte of the span
+    (zero padding follows it; ISIZE's own high bytes may be zero), so the largest of those
+    candidates bounds it."""
+    if m.usize is not None:
+        return min(m.usize, MAX_INFLATED)
+    end = len(raw.rstrip(b"\0"))
+    cands = [int.from_bytes(raw[e - 4:e], "little") for e in range(max(4, end), min(len(raw), end + 4) + 1)
+             if e - 4 >= 0]
+    return min(max(cands, default=MAX_INFLATED), MAX_INFLATED)
+
+
 def inflate_member(arc: ArchiveBytes, m: Member) -> bytes:
     """Inflate one member; check CRC32 and ISIZE, that the deflate stream ends inside the member's
     span, and that only zero padding follows. Sets m.csize and m.usize."""
     raw = arc.read(m.offset, m.span)
     where = m.name or f"member #{m.index}"
     hl, name, mtime, _ = parse_gzip_header(raw, where=where, offset=m.offset)
+    cap = inflate_cap(raw, m)
     d = zlib.decompressobj(-15)
     try:
-        out = d.decompress(raw[hl:])
+        out = d.decompress(raw[hl:], cap + 1)
     except zlib.error as e:
         raise CorpusError(f"corrupt deflate data: {e}", member=where, offset=m.offset + hl,
                           kind="gzip") from None
+    if len(out) > cap:
+        raise CorpusError(f"the member inflates past {cap} bytes (its ISIZE, or the bound of "
+                          f"{MAX_INFLATED >> 20} MiB per member): a corrupt or hostile member",
+                          member=where, offset=m.offset + hl, kind="gzip")
     if not d.eof:
         raise CorpusError("truncated gzip member: the deflate stream does not end inside the member",
                           member=where, offset=m.offset + len(raw), kind="gzip")

@@ -33,7 +33,8 @@ class CorpusError(Exception):
             where.append(f"offset 0x{self.offset:X}")
         if self.kind is not None:
             where.append(f"kind {_kind_text(self.kind)}")
-        return (", ".join(where) + ": " if where else "") + self.message
+        from .names import printable
+        return printable((", ".join(where) + ": " if where else "") + self.message)
 
     def __reduce__(self):
         return (CorpusError, (self.message, self.member, self.offset, self.kind))

@@ -13,6 +13,7 @@ from .anime import parse_anime
 from .ccsf import BONE, RIGID, SHADOW, SKIN
 from .databin import GZIP_MAGIC, SECTOR
 from .errors import CorpusError
+from .names import printable
 from .records import END_LOOP, END_PLAY_ONCE, KIND_F_MORPHER, KIND_F_NOTE, KIND_F_OBJ, KIND_MATERIAL
 from .tables import CATEGORIES, DISC_BASE_SECTORS
 
@@ -287,6 +288,10 @@ def main(a):
         print()
     else:
         _print(out)
+    # DECISION: a census that found bad members exits 1 (the census itself is printed in full).
+    if out["bad_members"]:
+        print(f"error: {len(out['bad_members'])} bad member(s) in {c.label}", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -322,4 +327,4 @@ def _print(o):
         line(k, o[k])
     print(f"== bad members: {len(o['bad_members'])}")
     for b in o["bad_members"]:
-        print(f"  {b.get('chunk') or b['member']}: {b['error']}")
+        print(printable(f"  {b.get('chunk') or b['member']} at offset 0x{int(b.get('offset') or 0):X}: {b['error']}"))

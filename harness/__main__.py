@@ -6,10 +6,13 @@ import json
 import os
 import sys
 
+from corpus.names import from_argv, printable, shell_word
+
 from .errors import HarnessError
 from .options import DEFAULT_IMAGE, Options
 from .profiles import PROFILES
 
+NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
 CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
 
 
@@ -48,13 +51,23 @@ def jobs(v):
 def cmd_bulk(a):
     from .bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
-    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume, fail_fast=a.fail_fast,
-                   fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, **({"runs": a.runs} if a.runs else {}))
+    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
+                   fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
+                   fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
+                   **({"runs": a.runs} if a.runs else {}))
     from .staged import apply_profile, probe_gate
     opts = apply_profile(opts)
     if not probe_gate(opts):
         return 1
-    return run_bulk(opts, sys.argv)
+    from .run import RunDirError
+    try:
+        return run_bulk(opts, sys.argv)
+    except RunDirError as exc:
+        raise HarnessError(str(exc)) from None
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise HarnessError(f"cannot write {exc.filename}: {exc.strerror}") from None
 
 
 def cmd_one(a):
@@ -67,7 +80,7 @@ def cmd_one(a):
         return one_synthetic_morph(opts, a)
     corpus = opts.open_corpus()
     if a.case not in set(corpus.chunk_ids()):
-        raise HarnessError(f"CASE={a.case}: no such chunk in {opts.data or opts.disc} "
+        raise HarnessError(f"CASE={printable(a.case)}: no such chunk in {opts.data or opts.disc} "
                            f"(ids look like member::ANM_name; `python -m corpus list` shows them)")
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
@@ -87,13 +100,19 @@ def cmd_one(a):
     else:
         for m in mism[:a.show]:
             print(format_mismatch(m))
-        print(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
+        print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
               f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
-              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s")
+              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
-        print(f"error in {res['error'].get('check')}: {res['error']['type']}: {res['error']['message']}",
-              file=sys.stderr)
-    return 1 if mism or res.get("error") else 0
+        print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
+                        f"{res['error']['message']}"), file=sys.stderr)
+    if mism or res.get("error"):
+        return 1
+    if not res["timing"]:
+        why = f"check {a.check} does not apply to this chunk" if a.check else "no check applies to this chunk"
+        print(printable(f"{a.case}: nothing compared ({why})"), file=sys.stderr)
+        return NOTHING_COMPARED
+    return 0
 
 
 def one_synthetic_morph(opts, a):
@@ -126,7 +145,7 @@ def cmd_replay(a):
         t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
     for m in t.mismatches:
         print(format_mismatch(m))
-    print(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}")
+    print(printable(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}"))
     return 1 if t.mismatches else 0
 
 
@@ -152,7 +171,7 @@ def cmd_mutants(a):
               f"{'; errors: ' + '; '.join(e['message'][:80] for e in errs) if errs else ''})")
         if caught:
             first = next(m for r in results for m in r["mismatches"] if m["check"] == mut.catches)
-            print("     " + first["repro"].replace(f"IMAGE={mut.elf}", f"IMAGE={os.path.relpath(mut.elf)}"))
+            print("     " + first["repro"].replace(f"--image {mut.elf}", f"--image {shell_word(os.path.relpath(mut.elf))}"))
         bad += not caught
     print(f"{len(muts) - bad}/{len(muts)} mutants caught by their named check")
     return 1 if bad else 0
@@ -186,6 +205,10 @@ def main(argv=None):
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")
     b.add_argument("--fail-fast", type=int, default=5, metavar="K",
                    help="stop when K chunks in a row fail with the same error at the same pc (default 5)")
+    b.add_argument("--force", action="store_true",
+                   help="resume --resume/--out even when its parameters differ from this command's")
+    b.add_argument("--allow-bad-members", action="store_true",
+                   help="corrupt or unreadable archive members are listed but do not fail the run")
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
@@ -213,11 +236,13 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if getattr(a, "engine", None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
+    if getattr(a, "case", None) is not None:
+        a.case = from_argv(a.case)
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe}[a.cmd](a)
     except HarnessError as exc:
-        print(f"harness: {exc}", file=sys.stderr)
+        print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2
 
 

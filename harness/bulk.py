@@ -7,25 +7,63 @@ The pytest layer (tests/differential) stays the developer's loop; bulk needs no 
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing as mp
 import os
+import signal
+import threading
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from concurrent.futures.process import BrokenProcessPool
 import sys
 import time
 
+from corpus.names import printable, printable_lines, shell_word
+
 from . import selection
 from .chunk import check_chunk
+from .errors import HarnessError
 from .failfast import DEFAULT_K, FailFast
-from .options import Options
+from .options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from .profiles import profile
-from .run import RunDir, code_version, file_identity
+from .run import EXIT, RunDir, code_version, file_identity, param_differences
 
 _W = {}   # per-worker state: game, corpus, profile
 REAL_DISC_CHUNKS = 4091
 
 
-def _init_worker(opts: Options):
+PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent):
+    """A worker exits when the bulk process dies (killed, SIGTERMed, crashed), so no orphan keeps
+    writing into the run directory: the kernel's parent-death signal on Linux, and everywhere a
+    watchdog thread that polls the parent's pid."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if os.getppid() != parent:          # the parent died before prctl took effect
+        os._exit(1)
+
+    def watch():
+        while True:
+            time.sleep(0.5)
+            if os.getppid() != parent:
+                os._exit(1)
+    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
+
+
+def _init_worker(opts: Options, parent=None):
+    # The parent handles Ctrl-C and SIGTERM for the whole run and stops the workers itself.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if parent is not None:
+        _die_with_parent(parent)
+    _init_serial(opts)
+
+
+def _init_serial(opts: Options):
     _W.clear()
     _W["opts"] = opts
     _W["corpus"] = opts.open_corpus()
@@ -99,7 +137,14 @@ def prepare(opts: Options, argv):
     if (opts.disc or opts.corpus_image) and n_chunks != REAL_DISC_CHUNKS:
         print(f"warning: {opts.disc or opts.data} has {n_chunks} Anime chunks; the real disc has "
               f"{REAL_DISC_CHUNKS} (corpus-stats.md)", file=sys.stderr)
-    ids = selection.sample(selection.pool(corpus), opts.n, opts.seed)
+    bad = list(getattr(corpus, "bad", None) or [])
+    for b in bad[:20]:
+        print(printable(f"{'warning' if opts.allow_bad_members else 'error'}: bad member {b.get('member')} "
+                        f"at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"), file=sys.stderr)
+    if len(bad) > 20:
+        print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
+    # DECISION: a --check run samples from the chunks whose records that check needs.
+    ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
     if opts.chunk_ids:
         ids = opts.chunk_ids
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
@@ -107,20 +152,63 @@ def prepare(opts: Options, argv):
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
               "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
-              "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids}
+              "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
+              "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)
-        if not opts.chunk_ids:
-            ids = rd.params()["chunks"]
+        same_run_or_refuse(rd, params, opts)
     elif opts.resume:
         rd = RunDir(opts.resume)
-        if rd.params().get("chunks") != ids and not opts.chunk_ids:
-            ids = rd.params()["chunks"]
+        if not os.path.isfile(rd.params_path):
+            raise HarnessError(f"--resume {rd.path}: not a run directory (no params.json)")
+        same_run_or_refuse(rd, params, opts)
     else:
         rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
         rd = rd or RunDir.create(params, opts.runs)
     rd.link_latest()
     return rd
+
+
+def same_run_or_refuse(rd, params, opts):
+    """A run directory is resumed only with the parameters it was started with (`--force`: anyway).
+
+    DECISION: with --chunks the explicit ids are the selection, so n is not compared; without it
+    the sample follows from (n, seed, data), so the chunk list is compared too."""
+    old = rd.params()
+    ignore = ("n",) if opts.chunk_ids else ()
+    diff = param_differences(old, params, ignore)
+    if diff and not opts.force:
+        raise HarnessError(f"{rd.path} was run with other parameters; refusing to mix results "
+                           f"({'; '.join(diff)}). Repeat its parameters, or pass --force")
+    if diff:
+        print(f"warning: --force: resuming {rd.path} despite: {'; '.join(diff)}", file=sys.stderr)
+
+
+def resume_command(rd, opts):
+    """The command that resumes this run with its own parameters."""
+    p = rd.params()
+    parts = [".venv/bin/python", "-m", "harness", "bulk", "--resume", shell_word(rd.path),
+             "--n", str(p.get("n")), "--seed", str(p.get("seed")), "--profile", shell_word(p.get("profile")),
+             "--float-model", shell_word(p.get("float_model")), "--jobs", str(opts.jobs)]
+    for c in p.get("checks") or ():
+        parts += ["--check", shell_word(c)]
+    for flag, val in (("--image", opts.image if opts.image != DEFAULT_IMAGE else None),
+                      ("--data", opts.data if opts.data != DEFAULT_DATA else None), ("--disc", opts.disc)):
+        if val:
+            parts += [flag, shell_word(val)]
+    if opts.chunk_ids:
+        parts += ["--chunks", shell_word(",".join(opts.chunk_ids))]
+    if opts.allow_bad_members:
+        parts.append("--allow-bad-members")
+    return " ".join(parts)
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (a CI timeout, `kill`): handled like Ctrl-C."""
+
+
+def _on_sigterm(signum, frame):
+    raise Terminated()
 
 
 def run_bulk(opts: Options, argv=()):
@@ -135,9 +223,10 @@ def run_bulk(opts: Options, argv=()):
     t0 = time.time() - previous_seconds(rd)
     progress = Progress(len(ids), len(done), out)
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
+    old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
-        if opts.jobs <= 1:
-            _init_worker(opts)
+        if opts.jobs <= 1 or len(todo) <= 1:
+            _init_serial(opts)
             for task in todo:
                 r = _check_one(task)
                 progress.update(*r[:4])
@@ -145,22 +234,30 @@ def run_bulk(opts: Options, argv=()):
                     break
         elif not run_pool(opts, rd, todo, progress, out, ff):
             rd.summarize(time.time() - t0)
-            print(f"workers keep dying; resume with: python -m harness bulk --resume {rd.path}", file=out)
+            print(f"workers keep dying; resume with: {resume_command(rd, opts)}", file=out)
             return 1
-    except KeyboardInterrupt:
-        print(f"\ninterrupted; resume with: python -m harness bulk --resume {rd.path}", file=out)
-        rd.summarize(time.time() - t0)
-        return 130
+    except KeyboardInterrupt as exc:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        what = "terminated (SIGTERM)" if isinstance(exc, Terminated) else "interrupted"
+        progress.finish()
+        summary = rd.summarize(time.time() - t0, interrupted=True)
+        print(printable_lines(format_summary(summary)), file=sys.stdout)
+        render_report(rd.path)
+        print(f"\n{what}; resume with: {resume_command(rd, opts)}", file=out)
+        return EXIT["interrupted"]
+    finally:
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
     progress.finish()
     if ff.stop:
         print(ff.stop, file=out)
     summary = rd.summarize(time.time() - t0)
-    print(format_summary(summary), file=sys.stdout)
+    print(printable_lines(format_summary(summary)), file=sys.stdout)
     render_report(rd.path)
     if ff.stop:
         print(ff.stop, file=sys.stdout)
-        return 1
-    return 0 if summary["mismatches"] == 0 and summary["errors"] == 0 and summary["complete"] else 1
+        return EXIT[summary["status"]] or EXIT["errors"]       # a fail-fast stop is never a pass
+    return EXIT[summary["status"]]
 
 
 MAX_POOL_RESTARTS = 3
@@ -173,7 +270,8 @@ def run_pool(opts, rd, todo, progress, out, ff=None):
     ctx = mp.get_context("fork")
     pending = list(todo)
     for attempt in range(MAX_POOL_RESTARTS + 1):
-        ex = ProcessPoolExecutor(opts.jobs, mp_context=ctx, initializer=_init_worker, initargs=(opts,))
+        ex = ProcessPoolExecutor(opts.jobs, mp_context=ctx, initializer=_init_worker,
+                                 initargs=(opts, os.getpid()))
         try:
             for fut in as_completed([ex.submit(_check_one, t) for t in pending]):
                 r = fut.result()
@@ -188,9 +286,22 @@ def run_pool(opts, rd, todo, progress, out, ff=None):
             progress.done = len(done)
             print(f"\na worker died; restarting the workers on the {len(pending)} chunks not yet written",
                   file=out)
+        except BaseException:
+            stop_workers(ex)          # Ctrl-C, SIGTERM, a full disk: no worker outlives the run
+            raise
         finally:
             ex.shutdown(wait=False, cancel_futures=True)
+            rd.remove_temp_files()
     return False
+
+
+def stop_workers(ex):
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    for p in procs:
+        p.join(5)
 
 
 def previous_seconds(rd):
@@ -236,10 +347,29 @@ class Progress:
             self.out.write("\n")
 
 
+STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
+               "bad members": "FAIL (bad archive members)", "nothing compared": "NOTHING COMPARED",
+               "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE"}
+
+
 def format_summary(s):
-    lines = [f"run {s['run_id']}: {s['chunks_done']}/{s['chunks_total']} chunks, "
+    st = s.get("status") or "pass"
+    lines = [f"run {s['run_id']}: {STATUS_TEXT.get(st, st)} (exit {EXIT.get(st, 1)}): "
+             f"{s['chunks_done']}/{s['chunks_total']} chunks, "
              f"{s['chunks_failed']} failed, {s['mismatches']} mismatches, {s['errors']} errors, "
              f"{s['seconds']:.0f} s ({s['chunks_per_minute']} chunks/min)"]
+    bad = s.get("bad_members") or []
+    if bad:
+        lines.append(f"  {len(bad)} bad archive member(s)"
+                     + (" (allowed by --allow-bad-members)" if s.get("allow_bad_members") else
+                        "; their chunks were not checked (--allow-bad-members accepts this):"))
+        for b in bad[:10]:
+            lines.append(f"    {b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: "
+                         f"{b.get('kind') or 'error'}: {b.get('error')}")
+        if len(bad) > 10:
+            lines.append(f"    ... and {len(bad) - 10} more (summary.json)")
+    for why in s.get("nothing_compared") or ():
+        lines.append(f"  nothing compared: {why}")
     if s.get("mismatches_by_check"):
         lines.append("  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items()))
     lines.append("  counters:")
@@ -259,8 +389,9 @@ def format_summary(s):
         lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds "
                      f"({s.get('cpu_seconds')} CPU-seconds, {s.get('cpu_seconds_per_chunk')} per chunk)")
         mc = s.get("machine_cpu_seconds") or {}
-        if mc and s.get("cpu_seconds"):
-            inside = sum(mc.values())
+        inside = sum(mc.values())
+        # DECISION: CPU figures rounded to 0 (a run of a few tiny chunks) print no ratios.
+        if mc and s.get("cpu_seconds") and inside > 0:
             lines.append(f"  CPU in the machine {inside:.1f} s ({100 * inside / s['cpu_seconds']:.0f}%: "
                          + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
                          + f"); reference + harness {s['cpu_seconds'] - inside:.1f} s; "

@@ -22,7 +22,14 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
     for tr in tracks:
         entry = paired.get(tr.record.index)
         if entry is None:
+            # DECISION (checks.md §2.1 step 4.1 counts and skips): the reference compiles a
+            # controller for every object record, so a game that compiled none for it is a
+            # mismatch, not a case to skip; an executable whose ConvLCNum2ALCNum does nothing
+            # must not pass.
             tally.count("no controller")
+            tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=tr.record.object,
+                              track=tr.record.index, floats=False,
+                              context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
             continue
         for k, v in track_quirks(tr.record, anim.frames).items():
             tally.quirk(k, v)

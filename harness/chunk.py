@@ -52,7 +52,8 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     wanted = set(only or CHECKS)
     if "multistep" in wanted:
         wanted.add("controllers")
-    for check in applicable(anim, prof):
+    tally.applicable = applicable(anim, prof)
+    for check in tally.applicable:
         if check not in wanted:
             continue
         c0 = _time.time()
@@ -121,5 +122,6 @@ def result(ch, index, t0, tally, timing, error, ctx, info):
             "mismatches": tally.mismatches, "dropped_mismatches": tally.dropped,
             "worst_keyed_rotation": tally.worst_keyed, "rotation_deviation": tally.rotation_deviation(),
             "checks": list(tally.checks) + (["multistep"] if "controllers" in tally.checks else []),
+            "applicable": list(getattr(tally, "applicable", None) or []),
             "timing": timing, "error": error,
             "repro": ctx.repro(), **info}

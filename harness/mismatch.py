@@ -1,8 +1,9 @@
 """Mismatch records (interfaces.md §4) and the one-line repro command of a case."""
 from __future__ import annotations
 
-import shlex
 from typing import Optional
+
+from corpus.names import shell_word
 
 from .bits import hx, ulp
 
@@ -17,14 +18,25 @@ class CaseContext:
         self.defaults = defaults or {}
 
     def repro(self, check=None):
-        parts = ["make", "one", f"CASE={shlex.quote(self.chunk)}", f"SEED={self.seed}"]
+        """The command that repeats this case, safe to paste whatever the chunk id holds.
+
+        DECISION: a repro is a direct `.venv/bin/python -m harness one` command, every value one
+        shell word (corpus.names.shell_word), never a `make one CASE=...` line: make expands
+        `$(...)` in a variable's value and its recipe re-opens the shell's quoting, so a name
+        from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
+        return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check))
+
+    def repro_args(self, check=None, case=True):
+        """The options of a repro, each value already one shell word."""
+        parts = (["--case", shell_word(self.chunk)] if case else []) + ["--seed", shell_word(self.seed)]
         if check:
-            parts.append(f"CHECK={check}")
-        parts += [f"PROFILE={self.profile}", f"FLOAT={self.float_model}"]
-        for key, val in (("IMAGE", self.image), ("DATA", self.data), ("DISC", self.disc)):
+            parts += ["--check", shell_word(check)]
+        parts += ["--profile", shell_word(self.profile), "--float-model", shell_word(self.float_model)]
+        for flag, key, val in (("--image", "IMAGE", self.image), ("--data", "DATA", self.data),
+                               ("--disc", "DISC", self.disc)):
             if val and val != self.defaults.get(key):
-                parts.append(f"{key}={shlex.quote(str(val))}")
-        return " ".join(parts)
+                parts += [flag, shell_word(val)]
+        return parts
 
 
 def raw(v):

@@ -32,6 +32,8 @@ class Options:
     out: Optional[str] = None
     shrink: Optional[bool] = None      # None: shrink the first few failing chunks per worker
     fresh: bool = False
+    force: bool = False                # resume a run directory despite different parameters
+    allow_bad_members: bool = False    # bad archive members do not fail the run
     runs: str = RUNS
     chunk_ids: Optional[List[str]] = None
     corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
@@ -52,6 +54,8 @@ class Options:
         if self._corpus is not None:
             return self._corpus
         for what, path in (("DATA", self.data), ("DISC", self.disc)):
+            if path and os.path.exists(path) and not os.path.isfile(path):
+                raise HarnessError(f"{what}={path}: not a regular file (a directory, FIFO or device)")
             if path and not os.path.isfile(path):
                 hint = " (make corpus builds the synthetic one)" if path == DEFAULT_DATA else ""
                 raise HarnessError(f"{what}={path}: no such file{hint}")
@@ -62,11 +66,11 @@ class Options:
             return self._corpus
         try:
             c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc)
-            ids = c.chunk_ids()
+            c.chunk_ids()
         except CorpusError as exc:
             raise HarnessError(f"corpus {self.data or self.disc}: {exc}") from exc
-        if not ids:
-            raise HarnessError(f"corpus {self.data or self.disc}: no Anime chunks found")
+        # DECISION: an archive without Anime chunks opens; a bulk run over it compares nothing and
+        # says so (status "nothing compared", exit 5) instead of failing as a usage error.
         self._corpus = _CORPORA[key] = c
         return c
 

@@ -43,18 +43,102 @@ def code_version():
     return h.hexdigest()[:12]
 
 
+class RunDirError(OSError):
+    """A run directory that cannot be written (full disk, read-only, no permission): one line."""
+
+    def __str__(self):
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
 def write_json(path, obj):
+    """Write `obj` to `path` atomically; on any OSError remove the temp file and raise RunDirError."""
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(obj, f, indent=1, sort_keys=False)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    text = json.dumps(obj, indent=1, sort_keys=False)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RunDirError(exc.errno, exc.strerror or str(exc), path) from None
+
+
+# The parameters that must match for a run to be resumed (`--resume`, `--out`): name -> getter.
+RESUME_PARAMS = {
+    "seed": lambda p: p.get("seed"), "profile": lambda p: p.get("profile"),
+    "float model": lambda p: p.get("float_model"), "checks": lambda p: p.get("checks"),
+    "n": lambda p: p.get("n"),
+    "executable sha256": lambda p: (p.get("image") or {}).get("sha256"),
+    "data sha256": lambda p: (p.get("data") or {}).get("sha256"),
+    "disc sha256": lambda p: (p.get("disc") or {}).get("sha256"),
+    "code version": lambda p: p.get("code"),
+    "chunks": lambda p: p.get("chunks"),
+}
+
+
+def param_differences(old, new, ignore=()):
+    """['seed: run 4, now 7', ...]: the resume parameters where two runs' params differ."""
+    out = []
+    for name, get in RESUME_PARAMS.items():
+        if name in ignore:
+            continue
+        a, b = get(old), get(new)
+        if a != b:
+            if name == "chunks":
+                a, b = f"{len(a or [])} ids", f"{len(b or [])} ids" + (" (other ids)" if len(a or []) == len(b or []) else "")
+            out.append(f"{name}: run {a}, now {b}")
+    return out
 
 
 def read_json(path):
     with open(path) as f:
         return json.load(f)
+
+
+def nothing_compared(total, done, selected, ran_checks, no_check):
+    """Why a finished run compared nothing it was asked to ([] when it compared everything)."""
+    why = []
+    if total == 0:
+        why.append("0 chunks selected (no checkable chunk in the archive)")
+    elif done and not sum(ran_checks.values()):
+        why.append("no check ran on any chunk")
+    for c in selected or ():
+        c = "controllers" if c == "multistep" else c
+        if done >= total and total and not ran_checks.get(c):
+            why.append(f"the selected check {c} ran on no chunk")
+    if no_check:
+        shown = ", ".join(str(x) for x in no_check[:5]) + (" ..." if len(no_check) > 5 else "")
+        why.append(f"{len(no_check)} chunk(s) ran no check: {shown}")
+    return why
+
+
+# DECISION: exit statuses follow pytest where they can: 0 pass, 1 mismatches (or a chunk the
+# harness could not finish), 2 usage or input error (bad members among them), 5 nothing
+# compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
+EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
+        "interrupted": 130, "incomplete": 1}
+
+
+def status(s):
+    """The verdict of a summary: pass, mismatches, errors, bad members, nothing compared, incomplete."""
+    if s.get("interrupted"):
+        return "interrupted"
+    if s.get("mismatches"):
+        return "mismatches"
+    if s.get("errors"):
+        return "errors"
+    if s.get("bad_members") and not s.get("allow_bad_members"):
+        return "bad members"
+    if not s.get("complete"):
+        return "incomplete"
+    if s.get("nothing_compared"):
+        return "nothing compared"
+    return "pass"
 
 
 class RunDir:
@@ -135,6 +219,19 @@ class RunDir:
                 out.add(int(name[:5]))
         return out
 
+    def remove_temp_files(self):
+        """Remove the temp files of chunk records whose writer was stopped mid-write."""
+        try:
+            names = os.listdir(self.chunks_dir)
+        except OSError:
+            return
+        for name in names:
+            if ".json.tmp" in name:
+                try:
+                    os.unlink(os.path.join(self.chunks_dir, name))
+                except OSError:
+                    pass
+
     def write_chunk(self, res):
         write_json(self.chunk_path(res["index"]), res)
 
@@ -152,7 +249,7 @@ class RunDir:
         except (OSError, ValueError):
             return False
 
-    def summarize(self, seconds=None):
+    def summarize(self, seconds=None, interrupted=False):
         """Sum the chunk records into summary.json (interfaces.md §4) and return it."""
         params = self.params()
         counters, quirks, timing = Counter(), Counter(), Counter()
@@ -163,8 +260,16 @@ class RunDir:
         cpu = 0.0
         machine_cpu = Counter()
         by_check = Counter()
+        ran_checks = Counter()
+        no_check = []
         for r in self.results():
             done += 1
+            ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
+            ran_checks.update(ran)
+            # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
+            # --check selection skips is not one (the selection's own check must run somewhere).
+            if not r.get("applicable", ran) and not r.get("error"):
+                no_check.append(r.get("chunk"))
             counters.update(r.get("counters", {}))
             quirks.update(r.get("quirks", {}))
             timing.update(r.get("timing", {}))
@@ -197,5 +302,11 @@ class RunDir:
             "complete": done >= total,
         }
         summary["chunks"] = done
+        summary["bad_members"] = list(params.get("bad_members") or [])
+        summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
+        summary["interrupted"] = bool(interrupted)
+        summary["chunks_nothing_compared"] = no_check
+        summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
+        summary["status"] = status(summary)
         write_json(os.path.join(self.path, "summary.json"), summary)
         return summary

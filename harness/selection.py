@@ -15,6 +15,19 @@ QUICK_TESTS = {
 }
 
 
+# Which records each check needs (the quick test's kinds), for a `--check` run's pool.
+KINDS_OF_CHECK = {"controllers": ("object",), "multistep": ("object",), "materials": ("material",),
+                  "playback": ("morph", "object"), "notes": ("note",), "morph": ("morph",),
+                  "fobj": ("fobj",)}
+
+
+def kinds_for(checks):
+    """The record kinds any of `checks` needs (None: every kind)."""
+    if not checks:
+        return None
+    return sorted({k for c in checks for k in KINDS_OF_CHECK.get(c, QUICK_TESTS)})
+
+
 def has_record(data, kind):
     """formats.md §4.1 quick test, aligned to words after the 20-byte header."""
     pat = QUICK_TESTS[kind]

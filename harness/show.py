@@ -1,6 +1,8 @@
 """Print a mismatch for a person: both values as bits and numbers, the differing bits, the repro."""
 import json
 
+from corpus.names import printable
+
 from .bits import f32
 
 
@@ -38,4 +40,4 @@ def format_mismatch(m):
     if m.get("shrunk"):
         lines.append("  shrunk    " + json.dumps(m["shrunk"]))
     lines.append("  repro     " + m["repro"])
-    return "\n".join(lines)
+    return "\n".join(printable(line) for line in lines)   # a name's own line breaks stay escaped

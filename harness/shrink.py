@@ -1,5 +1,6 @@
 """Shrink a mismatch to a minimal input (fewest steps, fewest times) and attach it as `shrunk`."""
-import shlex
+
+from corpus.names import shell_word
 
 from . import replay
 
@@ -89,21 +90,16 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
 def replay_command(ctx, m, key, best):
     """The one-line `python -m harness replay` command for a shrunk input."""
     check = "controllers" if m["check"] == "multistep" else m["check"]
-    parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shlex.quote(ctx.chunk), "--check", check]
+    parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shell_word(ctx.chunk), "--check", check]
     if key == "steps":
         parts += ["--steps", ",".join(str(s) for s in best)]
     elif key == "plan":
         parts += ["--plan", ",".join(f"{s}:{int(bool(r))}" for s, r in best)]
         if m["check"] == "fobj":
-            parts += ["--a1", str((m.get("context") or {}).get("a1", 0))]
+            parts += ["--a1", str(int((m.get("context") or {}).get("a1", 0)))]
     else:
-        parts += ["--track", str(m["track"]), "--times", ",".join(str(t) for t in best)]
-    parts += ["--seed", str(ctx.seed), "--profile", ctx.profile, "--float-model", ctx.float_model]
-    for flag, val, default in (("--image", ctx.image, ctx.defaults.get("IMAGE")),
-                               ("--data", ctx.data, ctx.defaults.get("DATA")), ("--disc", ctx.disc, None)):
-        if val and val != default:
-            parts += [flag, shlex.quote(str(val))]
-    return " ".join(parts)
+        parts += ["--track", str(int(m["track"])), "--times", ",".join(str(int(t)) for t in best)]
+    return " ".join(parts + ctx.repro_args(case=False))
 
 
 def _times(deltas):

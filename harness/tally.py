@@ -12,6 +12,7 @@ class Tally:
         self.worst_keyed = None      # {d, bound, chunk, track, time}
         self.rotation_samples = []   # (passed, d, bound) of every keyed comparison
         self.checks = []             # the checks that ran
+        self.applicable = []         # the checks the chunk's content calls for (selected or not)
 
     def count(self, name, n=1):
         self.counters[name] += n

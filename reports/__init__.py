@@ -56,12 +56,25 @@ def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     views = build_views(run, causes)
     page = html.render(run, summary, views)
     report = out / "report.html"
-    tmp = report.with_suffix(".html.tmp")
-    tmp.write_text(page, encoding="utf-8")
-    tmp.replace(report)
-    junit.write(run, summary, out / "junit.xml")
+    write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    write_atomic(out / "junit.xml", lambda tmp: junit.write(run, summary, tmp))
     summ.write(run, summary, out)
     return report
+
+
+def write_atomic(path: Path, write) -> None:
+    """write(tmp) then rename over path; a failed write (full disk, read-only directory) leaves
+    no temp file and raises ReportError naming the file."""
+    tmp = path.with_name(path.name + ".tmp")
+    try:
+        write(tmp)
+        tmp.replace(path)
+    except OSError as exc:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def render(run_dir, out_dir=None, plots: bool = True) -> Path:

@@ -6,7 +6,8 @@ report's inline JavaScript for the other pages, so both show identical details.
 from __future__ import annotations
 
 import json
-import shlex
+
+from corpus.names import shell_word
 
 from .bits import (bit_ranges, diff_mask, float_text, frame_text, is_hex_pattern,
                    is_integer_field, parse_u32, u2f, ulp_distance)
@@ -73,19 +74,23 @@ def one_line(m: dict) -> str:
 
 
 def default_repro(m: dict, params: dict) -> str:
-    """The make one command of issue 8 §3, used when a record carries no repro."""
+    """The harness command of a case, used when a record carries no repro."""
     # DECISION: records should carry their own repro (interfaces.md §4); a missing one is
-    # rebuilt from the run's parameters so the report never lacks a command.
+    # rebuilt from the run's parameters so the report never lacks a command. Like the harness's
+    # (harness/mismatch.py), it is a direct command whose every value is one shell word.
     seed = m.get("seed", params.get("seed"))
-    parts = ["make", "one", f"CASE={shlex.quote(str(m.get('chunk')))}"]
+    parts = [".venv/bin/python", "-m", "harness", "one", "--case", shell_word(str(m.get("chunk")))]
     if seed is not None:
-        parts.append(f"SEED={seed}")
-    parts.append(f"CHECK={m.get('check')}")
+        parts += ["--seed", shell_word(seed)]
+    if m.get("check"):
+        parts += ["--check", shell_word(m.get("check"))]
+    if params.get("profile"):
+        parts += ["--profile", shell_word(params["profile"])]
     if params.get("float_model") and params["float_model"] != "hw":
-        parts.append(f"FLOAT={params['float_model']}")
+        parts += ["--float-model", shell_word(params["float_model"])]
     image = (params.get("image") or {}).get("path")
     if image and not str(image).endswith("standin/standin.elf"):
-        parts.append(f"IMAGE={shlex.quote(str(image))}")
+        parts += ["--image", shell_word(image)]
     return " ".join(parts)
 
 

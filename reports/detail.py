@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from html import escape
 
+from corpus.names import printable
+
 from . import svg
 
 
 def e(x) -> str:
-    """Text or attribute value, HTML-escaped (None is empty)."""
-    return escape("" if x is None else str(x), quote=True)
+    """Text or attribute value, HTML-escaped (None is empty); a character that is not printable
+    (a control character from a name in the archive) is shown as its \\x escape."""
+    return escape(printable("" if x is None else str(x)), quote=True)
 
 
 def strip_html(sv: dict, label: str = "") -> str:

@@ -11,11 +11,11 @@ same views (reports.describe), so 10,000 mismatches stay a few megabytes and res
 from __future__ import annotations
 
 import json
-import shlex
 from collections import Counter, defaultdict
 
 from . import page_assets, svg
 from .causes import CAUSES, RULES
+from .describe import default_repro
 from .detail import e, mismatch_html
 from .coverage import counter_groups, coverage_rows
 from .summary import bound_params, dropped, rotation_samples
@@ -273,11 +273,10 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
 
 
 def chunk_repro(ch: dict, params: dict) -> str:
-    """The harness's command for every check on the chunk, else `make one` from the run's seed."""
+    """The harness's command for every check on the chunk, else one built from the run's seed."""
     if ch.get("repro"):
         return str(ch["repro"])
-    seed = params.get("seed")
-    return f"make one CASE={shlex.quote(ch['chunk'])}" + (f" SEED={seed}" if seed is not None else "")
+    return default_repro({"chunk": ch["chunk"], "check": None}, params)
 
 
 def _mismatches_html(views, n_dropped=0, notes=()) -> str:
@@ -304,6 +303,27 @@ def _mismatches_html(views, n_dropped=0, notes=()) -> str:
             f'expand page</button></div><div id="mlist">{first}</div>')
 
 
+# status (reports.summary.status) -> (verdict text, CSS class)
+VERDICTS = {"pass": ("PASS", "pass"), "mismatches": ("FAIL", "fail"), "errors": ("FAIL", "fail"),
+            "bad members": ("FAIL: BAD MEMBERS", "fail"), "nothing compared": ("NOTHING COMPARED", "nothing"),
+            "incomplete": ("INCOMPLETE", "incomplete"), "interrupted": ("INTERRUPTED", "incomplete")}
+
+
+def _bad_members_html(summary) -> str:
+    """The archive members the run could not read: their chunks were not checked."""
+    bad = summary.get("bad_members") or []
+    if not bad:
+        return ""
+    allowed = summary.get("allow_bad_members")
+    rows = "".join(f'<tr><td class="mono">{e(b.get("member"))}</td><td class="num mono">'
+                   f'0x{int(b.get("offset") or 0):X}</td><td>{e(b.get("kind"))}</td>'
+                   f'<td>{e(b.get("error"))}</td></tr>' for b in bad)
+    return (f'<section id="bad-members" class="problems"><h2>{len(bad)} bad archive member(s)</h2>'
+            f'<p>{"Allowed by --allow-bad-members: " if allowed else "The run fails: "}their chunks '
+            'were not checked.</p><table class="grid-t"><tr><th>member</th><th>offset</th>'
+            f'<th>kind</th><th>reason</th></tr>{rows}</table></section>')
+
+
 def render(run, summary: dict, views: list[dict]) -> str:
     """The complete report page."""
     first_of_chunk: dict = {}
@@ -312,9 +332,9 @@ def render(run, summary: dict, views: list[dict]) -> str:
         first_of_chunk.setdefault(v["chunk"], v["n"])
         views_by_chunk[v["chunk"]].append(v)
     failed = summary.get("chunks_failed", 0)
-    ok = not failed and summary.get("complete", False)
-    verdict = ("PASS" if ok else ("FAIL" if failed else "INCOMPLETE"))
+    verdict, vclass = VERDICTS[summary.get("status") or "pass"]
     problems = "".join(f"<li>{e(p)}</li>" for p in run.problems)
+    problems += "".join(f"<li>Nothing compared: {e(p)}</li>" for p in summary.get("nothing_compared") or ())
     headline = (f'{_n(summary.get("chunks_done"), "chunk")}, {_n(summary.get("mismatches"), "mismatch")} in '
                 f'{_n(failed, "chunk")}, {_n(summary.get("errors"), "harness error")}')
     # "<" never appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
@@ -331,11 +351,12 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <script>{page_assets.ERROR_HOOK}</script>
 <style>{page_assets.CSS}</style></head>
 <body>
-<header><span class="verdict {verdict.lower()}">{verdict}</span>
+<header><span class="verdict {vclass}">{e(verdict)}</span>
 <h1>eediff report <small>{e(summary.get("run_id"))}</small></h1>
 <p class="headline">{e(headline)}</p><nav>{nav}</nav></header>
 <main>
 {f'<ul class="problems">{problems}</ul>' if problems else ''}
+{_bad_members_html(summary)}
 {_cards_html(summary)}
 <div class="cols">
 <section id="run"><h2>Run</h2>{_params_html(run, summary)}</section>

@@ -12,6 +12,8 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
 
+from corpus.names import printable, printable_lines
+
 from .describe import one_line
 from .summary import checks_of
 
@@ -39,26 +41,27 @@ def build(run, summary: dict) -> ET.ElementTree:
             checks = checks + ["harness"]
             err_check = "harness"
         for c in checks:
-            tc = ET.Element("testcase", classname=f"eediff.{c}", name=ch["chunk"],
+            tc = ET.Element("testcase", classname=f"eediff.{c}", name=printable(ch["chunk"]),
                             time=f"{share:.3f}")
             ms = by_check.get(c, [])
             if ms:
                 first = ms[0]
                 msg = f"{len(ms)} mismatch(es); first: {one_line(first)}"
-                f = ET.SubElement(tc, "failure", message=msg[:500], type="mismatch")
+                f = ET.SubElement(tc, "failure", message=printable(msg[:500]), type="mismatch")
                 lines = [one_line(m) + (f"\n    repro: {m['repro']}" if m.get("repro") else "")
                          for m in ms[:MAX_LISTED]]
                 if len(ms) > MAX_LISTED:
                     lines.append(f"... and {len(ms) - MAX_LISTED} more (see report.html)")
-                f.text = "\n".join(lines)
+                f.text = printable_lines("\n".join(lines))
                 fails[c] += 1
             if err and c == err_check:
-                e = ET.SubElement(tc, "error", message=str(err.get("message", ""))[:500],
-                                  type=str(err.get("type", "error")))
-                e.text = str(err.get("message", ""))
+                e = ET.SubElement(tc, "error", message=printable(str(err.get("message", ""))[:500]),
+                                  type=printable(err.get("type", "error")))
+                e.text = printable_lines(err.get("message", ""))
                 errors[c] += 1
             suites[c].append(tc)
             times[c] += share
+    run_cases(summary, suites, errors)
     root = ET.Element("testsuites", name=f"eediff {summary.get('run_id', '')}",
                       tests=str(sum(len(v) for v in suites.values())),
                       failures=str(sum(fails.values())), errors=str(sum(errors.values())),
@@ -66,8 +69,9 @@ def build(run, summary: dict) -> ET.ElementTree:
     stamp = run.params.get("started") or datetime.now(timezone.utc).isoformat(timespec="seconds")
     host = socket.gethostname() or "localhost"
     for i, (c, cases) in enumerate(suites.items()):
+        skipped = sum(1 for tc in cases if tc.find("skipped") is not None)
         s = ET.SubElement(root, "testsuite", name=c, tests=str(len(cases)),
-                          failures=str(fails[c]), errors=str(errors[c]), skipped="0",
+                          failures=str(fails[c]), errors=str(errors[c]), skipped=str(skipped),
                           time=f"{times[c]:.3f}", timestamp=str(stamp)[:19], hostname=host,
                           id=str(i), package="eediff")
         keys = [k for k in ("seed", "profile", "float_model") if k in run.params]
@@ -78,6 +82,29 @@ def build(run, summary: dict) -> ET.ElementTree:
         s.extend(cases)
     ET.indent(root)
     return ET.ElementTree(root)
+
+
+def run_cases(summary: dict, suites, errors) -> None:
+    """What the run itself got wrong, as <error> testcases: each bad archive member (suite
+    "archive"; <skipped> when --allow-bad-members accepted it) and each reason the run compared
+    nothing (suite "run"), so a dashboard never shows such a run as green or as empty."""
+    for b in summary.get("bad_members") or ():
+        tc = ET.Element("testcase", classname="eediff.archive", name=printable(b.get("member")), time="0")
+        text = (f"bad member {b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: "
+                f"{b.get('kind') or 'error'}: {b.get('error')}")
+        if summary.get("allow_bad_members"):
+            ET.SubElement(tc, "skipped", message=printable(text[:500] + " (--allow-bad-members)"))
+        else:
+            el = ET.SubElement(tc, "error", message=printable(text[:500]), type="bad member")
+            el.text = printable_lines(text)
+            errors["archive"] += 1
+        suites["archive"].append(tc)
+    for why in summary.get("nothing_compared") or ():
+        tc = ET.Element("testcase", classname="eediff.run", name="nothing compared", time="0")
+        el = ET.SubElement(tc, "error", message=printable(why[:500]), type="nothing compared")
+        el.text = printable_lines(why)
+        errors["run"] += 1
+        suites["run"].append(tc)
 
 
 def write(run, summary: dict, path) -> None:

@@ -87,11 +87,13 @@ def load_run(run_dir) -> Run:
     path = path.resolve()                   # build/runs/latest is a symlink
     problems = []
     params_path = path / "params.json"
-    if params_path.exists():
-        params = _read_json(params_path)
-    else:
-        params = {}
-        problems.append("params.json is missing: run parameters unknown")
+    # DECISION: a directory without params.json is not a run (the harness writes params.json
+    # before any chunk): rendering it would show a green report of nothing and write files
+    # into a directory that is not ours.
+    if not params_path.is_file():
+        raise ReportError(f"{path}: not a run directory (no params.json; a run directory holds "
+                          "params.json and chunks/)")
+    params = _read_json(params_path)
     chunks = []
     chunk_dir = path / "chunks"
     if chunk_dir.is_dir():

@@ -47,7 +47,7 @@ nav a:hover { text-decoration:underline; }
 .verdict { display:inline-block; padding:2px 10px; border-radius:4px; color:#fff; font-weight:bold;
            vertical-align:3px; }
 .verdict.pass { background:var(--ok); } .verdict.fail { background:var(--bad); }
-.verdict.incomplete { background:var(--warn); }
+.verdict.incomplete { background:var(--warn); } .verdict.nothing { background:var(--warn); color:#000; }
 main { padding:0 24px 40px; max-width:1400px; }
 section { margin-top:22px; }
 .cards { display:flex; flex-wrap:wrap; gap:12px; margin-top:18px; }
@@ -147,7 +147,11 @@ var $ = function(id){ return document.getElementById(id); };
 var mlist = $('mlist');
 
 function esc(s){
-  return s == null ? '' : String(s).replace(/[&<>"']/g, function(c){
+  // characters that are not printable (as corpus.names.printable) are shown as \\x / \\u escapes
+  return s == null ? '' : String(s).replace(/[\u0000-\u001f\u007f-\u00a0\u00ad\u2028\u2029]/g, function(c){
+    var n = c.charCodeAt(0);
+    return n < 256 ? '\\x' + ('0' + n.toString(16)).slice(-2) : '\\u' + ('000' + n.toString(16)).slice(-4);
+  }).replace(/[&<>"']/g, function(c){
     return {'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;',"'":'&#x27;'}[c]; });
 }
 

@@ -19,6 +19,13 @@ that are missing and never overwrites one that is present):
   seconds             float  wall time of the run (harness), else estimated from file times
   chunks_per_minute   float  chunks_done / minutes
   complete            bool   every selected chunk has a result
+  bad_members         list   {member, offset, error, kind} of every archive member that could not be
+                             read (corrupt, truncated, unindexed); their chunks were not checked
+  allow_bad_members   bool   the run was started with --allow-bad-members
+  nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
+                             check that ran on no chunk, chunks with no applicable check)
+  status              str    pass | mismatches | errors | bad members | nothing compared |
+                             incomplete | interrupted (the exit statuses in the README)
 
 Added by reports:
 
@@ -185,6 +192,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
             e["mismatches"] += bad[c]
     base, per_key = bound_params(run.params)
     samples = [s for ch in run.chunks for s in rotation_samples(ch, base, per_key)]
+    complete_ = done >= total and not any("incomplete" in p for p in run.problems)
     seconds = _wall_seconds(run)
     if seconds is None:
         seconds = float(sum(ch.get("seconds") or 0 for ch in run.chunks))
@@ -202,7 +210,10 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "worst_keyed_rotation": worst_rotation(run),
         "seconds": round(seconds, 3),
         "chunks_per_minute": round(done / (seconds / 60), 3) if seconds else None,
-        "complete": done >= total and not any("incomplete" in p for p in run.problems),
+        "complete": complete_,
+        "bad_members": list(run.params.get("bad_members") or []),
+        "allow_bad_members": bool(run.params.get("allow_bad_members")),
+        "nothing_compared": nothing_compared(run, total, per_check, complete_),
         "checks": per_check,
         "causes": dict(Counter(causes.values())),
         "failing_chunks": failing,
@@ -212,6 +223,43 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "junit": "junit.xml",
         "reports_format": 1,
     }
+
+
+def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:
+    """Why the run compared nothing it was asked to (the harness writes the same list)."""
+    why = []
+    if total == 0:
+        why.append("0 chunks selected (no checkable chunk in the archive)")
+    elif run.chunks and not any(per_check.get(c, {}).get("chunks") for c in CHECKS):
+        why.append("no check ran on any chunk")
+    for c in run.params.get("checks") or ():
+        c = "controllers" if c == "multistep" else c
+        if complete_ and total and not per_check.get(c, {}).get("chunks"):
+            why.append(f"the selected check {c} ran on no chunk")
+    idle = [ch["chunk"] for ch in run.chunks if not ch.get("error")
+            and not (ch["applicable"] if isinstance(ch.get("applicable"), list) else checks_of(ch))]
+    if idle:
+        why.append(f"{len(idle)} chunk(s) ran no check: " + ", ".join(idle[:5])
+                   + (" ..." if len(idle) > 5 else ""))
+    return why
+
+
+def status(s: dict) -> str:
+    """The run's verdict, as the harness decides it (harness/run.py status; exit statuses in the
+    README): interrupted, mismatches, errors, bad members, incomplete, nothing compared, pass."""
+    if s.get("interrupted"):
+        return "interrupted"
+    if s.get("mismatches") or s.get("chunks_failed") and not s.get("errors"):
+        return "mismatches"
+    if s.get("errors"):
+        return "errors"
+    if s.get("bad_members") and not s.get("allow_bad_members"):
+        return "bad members"
+    if not s.get("complete"):
+        return "incomplete"
+    if s.get("nothing_compared"):
+        return "nothing compared"
+    return "pass"
 
 
 # Fields that reports owns: recomputed on every render, even when summary.json has them.
@@ -229,6 +277,7 @@ def complete(run: Run, causes: dict | None = None) -> dict:
     for k, v in (run.summary or {}).items():
         if k not in REPORTS_FIELDS and (v is not None or k not in merged):
             merged[k] = v
+    merged["status"] = status(merged)
     return merged
 
 
@@ -237,7 +286,6 @@ def write(run: Run, summary: dict, out_dir=None) -> None:
     out = Path(out_dir) if out_dir else run.path
     if out == run.path and run.summary == summary:
         return
-    path = out / "summary.json"
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(summary, indent=1, sort_keys=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    from . import write_atomic
+    text = json.dumps(summary, indent=1, sort_keys=False) + "\n"
+    write_atomic(out / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -116,8 +116,9 @@ def test_cli_lists_bad_members(tmp_path, small_dir):
     p.write_bytes(bytes(data))
     env = dict(os.environ, EEDIFF_CACHE=str(tmp_path / "c"))
     out = subprocess.run([sys.executable, "-m", "corpus", "stats", str(p)], capture_output=True, text=True,
-                         check=True, env=env)
+                         env=env)
     assert "== bad members: 1" in out.stdout or "== bad members: 2" in out.stdout
+    assert out.returncode == 1 and "bad member(s) in" in out.stderr, out.stderr   # issue 15: not a success
 
 
 def test_category_tables_match_the_disc_layout(full_dir, full_manifest):

@@ -32,7 +32,15 @@ def _corpus_or_error(config):
         opts = None
         try:
             opts = make_options(config)
-            cache = (opts, opts.open_corpus(), None)
+            corpus = opts.open_corpus()
+            cache = (opts, corpus, None)
+            bad = list(getattr(corpus, "bad", None) or [])
+            # A corrupt archive never passes: its bad members' chunks would silently go unchecked.
+            if bad and not config.getoption("--allow-bad-members"):
+                listed = "; ".join(f"{b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"
+                                   for b in bad[:5])
+                cache = (opts, None, f"{len(bad)} bad member(s) in {opts.data or opts.disc} (their chunks "
+                                     f"are not checked; --allow-bad-members accepts this): {listed}")
         except HarnessError as exc:
             cache = (opts, None, str(exc))
         config._eediff_corpus = cache

@@ -57,7 +57,7 @@ def test_a_one_ulp_position_error_is_a_controller_mismatch(game, monkeypatch):
     res = run(game, LOOP, only=["controllers"])
     m = res["mismatches"][0]
     assert (m["check"], m["field"], m["ulp"]) == ("controllers", "position.x", 1)
-    assert int(m["expected"], 16) ^ int(m["got"], 16) == 1 and "make one CASE=mini.cmp::ANM_loop" in m["repro"]
+    assert int(m["expected"], 16) ^ int(m["got"], 16) == 1 and "harness one --case mini.cmp::ANM_loop" in m["repro"]
     s = m["series"]      # the reference channel over [0, last] and the game's sampled values
     assert s["label"] == "position.x" and len(s["t"]) == len(s["ref"]) >= 64
     assert len(s["game_t"]) == len(s["game"]) > 1 and m["time"] in s["game_t"]

@@ -101,15 +101,15 @@ def test_ulp_distance_on_raw_patterns():
 
 
 def test_mismatch_record_has_every_interface_field_and_a_repro():
-    """interfaces.md §4: the Mismatch object; repro is `make one CASE=... SEED=... CHECK=...`."""
+    """interfaces.md §4: the Mismatch object; repro is the direct `harness one --case ... --seed ...` command."""
     ctx = CaseContext("xp_flag.cmp::ANM_xpflnut0", 7, "quick", "trunc")
     r = record(ctx, "controllers", "position.x", 0x3F800000, 0x3F800001, object=3, track=0, time=256)
     for key in ("chunk", "check", "object", "track", "time", "step", "field", "expected", "got", "ulp",
                 "deviation", "tolerance", "seed", "repro", "context"):
         assert key in r
     assert r["expected"] == "0x3f800000" and r["got"] == "0x3f800001" and r["ulp"] == 1
-    assert r["repro"] == ("make one CASE=xp_flag.cmp::ANM_xpflnut0 SEED=7 CHECK=controllers "
-                          "PROFILE=quick FLOAT=trunc")
+    assert r["repro"] == (".venv/bin/python -m harness one --case xp_flag.cmp::ANM_xpflnut0 --seed 7 "
+                          "--check controllers --profile quick --float-model trunc")
     json.dumps(r)
 
 

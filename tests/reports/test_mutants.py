@@ -120,10 +120,8 @@ def test_the_printed_repro_reproduces_the_mismatch_alone(alpha_run):
     codes = [r.find("code").text() for r in doc.by_id("m0").find_all("div", cls="repro")]
     code = codes[-1]
     rec = json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0]
-    assert code.startswith("make one CASE=")
-    # -o: treat the venv stamp and the corpus as up to date (never reinstall or regenerate here)
-    r = subprocess.run(f"{code} -o .venv/.eediff-installed -o build/synth/DATA.BIN",
-                       shell=True, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert code.startswith(".venv/bin/python -m harness one --case ")
+    r = subprocess.run(code, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=600)
     out = r.stdout + r.stderr
     assert r.returncode != 0, out[-3000:]
     assert rec["field"] in out and rec["expected"] in out and rec["got"] in out, out[-3000:]

@@ -71,7 +71,7 @@ def test_failing_chunk_table_links_to_the_first_mismatch(rendered):
                      "ctu1body.cmp::ANM_ctu1atc0": "#m3"}
     assert "sortable" in table.classes and rendered[2].by_id("chunkfilter") is not None
     reruns = [b.attrs["data-copy"] for b in table.find_all("button", cls="copy")]
-    assert reruns[0] == "make one CASE=cha2body.cmp::ANM_cha2mag1 SEED=4"   # no chunk repro: rebuilt
+    assert reruns[0] == ".venv/bin/python -m harness one --case cha2body.cmp::ANM_cha2mag1 --seed 4"   # rebuilt
 
 
 def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(rendered):
@@ -217,7 +217,7 @@ def test_missing_repro_is_rebuilt_from_the_run_parameters(tmp_path):
     run = write_run(tmp_path, [{"chunk": c, "mismatches": [m]}])
     doc = parse(reports.render(run).read_text())
     code = doc.by_id("m0").find("div", cls="repro").find("code").text()
-    assert code == "make one CASE=xp_flag.cmp::ANM_xpflnut0 SEED=4 CHECK=morph"
+    assert code == ".venv/bin/python -m harness one --case xp_flag.cmp::ANM_xpflnut0 --seed 4 --check morph"
 
 
 def test_bad_chunk_file_names_the_file_and_offset(tmp_path):
