@@ -282,7 +282,7 @@ class Machine:
         except AccessFault:
             raise MemoryFault(f"write of {len(data)} bytes at 0x{addr & M32:08x}: address not mapped",
                               None, addr, len(data)) from None
-        if self._code_pages and data:
+        if data and (self._code_pages or self._native is not None):
             self._invalidate(addr, addr + len(data))
 
     def read_u8(self, a):
@@ -686,11 +686,12 @@ class Machine:
     # ---------------------------------------------------------------- code cache
     def _invalidate(self, lo: int, hi: int) -> None:
         plo, phi = (lo & 0x1FFFFFFF) >> 12, ((hi - 1) & 0x1FFFFFFF) >> 12
+        # native blocks may cover code this machine never decoded (a program from the cache)
+        if self._native is not None and self._native.covers(lo, hi):
+            self._native.invalidate_code()
         if not any(p in self._code_pages for p in range(plo, phi + 1)):
             if not any(lo <= a < hi for a in self._hooks) and lo not in self._blocks:
                 return
-        if self._native is not None and self._native.covers(lo, hi):
-            self._native.invalidate_code()
         if self._decoded:
             if hi - lo <= 4 * len(self._decoded):
                 for a in range(lo & ~3, hi, 4):
