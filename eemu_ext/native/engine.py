@@ -417,22 +417,28 @@ class NativeEngine:
         if self._check is None:
             from .lockstep import Checker
             self._check = Checker(self)
-        self.sync_out()
         npc, nsteps, why = self._check.check(pc, steps, limit)
-        self.sync_in()
         return why, npc, nsteps
+
+    def native_snapshot(self) -> tuple:
+        """The C state's registers in lockstep.NAMES order."""
+        return _REGS.unpack_from(self.mv, _OFF["R"]) + _SCAL.unpack_from(self.mv, _OFF["acc_ovf"])
 
     def _read_log(self):
         st = self.st
         n = st.log_n
         if n > st.log_cap:
             raise RuntimeError(f"lockstep: a block made more than {st.log_cap} stores")
-        old, new = bytes(self._log_old), bytes(self._log_new)
+        if not n:
+            return []
+        old = ctypes.string_at(self._log_old, 16 * n)
+        new = ctypes.string_at(self._log_new, 16 * n)
         out = []
+        frm = int.from_bytes
         for k in range(n):
             size = self._log_size[k]
-            out.append((self._log_addr[k], size, int.from_bytes(old[16 * k:16 * k + size], "little"),
-                        int.from_bytes(new[16 * k:16 * k + size], "little")))
+            out.append((self._log_addr[k], size, frm(old[16 * k:16 * k + size], "little"),
+                        frm(new[16 * k:16 * k + size], "little")))
         return out
 
     def run_one_logged(self, pc: int, steps: int, limit: int):
@@ -446,9 +452,7 @@ class NativeEngine:
             why = prog.lib.ee_run(self.addr, ctypes.addressof(self.bidx), prog.lo, prog.nwords, 1)
         finally:
             st.log_on = 0
-        log = self._read_log()
-        self.sync_out()
-        return why, st.pc, st.steps, log
+        return why, st.pc, st.steps, self._read_log()
 
     def run_unit_logged(self, fn, pc: int):
         """One unit's C function (lockstep localisation); (why, next pc, steps, store log)."""

@@ -20,22 +20,24 @@ M32 = 0xFFFFFFFF
 LANES = "xyzw"
 
 
-_SCALARS = ("sa", "fcr31", "acc", "q", "i", "r", "mac", "status", "clip", "cmsar0", "acc_ovf", "cpcond0", "vi24")
+# NAMES follows ee.h's ee_state layout, so the native side reads straight from the C state.
 NAMES = ([f"R[{i}]" for i in range(32)] + [f"RH[{i}]" for i in range(32)] + ["HI[0]", "HI[1]", "LO[0]", "LO[1]"]
          + [f"F[{i}]" for i in range(32)] + [f"VF[{i}].{c}" for i in range(32) for c in LANES]
-         + [f"VI[{i}]" for i in range(16)] + [f"ACC.{c}" for c in LANES] + [f"cop0[{i}]" for i in range(32)]
-         + list(_SCALARS))
+         + [f"VI[{i}]" for i in range(16)]
+         + ["acc_ovf", "sa", "fcr31", "acc"] + [f"ACC.{c}" for c in LANES]
+         + ["q", "i", "r", "mac", "status", "clip"] + [f"cop0[{i}]" for i in range(32)]
+         + ["cmsar0", "cpcond0", "vi24"])
 
 
 def snapshot(m) -> tuple:
     """Every register the two engines share, in NAMES order (raw unsigned values)."""
     S = m.S
-    vf = []
-    for v in m.VF:
-        vf += v
-    return (*m.R, *m.RH, *m.HI, *m.LO, *m.F, *vf, *m.VI, *S.vacc, *S.cop0, S.sa, S.fcr31, S.acc, S.q, S.i,
-            S.r, S.mac, S.status, S.clip, S.cmsar0, int(S.acc_ovf), int(getattr(S, "cpcond0", 1)),
-            getattr(S, "vi24", 0))
+    VF = m.VF
+    return (*m.R, *m.RH, *m.HI, *m.LO, *m.F, *VF[0], *VF[1], *VF[2], *VF[3], *VF[4], *VF[5], *VF[6], *VF[7],
+            *VF[8], *VF[9], *VF[10], *VF[11], *VF[12], *VF[13], *VF[14], *VF[15], *VF[16], *VF[17], *VF[18],
+            *VF[19], *VF[20], *VF[21], *VF[22], *VF[23], *VF[24], *VF[25], *VF[26], *VF[27], *VF[28], *VF[29],
+            *VF[30], *VF[31], *m.VI, int(S.acc_ovf), S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac,
+            S.status, S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
 
 
 def restore(m, snap: tuple) -> None:
@@ -48,10 +50,11 @@ def restore(m, snap: tuple) -> None:
     for i in range(32):
         m.VF[i][:] = snap[100 + 4 * i:104 + 4 * i]
     m.VI[:] = snap[228:244]
-    S.vacc[:] = snap[244:248]
-    S.cop0[:] = snap[248:280]
-    (S.sa, S.fcr31, S.acc, S.q, S.i, S.r, S.mac, S.status, S.clip, S.cmsar0, S.acc_ovf,
-     S.cpcond0, S.vi24) = snap[280:293]
+    S.acc_ovf, S.sa, S.fcr31, S.acc = snap[244:248]
+    S.vacc[:] = snap[248:252]
+    S.q, S.i, S.r, S.mac, S.status, S.clip = snap[252:258]
+    S.cop0[:] = snap[258:290]
+    S.cmsar0, S.cpcond0, S.vi24 = snap[290:293]
 
 
 def _bytes_of(log) -> Dict[int, Tuple[int, int]]:
@@ -69,6 +72,8 @@ def compare(snap_py, snap_nat, log_py, log_nat) -> List[Tuple[str, int, int]]:
     """(what, python value, native value) for every register and stored byte that differs."""
     diffs = [] if snap_py == snap_nat else [
         (NAMES[k], v, snap_nat[k]) for k, v in enumerate(snap_py) if snap_nat[k] != v]
+    if log_py == log_nat:
+        return diffs
     bp, bn = _bytes_of(log_py), _bytes_of(log_nat)
     for b in sorted(set(bp) | set(bn)):
         p = bp[b][1] if b in bp else bn[b][0]
@@ -157,18 +162,18 @@ class Checker:
             m.mem.write(a, old.to_bytes(n, "little"))
 
     def check(self, pc: int, steps: int, limit: int):
-        """Run the native block at pc in both engines; returns (pc, steps, why) of the native run."""
+        """Run the native block at pc in both engines from the Python lists' state; the machine is
+        left in the (agreed) result. Returns (pc, steps, why) of the native run."""
         eng, m = self.eng, self.m
         units = self._units_of(pc)
-        s0 = snapshot(m)
-        # the native run of the block, undone afterwards
+        # the native run of the block from the Python lists' state; its stores undone afterwards
         why, npc, nsteps, log_nat = eng.run_one_logged(pc, steps, limit)
-        snat = snapshot(m)
+        snat = eng.native_snapshot()
         self._undo(log_nat)
-        restore(m, s0)
         done = len(units) if why == eng.WHY_ONE else next(
             (k for k, u in enumerate(units) if u.pc == npc), len(units))
-        # the Python run of the same units, from the same state
+        # the Python run of the same units, from the same state (the lists were not touched)
+        s0 = snapshot(m)
         ran, nxt, py_err = self._run_python(units[:done])
         log_py = list(self.log)
         if py_err is not None:
@@ -183,7 +188,6 @@ class Checker:
             self._undo(log_py)
             restore(m, s0)
             self._localize(pc, units, s0, [], None, diffs)
-        # both agree: keep the Python run's result (identical to the native one)
         self.checked += 1
         return npc, nsteps, why
 
