@@ -14,7 +14,7 @@ from concurrent.futures.process import BrokenProcessPool
 import sys
 import time
 
-from . import selection
+from . import morph_pseudo, selection
 from .chunk import check_chunk
 from .options import Options
 from .profiles import profile
@@ -44,6 +44,10 @@ def _check_one(task):
     index, cid, run_path, only = task
     opts = _W["opts"]
     ctx = opts.context(cid)
+    if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
+        res = morph_pseudo.check_pseudo(_game(), cid, ctx, index)
+        RunDir(run_path).write_chunk(res)
+        return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
     try:
         ch = _W["corpus"].chunk(cid)
         game = _game()
@@ -98,6 +102,8 @@ def prepare(opts: Options, argv):
         print(f"warning: {opts.disc or opts.data} has {n_chunks} Anime chunks; the real disc has "
               f"{REAL_DISC_CHUNKS} (corpus-stats.md)", file=sys.stderr)
     ids = selection.sample(selection.pool(corpus), opts.n, opts.seed)
+    if not opts.checks or "morph" in opts.checks:
+        ids += morph_pseudo.ids()
     if opts.chunk_ids:
         ids = opts.chunk_ids
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
