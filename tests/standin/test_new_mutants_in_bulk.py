@@ -54,14 +54,19 @@ def test_the_default_bulk_sample_catches(mutant, sample):
         pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")
     opts, corpus, ids = sample
     check, carries = QUIRKS[mutant]
-    hits = [cid for cid in ids if carries(corpus.chunk(cid).anime)][:2]
+    hits = [cid for cid in ids if carries(corpus.chunk(cid).anime)]
     assert hits, f"the seed-{SEED} N={N} sample has no chunk for {mutant}"
     prof = profile(opts.profile)
-    for cid in hits:
+    caught = []
+    for cid in hits:            # the bulk's own draws of tracks and times decide
         ch = corpus.chunk(cid)
         bad = check_chunk(Game(elf, "hw"), ch, opts.context(cid), prof, only=[check])
-        assert any(m["check"] == check for m in bad["mismatches"]), f"{mutant} passes {cid}"
-        good = check_chunk(Game(os.path.join(ROOT, "standin", "standin.elf"), "hw"), ch, opts.context(cid), prof,
-                           only=[check])
-        assert not good["mismatches"] and not good["error"], (cid, good["mismatches"][:1], good["error"])
-    print(f"\n{mutant}: caught by {check} on {', '.join(hits)} (sample seed {SEED}, N {N})")
+        if any(m["check"] == check for m in bad["mismatches"]):
+            caught.append(cid)
+            good = check_chunk(Game(os.path.join(ROOT, "standin", "standin.elf"), "hw"), ch, opts.context(cid),
+                               prof, only=[check])
+            assert not good["mismatches"] and not good["error"], (cid, good["mismatches"][:1], good["error"])
+        if len(caught) == 2:
+            break
+    assert caught, f"{mutant} passes all {len(hits)} chunks of the sample that carry the quirk"
+    print(f"\n{mutant}: caught by {check} on {', '.join(caught)} ({len(hits)} carriers in the sample, seed {SEED}, N {N})")
