@@ -77,7 +77,7 @@ mut("play_once_returns_0", "playback", "the frame-changed branch clears ended an
     "ekx1.cmp::ANM_ekx1atc0",
     [("anm.c", "            } else {\n                ended = 1;\n            }", "            }")])
 
-mut("no_hold_before_late_key", "controllers", "a keyed float or vector channel whose first key is after frame 0 gets no hold segment, so it interpolates from frame 0 towards its second key",
+mut("no_hold_before_late_key", "playback", "a keyed float or vector channel whose first key is after frame 0 gets no hold segment, so it interpolates from frame 0 towards its second key",
     "xd014.cmp::ANM_xd014002, xd016.cmp::ANM_xd016001",
     [("ctrl.c", """    t = keys[0] << 8;
     if (t != 0) {

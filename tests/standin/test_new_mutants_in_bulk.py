@@ -12,7 +12,7 @@ pytest.importorskip("eemu_ext")
 SEED, N = 4, 200
 # mutant -> (the check that catches it, a test for the chunk carrying the quirk)
 QUIRKS = {
-    "no_hold_before_late_key": ("controllers", lambda a: any(
+    "no_hold_before_late_key": ("playback", lambda a: any(
         getattr(t, c).kind == 2 and getattr(t, c).keys[0][0] > 0 for t in a.tracks
         for c in ("pos", "scale", "alpha"))),
     "controller_alpha_clamped": ("controllers", lambda a: any(
