@@ -19,7 +19,7 @@ import time
 
 from corpus.names import printable, printable_lines, shell_word
 
-from . import selection
+from . import morph_pseudo, selection
 from .chunk import check_chunk
 from .errors import HarnessError
 from .failfast import DEFAULT_K, FailFast
@@ -83,6 +83,10 @@ def _check_one(task):
     index, cid, run_path, only = task
     opts = _W["opts"]
     ctx = opts.context(cid)
+    if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
+        res = morph_pseudo.check_pseudo(_game(), cid, ctx, index)
+        RunDir(run_path).write_chunk(res)
+        return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
     try:
         ch = _W["corpus"].chunk(cid)
         game = _game()
@@ -145,6 +149,8 @@ def prepare(opts: Options, argv):
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
     # DECISION: a --check run samples from the chunks whose records that check needs.
     ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
+    if not opts.checks or "morph" in opts.checks:
+        ids += morph_pseudo.ids()
     if opts.chunk_ids:
         ids = opts.chunk_ids
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),

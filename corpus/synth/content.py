@@ -23,6 +23,11 @@ from .spec import ChunkSpec, MemberSpec
 
 TAG = 0xCCCC << 16
 F1 = 0x3F800000
+# DECISION: rates of the quirks the disc's census does not count (issue 14): high enough that the
+# default `make bulk` sample (seed 4, N = 200) holds chunks with each, rare against the ordinary case.
+LATE_FIRST_KEY = 0.03          # keyed channels whose first key is after frame 0
+ALPHA_OUTSIDE = 0.10           # controller transparencies outside [0, 1] (only F_Obj clamps)
+FAR_SCROLL = 0.35              # material channels scrolled to |U| >= 8, where U * 4096 wraps in s16
 
 
 def rng_for(seed, member, what):
@@ -120,6 +125,8 @@ class _Gen:
             fr[i] = r.randint(0, max(0, fr[i - 1] - 1))  # a key back in time
         elif n >= 2 and q < 0.0115:
             fr[-1] = self.N - 1 + r.randint(1, 40)     # a key past the last frame
+        if n >= 2 and fr[1] >= 1 and r.random() < LATE_FIRST_KEY:
+            fr[0] = r.randint(1, fr[1])                # the first key after frame 0: a hold before it
         return fr
 
     def words(self, vals):
@@ -189,9 +196,14 @@ class _Gen:
         if k < 0.8:
             return ABSENT1
         if k < 0.92 or not self.keyed_ok():
-            return Controller(1, 1, self.words([r.choice((1.0, 0.5, r.random()))]))
+            v = r.choice((1.0, 0.5, r.random()))
+            if r.random() < ALPHA_OUTSIDE:
+                v = r.choice((1.5, -0.25, 2.0, -1.0, r.uniform(-0.6, 1.8)))
+            return Controller(1, 1, self.words([v]))
         fr = self.frames(self.nkeys())
-        return Controller(2, 1, (), tuple((f, self.words([r.random()])) for f in fr))
+        out = r.random() < ALPHA_OUTSIDE
+        return Controller(2, 1, (), tuple((f, self.words([r.uniform(-0.6, 1.8) if out else r.random()]))
+                                          for f in fr))
 
 
 def _track(obj, target, pos, rot, scale, alpha, flags_hi=0):
@@ -257,29 +269,63 @@ def _mat_records(ms, spec: ChunkSpec, g: _Gen, lay: Layout, role_mix: bool):
                 k = r.random()
                 if k < 0.2:
                     return ABSENT1
+                far = r.random() < FAR_SCROLL      # the title scroll and the like run far
                 if k < 0.5:
-                    return Controller(1, 1, g.words([r.uniform(-1, 1)]))
+                    v = r.choice((1, -1)) * r.uniform(8, 40) if far else r.uniform(-1, 1)
+                    return Controller(1, 1, g.words([v]))
                 fr = g.frames(g.nkeys())
-                return Controller(2, 1, (), tuple((f, g.words([r.uniform(-2, 2)])) for f in fr))
+                lim = 40.0 if far else 2.0
+                return Controller(2, 1, (), tuple((f, g.words([r.uniform(-lim, lim)])) for f in fr))
             u, v = ch(), ch()
         out.append(MaterialTrack(0, mat, u.kind | (v.kind << 3), u, v, 0, 0))
     return out
 
 
-def _light(kind, obj, lay: Layout, r: random.Random):
+# light channels (formats.md §4.7): the direct light's 3-bit fields, widths 3 (position, rotation,
+# colour) and 1 (intensity, beam start and end, radii); the other kinds take the object/flags prefix
+# with the channels they plausibly have. DECISION: those layouts are not recorded; ours reuse the
+# direct light's fields.
+DIRECT_CHANNELS = ((0, 3), (3, 3), (6, 3), (9, 1), (12, 1), (15, 1), (18, 1), (21, 1))
+# the five event rooms without a documented light show the forms: every channel one-valued, every
+# channel keyed, mixes, and absent channels
+DIRECT_FORMS = {"se1_1": (1,) * 8, "se1_2": (2,) * 8, "se2_1": (2, 1, 2, 1, 2, 1, 2, 1),
+                "se3_1": (1, 2, 1, 2, 1, 2, 1, 2), "se3_2": (0, 0, 0, 0, 1, 1, 0, 0)}
+OTHER_CHANNELS = {K_OMNI: (0, 6, 9), K_DISTANT: (3, 6, 9), K_SPOT: (0, 3, 6, 9, 12, 15)}
+
+
+def _light_channel(kind, width, values, r, N):
+    if kind == 1:
+        return list(bits(values(0)))
+    fr = sorted(r.sample(range(max(2, N)), 2)) if N >= 2 else [0, 0]
+    out = [len(fr)]
+    for i, f in enumerate(fr):
+        out += [f, *bits(values(i))]
+    return out
+
+
+def _light(kind, obj, lay: Layout, r: random.Random, N: int):
     s = lay.ms.stem
-    col = bits([1.0, 1.0, 1.0]) if kind == K_DIRECT else bits([r.random() for _ in range(3)])
+    if kind == K_DIRECT and s in ("se1_3", "se2_2"):      # the documented ones (formats.md §4.7)
+        radii = {"se1_3": (498.0, 500.0), "se2_2": (800.0, 850.0)}[s]
+        w = (obj, 0x240041, *bits([0.0, 0.0, 2500.0]), *bits([1.0, 1.0, 1.0]), *bits(list(radii)))
+        return OtherRecord(0, kind, w, 0)
     if kind == K_DIRECT:
-        radii = {"se1_3": (498.0, 500.0), "se2_2": (800.0, 850.0)}.get(s, (r.uniform(300, 600),) * 2)
-        w = (obj, 0x240041, *bits([0.0, 0.0, 2500.0]), *col, *bits(list(radii)))
-    elif kind == K_OMNI:
-        w = (obj, 0x000041, *bits([r.uniform(-500, 500) for _ in range(3)]), *col)
-    elif kind == K_DISTANT:
-        w = (obj, 0x000048, *bits([r.uniform(-180, 180) for _ in range(3)]), *col)
+        forms = DIRECT_FORMS.get(s) or tuple(r.choice((0, 1, 1, 2)) for _ in DIRECT_CHANNELS)
+        chans = [(sh, wd, k) for (sh, wd), k in zip(DIRECT_CHANNELS, forms)]
     else:
-        w = (obj, 0x000049, *bits([r.uniform(-500, 500) for _ in range(3)]),
-             *bits([r.uniform(-90, 90) for _ in range(3)]), *col)
-    return OtherRecord(0, kind, w, 0)
+        chans = [(sh, 3 if sh < 9 else 1, 2 if r.random() < 0.3 or (kind == K_SPOT and sh == 3) else 1)
+                 for sh in OTHER_CHANNELS[kind]]   # town05's spot light turns (keyed rotation)
+    gen = {0: lambda i: [r.uniform(-500, 500) for _ in range(3)], 3: lambda i: [r.uniform(-180, 180) for _ in range(3)],
+           6: lambda i: [r.random() for _ in range(3)], 9: lambda i: [r.uniform(0.2, 1.5)],
+           12: lambda i: [r.uniform(0, 200)], 15: lambda i: [r.uniform(200, 2500)],
+           18: lambda i: [r.uniform(300, 600)], 21: lambda i: [r.uniform(600, 900)]}
+    flags, words = 0, []
+    for sh, wd, k in chans:
+        if k == 0:
+            continue
+        flags |= k << sh
+        words += _light_channel(k, wd, gen[sh], r, N)
+    return OtherRecord(0, kind, (obj, flags, *words), 0)
 
 
 def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
@@ -313,7 +359,7 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
     others = []
     li = sum(len(c.lights) for c in ms.chunks[:ci])
     for kind in spec.lights:
-        others.append(_light(kind, lay.lgts[li], lay, r))
+        others.append(_light(kind, lay.lgts[li], lay, r, N))
         li += 1
     # per-frame records
     morphs = []
@@ -340,10 +386,14 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
                 z += r.uniform(-2, 2)
                 ry += r.uniform(-10, 10)
                 pos, rot = [r.uniform(-1, 1), 0.0, z], [0.0, ry, r.uniform(-20, 20)]
-            alpha = 1.0
+            alpha, scale = 1.0, [1.0, 1.0, 1.0]
             if ms.name == "xddesk01.cmp" and r.random() < 0.05:
                 alpha = r.choice((1.25, -0.5, 0.5))   # DECISION: exercise the [0, 1] clamp
-            w = (obj, 0, *bits(pos), *bits(rot), *bits([1.0, 1.0, 1.0]), bits([alpha])[0],
+            # DECISION: non-unit, unequal and negative scales (a mirrored pose), so that the order
+            # of T.R.S is tested; eex1 ANM_eex1dmg0 keeps the documented unit scale
+            if "eex1_frame3" not in spec.features and r.random() < (0.4 if ms.name == "xddesk01.cmp" else 0.15):
+                scale = [r.uniform(0.4, 2.5) * (-1 if r.random() < 0.25 else 1) for _ in range(3)]
+            w = (obj, 0, *bits(pos), *bits(rot), *bits(scale), bits([alpha])[0],
                  r.choice((0, 0, 1)))
             fobjs.append(FObj(f, obj, w, 0))
     fobjs.sort(key=lambda o: o.frame)

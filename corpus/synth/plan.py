@@ -191,8 +191,19 @@ def _small_fixups(members, seed):
                 c.fobj = [(c.fobj[0][0], list(range(1, c.N)))]
 
 
+# DECISION: the disc fixes xddesk01's F_Obj record count (with the enemies', 3,388) and its file,
+# not its number of clips; 48 clips of about 60 records (instead of 12 of about 260) let the default
+# bulk sample (seed 4, N = 200) meet F_Obj chunks.
+XDDESK_CLIPS = 48
+
+
 def _chunks(members, seed):
     rng = R(seed, "chunks")
+    xd = next(m for m in members if m.name == "xddesk01.cmp")
+    proto = xd.chunks[0]
+    for i in range(len(xd.chunks), XDDESK_CLIPS):
+        xd.chunks.append(ChunkSpec(name=f"ANM_xddsk{i}", N=0, tracks=proto.tracks, locked=True,
+                                   role=f"ANM_xddsk{i}", fobj=[(proto.fobj[0][0], [])]))
     role_chunks = [c for m in members for c in m.chunks]
     # --- how many filler chunks each member gets
     elig = [m for m in members if m.category != CAT["skill"] and m.fobj_body is None

@@ -77,6 +77,38 @@ mut("play_once_returns_0", "playback", "the frame-changed branch clears ended an
     "ekx1.cmp::ANM_ekx1atc0",
     [("anm.c", "            } else {\n                ended = 1;\n            }", "            }")])
 
+mut("no_hold_before_late_key", "playback", "a keyed float or vector channel whose first key is after frame 0 gets no hold segment, so it interpolates from frame 0 towards its second key",
+    "xd014.cmp::ANM_xd014002, xd016.cmp::ANM_xd016001",
+    [("ctrl.c", """    t = keys[0] << 8;
+    if (t != 0) {
+        seg[0] = t;
+        for (k = 0; k < w; k++) seg[1 + k] = 0;
+        seg += 1 + w; S++;
+    }""", """    t = keys[0] << 8;""")])
+mut("controller_alpha_clamped", "controllers", "the controller transparency clamped to [0, 1] as F_Obj's is (the clamp is F_Obj's alone)",
+    "xd007.cmp::ANM_xd007001, xd016.cmp::ANM_xd016001",
+    [("anm.c", "    if ((ch = U32(ctrl + 0x10)) != 0) ccAnmCtrlFVec3_Set((const u32 *)ch, T, &alpha);\n",
+      "    if ((ch = U32(ctrl + 0x10)) != 0) ccAnmCtrlFVec3_Set((const u32 *)ch, T, &alpha);\n    if (fkey(alpha) < 0) alpha = 0;\n    else if (fkey(alpha) > fkey(ONE_BITS)) alpha = ONE_BITS;\n")])
+mut("texture_saturates", "materials", "U x 4096 saturated to the s16 range instead of wrapping, so a scroll of 8 or more sticks at the edge",
+    "xd024.cmp::ANM_xd024000",
+    [("anm.c", "    s32 i = (s16)f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));",
+      "    s32 i = f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));\n    i = i > 32767 ? 32767 : i < -32768 ? -32768 : i;")])
+# DECISION: drift/ holds mutants no differential check can catch: per-key matrices are closer to the
+# reference than the game is, inside any tolerance. tests/standin/test_keyed_drift.py catches it by
+# the drift the seeds document; `make mutants` builds it, harness.mutants does not run it.
+mut("drift/rot_per_key_matrix", "drift", "keyed rotations start each segment from the key's own matrix instead of the running float product, so the stand-in never drifts like the game",
+    "",
+    [("ctrl.c", """        if (has) {                               /* the passed step multiplies in on the left */
+            u32 A[16] ALIGN16;
+            a2m(A, ax, ang);
+            sceVu0MulMatrix(W, A, W);
+        }""", """        if (has) sceVu0CopyMatrix(W, cur);""")])
+mut("fobj_scale_first", "fobj", "F_Obj's local matrix composed as T.S.R (the scale applied before the rotation) instead of T.R.S",
+    "xddesk01.cmp::ANM_xddsk5, xddesk01.cmp::ANM_xddsk15",
+    [("vu0.c", """    tv[0] = pos[0]; tv[1] = pos[1]; tv[2] = pos[2]; tv[3] = 0;
+    local_matrix(local, rot, S, tv);""", """    tv[0] = pos[0]; tv[1] = pos[1]; tv[2] = pos[2]; tv[3] = 0;
+    local_matrix(local, S, rot, tv);""")])
+
 only = sys.argv[1:]
 for name, catches, why, cases, edits in M:
     if only and name not in only:
@@ -92,6 +124,7 @@ for name, catches, why, cases, edits in M:
     diff = subprocess.run(["diff", "-ru", "a/src", "b/src"], cwd=d, capture_output=True, text=True).stdout
     diff = "\n".join(l if not l.startswith(("--- ", "+++ ")) else l.split("\t")[0] for l in diff.splitlines()) + "\n"
     hdr = f"# Catches: {catches}\n# Why: {why}\n" + (f"# Cases: {cases}\n" if cases else "")
+    os.makedirs(os.path.dirname(os.path.join(OUT, name + ".patch")), exist_ok=True)
     open(os.path.join(OUT, name + ".patch"), "w").write(hdr + diff)
     shutil.rmtree(d)
     print("wrote", name)

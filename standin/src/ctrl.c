@@ -119,10 +119,12 @@ static void mul_abt(u32 *o, const u32 *A, const u32 *B)
     o[15] = ONE_BITS;
 }
 
-/* Keyed rotation (§3.6). DECISION: the rotation before segment i+1 is stored as key i's own
- * matrix (what A(axis_i, angle_i) . W_{i-1} reaches in exact arithmetic) rather than a running
- * float product, so the stand-in adds no drift of its own; a "no axis" step keeps the previous W.
- * Evaluation is a pure function of T (checks.md §2.3). */
+/* Keyed rotation (§3.6): the game's running matrix. W starts at the first key's matrix; each
+ * segment keeps the W it starts from (seg + 8), and after a step with an axis W := A(axis, angle) (x) W,
+ * in EE float with the VU0 product, so the float drift of every key passed accumulates as the
+ * game's does (seeds/worklog-32: 3e-6 at the first key, 1.3e-5 after about 70). The product is
+ * formed once at compile time; evaluation multiplies only the current segment's partial turn in,
+ * so it is a pure function of T (checks.md §2.3) and gives the bits a walk from the first key would. */
 u32 *ccAnmCtrlRot_SetCtrl(const u32 *keys, u32 n, u32 frames)
 {
     u32 *ch = (u32 *)ccMalloc__FUi(4 * (20 + (n + 1) * SEG_WORDS));
@@ -157,7 +159,11 @@ u32 *ccAnmCtrlRot_SetCtrl(const u32 *keys, u32 n, u32 frames)
         last_angle = seg[4] = fb(ang);
         last_has = seg[5] = has;
         sceVu0CopyMatrix(seg + 8, W);
-        if (has) sceVu0CopyMatrix(W, cur);
+        if (has) {                               /* the passed step multiplies in on the left */
+            u32 A[16] ALIGN16;
+            a2m(A, ax, ang);
+            sceVu0MulMatrix(W, A, W);
+        }
         sceVu0CopyMatrix(prev, cur);
         seg += SEG_WORDS; S++;
         t = tn;

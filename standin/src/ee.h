@@ -201,8 +201,15 @@ void sceVu0CopyMatrix(u32 *out, const u32 *in);
 /* float maths for the free keyed-rotation code (mathf.c) */
 float sinf(float x);
 float cosf(float x);
-float atan2f(float y, float x);
-void sincosf(float x, float *sp, float *cp);
+
+/* software double (double.c): IEEE binary64 bit patterns in 64-bit integer registers */
+u64 f64_from_f32(u32 f);
+u32 f64_to_f32(u64 a);
+u64 f64_add(u64 a, u64 b);
+u64 f64_sub(u64 a, u64 b);
+u64 f64_mul(u64 a, u64 b);
+u64 f64_div(u64 a, u64 b);
+u64 atan2_f64(u64 y, u64 x) __asm__("atan2");
 
 /* axis-angle (rot.c) */
 int m2a(const u32 *step, float *axis, float *angle);

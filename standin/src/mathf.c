@@ -1,6 +1,6 @@
-/* mathf.c: float sinf, cosf and atan2f for the keyed-rotation code (animation-semantics.md §3.4,
- * §3.5). These are free internals, compared within a tolerance (checks.md §3); no double and no
- * libgcc. Cody-Waite reduction to [-pi/4, pi/4] and Cephes single-precision polynomials. */
+/* mathf.c: float sinf and cosf for the keyed-rotation code (animation-semantics.md §3.4, §3.5:
+ * "float sinf/cosf"). These are free internals, compared within a tolerance (checks.md §3); the
+ * double-precision atan2 is in double.c. Cody-Waite reduction to [-pi/4, pi/4] and Cephes single-precision polynomials. */
 #include "ee.h"
 
 #define M(a, b) FMUL_FREE(a, b)
@@ -57,19 +57,6 @@ float sinf(float x)
     }
 }
 
-/* sin and cos of one argument with a single reduction */
-void sincosf(float x, float *sp, float *cp)
-{
-    int k;
-    float r = reduce(x, &k), s = ksin(r), c = kcos(r);
-    switch (k & 3) {
-    case 0: *sp = s; *cp = c; break;
-    case 1: *sp = c; *cp = f_sub(0.0f, s); break;
-    case 2: *sp = f_sub(0.0f, s); *cp = f_sub(0.0f, c); break;
-    default: *sp = f_sub(0.0f, c); *cp = s; break;
-    }
-}
-
 float cosf(float x)
 {
     int k;
@@ -80,41 +67,4 @@ float cosf(float x)
     case 2: return f_sub(0.0f, kcos(r));
     default: return ksin(r);
     }
-}
-
-/* atan of a non-negative value */
-static float katan(float x)
-{
-    float y = 0.0f, z;
-    int flip = 0;
-    if (fkey(fb(x)) > fkey(fb(2.414213562373095f))) {   /* tan(3pi/8) */
-        y = 1.570796326794896f;
-        x = f_sub(0.0f, f_div(1.0f, x));
-        flip = 1;
-    } else if (fkey(fb(x)) > fkey(fb(0.4142135623730950f))) {   /* tan(pi/8) */
-        y = 0.7853981633974483f;
-        x = f_div(f_sub(x, 1.0f), f_add(x, 1.0f));
-    }
-    (void)flip;
-    z = M(x, x);
-    {
-        float p = f_sub(M(z, 8.05374449538e-2f), 1.38776856032e-1f);
-        p = f_add(M(p, z), 1.99777106478e-1f);
-        p = f_sub(M(p, z), 3.33329491539e-1f);
-        return f_add(y, f_add(M(M(p, z), x), x));
-    }
-}
-
-float atan2f(float y, float x)
-{
-    u32 yb = fb(y), xb = fb(x);
-    float ay = bf(yb & 0x7FFFFFFFu), ax = bf(xb & 0x7FFFFFFFu);
-    float a;
-    if ((xb & 0x7F800000u) == 0 && (yb & 0x7F800000u) == 0) return 0.0f;
-    if ((xb & 0x7F800000u) == 0) a = 1.570796326794896f;
-    else if (fkey(fb(ay)) <= fkey(fb(ax))) a = katan(f_div(ay, ax));
-    else a = f_sub(1.570796326794896f, katan(f_div(ax, ay)));
-    if (xb & 0x80000000u) a = f_sub(3.141592653589793f, a);
-    if (yb & 0x80000000u) a = f_sub(0.0f, a);
-    return a;
 }

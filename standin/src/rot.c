@@ -1,6 +1,7 @@
 /* rot.c: keyed-rotation internals: a step's axis and angle (m2a, EigenVector, EigenVec2Mat) and
  * axis-angle to matrix (a2m), animation-semantics.md §3.4-3.5. Free code (executable-abi.md §8.2),
- * compared within a tolerance; written in float with MADD.S dot products. */
+ * compared within a tolerance; written in float with MADD.S dot products, and the angle from the
+ * double-precision atan2 of double.c, as the game's m2a. */
 #include "ee.h"
 
 #define M(a, b) FMUL_FREE(a, b)
@@ -75,18 +76,20 @@ int m2a(const u32 *step, float *axis, float *angle)
     EigenVec2Mat(F, axis, col[row == 2 ? 0 : row + 1]);
     /* local = F (m F^T): local[2][1] = x . (m w), local[1][1] = w . (m w) */
     for (r = 0; r < 3; r++) mw[r] = FDOT3(m[r][0], F[1][0], m[r][1], F[1][1], m[r][2], F[1][2]);
-    *angle = atan2f(FDOT3(F[2][0], mw[0], F[2][1], mw[1], F[2][2], mw[2]),
-                    FDOT3(F[1][0], mw[0], F[1][1], mw[1], F[1][2], mw[2]));
+    /* the angle from the double-precision atan2, rounded back to float (§3.4 step 7) */
+    *angle = bf(f64_to_f32(atan2_f64(f64_from_f32(fb(FDOT3(F[2][0], mw[0], F[2][1], mw[1], F[2][2], mw[2]))),
+                                     f64_from_f32(fb(FDOT3(F[1][0], mw[0], F[1][1], mw[1], F[1][2], mw[2]))))));
     return 1;
 }
 
-/* a2m: c.I + s.[u]x + t.u.u^T (§3.5) into a 4x4 column-major matrix; t = 1 - c computed as
- * s^2 / (1 + c) while c >= 0 (no cancellation for small angles). */
+/* a2m: c.I + s.[u]x + t.u.u^T (§3.5) into a 4x4 column-major matrix, with t = 1 - c as the
+ * formula stands (its cancellation for small angles is part of the game's float drift). */
 void a2m(u32 *out, const float *u, float angle)
 {
     float c, s, t;
-    sincosf(angle, &s, &c);
-    t = (fb(c) & 0x80000000u) ? f_sub(1.0f, c) : f_div(M(s, s), f_add(1.0f, c));
+    s = sinf(angle);
+    c = cosf(angle);
+    t = f_sub(1.0f, c);
     float x = u[0], y = u[1], z = u[2];
     float tx = M(t, x), ty = M(t, y), tz = M(t, z);
     float txy = M(tx, y), txz = M(tx, z), tyz = M(ty, z);

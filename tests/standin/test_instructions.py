@@ -78,3 +78,64 @@ def test_every_float_multiply_is_a_recorded_site(listing):
     stale = [hex(s.address) for s in img.sites
              if s.address not in {a for a, _ in muls}]
     assert not stale, f"site records that do not point at a multiply: {stale}"
+
+
+SOFT_DOUBLE = ("f64_add", "f64_sub", "f64_mul", "f64_div", "f64_from_f32", "f64_to_f32", "atan2")
+INT64 = re.compile(r"^(dsll|dsrl|dsra|daddu|dsubu|dsllv|dsrlv|dsll32|dsrl32|ld|sd|multu)$")
+
+
+def function_rows(img, rows, name):
+    s = img.symbols[name]
+    return [(a, row) for a, _, row, _ in rows if s.value <= a < s.value + s.size]
+
+
+def test_every_function_lies_in_the_checked_text(listing):
+    """The decode test above covers .text; no function of the ELF lives anywhere else."""
+    img, rows = listing
+    end = img.text_addr + len(img.text)
+    outside = [s.name for s in img.symbols.values()
+               if s.kind == "FUNC" and not (img.text_addr <= s.value and s.value + s.size <= end)]
+    assert not outside, f"functions outside .text: {outside}"
+
+
+def test_the_soft_double_code_is_r5900_integer_code(listing):
+    """animation-semantics.md §3.4: m2a's angle comes from a double-precision atan2; on the EE that
+    is 64-bit integer code. Each soft-double routine is in the decoded text, uses 64-bit integer
+    instructions and no floating-point ones, and m2a calls atan2."""
+    img, rows = listing
+    for name in SOFT_DOUBLE:
+        fr = function_rows(img, rows, name)
+        assert fr, f"{name} is not in the stand-in"
+        mn = [row.mnemonic.lower() for _, row in fr]
+        assert any(INT64.match(m) for m in mn), f"{name}: no 64-bit integer instruction"
+        assert not [m for m in mn if m.endswith(".s") or m.endswith(".d") or m.startswith("v")], name
+    assert any(INT64.match(row.mnemonic.lower()) and row.mnemonic.lower() == "multu"
+               for _, row in function_rows(img, rows, "f64_mul")), "f64_mul without MULTU"
+    target = img.symbols["atan2"].value
+    jal = 0x0C000000 | ((target >> 2) & 0x3FFFFFF)
+    words = dict(img.words())
+    m2a = img.symbols["m2a"]
+    assert any(words[a] == jal for a in range(m2a.value, m2a.value + m2a.size, 4)), "m2a does not call atan2"
+
+
+def test_the_decode_check_refuses_libgccs_soft_double():
+    """Why double.c exists: the cross compiler's libgcc __adddf3/__muldf3 are MIPS32 code that the
+    R5900 decoder refuses, so linking them would fail test_every_word_of_text_decodes."""
+    import shutil
+    import subprocess
+    import tempfile
+    if not shutil.which("mipsel-linux-gnu-gcc"):
+        pytest.skip("needs gcc-mipsel-linux-gnu to locate libgcc.a")
+    from elftools.elf.elffile import ELFFile
+    lib = subprocess.run(["mipsel-linux-gnu-gcc", "-print-libgcc-file-name"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    d = decode.default_decoder()
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run(["mipsel-linux-gnu-ar", "x", lib, "adddf3.o", "muldf3.o"], cwd=tmp, check=True)
+        refused = 0
+        for obj in ("adddf3.o", "muldf3.o"):
+            with open(f"{tmp}/{obj}", "rb") as f:
+                text = ELFFile(f).get_section_by_name(".text").data()
+            ws = [int.from_bytes(text[i:i + 4], "little") for i in range(0, len(text) - 3, 4)]
+            refused += sum(1 for w in ws if d.decode(w) < 0)
+    assert refused > 0

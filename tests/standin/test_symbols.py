@@ -21,7 +21,7 @@ STUBS = (  # executable-abi.md §6
 HELPERS = (  # executable-abi.md §7, under the stand-in's names
     "sceVu0RotMatrix", "sceVu0RotMatrixX", "sceVu0RotMatrixY", "sceVu0RotMatrixZ",
     "_sceVu0ecossin", "sceVu0MulMatrix", "sceVu0TransMatrix", "m2a", "a2m", "EigenVector",
-    "EigenVec2Mat", "sinf", "cosf", "atan2f", "memcpy", "memset",
+    "EigenVec2Mat", "sinf", "cosf", "atan2", "memcpy", "memset",
     "ccAnmCtrlFloat_Set", "ccAnmCtrlFloat_SetCtrl", "ccAnmCtrlFVec3_Set", "ccAnmCtrlFVec3_SetCtrl",
     "ccAnmCtrlRot_Set", "ccAnmCtrlRot_SetCtrl", "ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi",
     "DecodeFrameChunk__8ccStreamFP5ccAnmiii", "DecodeF_Morpher__8ccStreamFP5ccAnmPUiUi",

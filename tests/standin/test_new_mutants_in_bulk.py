@@ -1,0 +1,72 @@
+"""Each mutant of the quirks issue 14 added to the corpus is caught by the default `make bulk`
+sample (seed 4, N = 200: `make bulk N=200`), not only by a hand-picked case (the per-key-matrix
+mutant, more accurate than the game, is caught by test_keyed_drift.py instead): the first chunks of
+that sample that carry the quirk make the mutant mismatch under the check it names, and the
+unmodified stand-in passes the same chunks."""
+import os
+
+import pytest
+
+pytest.importorskip("eemu_ext")
+
+SEED, N = 4, 200
+# mutant -> (the check that catches it, a test for the chunk carrying the quirk)
+QUIRKS = {
+    "no_hold_before_late_key": ("playback", lambda a: any(
+        getattr(t, c).kind == 2 and getattr(t, c).keys[0][0] > 0 for t in a.tracks
+        for c in ("pos", "scale", "alpha"))),
+    "controller_alpha_clamped": ("controllers", lambda a: any(
+        t.alpha.kind and any(not 0.0 <= _f(w) <= 1.0 for w in _vals(t.alpha) if (w >> 23) & 0xFF)
+        for t in a.tracks)),
+    "texture_saturates": ("materials", lambda a: any(
+        abs(_f(w)) >= 8 for m in a.materials for c in (m.u, m.v) for w in _vals(c) if (w >> 23) & 0xFF)),
+    "fobj_scale_first": ("fobj", lambda a: any(len({_f(w) for w in o.scale}) > 1 for o in a.fobjs)),
+}
+
+
+def _f(w):
+    import struct
+    return struct.unpack("<f", struct.pack("<I", w))[0]
+
+
+def _vals(c):
+    return list(c.value) + [w for _, ws in c.keys for w in ws]
+
+
+@pytest.fixture(scope="module")
+def sample():
+    from harness import selection
+    from harness.options import Options
+    opts = Options(seed=SEED, n=N)
+    corpus = opts.open_corpus()
+    return opts, corpus, selection.sample(selection.pool(corpus), N, SEED)
+
+
+@pytest.mark.parametrize("mutant", sorted(QUIRKS))
+def test_the_default_bulk_sample_catches(mutant, sample):
+    from harness.chunk import check_chunk
+    from harness.game import Game
+    from harness.mutants import MUTANT_ELF_DIR
+    from harness.options import ROOT
+    from harness.profiles import profile
+    elf = os.path.join(MUTANT_ELF_DIR, f"{mutant}.elf")
+    if not os.path.exists(elf):
+        pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")
+    opts, corpus, ids = sample
+    check, carries = QUIRKS[mutant]
+    hits = [cid for cid in ids if carries(corpus.chunk(cid).anime)]
+    assert hits, f"the seed-{SEED} N={N} sample has no chunk for {mutant}"
+    prof = profile(opts.profile)
+    caught = []
+    for cid in hits:            # the bulk's own draws of tracks and times decide
+        ch = corpus.chunk(cid)
+        bad = check_chunk(Game(elf, "hw"), ch, opts.context(cid), prof, only=[check])
+        if any(m["check"] == check for m in bad["mismatches"]):
+            caught.append(cid)
+            good = check_chunk(Game(os.path.join(ROOT, "standin", "standin.elf"), "hw"), ch, opts.context(cid),
+                               prof, only=[check])
+            assert not good["mismatches"] and not good["error"], (cid, good["mismatches"][:1], good["error"])
+        if len(caught) == 2:
+            break
+    assert caught, f"{mutant} passes all {len(hits)} chunks of the sample that carry the quirk"
+    print(f"\n{mutant}: caught by {check} on {', '.join(caught)} ({len(hits)} carriers in the sample, seed {SEED}, N {N})")
