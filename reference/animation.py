@@ -81,16 +81,18 @@ class RefTrack:
         self._rot_double = None
         self._kernel = None
 
-    def compiled(self):
+    def compiled(self, rot_fn=None):
+        """(pos, rot, scale, alpha) evaluators; rot_fn(rx, ry, rz) is sceVu0RotMatrix (the
+        compiled kernel's when the model has one, else rotation.rot_matrix)."""
         if self._compiled is None:
             r, n, o = self.record, self._frames, self._o
             pos = compile_controller(r.pos, DEFAULT_POS, n, o)
             scale = compile_controller(r.scale, DEFAULT_SCALE, n, o)
             alpha = compile_controller(r.alpha, DEFAULT_ALPHA, n, o)
             if r.rot.kind == 2:
-                rot = KeyedRotation(r.rot.keys, n, o)
+                rot = KeyedRotation(r.rot.keys, n, o, rot=rot_fn)
             elif r.rot.kind == 1:
-                rot = single_rotation(r.rot.value, o)            # §3.7, bit-exact, constant
+                rot = single_rotation(r.rot.value, o, rot=rot_fn)   # §3.7, bit-exact, constant
             else:
                 rot = IDENTITY16                                 # §3.8
             self._compiled = (pos, rot, scale, alpha)
@@ -99,11 +101,18 @@ class RefTrack:
     def kernel(self, kern, model):
         """The TrackKernel of this record for the compiled kernels `kern` (built on first use)."""
         if self._kernel is None:
-            self._kernel = TrackKernel(kern, model, self.compiled())
+            self._kernel = TrackKernel(kern, model, self.compiled(_rot_fn(kern, model)))
         return self._kernel
 
     def __repr__(self):
         return f"RefTrack(index={self.index}, object={self.object}, target={self.target})"
+
+
+def _rot_fn(kern, model):
+    """sceVu0RotMatrix through the compiled kernels, or None (rotation.rot_matrix) without them."""
+    if kern is None:
+        return None
+    return lambda rx, ry, rz: kern.rot_matrix(model, rx, ry, rz)
 
 
 class RefMaterial:
@@ -197,7 +206,7 @@ class Animation:
         or the track's index."""
         tr = self._track(track)
         T = self.clamp(time)
-        pos_c, rot_c, scale_c, alpha_c = tr.compiled()
+        pos_c, rot_c, scale_c, alpha_c = tr.compiled(_rot_fn(self.kernels, self.float_model))
         if self.kernels is not None:
             tk = tr.kernel(self.kernels, self.float_model)
             pos, scale, alpha = tk.channels_at(T)
@@ -220,7 +229,7 @@ class Animation:
     def passed(self, track, time: int) -> int:
         """passed(min(time, last)) of the track's keyed rotation (§3.6), 0 otherwise."""
         tr = self._track(track)
-        rot_c = tr.compiled()[1]
+        rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
         return rot_c.passed(self.clamp(time)) if tr.keyed_rotation else 0
 
     def local_matrix(self, track, time: int):
@@ -250,7 +259,7 @@ class Animation:
         tr = self._track(track)
         T = np.minimum(times_array(times), np.uint32(self.last))
         n = T.size
-        _, rot_c, _, _ = tr.compiled()
+        _, rot_c, _, _ = tr.compiled(_rot_fn(self.kernels, self.float_model))
         if self.kernels is not None:
             tk = tr.kernel(self.kernels, self.float_model)
             ch = tk.channels(T)
@@ -406,7 +415,7 @@ class Animation:
     def fobj_local_matrix(self, record) -> Tuple[int, ...]:
         """§11 step 1: T(pos)·sceVu0RotMatrix(rad)·S(scale) in EE arithmetic, 16 column-major words,
         rad_k = f_div(f_mul(PI, deg_k), DEG180)."""
-        R = single_rotation(record.rot, self.ops)
+        R = single_rotation(record.rot, self.ops, rot=_rot_fn(self.kernels, self.float_model))
         return local_exact(R, record.scale, record.pos, self.ops)
 
     def fobj_localtp(self, record) -> int:

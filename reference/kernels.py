@@ -26,6 +26,7 @@ OPS = ("add", "sub", "mul", "madd", "msub", "div", "sqrt", "rsqrt", "from_int", 
 ACC_OPS = ("madda", "msuba", "mula", "adda", "suba")
 SOURCES = ("kernels.c",)
 
+_vp = ctypes.c_void_p      # pointers are passed and stored as plain addresses (a typed cast is slow)
 _u32p = ctypes.POINTER(ctypes.c_uint32)
 _u64p = ctypes.POINTER(ctypes.c_uint64)
 _f64p = ctypes.POINTER(ctypes.c_double)
@@ -37,18 +38,20 @@ _int = ctypes.c_int
 
 class CtrlStruct(ctypes.Structure):
     """ref_ctrl of kernels.c."""
-    _fields_ = [("nseg", _i64), ("width", _i64), ("cum", _u64p), ("dur", _u32p), ("acc", _u32p),
-                ("delta", _u32p)]
+    _fields_ = [("nseg", _i64), ("width", _i64), ("cum", _vp), ("dur", _vp), ("acc", _vp),
+                ("delta", _vp)]
 
 
 class KeyedStruct(ctypes.Structure):
     """ref_keyed of kernels.c."""
-    _fields_ = [("nseg", _i64), ("cum", _u64p), ("dur", _u32p), ("axis", _f64p), ("has_axis", _u8p),
-                ("angle", _f64p), ("W", _f64p), ("base", _f64p)]
+    _fields_ = [("nseg", _i64), ("cum", _vp), ("dur", _vp), ("axis", _vp), ("has_axis", _vp),
+                ("angle", _vp), ("W", _vp), ("base", _vp)]
 
 
-def _ptr(a: np.ndarray, t):
-    return a.ctypes.data_as(t)
+def _ptr(a: np.ndarray, t=None):
+    """The array's address (every kernel pointer argument is declared void *: a typed cast per
+    call costs more than the kernel)."""
+    return a.ctypes.data
 
 
 def _u32(x, n=None) -> np.ndarray:
@@ -64,18 +67,22 @@ class Kernels:
     def __init__(self, path: str):
         self.path = path
         lib = self.lib = ctypes.CDLL(path)
-        lib.ref_ops.argtypes = [_int, _int, _i64, _u32p, _u32p, _u32p, _u32p]
+        lib.ref_ops.argtypes = [_int, _int, _i64, _vp, _vp, _vp, _vp]
         lib.ref_ops.restype = _int
-        lib.ref_acc_ops.argtypes = [_int, _int, _i64, _u32p, _u8p, _u32p, _u32p, _u32p, _u8p]
+        lib.ref_acc_ops.argtypes = [_int, _int, _i64, _vp, _vp, _vp, _vp, _vp, _vp]
         lib.ref_acc_ops.restype = _int
-        lib.ref_channels.argtypes = [_int, ctypes.POINTER(CtrlStruct), _i64, _u32p, _i64, _u32p]
+        lib.ref_channels.argtypes = [_int, _vp, _i64, _vp, _i64, _vp]
         lib.ref_channels.restype = None
-        lib.ref_local_exact.argtypes = [_int, _u32p, _i64, _u32p, _u32p, _i64, _u32p]
+        lib.ref_local_exact.argtypes = [_int, _vp, _i64, _vp, _vp, _i64, _vp]
         lib.ref_local_exact.restype = None
-        lib.ref_track_local.argtypes = [_int, ctypes.POINTER(CtrlStruct), _u32p, _u32p, _i64, _u32p]
+        lib.ref_track_local.argtypes = [_int, _vp, _vp, _vp, _i64, _vp]
         lib.ref_track_local.restype = None
-        lib.ref_keyed_eval.argtypes = [_int, ctypes.POINTER(KeyedStruct), _u32p, _i64, _f64p, _i64p]
+        lib.ref_keyed_eval.argtypes = [_int, _vp, _vp, _i64, _vp, _vp]
         lib.ref_keyed_eval.restype = None
+        lib.ref_rot_matrix.argtypes = [_int, _vp, _i64, _vp]
+        lib.ref_rot_matrix.restype = None
+        self._rad = (ctypes.c_uint32 * 3)()
+        self._rot16 = (ctypes.c_uint32 * 16)()
 
     # ---------------------------------------------------------------- float operations
 
@@ -152,6 +159,19 @@ class Kernels:
                                  _ptr(p, _u32p), n, _ptr(out, _u32p))
         return out
 
+    def rot_matrix(self, model: str, rx: int, ry: int, rz: int):
+        """sceVu0RotMatrix from radian bits: 16 words (a tuple), as rotation.rot_matrix."""
+        self._rad[0], self._rad[1], self._rad[2] = rx, ry, rz
+        self.lib.ref_rot_matrix(MODEL_CODE[model], self._rad, 1, self._rot16)
+        return tuple(self._rot16[:])
+
+    def rot_matrices(self, model: str, rad) -> np.ndarray:
+        """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""
+        r = _u32(rad).reshape(-1, 3)
+        out = np.empty((r.shape[0], 16), dtype=np.uint32)
+        self.lib.ref_rot_matrix(MODEL_CODE[model], _ptr(r, _u32p), r.shape[0], _ptr(out, _u32p))
+        return out
+
     def keyed(self, model: str, k: "KeyedStruct", times: np.ndarray):
         """A keyed rotation at every time: ((n, 3, 3) float64, (n,) int64 passed)."""
         t = _u32(times)
@@ -180,8 +200,7 @@ def ctrl_struct(ctrl, keep: list) -> CtrlStruct:
         acc = _u32(ctrl.value)
         s.nseg, s.width = 0, w
     keep.extend((cum, dur, acc, delta))
-    s.cum, s.dur, s.acc, s.delta = (_ptr(cum, _u64p), _ptr(dur, _u32p), _ptr(acc, _u32p),
-                                    _ptr(delta, _u32p))
+    s.cum, s.dur, s.acc, s.delta = cum.ctypes.data, dur.ctypes.data, acc.ctypes.data, delta.ctypes.data
     return s
 
 
@@ -207,9 +226,9 @@ def keyed_struct(kr, keep: list) -> KeyedStruct:
     base = np.array(kr.base, dtype=np.float64).reshape(-1)
     keep.extend((cum, dur, axis, has, angle, W, base))
     s.nseg = n
-    s.cum, s.dur = _ptr(cum, _u64p), _ptr(dur, _u32p)
-    s.axis, s.has_axis, s.angle = _ptr(axis, _f64p), _ptr(has, _u8p), _ptr(angle, _f64p)
-    s.W, s.base = _ptr(W, _f64p), _ptr(base, _f64p)
+    s.cum, s.dur = cum.ctypes.data, dur.ctypes.data
+    s.axis, s.has_axis, s.angle = axis.ctypes.data, has.ctypes.data, angle.ctypes.data
+    s.W, s.base = W.ctypes.data, base.ctypes.data
     return s
 
 

@@ -228,3 +228,53 @@ void ref_keyed_eval(int model, const ref_keyed *k, const u32 *times, int64_t n, 
         mat3_mul(k->has_axis[i] ? step : I3, k->W + 9 * i, o);
     }
 }
+
+/* ------------------------------------------------------------------ sceVu0RotMatrix (§3.2, §3.3) */
+
+static const u32 SIN5432[4] = {0x362E9C14u, 0xB94FB21Fu, 0x3C08873Eu, 0xBE2AAAA4u};
+#define HALF_PI 0x3FC90FDBu
+
+/* mul_matrix L ⊗ R: out_j[k] = chain over i of L_i[k] (fs) × R_j[i] (ft). out may not alias. */
+static inline void mul_matrix(int model, const u32 *L, const u32 *R, u32 *out) {
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) {
+            u32 fs[4] = {L[k], L[4 + k], L[8 + k], L[12 + k]};
+            out[4 * j + k] = mac4(model, fs, R + 4 * j);
+        }
+}
+
+/* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
+static inline void cossin(int model, u32 a, u32 *s, u32 *c) {
+    int neg = (a & SIGN) && ex(a) != 0;
+    u32 x = neg ? f_add(model, HALF_PI, a) : f_sub(model, HALF_PI, a);
+    u32 x2 = f_mul(model, x, x);
+    u32 p[4];
+    for (int k = 0; k < 4; k++) p[k] = f_mul(model, f_mul(model, SIN5432[k], x), x2);
+    for (int k = 0; k < 3; k++) p[k] = f_mul(model, p[k], x2);
+    u32 r = f_add(model, x, p[3]);
+    for (int k = 0; k < 2; k++) p[k] = f_mul(model, p[k], x2);
+    r = f_add(model, r, p[2]);
+    p[0] = f_mul(model, p[0], x2);
+    r = f_add(model, r, p[1]);
+    r = f_add(model, r, p[0]);
+    *c = r;
+    u32 q = f_sqrt(model, f_sub(model, ONE, f_mul(model, r, r)));
+    *s = neg ? f_sub(model, 0, q) : f_add(model, 0, q);
+}
+
+/* sceVu0RotMatrix: Lx ⊗ (Ly ⊗ (Lz ⊗ I)) from radian bits rad[3j .. 3j+2], 16 words per entry. */
+void ref_rot_matrix(int model, const u32 *rad, int64_t n, u32 *out) {
+    for (int64_t j = 0; j < n; j++) {
+        u32 M[16] = {ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE}, T[16];
+        u32 s, c, c1, s1, ng;
+        cossin(model, rad[3 * j + 2], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Lz[16] = {c1, s1, 0, 0, ng, c1, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE}; mul_matrix(model, Lz, M, T); }
+        cossin(model, rad[3 * j + 1], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Ly[16] = {c1, 0, ng, 0, 0, ONE, 0, 0, s1, 0, c1, 0, 0, 0, 0, ONE}; mul_matrix(model, Ly, T, M); }
+        cossin(model, rad[3 * j], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Lx[16] = {ONE, 0, 0, 0, 0, c1, s1, 0, 0, ng, c1, 0, 0, 0, 0, ONE}; mul_matrix(model, Lx, M, out + 16 * j); }
+    }
+}

@@ -149,3 +149,34 @@ def test_a_planted_wrong_kernel_is_caught(tmp_path, kern, model, op, edit):
     count, _ = disagreements(bad_kern, model, op, a, b, c)
     assert count > 0, f"the planted {model} {op} error went unnoticed"
     assert disagreements(kern, model, op, a, b, c)[0] == 0
+
+
+def _radians(model, n):
+    rng = rng_for(12, "rot-matrix", model)
+    a, b, c = operand_sets(12, "rot", model, n)
+    # angles of the game: |x| up to a few turns, plus the awkward patterns of operand_sets
+    turns = (np.sign(rng.random((n, 3)) - 0.5) * rng.random((n, 3)) * 20.0).astype(np.float32).view(np.uint32)
+    raw = np.stack([a, b, c], axis=1)
+    return np.where(rng.random((n, 3)) < 0.7, turns, raw).astype(np.uint32)
+
+
+@pytest.mark.parametrize("model", ["hw", "trunc"])
+def test_kernel_rot_matrix_agrees_with_the_python_model(kern, model):
+    """sceVu0RotMatrix with _sceVu0ecossin (animation-semantics.md §3.2, §3.3), 16 words each."""
+    from reference.rotation import rot_matrix
+    rad = _radians(model, 1500)
+    got = kern.rot_matrices(model, rad)
+    o = F.ops(model)
+    for i, (x, y, z) in enumerate(rad.tolist()):
+        assert tuple(got[i].tolist()) == rot_matrix(x, y, z, o), (model, hex(x), hex(y), hex(z))
+        assert kern.rot_matrix(model, x, y, z) == tuple(got[i].tolist())
+
+
+def test_a_planted_wrong_rot_matrix_kernel_is_caught(tmp_path, kern):
+    """The rot_matrix check goes red on a cossin whose polynomial skips one term."""
+    from reference.rotation import rot_matrix
+    bad = planted_kernels(tmp_path, [("kernels.c", "    r = f_add(model, r, p[0]);\n    *c = r;", "    *c = r;")])
+    rad = _radians("hw", 200)
+    got = bad.rot_matrices("hw", rad)
+    o = F.ops("hw")
+    assert any(tuple(got[i].tolist()) != rot_matrix(x, y, z, o) for i, (x, y, z) in enumerate(rad.tolist()))
