@@ -14,7 +14,9 @@ import numpy as np
 from corpus.anime import parse_anime
 from corpus.records import MaterialTrack, Track
 
+from . import kernels
 from . import playback
+from .batch import Playback, Poses, TrackKernel, times_array
 from .controllers import compile_controller
 from .eefloat import bits_to_double, ops as float_ops
 from .rotation import (IDENTITY16, KeyedRotation, degrees_to_radians, mul_matrix, rot_matrix,
@@ -77,24 +79,40 @@ class RefTrack:
         self._o = o
         self._compiled = None
         self._rot_double = None
+        self._kernel = None
 
-    def compiled(self):
+    def compiled(self, rot_fn=None):
+        """(pos, rot, scale, alpha) evaluators; rot_fn(rx, ry, rz) is sceVu0RotMatrix (the
+        compiled kernel's when the model has one, else rotation.rot_matrix)."""
         if self._compiled is None:
             r, n, o = self.record, self._frames, self._o
             pos = compile_controller(r.pos, DEFAULT_POS, n, o)
             scale = compile_controller(r.scale, DEFAULT_SCALE, n, o)
             alpha = compile_controller(r.alpha, DEFAULT_ALPHA, n, o)
             if r.rot.kind == 2:
-                rot = KeyedRotation(r.rot.keys, n, o)
+                rot = KeyedRotation(r.rot.keys, n, o, rot=rot_fn)
             elif r.rot.kind == 1:
-                rot = single_rotation(r.rot.value, o)            # §3.7, bit-exact, constant
+                rot = single_rotation(r.rot.value, o, rot=rot_fn)   # §3.7, bit-exact, constant
             else:
                 rot = IDENTITY16                                 # §3.8
             self._compiled = (pos, rot, scale, alpha)
         return self._compiled
 
+    def kernel(self, kern, model):
+        """The TrackKernel of this record for the compiled kernels `kern` (built on first use)."""
+        if self._kernel is None:
+            self._kernel = TrackKernel(kern, model, self.compiled(_rot_fn(kern, model)))
+        return self._kernel
+
     def __repr__(self):
         return f"RefTrack(index={self.index}, object={self.object}, target={self.target})"
+
+
+def _rot_fn(kern, model):
+    """sceVu0RotMatrix through the compiled kernels, or None (rotation.rot_matrix) without them."""
+    if kern is None:
+        return None
+    return lambda rx, ry, rz: kern.rot_matrix(model, rx, ry, rz)
 
 
 class RefMaterial:
@@ -114,12 +132,20 @@ class RefMaterial:
 class Animation:
     """The reference model of one Anime chunk (interfaces.md §3)."""
 
-    def __init__(self, anime, names=None, ext=None, float_model: str = "hw"):
+    def __init__(self, anime, names=None, ext=None, float_model: str = "hw", native=None):
+        """native: None uses the compiled kernels when they build (else the Python model, with a
+        one-line notice); False always runs the Python model; True requires the kernels."""
         self.anime = anime
         self.names = dict(names or {})
         self.ext = dict(ext or {})
         self.float_model = float_model
         self.ops = o = float_ops(float_model)
+        if native is False:
+            self.kernels = None
+        else:
+            self.kernels = kernels.native()
+            if native and self.kernels is None:
+                raise RuntimeError("the reference's compiled kernels are unavailable (see the notice above)")
         self.frames = anime.frames
         # DECISION: only the end Top −2 loops; −1 and any other end value (≥ 0xFFFFFF00) play once.
         self.loops = anime.loops
@@ -140,10 +166,10 @@ class Animation:
             self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
 
     @classmethod
-    def parse(cls, chunk_bytes, names=None, ext=None, float_model: str = "hw", where=None):
+    def parse(cls, chunk_bytes, names=None, ext=None, float_model: str = "hw", where=None, native=None):
         """Parse a chunk (bytes from its 0x0700 header) and build its model."""
         return cls(parse_anime(chunk_bytes, ext=ext, where=where), names=names, ext=ext,
-                   float_model=float_model)
+                   float_model=float_model, native=native)
 
     # ------------------------------------------------------------------ lookups
 
@@ -180,14 +206,21 @@ class Animation:
         or the track's index."""
         tr = self._track(track)
         T = self.clamp(time)
-        pos_c, rot_c, scale_c, alpha_c = tr.compiled()
-        pos = pos_c.evaluate(T)
-        scale = scale_c.evaluate(T)
-        alpha = alpha_c.evaluate(T)[0]
-        if tr.keyed_rotation:
-            m = rot_c.evaluate(T)
-            return Pose(T, pos, scale, alpha, None, None, True, np.array(m, dtype=np.float64),
-                        rot_c.passed(T), 2)
+        pos_c, rot_c, scale_c, alpha_c = tr.compiled(_rot_fn(self.kernels, self.float_model))
+        if self.kernels is not None:
+            tk = tr.kernel(self.kernels, self.float_model)
+            pos, scale, alpha = tk.channels_at(T)
+            if tr.keyed_rotation:
+                m, passed = tk.keyed_at(T)
+                return Pose(T, pos, scale, alpha, None, None, True, m, passed, 2)
+        else:
+            pos = pos_c.evaluate(T)
+            scale = scale_c.evaluate(T)
+            alpha = alpha_c.evaluate(T)[0]
+            if tr.keyed_rotation:
+                m = rot_c.evaluate(T)
+                return Pose(T, pos, scale, alpha, None, None, True, np.array(m, dtype=np.float64),
+                            rot_c.passed(T), 2)
         if tr._rot_double is None:
             tr._rot_double = (scratch9(rot_c), np.array(to_double3(rot_c), dtype=np.float64))
         words, dbl = tr._rot_double
@@ -196,13 +229,17 @@ class Animation:
     def passed(self, track, time: int) -> int:
         """passed(min(time, last)) of the track's keyed rotation (§3.6), 0 otherwise."""
         tr = self._track(track)
-        rot_c = tr.compiled()[1]
+        rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
         return rot_c.passed(self.clamp(time)) if tr.keyed_rotation else 0
 
     def local_matrix(self, track, time: int):
         """§4 step 3: local = T(p)·R·S. 16 u32 column-major words (R ⊗ S in EE arithmetic, then
         the translation add) when the rotation is single-value or absent; a 4x4 float64 (math
         rows) when it is keyed."""
+        if self.kernels is not None:
+            tr = self._track(track)
+            if not tr.keyed_rotation:
+                return tr.kernel(self.kernels, self.float_model).local_at(self.clamp(time))
         p = self.pose(track, time)
         if p.rot_keyed:
             return local_double(p.rot_matrix, p.scale, p.pos)
@@ -213,6 +250,62 @@ class Animation:
                 self._local_cache.clear()
             L = self._local_cache[key] = local_exact(p.rot16, p.scale, p.pos, self.ops)
         return L
+
+    # ------------------------------------------------------------------ batched (many times, one call)
+
+    def poses(self, track, times) -> Poses:
+        """The record's channels at every time of `times` (each clamped to last), as arrays: the
+        batched form of pose(); Poses.pose(j) equals pose(track, times[j])."""
+        tr = self._track(track)
+        T = np.minimum(times_array(times), np.uint32(self.last))
+        n = T.size
+        _, rot_c, _, _ = tr.compiled(_rot_fn(self.kernels, self.float_model))
+        if self.kernels is not None:
+            tk = tr.kernel(self.kernels, self.float_model)
+            ch = tk.channels(T)
+            pos, scale, alpha = ch[:, 0:3], ch[:, 3:6], ch[:, 6]
+            if tr.keyed_rotation:
+                m, passed = tk.keyed_many(T)
+                return Poses(T, pos, scale, alpha, True, None, None, m, passed, 2)
+        else:
+            ps = [self.pose(tr, int(t)) for t in T]
+            pos = np.array([p.pos for p in ps], dtype=np.uint32).reshape(n, 3)
+            scale = np.array([p.scale for p in ps], dtype=np.uint32).reshape(n, 3)
+            alpha = np.array([p.alpha for p in ps], dtype=np.uint32).reshape(n)
+            if tr.keyed_rotation:
+                m = np.array([p.rot_matrix for p in ps], dtype=np.float64).reshape(n, 3, 3)
+                passed = np.array([p.passed for p in ps], dtype=np.int64).reshape(n)
+                return Poses(T, pos, scale, alpha, True, None, None, m, passed, 2)
+        if tr._rot_double is None:
+            tr._rot_double = (scratch9(rot_c), np.array(to_double3(rot_c), dtype=np.float64))
+        words, dbl = tr._rot_double
+        return Poses(T, pos, scale, alpha, False, list(words), rot_c, dbl.copy(),
+                     np.zeros(n, dtype=np.int64), tr.rot_kind)
+
+    def local_matrices(self, track, times) -> np.ndarray:
+        """local_matrix() at every time of `times`: (n, 16) uint32 column-major words for a
+        single-value or absent rotation, (n, 4, 4) float64 for a keyed one."""
+        tr = self._track(track)
+        T = np.minimum(times_array(times), np.uint32(self.last))
+        if not tr.keyed_rotation:
+            if self.kernels is not None:
+                return tr.kernel(self.kernels, self.float_model).local(T)
+            return np.array([self.local_matrix(tr, int(t)) for t in T], dtype=np.uint32).reshape(-1, 16)
+        p = self.poses(tr, T)
+        s = np.array([[bits_to_double(int(x)) for x in row] for row in p.scale],
+                     dtype=np.float64).reshape(-1, 3)
+        d = np.array([[bits_to_double(int(x)) for x in row] for row in p.pos],
+                     dtype=np.float64).reshape(-1, 3)
+        out = np.zeros((T.size, 4, 4), dtype=np.float64)
+        out[:, :3, :3] = p.rot_matrix * s[:, None, :]
+        out[:, :3, 3] = d
+        out[:, 3, 3] = 1.0
+        return out
+
+    def playback(self, steps, time: int = 0) -> Playback:
+        """All steps of a playback from `time`: each step's Forward, and every track's poses and
+        local matrices at the steps' pose times, one call per track (batch.Playback)."""
+        return Playback(self, steps, time)
 
     def local_translation(self, track, time: int) -> Tuple[int, int, int]:
         """The exact translation words 12-14 of the local matrix, for every rotation kind (§4 step
@@ -322,7 +415,7 @@ class Animation:
     def fobj_local_matrix(self, record) -> Tuple[int, ...]:
         """§11 step 1: T(pos)·sceVu0RotMatrix(rad)·S(scale) in EE arithmetic, 16 column-major words,
         rad_k = f_div(f_mul(PI, deg_k), DEG180)."""
-        R = single_rotation(record.rot, self.ops)
+        R = single_rotation(record.rot, self.ops, rot=_rot_fn(self.kernels, self.float_model))
         return local_exact(R, record.scale, record.pos, self.ops)
 
     def fobj_localtp(self, record) -> int:

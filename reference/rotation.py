@@ -93,9 +93,11 @@ def degrees_to_radians(d: int, o) -> int:
     return o.f_div(o.f_mul(PI, d), DEG180)
 
 
-def single_rotation(deg: Sequence[int], o) -> Tuple[int, ...]:
-    """§3.7: the 16-word matrix of a single-value rotation (degrees bits x, y, z)."""
-    return rot_matrix(*(degrees_to_radians(d, o) for d in deg), o)
+def single_rotation(deg: Sequence[int], o, rot=None) -> Tuple[int, ...]:
+    """§3.7: the 16-word matrix of a single-value rotation (degrees bits x, y, z). rot(rx, ry, rz)
+    computes sceVu0RotMatrix (default: rot_matrix with o; the compiled kernel's when given)."""
+    rad = [degrees_to_radians(d, o) for d in deg]
+    return rot(*rad) if rot is not None else rot_matrix(*rad, o)
 
 
 def scratch9(M: Sequence[int]) -> List[int]:
@@ -172,14 +174,16 @@ class KeyedRotation:
 
     __slots__ = ("base", "segments", "key_matrices", "_cum", "_W", "_ops")
 
-    def __init__(self, keys, frames: int, o):
+    def __init__(self, keys, frames: int, o, rot=None):
+        """rot(rx, ry, rz): sceVu0RotMatrix (default rot_matrix with o; the compiled kernel's when given)."""
         if not keys:
             raise ValueError("a keyed rotation needs at least one key")
         self._ops = o
         mats = []
         for _, deg in keys:
             rad = [quantise(d, o) for d in deg]
-            mats.append(to_double3(rot_matrix(rad[0], rad[1], rad[2], o)))
+            R = rot(*rad) if rot is not None else rot_matrix(rad[0], rad[1], rad[2], o)
+            mats.append(to_double3(R))
         self.key_matrices = mats
         self.base = mats[0]
         t = (keys[0][0] * 256) & M32

@@ -1,0 +1,167 @@
+"""Batched evaluation of one object record: its channels, rotation and local matrix at many times.
+
+`TrackKernel` holds a RefTrack's compiled controllers in the layout of reference/csrc/kernels.c and
+evaluates them in one call per batch (or one call per time for the per-call API). `Poses` is the
+result for many times; `Playback` runs _AnimateForward over all steps of a playback and evaluates
+each track at every step's pose time in one call.
+
+Every result equals the per-call Python path (Animation.pose / local_matrix with native=False) bit
+for bit; tests/reference checks it on the corpus.
+"""
+from __future__ import annotations
+
+import ctypes
+from typing import List, Optional, Sequence
+
+import numpy as np
+
+from . import kernels as K
+
+M32 = 0xFFFFFFFF
+
+
+def times_array(times) -> np.ndarray:
+    """Times as a uint32 array (each taken as a u32, like every time of the model)."""
+    return np.ascontiguousarray(np.asarray(times, dtype=np.uint64) & M32, dtype=np.uint32)
+
+
+class TrackKernel:
+    """A RefTrack's channels (pos, scale, alpha), its constant 16-word rotation or its keyed
+    rotation, laid out for the compiled kernels."""
+
+    def __init__(self, kern: K.Kernels, model: str, compiled):
+        pos_c, rot_c, scale_c, alpha_c = compiled
+        self.k = kern
+        self.model = model
+        self.code = K.MODEL_CODE[model]
+        self._keep: list = []
+        self.ch3 = K.ctrl_array((pos_c, scale_c, alpha_c), self._keep)
+        self.keyed = None
+        self.R16 = None
+        if isinstance(rot_c, tuple):
+            self.R16 = np.ascontiguousarray(rot_c, dtype=np.uint32)
+            self._R16p = self.R16.ctypes.data_as(K._u32p)
+        else:
+            self.keyed = K.keyed_struct(rot_c, self._keep)
+        # per-call buffers
+        self._t = (ctypes.c_uint32 * 1)()
+        self._out7 = (ctypes.c_uint32 * 7)()
+        self._out16 = (ctypes.c_uint32 * 16)()
+        self._m9 = (ctypes.c_double * 9)()
+        self._passed = (ctypes.c_int64 * 1)()
+
+    # ------------------------------------------------------------ one time (the per-call API)
+
+    def channels_at(self, T: int):
+        """(pos, scale, alpha) words at T."""
+        self._t[0] = T
+        self.k.lib.ref_channels(self.code, self.ch3, 3, self._t, 1, self._out7)
+        o = self._out7[:]
+        return tuple(o[0:3]), tuple(o[3:6]), o[6]
+
+    def local_at(self, T: int):
+        """local_exact(R16, scale(T), pos(T)) at T: 16 words."""
+        self._t[0] = T
+        self.k.lib.ref_track_local(self.code, self.ch3, self._R16p, self._t, 1, self._out16)
+        return tuple(self._out16[:])
+
+    def keyed_at(self, T: int):
+        """(3x3 float64, passed) of the keyed rotation at T."""
+        self._t[0] = T
+        self.k.lib.ref_keyed_eval(self.code, ctypes.byref(self.keyed), self._t, 1, self._m9,
+                                  self._passed)
+        return np.array(self._m9[:], dtype=np.float64).reshape(3, 3), self._passed[0]
+
+    # ------------------------------------------------------------ many times
+
+    def channels(self, T: np.ndarray) -> np.ndarray:
+        return self.k.channels(self.model, self.ch3, T)
+
+    def local(self, T: np.ndarray) -> np.ndarray:
+        return self.k.track_local(self.model, self.ch3, self.R16, T)
+
+    def keyed_many(self, T: np.ndarray):
+        return self.k.keyed(self.model, self.keyed, T)
+
+
+class Poses:
+    """An object record's channels at many times (the batched form of Pose).
+
+    time (n,) uint32 (each min(T, last)); pos, scale (n, 3) uint32; alpha (n,) uint32;
+    passed (n,) int64. rot_keyed: whether the rotation is keyed. For a keyed rotation rot_matrix is
+    (n, 3, 3) float64; otherwise rot (9 scratch-order words), rot16 (16 words) and rot_matrix (3, 3)
+    are the same at every time. pose(j) gives the Pose of entry j.
+    """
+
+    def __init__(self, time, pos, scale, alpha, rot_keyed, rot, rot16, rot_matrix, passed, rot_kind):
+        self.time = time
+        self.pos = pos
+        self.scale = scale
+        self.alpha = alpha
+        self.rot_keyed = rot_keyed
+        self.rot = rot
+        self.rot16 = rot16
+        self.rot_matrix = rot_matrix
+        self.passed = passed
+        self.rot_kind = rot_kind
+
+    def __len__(self):
+        return len(self.time)
+
+    def pose(self, j: int):
+        from .animation import Pose
+        if self.rot_keyed:
+            return Pose(int(self.time[j]), tuple(self.pos[j].tolist()), tuple(self.scale[j].tolist()),
+                        int(self.alpha[j]), None, None, True, self.rot_matrix[j].copy(),
+                        int(self.passed[j]), 2)
+        return Pose(int(self.time[j]), tuple(self.pos[j].tolist()), tuple(self.scale[j].tolist()),
+                    int(self.alpha[j]), list(self.rot), self.rot16, False, self.rot_matrix.copy(), 0,
+                    self.rot_kind)
+
+
+class Playback:
+    """All steps of one playback from `time` (animation-semantics.md §8.1), and every track
+    evaluated at the steps' pose times in one call per track.
+
+    forwards: the Forward of each step. evaluated: the indices of the steps with a pose time.
+    times: min(pose_at, last) of those steps (uint32). poses(track), local_matrices(track): the
+    batched values at `times`, row k for step evaluated[k]; computed on first use and kept.
+    """
+
+    def __init__(self, anim, steps: Sequence[int], time: int = 0):
+        self.anim = anim
+        fw: List = []
+        t = time
+        for s in steps:
+            f = anim.forward(t, s)
+            fw.append(f)
+            t = f.time
+        self.forwards = fw
+        self.evaluated = [i for i, f in enumerate(fw) if f.pose_at is not None]
+        self.times = times_array([min(fw[i].pose_at, anim.last) for i in self.evaluated])
+        self.row = {i: k for k, i in enumerate(self.evaluated)}
+        self._poses = {}
+        self._locals = {}
+
+    def poses(self, track) -> Poses:
+        tr = self.anim._track(track)
+        p = self._poses.get(tr.index)
+        if p is None:
+            p = self._poses[tr.index] = self.anim.poses(tr, self.times)
+        return p
+
+    def local_matrices(self, track) -> np.ndarray:
+        tr = self.anim._track(track)
+        L = self._locals.get(tr.index)
+        if L is None:
+            L = self._locals[tr.index] = self.anim.local_matrices(tr, self.times)
+        return L
+
+    def pose(self, track, step: int):
+        """The Pose of `track` at step `step`'s pose time (the step must have one)."""
+        return self.poses(track).pose(self.row[step])
+
+    def local_matrix(self, track, step: int):
+        """local_matrix(track, T) of step `step`: 16 words (a tuple) or a 4x4 float64."""
+        L = self.local_matrices(track)[self.row[step]]
+        return tuple(L.tolist()) if L.dtype == np.uint32 else L

@@ -1,0 +1,280 @@
+/* The reference's compiled kernels: its EE float operations over arrays, and the batched
+ * evaluation of controllers, keyed rotations and local matrices (animation-semantics.md §2-§4).
+ *
+ * Each kernel mirrors a routine of reference/*.py step for step; tests/reference checks them bit
+ * for bit against the Python model. Double arithmetic is kept in the Python model's order, and the
+ * build disables contraction (-ffp-contract=off), so keyed rotations agree to the bit as well.
+ */
+#include <math.h>
+#include <stdint.h>
+#include "eefloat.h"
+
+#define ONE 0x3F800000u
+
+/* ------------------------------------------------------------------ float operations over arrays */
+
+enum {
+    OP_ADD, OP_SUB, OP_MUL, OP_MADD, OP_MSUB, OP_DIV, OP_SQRT, OP_RSQRT,
+    OP_FROM_INT, OP_TO_INT, OP_CMP, OP_U2F, OP_MAC4, OP_COUNT
+};
+
+/* out[i] = op(a[i], b[i]) (c[i] is the accumulator of MADD/MSUB; OP_MAC4 reads four fs words from
+ * a and four ft words from b per entry). Returns 0, or -1 for an unknown op or model. */
+int ref_ops(int model, int op, int64_t n, const u32 *a, const u32 *b, const u32 *c, u32 *out) {
+    if (model != MODEL_HW && model != MODEL_TRUNC) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        switch (op) {
+        case OP_ADD: out[i] = f_add(model, a[i], b[i]); break;
+        case OP_SUB: out[i] = f_sub(model, a[i], b[i]); break;
+        case OP_MUL: out[i] = f_mul(model, a[i], b[i]); break;
+        case OP_MADD: out[i] = f_madd(model, c[i], a[i], b[i]); break;
+        case OP_MSUB: out[i] = f_msub(model, c[i], a[i], b[i]); break;
+        case OP_DIV: out[i] = f_div(model, a[i], b[i]); break;
+        case OP_SQRT: out[i] = f_sqrt(model, a[i]); break;
+        case OP_RSQRT: out[i] = f_rsqrt(model, a[i], b[i]); break;
+        case OP_FROM_INT: out[i] = f_from_int(a[i]); break;
+        case OP_TO_INT: out[i] = f_to_int(a[i]); break;
+        case OP_CMP: out[i] = (u32)f_cmp(a[i], b[i]); break;
+        case OP_U2F: out[i] = u2f(model, a[i]); break;
+        case OP_MAC4: out[i] = mac4(model, a + 4 * i, b + 4 * i); break;
+        default: return -1;
+        }
+    }
+    return 0;
+}
+
+/* The ACC-writing forms (ee-float.md §3.6): MADDA, MSUBA with the "ACC overflowed" latch
+ * latch_in[i], MULA, ADDA, SUBA; acc_out[i] and over_out[i] are the new ACC and its latch.
+ * Under trunc they are the plain f_add/f_sub/f_mul chains and the latch stays 0. */
+enum { ACC_MADDA, ACC_MSUBA, ACC_MULA, ACC_ADDA, ACC_SUBA };
+
+int ref_acc_ops(int model, int op, int64_t n, const u32 *acc, const uint8_t *latch_in, const u32 *a,
+                const u32 *b, u32 *acc_out, uint8_t *over_out) {
+    if (model != MODEL_HW && model != MODEL_TRUNC) return -1;
+    for (int64_t i = 0; i < n; i++) {
+        int over = 0;
+        u32 r;
+        if (model == MODEL_HW) {
+            switch (op) {
+            case ACC_MADDA: r = hw_madd_acc(acc[i], latch_in[i], a[i], b[i], 0, &over); break;
+            case ACC_MSUBA: r = hw_madd_acc(acc[i], latch_in[i], a[i], b[i], 1, &over); break;
+            case ACC_MULA: r = hw_mul_o(a[i], b[i], &over); break;
+            case ACC_ADDA: r = hw_add_o(a[i], b[i], &over); break;
+            case ACC_SUBA: r = hw_add_o(a[i], b[i] ^ SIGN, &over); break;
+            default: return -1;
+            }
+        } else {
+            switch (op) {
+            case ACC_MADDA: r = tr_add(acc[i], tr_mul(a[i], b[i])); break;
+            case ACC_MSUBA: r = tr_sub(acc[i], tr_mul(a[i], b[i])); break;
+            case ACC_MULA: r = tr_mul(a[i], b[i]); break;
+            case ACC_ADDA: r = tr_add(a[i], b[i]); break;
+            case ACC_SUBA: r = tr_sub(a[i], b[i]); break;
+            default: return -1;
+            }
+        }
+        acc_out[i] = r;
+        over_out[i] = (uint8_t)over;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ controllers (§2.4) */
+
+/* A compiled float/vector controller (reference/controllers.py FloatController): nseg segments
+ * (dur_i, delta_i), the prefix sums cum (nseg - 1 of them) and the accumulator acc_i after i
+ * passed segments. nseg = 0 is a constant controller whose raw words are acc[0 .. width). */
+typedef struct {
+    int64_t nseg;
+    int64_t width;
+    const u64 *cum;
+    const u32 *dur;
+    const u32 *acc;
+    const u32 *delta;
+} ref_ctrl;
+
+/* bisect_left: the first i in [0, n) with cum[i] >= T, or n. */
+static inline int64_t passed_segments(const u64 *cum, int64_t n, u64 T) {
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = (lo + hi) >> 1;
+        if (cum[mid] < T) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* §2.4 frac = f_div(u2f(t), u2f(dur)), +0 for a zero duration; *seg receives the segment. */
+static inline u32 segment_frac(int model, const u64 *cum, const u32 *dur, int64_t nseg, u32 T,
+                               int64_t *seg) {
+    int64_t i = passed_segments(cum, nseg - 1, T);
+    u64 t = (u64)T - (i ? cum[i - 1] : 0);
+    *seg = i;
+    u32 d = dur[i];
+    return d ? f_div(model, u2f(model, (u32)t), u2f(model, d)) : 0;
+}
+
+static inline void ctrl_eval(int model, const ref_ctrl *c, u32 T, u32 *out) {
+    int64_t w = c->width;
+    if (c->nseg == 0) {
+        for (int64_t k = 0; k < w; k++) out[k] = c->acc[k];
+        return;
+    }
+    int64_t i;
+    u32 frac = segment_frac(model, c->cum, c->dur, c->nseg, T, &i);
+    const u32 *acc = c->acc + i * w, *delta = c->delta + i * w;
+    for (int64_t k = 0; k < w; k++)
+        out[k] = f_add(model, acc[k], f_mul(model, delta[k], frac));    /* fs = delta */
+}
+
+/* The channels ch[0 .. nch) at every time: row j of out holds their words side by side. */
+void ref_channels(int model, const ref_ctrl *ch, int64_t nch, const u32 *times, int64_t n, u32 *out) {
+    int64_t stride = 0;
+    for (int64_t c = 0; c < nch; c++) stride += ch[c].width;
+    for (int64_t j = 0; j < n; j++) {
+        u32 *row = out + j * stride;
+        for (int64_t c = 0; c < nch; c++) {
+            ctrl_eval(model, &ch[c], times[j], row);
+            row += ch[c].width;
+        }
+    }
+}
+
+/* ------------------------------------------------------------------ local matrices (§4 step 3) */
+
+/* L := R ⊗ S (S = diag(s, 1)), then col3 lane k := f_add(col3[k], p_k): reference local_exact. */
+static inline void local_exact(int model, const u32 *R, const u32 *s, const u32 *p, u32 *out) {
+    u32 S[16] = {s[0], 0, 0, 0, 0, s[1], 0, 0, 0, 0, s[2], 0, 0, 0, 0, ONE};
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) {
+            u32 fs[4] = {R[k], R[4 + k], R[8 + k], R[12 + k]};
+            out[4 * j + k] = mac4(model, fs, S + 4 * j);
+        }
+    for (int k = 0; k < 3; k++) out[12 + k] = f_add(model, out[12 + k], p[k]);
+}
+
+/* local_exact for n entries: R16 advances by r_stride words (0: one matrix for all), scale and
+ * pos by 3 words each. */
+void ref_local_exact(int model, const u32 *R16, int64_t r_stride, const u32 *scale, const u32 *pos,
+                     int64_t n, u32 *out) {
+    for (int64_t j = 0; j < n; j++)
+        local_exact(model, R16 + j * r_stride, scale + 3 * j, pos + 3 * j, out + 16 * j);
+}
+
+/* A track's local matrix at every time: pos = ch[0], scale = ch[1] (3 words each), R16 constant. */
+void ref_track_local(int model, const ref_ctrl *ch, const u32 *R16, const u32 *times, int64_t n,
+                     u32 *out) {
+    for (int64_t j = 0; j < n; j++) {
+        u32 p[3], s[3];
+        ctrl_eval(model, &ch[0], times[j], p);
+        ctrl_eval(model, &ch[1], times[j], s);
+        local_exact(model, R16, s, p, out + 16 * j);
+    }
+}
+
+/* ------------------------------------------------------------------ keyed rotations (§3.6) */
+
+/* A kind-2 rotation (reference/rotation.py KeyedRotation): nseg segments (dur_i, axis_i, angle_i),
+ * prefix sums cum (nseg - 1), W_i the double 3x3 after i passed steps (W_0 = base). nseg = 0: base. */
+typedef struct {
+    int64_t nseg;
+    const u64 *cum;
+    const u32 *dur;
+    const double *axis;       /* 3 per segment */
+    const uint8_t *has_axis;  /* 0: no axis, the step is the identity */
+    const double *angle;
+    const double *W;          /* 9 per segment, rows */
+    const double *base;       /* 9 */
+} ref_keyed;
+
+static inline double bits_to_double(u32 x) {
+    int e = ex(x);
+    if (e == 0) return (x & SIGN) ? -0.0 : 0.0;
+    double v = ldexp((double)sig(x), e - 150);
+    return (x & SIGN) ? -v : v;
+}
+
+/* a2m (§3.5): c·I + s·[u]× + t·u·uᵀ, in the Python model's operation order. */
+static inline void a2m(const double *u, double angle, double *m) {
+    double x = u[0], y = u[1], z = u[2];
+    double c = cos(angle), s = sin(angle);
+    double t = 1.0 - c;
+    m[0] = c + t * x * x;     m[1] = t * x * y - s * z; m[2] = t * x * z + s * y;
+    m[3] = t * x * y + s * z; m[4] = c + t * y * y;     m[5] = t * y * z - s * x;
+    m[6] = t * x * z - s * y; m[7] = t * y * z + s * x; m[8] = c + t * z * z;
+}
+
+static inline void mat3_mul(const double *A, const double *B, double *out) {
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+            out[3 * r + c] = A[3 * r] * B[c] + A[3 * r + 1] * B[3 + c] + A[3 * r + 2] * B[6 + c];
+}
+
+/* The double 3x3 (rows) at every time into out (9 per entry) and passed(T) into passed. */
+void ref_keyed_eval(int model, const ref_keyed *k, const u32 *times, int64_t n, double *out,
+                    int64_t *passed) {
+    static const double I3[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+    for (int64_t j = 0; j < n; j++) {
+        double *o = out + 9 * j;
+        if (k->nseg == 0) {
+            for (int q = 0; q < 9; q++) o[q] = k->base[q];
+            passed[j] = 0;
+            continue;
+        }
+        int64_t i;
+        u32 fb = segment_frac(model, k->cum, k->dur, k->nseg, times[j], &i);
+        passed[j] = i;
+        double step[9];
+        if (k->has_axis[i]) a2m(k->axis + 3 * i, k->angle[i] * bits_to_double(fb), step);
+        mat3_mul(k->has_axis[i] ? step : I3, k->W + 9 * i, o);
+    }
+}
+
+/* ------------------------------------------------------------------ sceVu0RotMatrix (§3.2, §3.3) */
+
+static const u32 SIN5432[4] = {0x362E9C14u, 0xB94FB21Fu, 0x3C08873Eu, 0xBE2AAAA4u};
+#define HALF_PI 0x3FC90FDBu
+
+/* mul_matrix L ⊗ R: out_j[k] = chain over i of L_i[k] (fs) × R_j[i] (ft). out may not alias. */
+static inline void mul_matrix(int model, const u32 *L, const u32 *R, u32 *out) {
+    for (int j = 0; j < 4; j++)
+        for (int k = 0; k < 4; k++) {
+            u32 fs[4] = {L[k], L[4 + k], L[8 + k], L[12 + k]};
+            out[4 * j + k] = mac4(model, fs, R + 4 * j);
+        }
+}
+
+/* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
+static inline void cossin(int model, u32 a, u32 *s, u32 *c) {
+    int neg = (a & SIGN) && ex(a) != 0;
+    u32 x = neg ? f_add(model, HALF_PI, a) : f_sub(model, HALF_PI, a);
+    u32 x2 = f_mul(model, x, x);
+    u32 p[4];
+    for (int k = 0; k < 4; k++) p[k] = f_mul(model, f_mul(model, SIN5432[k], x), x2);
+    for (int k = 0; k < 3; k++) p[k] = f_mul(model, p[k], x2);
+    u32 r = f_add(model, x, p[3]);
+    for (int k = 0; k < 2; k++) p[k] = f_mul(model, p[k], x2);
+    r = f_add(model, r, p[2]);
+    p[0] = f_mul(model, p[0], x2);
+    r = f_add(model, r, p[1]);
+    r = f_add(model, r, p[0]);
+    *c = r;
+    u32 q = f_sqrt(model, f_sub(model, ONE, f_mul(model, r, r)));
+    *s = neg ? f_sub(model, 0, q) : f_add(model, 0, q);
+}
+
+/* sceVu0RotMatrix: Lx ⊗ (Ly ⊗ (Lz ⊗ I)) from radian bits rad[3j .. 3j+2], 16 words per entry. */
+void ref_rot_matrix(int model, const u32 *rad, int64_t n, u32 *out) {
+    for (int64_t j = 0; j < n; j++) {
+        u32 M[16] = {ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE}, T[16];
+        u32 s, c, c1, s1, ng;
+        cossin(model, rad[3 * j + 2], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Lz[16] = {c1, s1, 0, 0, ng, c1, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE}; mul_matrix(model, Lz, M, T); }
+        cossin(model, rad[3 * j + 1], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Ly[16] = {c1, 0, ng, 0, 0, ONE, 0, 0, s1, 0, c1, 0, 0, 0, 0, ONE}; mul_matrix(model, Ly, T, M); }
+        cossin(model, rad[3 * j], &s, &c);
+        c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
+        { u32 Lx[16] = {ONE, 0, 0, 0, 0, c1, s1, 0, 0, ng, c1, 0, 0, 0, 0, ONE}; mul_matrix(model, Lx, M, out + 16 * j); }
+    }
+}

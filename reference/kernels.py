@@ -1,0 +1,266 @@
+"""The reference's compiled kernels (reference/csrc), loaded through ctypes, or None.
+
+DECISION: C compiled with the host gcc and loaded through ctypes, not numba: no new dependency,
+no JIT warm-up in every worker, and a build of about a second cached under build/reference/.
+The kernels mirror reference/eefloat.py, controllers.py and rotation.py step for step; the
+tests in tests/reference check them bit for bit against that Python model.
+
+`native()` returns the loaded `Kernels`, or None (with a one-line notice on stderr, once) when
+there is no C compiler or the build fails; the reference then runs its Python model.
+EEDIFF_REFERENCE_NATIVE=0 selects the Python model without trying to build.
+"""
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from typing import Optional
+
+import numpy as np
+
+from . import cbuild
+
+MODEL_CODE = {"hw": 0, "trunc": 1}
+OPS = ("add", "sub", "mul", "madd", "msub", "div", "sqrt", "rsqrt", "from_int", "to_int", "cmp",
+       "u2f", "mac4")
+ACC_OPS = ("madda", "msuba", "mula", "adda", "suba")
+SOURCES = ("kernels.c",)
+
+_vp = ctypes.c_void_p      # pointers are passed and stored as plain addresses (a typed cast is slow)
+_u32p = ctypes.POINTER(ctypes.c_uint32)
+_u64p = ctypes.POINTER(ctypes.c_uint64)
+_f64p = ctypes.POINTER(ctypes.c_double)
+_i64p = ctypes.POINTER(ctypes.c_int64)
+_u8p = ctypes.POINTER(ctypes.c_uint8)
+_i64 = ctypes.c_int64
+_int = ctypes.c_int
+
+
+class CtrlStruct(ctypes.Structure):
+    """ref_ctrl of kernels.c."""
+    _fields_ = [("nseg", _i64), ("width", _i64), ("cum", _vp), ("dur", _vp), ("acc", _vp),
+                ("delta", _vp)]
+
+
+class KeyedStruct(ctypes.Structure):
+    """ref_keyed of kernels.c."""
+    _fields_ = [("nseg", _i64), ("cum", _vp), ("dur", _vp), ("axis", _vp), ("has_axis", _vp),
+                ("angle", _vp), ("W", _vp), ("base", _vp)]
+
+
+def _ptr(a: np.ndarray, t=None):
+    """The array's address (every kernel pointer argument is declared void *: a typed cast per
+    call costs more than the kernel)."""
+    return a.ctypes.data
+
+
+def _u32(x, n=None) -> np.ndarray:
+    a = np.ascontiguousarray(np.asarray(x, dtype=np.uint64) & 0xFFFFFFFF, dtype=np.uint32)
+    if n is not None and a.size != n:
+        raise ValueError(f"expected {n} words, got {a.size}")
+    return a
+
+
+class Kernels:
+    """The loaded library and typed entry points."""
+
+    def __init__(self, path: str):
+        self.path = path
+        lib = self.lib = ctypes.CDLL(path)
+        lib.ref_ops.argtypes = [_int, _int, _i64, _vp, _vp, _vp, _vp]
+        lib.ref_ops.restype = _int
+        lib.ref_acc_ops.argtypes = [_int, _int, _i64, _vp, _vp, _vp, _vp, _vp, _vp]
+        lib.ref_acc_ops.restype = _int
+        lib.ref_channels.argtypes = [_int, _vp, _i64, _vp, _i64, _vp]
+        lib.ref_channels.restype = None
+        lib.ref_local_exact.argtypes = [_int, _vp, _i64, _vp, _vp, _i64, _vp]
+        lib.ref_local_exact.restype = None
+        lib.ref_track_local.argtypes = [_int, _vp, _vp, _vp, _i64, _vp]
+        lib.ref_track_local.restype = None
+        lib.ref_keyed_eval.argtypes = [_int, _vp, _vp, _i64, _vp, _vp]
+        lib.ref_keyed_eval.restype = None
+        lib.ref_rot_matrix.argtypes = [_int, _vp, _i64, _vp]
+        lib.ref_rot_matrix.restype = None
+        self._rad = (ctypes.c_uint32 * 3)()
+        self._rot16 = (ctypes.c_uint32 * 16)()
+
+    # ---------------------------------------------------------------- float operations
+
+    def op(self, model: str, name: str, a, b=None, c=None) -> np.ndarray:
+        """The op over arrays of raw words: out[i] = op(a[i], b[i]) (madd/msub: op(c[i], a[i], b[i]);
+        mac4: a and b are (n, 4) fs and ft words). cmp gives -1/0/1 as int32."""
+        code = OPS.index(name)
+        a = _u32(a)
+        n = a.shape[0] if name == "mac4" else a.size
+        b = _u32(b if b is not None else np.zeros_like(a))
+        c = _u32(c if c is not None else np.zeros(n, dtype=np.uint32))
+        if name == "mac4":
+            if a.shape != (n, 4) or b.shape != (n, 4):
+                raise ValueError("mac4 takes (n, 4) fs and ft words")
+        elif b.size != n or c.size != n:
+            raise ValueError(f"operand arrays of different lengths for {name}")
+        out = np.empty(n, dtype=np.uint32)
+        rc = self.lib.ref_ops(MODEL_CODE[model], code, n, _ptr(a, _u32p), _ptr(b, _u32p),
+                              _ptr(c, _u32p), _ptr(out, _u32p))
+        if rc:
+            raise ValueError(f"kernel ref_ops refused op {name!r} for model {model!r}")
+        return out.view(np.int32) if name == "cmp" else out
+
+    def acc_op(self, model: str, name: str, a, b, acc=None, latch=None):
+        """An ACC-writing form over arrays: (new ACC words, new "ACC overflowed" latch as bool)."""
+        code = ACC_OPS.index(name)
+        a, b = _u32(a), _u32(b)
+        n = a.size
+        acc = _u32(acc if acc is not None else np.zeros(n, dtype=np.uint32))
+        lat = np.ascontiguousarray(latch if latch is not None else np.zeros(n), dtype=np.uint8)
+        if not (b.size == acc.size == lat.size == n):
+            raise ValueError(f"operand arrays of different lengths for {name}")
+        out = np.empty(n, dtype=np.uint32)
+        over = np.empty(n, dtype=np.uint8)
+        rc = self.lib.ref_acc_ops(MODEL_CODE[model], code, n, _ptr(acc, _u32p), _ptr(lat, _u8p),
+                                  _ptr(a, _u32p), _ptr(b, _u32p), _ptr(out, _u32p), _ptr(over, _u8p))
+        if rc:
+            raise ValueError(f"kernel ref_acc_ops refused op {name!r} for model {model!r}")
+        return out, over.astype(bool)
+
+    # ---------------------------------------------------------------- controllers
+
+    def channels(self, model: str, ctrls, times: np.ndarray) -> np.ndarray:
+        """Channels (a ctypes CtrlStruct array) at every time: (n, sum of widths) uint32."""
+        t = _u32(times)
+        width = sum(c.width for c in ctrls)
+        out = np.empty((t.size, width), dtype=np.uint32)
+        self.lib.ref_channels(MODEL_CODE[model], ctrls, len(ctrls), _ptr(t, _u32p), t.size,
+                              _ptr(out, _u32p))
+        return out
+
+    def track_local(self, model: str, pos_scale, R16: np.ndarray, times: np.ndarray) -> np.ndarray:
+        """local_exact(R16, scale(T), pos(T)) at every time: (n, 16) uint32."""
+        t = _u32(times)
+        R = _u32(R16, 16)
+        out = np.empty((t.size, 16), dtype=np.uint32)
+        self.lib.ref_track_local(MODEL_CODE[model], pos_scale, _ptr(R, _u32p), _ptr(t, _u32p), t.size,
+                                 _ptr(out, _u32p))
+        return out
+
+    def local_exact(self, model: str, R16, scale, pos) -> np.ndarray:
+        """local_exact over n entries: R16 (16,) or (n, 16), scale and pos (n, 3): (n, 16) uint32."""
+        s = _u32(scale).reshape(-1, 3)
+        p = _u32(pos).reshape(-1, 3)
+        R = _u32(R16)
+        n = s.shape[0]
+        if p.shape[0] != n:
+            raise ValueError("scale and pos of different lengths")
+        stride = 0 if R.size == 16 else 16
+        if stride and R.size != 16 * n:
+            raise ValueError("R16 must be one matrix or one per entry")
+        out = np.empty((n, 16), dtype=np.uint32)
+        self.lib.ref_local_exact(MODEL_CODE[model], _ptr(R, _u32p), stride, _ptr(s, _u32p),
+                                 _ptr(p, _u32p), n, _ptr(out, _u32p))
+        return out
+
+    def rot_matrix(self, model: str, rx: int, ry: int, rz: int):
+        """sceVu0RotMatrix from radian bits: 16 words (a tuple), as rotation.rot_matrix."""
+        self._rad[0], self._rad[1], self._rad[2] = rx, ry, rz
+        self.lib.ref_rot_matrix(MODEL_CODE[model], self._rad, 1, self._rot16)
+        return tuple(self._rot16[:])
+
+    def rot_matrices(self, model: str, rad) -> np.ndarray:
+        """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""
+        r = _u32(rad).reshape(-1, 3)
+        out = np.empty((r.shape[0], 16), dtype=np.uint32)
+        self.lib.ref_rot_matrix(MODEL_CODE[model], _ptr(r, _u32p), r.shape[0], _ptr(out, _u32p))
+        return out
+
+    def keyed(self, model: str, k: "KeyedStruct", times: np.ndarray):
+        """A keyed rotation at every time: ((n, 3, 3) float64, (n,) int64 passed)."""
+        t = _u32(times)
+        out = np.empty((t.size, 3, 3), dtype=np.float64)
+        passed = np.empty(t.size, dtype=np.int64)
+        self.lib.ref_keyed_eval(MODEL_CODE[model], ctypes.byref(k), _ptr(t, _u32p), t.size,
+                                _ptr(out, _f64p), _ptr(passed, _i64p))
+        return out, passed
+
+
+def ctrl_struct(ctrl, keep: list) -> CtrlStruct:
+    """A CtrlStruct for a reference controller (FloatController or ConstantController). The arrays
+    it points into are appended to `keep`, which must outlive the struct."""
+    from .controllers import FloatController
+    s = CtrlStruct()
+    if isinstance(ctrl, FloatController):
+        w = ctrl.width
+        cum = np.ascontiguousarray(ctrl._cum, dtype=np.uint64) if ctrl._cum else np.zeros(1, np.uint64)
+        dur = _u32([d for d, _ in ctrl.segments])
+        acc = _u32([x for row in ctrl._acc for x in row])
+        delta = _u32([x for _, dl in ctrl.segments for x in dl])
+        s.nseg, s.width = len(ctrl.segments), w
+    else:
+        w = len(ctrl.value)
+        cum, dur, delta = np.zeros(1, np.uint64), np.zeros(1, np.uint32), np.zeros(w, np.uint32)
+        acc = _u32(ctrl.value)
+        s.nseg, s.width = 0, w
+    keep.extend((cum, dur, acc, delta))
+    s.cum, s.dur, s.acc, s.delta = cum.ctypes.data, dur.ctypes.data, acc.ctypes.data, delta.ctypes.data
+    return s
+
+
+def ctrl_array(ctrls, keep: list):
+    """A ctypes array of CtrlStruct for several controllers."""
+    arr = (CtrlStruct * len(ctrls))(*(ctrl_struct(c, keep) for c in ctrls))
+    keep.append(arr)
+    return arr
+
+
+def keyed_struct(kr, keep: list) -> KeyedStruct:
+    """A KeyedStruct for a reference KeyedRotation (arrays appended to `keep`)."""
+    s = KeyedStruct()
+    segs = kr.segments
+    n = len(segs)
+    cum = np.ascontiguousarray(kr._cum, dtype=np.uint64) if kr._cum else np.zeros(1, np.uint64)
+    dur = _u32([d for d, _, _ in segs]) if n else np.zeros(1, np.uint32)
+    axis = np.array([a if a is not None else (0.0, 0.0, 0.0) for _, a, _ in segs] or [(0.0,) * 3],
+                    dtype=np.float64).reshape(-1)
+    has = np.array([a is not None for _, a, _ in segs] or [0], dtype=np.uint8)
+    angle = np.array([g for _, _, g in segs] or [0.0], dtype=np.float64)
+    W = np.array(kr._W, dtype=np.float64).reshape(-1)
+    base = np.array(kr.base, dtype=np.float64).reshape(-1)
+    keep.extend((cum, dur, axis, has, angle, W, base))
+    s.nseg = n
+    s.cum, s.dur = cum.ctypes.data, dur.ctypes.data
+    s.axis, s.has_axis, s.angle = axis.ctypes.data, has.ctypes.data, angle.ctypes.data
+    s.W, s.base = W.ctypes.data, base.ctypes.data
+    return s
+
+
+_STATE = {}
+
+
+def notice(msg: str) -> None:
+    """One line on stderr, once per process and message."""
+    seen = _STATE.setdefault("notices", set())
+    if msg not in seen:
+        seen.add(msg)
+        print(msg, file=sys.stderr)
+
+
+def native() -> Optional[Kernels]:
+    """The compiled kernels, or None with a one-line notice (Python model fallback)."""
+    if "kernels" in _STATE:
+        return _STATE["kernels"]
+    k = None
+    if os.environ.get("EEDIFF_REFERENCE_NATIVE", "1") == "0":
+        notice("reference: EEDIFF_REFERENCE_NATIVE=0, running the Python float model")
+    else:
+        try:
+            k = Kernels(cbuild.build(SOURCES, "kernels"))
+        except (cbuild.BuildError, OSError) as e:
+            first = str(e).splitlines()[0] if str(e) else type(e).__name__
+            notice(f"reference: compiled kernels unavailable ({first}); running the Python float model")
+    _STATE["kernels"] = k
+    return k
+
+
+def reset() -> None:
+    """Forget the loaded kernels, so the next native() decides again (tests)."""
+    _STATE.pop("kernels", None)
+    _STATE.pop("notices", None)
