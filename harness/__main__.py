@@ -54,6 +54,7 @@ def cmd_bulk(a):
     opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
+                   cluster=a.cluster or None, shard=parse_shard(a.shard),
                    **({"runs": a.runs} if a.runs else {}))
     from .staged import apply_profile, probe_gate
     opts = apply_profile(opts)
@@ -68,6 +69,16 @@ def cmd_bulk(a):
         if exc.filename is None:
             raise
         raise HarnessError(f"cannot write {exc.filename}: {exc.strerror}") from None
+
+
+def parse_shard(text):
+    from .shard import parse
+    return parse(text) if text else None
+
+
+def cmd_merge(a):
+    from .merge import merge_runs
+    return merge_runs(a.runs, a.out)
 
 
 def cmd_one(a):
@@ -209,6 +220,13 @@ def main(argv=None):
                    help="resume --resume/--out even when its parameters differ from this command's")
     b.add_argument("--allow-bad-members", action="store_true",
                    help="corrupt or unreadable archive members are listed but do not fail the run")
+    b.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="check on a Dask scheduler (tcp://host:8786) or a LocalCluster of N workers (local:N)")
+    b.add_argument("--shard", default=None, metavar="K/M",
+                   help="check the K-th of M balanced slices of the selection (merge puts them together)")
+    mg = sub.add_parser("merge", help="combine the shard runs of one selection into one run directory")
+    mg.add_argument("runs", nargs="+", help="the shard run directories")
+    mg.add_argument("--out", required=True, help="the merged run directory (new)")
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
@@ -240,7 +258,7 @@ def main(argv=None):
         a.case = from_argv(a.case)
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
-                "probe": cmd_probe}[a.cmd](a)
+                "probe": cmd_probe, "merge": cmd_merge}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2

@@ -19,7 +19,7 @@ import time
 
 from corpus.names import printable, printable_lines, shell_word
 
-from . import morph_pseudo, selection
+from . import morph_pseudo, selection, shard
 from .chunk import check_chunk
 from .errors import HarnessError
 from .failfast import DEFAULT_K, FailFast
@@ -81,28 +81,36 @@ def _game():
 def _check_one(task):
     """Worker: check one chunk, write its record atomically, return a short status."""
     index, cid, run_path, only = task
-    opts = _W["opts"]
+    res = check_record(_W["opts"], index, cid, only, _W["corpus"].chunk, _game)
+    if res.get("error") and not morph_pseudo.is_pseudo(cid):
+        _W["game"] = None             # a fresh machine after an emulation error
+    RunDir(run_path).write_chunk(res)
+    return record_status(res)
+
+
+def record_status(res):
+    """(index, mismatches, error?, seconds, error): what the parent counts of a chunk record."""
+    return (res["index"], len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")),
+            res["seconds"], res.get("error"))
+
+
+def check_record(opts, index, cid, only, chunk_of, game_of):
+    """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
+    `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
     ctx = opts.context(cid)
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
-        res = morph_pseudo.check_pseudo(_game(), cid, ctx, index)
-        RunDir(run_path).write_chunk(res)
-        return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
+        return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
     try:
-        ch = _W["corpus"].chunk(cid)
-        game = _game()
+        ch = chunk_of(cid)
+        game = game_of()
     except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
-        res = {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
-               "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
-                                           "check": "setup"}}
-    else:
-        res = check_chunk(game, ch, ctx, _W["prof"], only=only, index=index)
-        if res["mismatches"] and not res.get("error") and wants_shrink(opts):
-            attach_shrunk(game, ch, ctx, res)
-        if res.get("error"):
-            _W["game"] = None         # a fresh machine after an emulation error
-    RunDir(run_path).write_chunk(res)
-    return (index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"],
-            res.get("error"))
+        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
+                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
+                                            "check": "setup"}}
+    res = check_chunk(game, ch, ctx, profile(opts.profile), only=only, index=index)
+    if res["mismatches"] and not res.get("error") and wants_shrink(opts):
+        attach_shrunk(game, ch, ctx, res)
+    return res
 
 
 AUTO_SHRINK_CHUNKS = 10   # per worker, when neither --shrink nor --no-shrink is given
@@ -153,13 +161,16 @@ def prepare(opts: Options, argv):
         ids += morph_pseudo.ids()
     if opts.chunk_ids:
         ids = opts.chunk_ids
+    shard_info = None
+    if opts.shard:                    # one balanced slice of the selection (harness/shard.py)
+        ids, shard_info = shard.select(ids, [shard.predicted_cost(corpus, c) for c in ids], *opts.shard)
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
               "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
-              "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
+              **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)
         same_run_or_refuse(rd, params, opts)
@@ -206,6 +217,10 @@ def resume_command(rd, opts):
         parts += ["--chunks", shell_word(",".join(opts.chunk_ids))]
     if opts.allow_bad_members:
         parts.append("--allow-bad-members")
+    if p.get("shard"):
+        parts += ["--shard", shard.label(p)]
+    if opts.cluster:
+        parts += ["--cluster", shell_word(opts.cluster)]
     return " ".join(parts)
 
 
@@ -221,7 +236,7 @@ def run_bulk(opts: Options, argv=()):
     rd = prepare(opts, argv)
     ids = rd.params()["chunks"]
     done = rd.done_indices()
-    todo = [(i, cid, rd.path, opts.checks) for i, cid in enumerate(ids) if i not in done]
+    todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
     out = sys.stderr
     print(f"eediff bulk: run {rd.path}\n  corpus {rd.params().get('corpus_chunks')} Anime chunks; {len(ids)} chunks, {len(done)} already done, "
           f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "
@@ -231,14 +246,16 @@ def run_bulk(opts: Options, argv=()):
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
-        if opts.jobs <= 1 or len(todo) <= 1:
+        if opts.cluster:              # a Dask scheduler instead of the process pool (harness/cluster.py)
+            from .cluster import run_cluster
+        if not opts.cluster and (opts.jobs <= 1 or len(todo) <= 1):
             _init_serial(opts)
             for task in todo:
                 r = _check_one(task)
                 progress.update(*r[:4])
                 if ff.observe(r[4], task[1]):
                     break
-        elif not run_pool(opts, rd, todo, progress, out, ff):
+        elif not (run_cluster if opts.cluster else run_pool)(opts, rd, todo, progress, out, ff):
             rd.summarize(time.time() - t0)
             print(f"workers keep dying; resume with: {resume_command(rd, opts)}", file=out)
             return 1

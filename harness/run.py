@@ -27,6 +27,8 @@ def params_key(p):
     keep["image"] = (p.get("image") or {}).get("sha256")
     keep["data"] = (p.get("data") or {}).get("sha256")
     keep["chunks"] = p.get("chunks")
+    if p.get("shard"):
+        keep["shard"] = [p["shard"].get("k"), p["shard"].get("m")]
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
 
@@ -78,6 +80,7 @@ RESUME_PARAMS = {
     "disc sha256": lambda p: (p.get("disc") or {}).get("sha256"),
     "code version": lambda p: p.get("code"),
     "chunks": lambda p: p.get("chunks"),
+    "shard": lambda p: ("{k}/{m}".format(**p["shard"]) if p.get("shard") else None),
 }
 
 

@@ -53,7 +53,11 @@ def _params_html(run, summary) -> str:
             ("chunks/minute", summary.get("chunks_per_minute")),
             ("chunks done", f'{summary.get("chunks_done")} of {summary.get("chunks_total")}'
              + ("" if summary.get("complete") else " (incomplete)")),
-            ("command", " ".join(p.get("argv") or []) or None)]
+            ("command", " ".join(p.get("argv") or []) or None),
+            ("shard", "{k} of {m} (selection of {selection_size} chunks)".format(**p["shard"])
+             if p.get("shard") else None),
+            ("merged from", "; ".join(f'shard {x.get("shard")}: {x.get("run")}' for x in p["merged_from"])
+             if p.get("merged_from") else None)]
     out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
                                          for k, x in rows if x not in (None, "")) + '</table>'
     ident = []
