@@ -2,6 +2,8 @@
 #   make probe         the readiness probe: run it first on a new executable (IMAGE=... DATA=/DISC=...)
 #   make bulk N=4091   the nightly run (stand-in + synthetic corpus by default)
 #   make test          the test suite
+#   make bulk CLUSTER=tcp://host:8786 | CLUSTER=local:4   the chunks on a Dask cluster
+#   make bulk SHARD=2/8 OUT=dir; make merge RUNS="dir1 dir2 ..." OUT=dir   a run split over machines
 # Every target bootstraps what it needs: .venv from pyproject.toml, the synthetic corpus,
 # and (only for targets that rebuild the stand-in) the gcc-mipsel-linux-gnu cross compiler.
 
@@ -27,11 +29,16 @@ DISC    ?=
 CASE    ?=
 CHECK   ?=
 RUN     ?= build/runs/latest
+CLUSTER ?=
+SHARD   ?=
+OUT     ?=
+RUNS    ?=
+CLUSTER_STAMP := $(VENV)/.eediff-cluster
 PYTEST_ARGS ?=
 
 # Every variable reaches a recipe through the environment, unexpanded ($(value ...)), and the
 # shell reads it quoted ("$$MK_..."): a value with spaces, quotes or $(...) is passed as it is,
-# never parsed by make or the shell. PYTEST_ARGS alone is a list of words, split on purpose.
+# never parsed by make or the shell. PYTEST_ARGS and RUNS alone are lists of words, split on purpose.
 export MK_N := $(value N)
 export MK_SEED := $(value SEED)
 export MK_PROFILE := $(value PROFILE)
@@ -43,14 +50,18 @@ export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
 export MK_CHECK := $(value CHECK)
 export MK_RUN := $(value RUN)
-unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN
+export MK_CLUSTER := $(value CLUSTER)
+export MK_SHARD := $(value SHARD)
+export MK_OUT := $(value OUT)
+export MK_RUNS := $(value RUNS)
+unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN CLUSTER SHARD OUT RUNS
 # the synthetic corpus is a prerequisite unless DATA or DISC names another archive
 CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
-.PHONY: all venv corpus test test-slow mutant-elfs bulk one probe bench standin cross mutants report clean
+.PHONY: all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean
 
 all: test
 
@@ -61,8 +72,13 @@ $(STAMP): pyproject.toml
 	  else echo "note: no host C compiler: the machine runs its Python engine (sudo apt-get install gcc for the native one)"; fi; }
 	$(PYTHON3) -m venv $(VENV)
 	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[test]'
+	$(VENV)/bin/pip install --quiet -e '.[test,cluster]'
 	touch $(STAMP)
+
+# dask distributed (the extra "cluster"), installed when CLUSTER is given to a venv made without it
+$(CLUSTER_STAMP): $(STAMP)
+	$(VENV)/bin/pip install --quiet -e '.[cluster]'
+	touch $(CLUSTER_STAMP)
 
 # The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
 corpus: $(SYNTH_DATA)
@@ -82,8 +98,14 @@ mutant-elfs: $(STAMP) $(SYNTH_DATA)
 test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
-bulk: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
+bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
+	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS) \
+	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"}
+
+# the shard runs of one selection as one run directory, report, JUnit file and summary
+merge: $(STAMP)
+	@[ -n "$$MK_RUNS" ] && [ -n "$$MK_OUT" ] || { echo 'usage: make merge RUNS="dir1 dir2 ..." OUT=dir' >&2; exit 2; }
+	$(PY) -m harness merge --out "$$MK_OUT" $$MK_RUNS
 
 one: $(STAMP) $(CORPUS_DEP)
 	$(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)

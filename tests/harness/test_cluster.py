@@ -1,0 +1,184 @@
+"""Scale out (issue 18): one selection checked by the process pool, on a Dask cluster, and in four
+shards merged gives the same chunk records; a Dask worker killed mid-run costs nothing.
+
+DECISION: the selection is 8 sampled chunks of the synthetic corpus plus the 9 synthetic Modify
+pseudo-chunks (17 records) under the quick profile, not 24 chunks: three runs of it fit the
+suite's time on a shared 2-core machine, and every kind of record (real chunks, pseudo-chunks)
+travels each way.
+"""
+import json
+import os
+import signal
+
+import distributed   # the extra '.[cluster]', in make test's venv
+import pytest
+
+from harness import bulk, cluster, shard
+from harness.merge import merge_runs
+from harness.options import DEFAULT_DATA, Options
+
+
+# what differs between two checks of the same chunk: the clock, never the comparison
+TIMINGS = {"seconds", "timing", "cpu_seconds", "machine_cpu"}
+N = 8
+
+
+def opts(out, **kw):
+    return Options(**dict(dict(seed=4, profile="quick", n=N, jobs=1, out=str(out), data=DEFAULT_DATA), **kw))
+
+
+def records(run):
+    d = os.path.join(run, "chunks")
+    return {name: {k: v for k, v in json.load(open(os.path.join(d, name))).items() if k not in TIMINGS}
+            for name in sorted(os.listdir(d))}
+
+
+def params(run):
+    return json.load(open(os.path.join(run, "params.json")))
+
+
+def summary(run):
+    return json.load(open(os.path.join(run, "summary.json")))
+
+
+def test_pool_cluster_and_four_merged_shards_write_identical_chunk_records(tmp_path, capsys):
+    bulk.run_bulk(opts(tmp_path / "pool", jobs=2), ["test"])
+    bulk.run_bulk(opts(tmp_path / "dask", cluster="local:2"), ["test"])
+    for k in range(1, 5):
+        bulk.run_bulk(opts(tmp_path / f"shard{k}", shard=(k, 4)), ["test"])
+    assert merge_runs([str(tmp_path / f"shard{k}") for k in (3, 1, 4, 2)], str(tmp_path / "merged"), ["test"]) \
+        in (0, 5)
+    err = capsys.readouterr().err
+    assert "cluster local:2: 2 workers, 2 threads" in err
+
+    pool = records(tmp_path / "pool")
+    assert len(pool) == N + 9 and all(r["error"] is None and not r["mismatches"] for r in pool.values())
+    assert sum(r.get("machine_steps") or 0 for r in pool.values()) > 1_000_000     # the machine ran
+    assert records(tmp_path / "dask") == pool
+    assert records(tmp_path / "merged") == pool
+    # the shards really split it: four non-empty slices, every chunk in exactly one
+    slices = [params(tmp_path / f"shard{k}")["shard"]["indices"] for k in range(1, 5)]
+    assert all(slices) and sorted(i for s in slices for i in s) == list(range(N + 9))
+    # one run directory, as unsplit: the whole selection, one summary with the same sums
+    assert params(tmp_path / "merged")["chunks"] == params(tmp_path / "pool")["chunks"]
+    assert "shard" not in params(tmp_path / "merged")
+    assert [m["shard"] for m in params(tmp_path / "merged")["merged_from"]] == ["1/4", "2/4", "3/4", "4/4"]
+    for key in ("chunks_done", "chunks_total", "mismatches", "errors", "counters", "quirks", "complete",
+                "machine_steps", "status"):
+        assert summary(tmp_path / "merged")[key] == summary(tmp_path / "pool")[key] == summary(tmp_path / "dask")[key], key
+    assert os.path.isfile(tmp_path / "merged" / "report.html")
+    assert "merged from" in (tmp_path / "merged" / "report.html").read_text()
+    assert list((tmp_path / "merged").glob("*.xml")), "the merged run has its JUnit file"
+
+    # the comparison can fail: one record checked otherwise is seen
+    name = sorted(os.listdir(tmp_path / "merged" / "chunks"))[0]
+    path = tmp_path / "merged" / "chunks" / name
+    rec = json.loads(path.read_text())
+    rec["counters"]["cases"] = rec["counters"].get("cases", 0) + 1
+    path.write_text(json.dumps(rec))
+    assert records(tmp_path / "merged") != pool
+
+
+def test_a_dask_worker_killed_mid_run_costs_nothing_and_every_chunk_is_written_once(tmp_path, monkeypatch):
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as lc, distributed.Client(lc) as watcher:
+        pids = watcher.run(os.getpid)
+        killed = []
+        real_update = bulk.Progress.update
+
+        def update(self, *a):               # after the first record: kill a worker that is busy
+            real_update(self, *a)
+            if not killed:
+                busy = [w for w, keys in watcher.processing().items() if keys]
+                assert busy, "no worker had a chunk in flight"
+                killed.append((busy[0], list(watcher.processing()[busy[0]])))
+                os.kill(pids[busy[0]], signal.SIGKILL)
+        monkeypatch.setattr(bulk.Progress, "update", update)
+        writes = []
+        real_write = bulk.RunDir.write_chunk
+        monkeypatch.setattr(bulk.RunDir, "write_chunk", lambda self, res: (writes.append(res["index"]),
+                                                                          real_write(self, res))[1])
+        bulk.run_bulk(opts(tmp_path / "run", cluster=lc.scheduler_address), ["test"])
+    assert killed and killed[0][1], "a worker was killed with a chunk in flight"
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[killed[0][0]], 0)
+    s = summary(tmp_path / "run")
+    assert s["complete"] and s["chunks_done"] == N + 9 and s["errors"] == 0 and s["mismatches"] == 0
+    assert sorted(writes) == list(range(N + 9)), "every chunk recorded exactly once"
+    lost = int(killed[0][1][0].rsplit("-", 1)[1])       # the chunk the dead worker was checking
+    assert lost in writes
+
+
+def run_shards(tmp_path, m, which, **kw):
+    from .test_bulk import opts_for
+    out = []
+    for k in which:
+        o = opts_for(tmp_path, shard=(k, m), out=str(tmp_path / f"s{k}"), **kw)
+        bulk.run_bulk(o, ["test"])
+        out.append(str(tmp_path / f"s{k}"))
+    return out
+
+
+def test_merge_names_the_missing_shards(tmp_path):
+    runs = run_shards(tmp_path, 3, (1, 3))
+    with pytest.raises(Exception) as e:
+        merge_runs(runs, str(tmp_path / "merged"), ["test"])
+    assert "missing shard 2/3 of 3" in str(e.value) and "SHARD=2/3" in str(e.value)
+    assert not os.path.exists(tmp_path / "merged" / "params.json")
+
+
+def test_merge_refuses_a_shard_run_under_other_parameters(tmp_path):
+    runs = run_shards(tmp_path, 3, (1, 2)) + run_shards(tmp_path / "other", 3, (3,), seed=5)
+    with pytest.raises(Exception) as e:
+        merge_runs(runs, str(tmp_path / "merged"), ["test"])
+    msg = str(e.value)
+    assert "shard 3/3" in msg and "other parameters" in msg and "seed: run 4, now 5" in msg
+
+
+def test_merge_refuses_an_incomplete_shard_and_a_shard_given_twice(tmp_path):
+    runs = run_shards(tmp_path, 2, (1, 2))
+    with pytest.raises(Exception, match="shard 1/2 given twice"):
+        merge_runs([runs[0], runs[0], runs[1]], str(tmp_path / "m1"), ["test"])
+    first = sorted(os.listdir(os.path.join(runs[1], "chunks")))[0]
+    os.unlink(os.path.join(runs[1], "chunks", first))
+    with pytest.raises(Exception, match=r"shard 2/2\) is incomplete: 1 of \d+ chunks have no record"):
+        merge_runs(runs, str(tmp_path / "m2"), ["test"])
+
+
+def test_make_merge_exits_2_with_the_error_on_one_line(tmp_path, capsys):
+    from harness.__main__ import main
+    runs = run_shards(tmp_path, 2, (2,))
+    assert main(["merge", "--out", str(tmp_path / "m"), *runs]) == 2
+    assert "harness: missing shard 1/2 of 2" in capsys.readouterr().err
+
+
+def test_shards_are_deterministic_balanced_slices_of_the_selection():
+    costs = [5000, 100, 2300, 2300, 800, 9000, 40, 40, 4096, 1200, 7, 3100]
+    slices = [shard.select(list(range(len(costs))), costs, k, 4)[1] for k in range(1, 5)]
+    assert slices == [shard.select(list(range(len(costs))), costs, k, 4)[1] for k in range(1, 5)]
+    assert sorted(i for s in slices for i in s["indices"]) == list(range(len(costs)))
+    loads = [s["predicted_cost"] for s in slices]
+    assert max(loads) - min(loads) <= max(costs) and max(loads) < sum(costs) / 2
+    assert shard.parse("2/8") == (2, 8)
+    for bad in ("9/8", "0/3", "2", "a/b", "1/0"):
+        with pytest.raises(Exception, match="SHARD="):
+            shard.parse(bad)
+
+
+def test_a_worker_reads_no_file_of_the_client(tmp_path):
+    """The task carries the executable's and the chunk's bytes: a worker whose paths point nowhere
+    writes the record the client's own process writes."""
+    from harness.options import DEFAULT_IMAGE
+    o = opts(tmp_path / "x")
+    corpus = o.open_corpus()
+    cid = next(c for c in corpus.chunk_ids() if corpus.chunk(c).anime.morphs)
+    exe = open(DEFAULT_IMAGE, "rb").read()
+    here = bulk.check_record(o, 0, cid, None, corpus.chunk, lambda: o.validate_image())
+    far = Options(**dict(vars(o), image="/nowhere/standin.elf", data="/nowhere/DATA.BIN", _corpus=None))
+    far_here = dict(here, repro=far.context(cid).repro())
+    shipped = cluster.ship(corpus, cid, None)
+    import pickle
+    res = cluster.check_on_worker(far, 0, cid, None, pickle.loads(pickle.dumps(shipped)), exe, "t" * 64)
+    strip = lambda r: {k: v for k, v in r.items() if k not in TIMINGS}
+    assert "morph" in here["checks"] and here["error"] is None
+    assert strip(res) == strip(far_here)
