@@ -86,7 +86,8 @@ def _check_one(task):
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
         res = morph_pseudo.check_pseudo(_game(), cid, ctx, index)
         RunDir(run_path).write_chunk(res)
-        return index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")), res["seconds"]
+        return (index, len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")),
+                res["seconds"], res.get("error"))
     try:
         ch = _W["corpus"].chunk(cid)
         game = _game()
