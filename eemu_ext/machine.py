@@ -326,6 +326,14 @@ class Machine:
         self._code_ranges = [(v, v + len(d)) for v, d in img.segments]
         return img
 
+    def allow_fetch(self, lo: int, hi: int) -> None:
+        """Declare [lo, hi) code too (a trampoline a test or tool writes outside the image)."""
+        if self._code_ranges is None:
+            return
+        self._code_ranges.append((lo & M32, hi & M32))
+        if self._native is not None:
+            self._native.invalidate_code()
+
     def fetchable(self, pc: int) -> bool:
         """Whether instructions may be fetched at pc: inside a loaded segment of the image (any
         mapped address when no image is loaded)."""

@@ -75,6 +75,7 @@ def check_pseudo(game, cid, ctx, index=None):
     t0 = _time.time()
     tally = Tally()
     tally.checks.append("morph")
+    tally.applicable = ["morph"]        # a pseudo-chunk is all Modify cases: morph applies
     error = None
     steps0 = game.steps if game is not None else 0
     try:

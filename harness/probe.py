@@ -325,7 +325,10 @@ def stage_notes(game, ch, report):
     entries = game.load(ch.data)
     game.playback(entries, ch.names, 256)
     game.give_every_entry_an_instance(entries)
-    for _ in range(3):
+    from reference import Animation
+    frames = Animation.parse(ch.data, names=ch.names, ext=ch.ext).frames
+    # every frame once, so each note fires (DECISION: at most 400 frames, the probe stays quick)
+    for _ in range(max(3, min(frames + 1, 400))):
         game.forward(256)
         game.call(NOTE_PROCESS, mm.ANM)                 # no note function: nothing may be called
     game.enable_notes()

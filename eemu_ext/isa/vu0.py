@@ -340,11 +340,10 @@ for il, suf in ((0, ".ni"), (1, ".i")):
          "if rd: VF[rd][:] = (R[rt] & 0xFFFFFFFF, R[rt] >> 32, RH[rt] & 0xFFFFFFFF, RH[rt] >> 32)",
          c="if (rd) { uint64_t _l = R[rt], _h = RH[rt]; VF[rd][0] = (uint32_t)_l; "
            "VF[rd][1] = (uint32_t)(_l >> 32); VF[rd][2] = (uint32_t)_h; VF[rd][3] = (uint32_t)(_h >> 32); }")
-    # DECISION: CTC2 is Python-only: its write to vi31 (CMSAR1) raises, and compiled code has no
-    # way to raise; vu_ctc2 in vu0.h is the C form of every other register's write rule.
+    # A write to vi31 (CMSAR1) raises: the compiled form leaves that one to Python (TO_PYTHON).
     _row("ctc2" + suf, 0xFFE007FF, OP_COP2 | (6 << 21) | il, ("rt", "virdc"),
          "vu_ctc2(S, rd, R[rt] & 0xFFFFFFFF)",
-         python_only="a write to vi31 (CMSAR1) raises: compiled code cannot raise")
+         c="if (rd == 31) TO_PYTHON;\nvu_ctc2(st, rd, (uint32_t)R[rt]);")
 
 ROWS.append(Row("lqc2", 0xFC000000, 0x36 << 26, ("vrt", "mem"), "vu0",
                 "_v = ld128((R[rs] + imm) & 0xFFFFFFF0)\n"

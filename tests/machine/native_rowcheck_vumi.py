@@ -91,7 +91,7 @@ _PRELUDE = r"""
 #define RC_FIELDS(X) X(R) X(RH) X(HI) X(LO) X(F) X(VF) X(VI) X(VJUNK) X(acc_ovf) X(sa) X(fcr31)  \
     X(acc) X(vacc) X(q) X(i) X(r) X(mac) X(status) X(clip) X(cop0) X(cmsar0) X(cpcond0) X(vi24) \
     X(ram) X(spr) X(vu0) X(data_floor) X(pc) X(steps) X(limit) X(why) X(log_on) X(log_n)        \
-    X(log_cap) X(log_addr) X(log_size) X(log_old) X(log_new)
+    X(log_cap) X(log_addr) X(log_size) X(log_old) X(log_new) X(prev) X(annulled) X(bcount)
 #define RC_OFF(f) offsetof(ee_state, f),
 static const size_t rc_offsets[] = { RC_FIELDS(RC_OFF) };
 long rc_offset(int k) { return k < (int)(sizeof rc_offsets / sizeof rc_offsets[0]) ? (long)rc_offsets[k] : -1; }
@@ -133,6 +133,7 @@ static inline uint8_t *rc_ptr(ee_state *st, uint32_t a, uint32_t n)
 #define ST32(a, v) RC_ST(uint32_t, a, v)
 #define ST64(a, v) RC_ST(uint64_t, a, v)
 #define ST128(a, v) RC_ST(u128, a, v)
+#define TO_PYTHON return 1
 
 typedef int (*rc_fn)(ee_state *st, int *cond_out, uint32_t *tgt_out);
 

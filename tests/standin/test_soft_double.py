@@ -50,6 +50,7 @@ class Soft:
         code = ([0x27BDFFF0, 0xFFBF0000] + lui_ori(8, BUF) + [0xDD040000, 0xDD050008,
                 0x0C000000 | ((target >> 2) & 0x3FFFFFF), 0] + lui_ori(8, BUF)
                 + [0xFD020010, 0xDFBF0000, 0x03E00008, 0x27BD0010])
+        m.allow_fetch(TRAMP, TRAMP + 4 * len(code))        # a trampoline outside the image
         m.write(TRAMP, struct.pack(f"<{len(code)}I", *code))
         m.write_u64(BUF, a)
         m.write_u64(BUF + 8, b)
