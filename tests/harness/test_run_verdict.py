@@ -370,3 +370,13 @@ def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
          "quirks": {}, "machine_steps": 1200, "chunk_seconds": 0.01, "cpu_seconds": 0.01,
          "cpu_seconds_per_chunk": 0.01, "machine_cpu_seconds": {"ConvLCNum2ALCNum": 0.0}}
     assert "machine: 1200 instructions" in format_summary(s)
+
+
+def test_the_readme_tables_the_exit_statuses_the_harness_uses():
+    from harness.run import EXIT
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    for code, word in ((0, "pass"), (1, "mismatches"), (2, "usage or input error"), (5, "nothing compared"),
+                       (130, "interrupted")):
+        assert re.search(rf"^\| {code} \| {word}", text, re.M), (code, word)
+    assert (EXIT["pass"], EXIT["mismatches"], EXIT["bad members"], EXIT["nothing compared"],
+            EXIT["interrupted"]) == (0, 1, 2, 5, 130)
