@@ -120,12 +120,13 @@ class Corpus:
                 f"{st.st_size}:{st.st_mtime_ns}:{h}:{img}")
 
     def _archive_tag(self):
-        """Names the archive (path and window) in the cache's file names, whatever its contents."""
-        where = f"{os.path.abspath(self.arc.path)}:{self.arc.base}:{len(self.arc)}"
+        """Names the archive (path and window start) in the cache's file names, whatever its
+        contents and size."""
+        where = f"{os.path.abspath(self.arc.path)}:{self.arc.base}"
         return hashlib.sha1(where.encode()).hexdigest()[:10]
 
     def _prune_cache(self, keep):
-        """DECISION: the cache keeps only the newest index of each archive (path and window):
+        """DECISION: the cache keeps only the newest index of each archive (path and window start):
         an archive rewritten in place leaves no stale 32 MB side file behind."""
         prefix = f"corpus-{self._archive_tag()}-"
         try:

@@ -149,7 +149,9 @@ def inflate_cap(raw: bytes, m: Member) -> int:
     The ISIZE is the index record's usize when the executable's tables give one; otherwise it is
     read from the trailer, which ends within four bytes after the last non-zero byte of the span
     (zero padding follows it; ISIZE's own high bytes may be zero), so the largest of those
-    candidates bounds it."""
+    candidates bounds it. DECISION: that bound is exact for an ISIZE of 16 MiB or more (its top
+    byte is not zero), where memory matters; a smaller one may bound loosely (at most
+    MAX_INFLATED) and is checked exactly once the stream ends."""
     if m.usize is not None:
         return min(m.usize, MAX_INFLATED)
     end = len(raw.rstrip(b"\0"))

@@ -84,7 +84,7 @@ def default_repro(m: dict, params: dict) -> str:
         parts += ["--seed", shell_word(seed)]
     if m.get("check"):
         parts += ["--check", shell_word(m.get("check"))]
-    if params.get("profile"):
+    if params.get("profile") and params["profile"] != "quick":
         parts += ["--profile", shell_word(params["profile"])]
     if params.get("float_model") and params["float_model"] != "hw":
         parts += ["--float-model", shell_word(params["float_model"])]

@@ -341,10 +341,11 @@ def render(run, summary: dict, views: list[dict]) -> str:
     problems += "".join(f"<li>Nothing compared: {e(p)}</li>" for p in summary.get("nothing_compared") or ())
     headline = (f'{_n(summary.get("chunks_done"), "chunk")}, {_n(summary.get("mismatches"), "mismatch")} in '
                 f'{_n(failed, "chunk")}, {_n(summary.get("errors"), "harness error")}')
-    # "<" never appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
+    # ensure_ascii: no raw C1 control character from a name reaches the page. "<" never
+    # appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
     # a chunk name or a context value from ending or confusing the script element.
     data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),
-                      allow_nan=False, ensure_ascii=False).replace("<", "\\u003c")
+                      allow_nan=False, ensure_ascii=True).replace("<", "\\u003c")
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
         ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
         ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
