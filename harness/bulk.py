@@ -157,7 +157,9 @@ def prepare(opts: Options, argv):
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
     # DECISION: a --check run samples from the chunks whose records that check needs.
     ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
-    if not opts.checks or "morph" in opts.checks:
+    # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
+    # in for one: an archive with nothing to check still compares nothing.
+    if ids and (not opts.checks or "morph" in opts.checks):
         ids += morph_pseudo.ids()
     if opts.chunk_ids:
         ids = opts.chunk_ids
