@@ -83,13 +83,13 @@ test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
 bulk: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
 
 one: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
 
 probe: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness probe $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m eemu_ext.bench
@@ -109,7 +109,7 @@ standin: cross $(STAMP) $(SYNTH_DATA)
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
 	$(MAKE) -C standin mutants PY=$(abspath $(PY))
-	$(PY) -m harness mutants $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness mutants $(HARNESS_OPTS)
 
 clean:
 	rm -rf build standin/build

@@ -39,6 +39,18 @@ def _env_int(name, default):
         raise SystemExit(f"eediff: {name}={raw!r} is not a whole number") from None
 
 
+def chunk_count(text):
+    """--chunks: 0 (the profile's default) or a positive count; a negative one is a usage error."""
+    import argparse
+    try:
+        value = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 (the profile's default) or more, not {value}")
+    return value
+
+
 def pytest_addoption(parser):
     g = parser.getgroup("eediff")
     g.addoption("--image", default=os.environ.get("EEDIFF_IMAGE", DEFAULT_IMAGE),
@@ -47,7 +59,7 @@ def pytest_addoption(parser):
                 help="DATA.BIN to read (default $EEDIFF_DATA, else the synthetic corpus, generated on demand)")
     g.addoption("--disc", default=os.environ.get("EEDIFF_DISC"),
                 help="ISO 9660 image holding DATA/DATA.BIN and the executable (default $EEDIFF_DISC)")
-    g.addoption("--chunks", type=int, default=_env_int("EEDIFF_CHUNKS", "0"),
+    g.addoption("--chunks", type=chunk_count, default=_env_int("EEDIFF_CHUNKS", "0"),
                 help="differential tests: a seeded sample of this many chunks (0 = profile default)")
     g.addoption("--seed", type=int, default=_env_int("EEDIFF_SEED", "4"),
                 help="seed for every random choice (with the chunk identity)")
