@@ -26,6 +26,8 @@ DATA    ?=
 DISC    ?=
 CASE    ?=
 CHECK   ?=
+SHOW    ?=
+TIME    ?=
 RUN     ?= build/runs/latest
 PYTEST_ARGS ?=
 
@@ -42,8 +44,10 @@ export MK_DATA := $(value DATA)
 export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
 export MK_CHECK := $(value CHECK)
+export MK_SHOW := $(value SHOW)
+export MK_TIME := $(value TIME)
 export MK_RUN := $(value RUN)
-unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN
+unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK SHOW TIME RUN
 # the synthetic corpus is a prerequisite unless DATA or DISC names another archive
 CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
@@ -86,7 +90,8 @@ bulk: $(STAMP) $(CORPUS_DEP)
 	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
 
 one: $(STAMP) $(CORPUS_DEP)
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	  $${MK_SHOW:+--show "$$MK_SHOW"} $${MK_TIME:+--time "$$MK_TIME"} $(HARNESS_OPTS)
 
 probe: $(STAMP) $(CORPUS_DEP)
 	EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)

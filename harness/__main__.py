@@ -39,7 +39,7 @@ def options(a, **kw):
         from .disc import disc_executable
         image = disc_executable(a.disc)
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
-                   profile=a.profile, float_model=a.float_model,
+                   profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
                    corpus_image=a.image if explicit else None, **kw)
 
 
@@ -84,6 +84,8 @@ def cmd_one(a):
                       speed=a.speed)
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]
+    if a.time is not None:
+        mism = [m for m in mism if str(m.get("time")) == a.time]
     if mism and a.shrink:
         from .shrink import shrink_mismatch
         try:
@@ -212,7 +214,9 @@ def main(argv=None):
     o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
-    o.add_argument("--show", type=whole_number(1), default=20)
+    o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
+    o.add_argument("--time", default=None,
+                   help="only the mismatches at this time (a mismatch's own repro gives it)")
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
     r.add_argument("--case", required=True)

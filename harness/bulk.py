@@ -201,7 +201,8 @@ def resume_command(rd, opts):
              "--float-model", shell_word(p.get("float_model")), "--jobs", str(opts.jobs)]
     for c in p.get("checks") or ():
         parts += ["--check", shell_word(c)]
-    for flag, val in (("--image", opts.image if opts.image != DEFAULT_IMAGE else None),
+    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
+    for flag, val in (("--image", image),
                       ("--data", opts.data if opts.data != DEFAULT_DATA else None), ("--disc", opts.disc)):
         if val:
             parts += [flag, shell_word(val)]
