@@ -73,10 +73,18 @@ def cmd_one(a):
     opts = options(a)
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
+    if not a.case.strip():
+        raise HarnessError("CASE is required: a chunk id like member::ANM_name "
+                           "(.venv/bin/python -m corpus list --grep NAME finds them)")
     corpus = opts.open_corpus()
-    if a.case not in set(corpus.chunk_ids()):
-        raise HarnessError(f"CASE={printable(a.case)}: no such chunk in {opts.data or opts.disc} "
-                           f"(ids look like member::ANM_name; `python -m corpus list` shows them)")
+    ids = corpus.chunk_ids()
+    if a.case not in set(ids):
+        from corpus.listing import did_you_mean
+        near = did_you_mean(a.case, ids)
+        hint = f"did you mean {', '.join(near)}? " if near else ""
+        where = opts.disc if opts.disc and not opts.data else opts.data
+        raise HarnessError(f"CASE={a.case}: no such chunk in {where} ({hint}ids look like member::ANM_name; "
+                           f".venv/bin/python -m corpus list --grep NAME lists them)")
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
