@@ -446,8 +446,9 @@ def failing_chunk_lines(s):
     return lines
 
 
-def short(v, limit=60):
-    text = v if isinstance(v, str) else json.dumps(v)
+def short(v, limit=100):
+    from .note_text import notes_text
+    text = v if isinstance(v, str) else (notes_text(v) or json.dumps(v))
     return text if len(text) <= limit else text[:limit] + " ..."
 
 
