@@ -447,7 +447,7 @@ def failing_chunk_lines(s):
 
 
 def short(v, limit=100):
-    from .note_text import notes_text
+    from corpus.note_text import notes_text
     text = v if isinstance(v, str) else (notes_text(v) or json.dumps(v))
     return text if len(text) <= limit else text[:limit] + " ..."
 

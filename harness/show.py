@@ -4,7 +4,7 @@ import json
 from corpus.names import printable
 
 from .bits import f32
-from .note_text import notes_text
+from corpus.note_text import notes_text
 
 
 def _int(v):

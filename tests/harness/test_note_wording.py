@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from harness.note_text import notes_text
+from corpus.note_text import notes_text
 from harness.options import ROOT
 
 PY = sys.executable
@@ -31,3 +31,15 @@ def test_harness_one_prints_a_note_mismatch_with_named_fields_as_reference_and_g
     assert lines[1].startswith("  reference [{event 0x") and ", param " in lines[1] and ", object " in lines[1]
     assert lines[2].startswith("  game      [{event 0x")
     assert not any(l.startswith(("  expected", "  got")) for l in lines), r.stdout
+
+
+def test_a_failing_bulks_report_names_note_fields_and_says_reference_and_game(tmp_path):
+    if not os.path.isfile(NOTE_MUTANT):
+        pytest.skip("stand-in mutant ELFs not built (make mutant-elfs needs gcc-mipsel-linux-gnu)")
+    r = subprocess.run([PY, "-m", "harness", "bulk", "--n", "4", "--check", "notes", "--jobs", "2", "--fresh",
+                        "--image", NOTE_MUTANT, "--runs", str(tmp_path)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=600)
+    assert r.returncode == 1, r.stdout + r.stderr
+    html = (tmp_path / "latest" / "report.html").read_text()
+    assert "{event 0x2, param " in html and "<th>reference (" in html and "<th>game (" in html
+    assert "<th>expected" not in html and "<th>got" not in html

@@ -1,7 +1,7 @@
 """Note lists in words: each delivered note as {event 0x8005, param 1, time 15, object 88}.
 
-A note as compared is (event, param, time, object) (harness.game.Game.note_process: the
-funcNoteProcess arguments, with the coord as its object index); events print in hex, as
+A note as compared is (event, param, time, object) (the harness reads them from
+funcNoteProcess arguments, the coord as its object index); events print in hex, as
 `corpus stats` counts them.
 """
 NOTE_FIELDS = ("event", "param", "time", "object")
