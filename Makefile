@@ -54,9 +54,43 @@ CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
-.PHONY: all venv corpus test test-slow mutant-elfs bulk one probe bench standin cross mutants report clean
+.PHONY: help all venv corpus test test-slow mutant-elfs bulk one probe bench standin cross mutants report clean
 
 all: test
+
+# `make help`: every target and variable (tests/test_make_help.py checks none is missing).
+help:
+	@echo 'targets:'
+	@echo '  make bulk      check a seeded sample of N chunks; report in build/runs/latest/'
+	@echo '  make one       every check (or CHECK=) on one chunk CASE=member::ANM_name'
+	@echo '  make probe     readiness probe of an executable (run it first on IMAGE=/DISC=)'
+	@echo '  make test      the test suite (PYTEST_ARGS= passes more pytest words)'
+	@echo '  make test-slow the tests marked slow'
+	@echo '  make report    re-render RUN=<run dir> (HTML and JUnit)'
+	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
+	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
+	@echo '  make bench     interpreter, float-model and corpus speed'
+	@echo '  make standin   rebuild standin/standin.elf;  make cross  install the cross compiler'
+	@echo '  make venv      .venv from pyproject.toml;  make corpus  the synthetic DATA.BIN'
+	@echo '  make all       the same as make test;  make clean  remove build/ and standin/build/'
+	@echo '  make help      this list'
+	@echo 'variables (default):'
+	@echo '  N=100          bulk: how many chunks (at least 1; the corpus size or more: all)'
+	@echo '  SEED=4         seed of every random choice'
+	@echo '  PROFILE=nightly  quick | nightly | first-contact'
+	@echo '  JOBS=auto      bulk: worker processes (auto: one per core)'
+	@echo '  FLOAT=hw       EE float model: hw | trunc'
+	@echo '  ENGINE=        the machine engine: native | python | lockstep (default: native with a C compiler)'
+	@echo '  IMAGE=         the executable (default: standin/standin.elf)'
+	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
+	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
+	@echo '  CASE=          one: the chunk id (python -m corpus list --grep NAME)'
+	@echo '  CHECK=         bulk, one: only this check (controllers materials multistep playback notes morph fobj)'
+	@echo '  SHOW=20        one: print at most this many mismatches'
+	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
+	@echo '  RUN=build/runs/latest  report: the run directory'
+	@echo '  PYTEST_ARGS=   test, test-slow: more pytest words'
+	@echo '  PYTHON3=python3  the interpreter .venv is made from'
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -87,7 +121,8 @@ test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
 bulk: $(STAMP) $(CORPUS_DEP)
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	  $(HARNESS_OPTS)
 
 one: $(STAMP) $(CORPUS_DEP)
 	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
