@@ -28,6 +28,8 @@ DATA    ?=
 DISC    ?=
 CASE    ?=
 CHECK   ?=
+SHOW    ?=
+TIME    ?=
 RUN     ?= build/runs/latest
 CLUSTER ?=
 SHARD   ?=
@@ -49,21 +51,61 @@ export MK_DATA := $(value DATA)
 export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
 export MK_CHECK := $(value CHECK)
+export MK_SHOW := $(value SHOW)
+export MK_TIME := $(value TIME)
 export MK_RUN := $(value RUN)
 export MK_CLUSTER := $(value CLUSTER)
 export MK_SHARD := $(value SHARD)
 export MK_OUT := $(value OUT)
 export MK_RUNS := $(value RUNS)
-unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK RUN CLUSTER SHARD OUT RUNS
+unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS
 # the synthetic corpus is a prerequisite unless DATA or DISC names another archive
 CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
-.PHONY: all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean
+.PHONY: help all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean
 
 all: test
+
+# `make help`: every target and variable (tests/test_make_help.py checks none is missing).
+help:
+	@echo 'targets:'
+	@echo '  make bulk      check a seeded sample of N chunks; report in build/runs/latest/'
+	@echo '  make one       every check (or CHECK=) on one chunk CASE=member::ANM_name'
+	@echo '  make probe     readiness probe of an executable (run it first on IMAGE=/DISC=)'
+	@echo '  make test      the test suite (PYTEST_ARGS= passes more pytest words)'
+	@echo '  make test-slow the tests marked slow'
+	@echo '  make report    re-render RUN=<run dir> (HTML and JUnit)'
+	@echo '  make merge     shard runs RUNS="dir1 dir2 ..." as one run OUT=dir'
+	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
+	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
+	@echo '  make bench     interpreter, float-model and corpus speed'
+	@echo '  make standin   rebuild standin/standin.elf;  make cross  install the cross compiler'
+	@echo '  make venv      .venv from pyproject.toml;  make corpus  the synthetic DATA.BIN'
+	@echo '  make all       the same as make test;  make clean  remove build/ and standin/build/'
+	@echo '  make help      this list'
+	@echo 'variables (default):'
+	@echo '  N=100          bulk: how many chunks (at least 1; the corpus size or more: all)'
+	@echo '  SEED=4         seed of every random choice'
+	@echo '  PROFILE=nightly  quick | nightly | first-contact'
+	@echo '  JOBS=auto      bulk: worker processes (auto: one per core)'
+	@echo '  FLOAT=hw       EE float model: hw | trunc'
+	@echo '  ENGINE=        the machine engine: native | python | lockstep (default: native with a C compiler)'
+	@echo '  IMAGE=         the executable (default: standin/standin.elf)'
+	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
+	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
+	@echo '  CASE=          one: the chunk id (python -m corpus list --grep NAME)'
+	@echo '  CHECK=         bulk, one: only this check (controllers materials multistep playback notes morph fobj)'
+	@echo '  SHOW=20        one: print at most this many mismatches'
+	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
+	@echo '  RUN=build/runs/latest  report: the run directory'
+	@echo '  CLUSTER=        bulk: a Dask scheduler tcp://host:8786, or local:N'
+	@echo '  SHARD=         bulk: K/M, the K-th of M balanced slices'
+	@echo '  RUNS= OUT=     merge: the shard run directories, the merged one'
+	@echo '  PYTEST_ARGS=   test, test-slow: more pytest words'
+	@echo '  PYTHON3=python3  the interpreter .venv is made from'
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -99,7 +141,8 @@ test-slow: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
 bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
-	$(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $(HARNESS_OPTS) \
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	  $(HARNESS_OPTS) \
 	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"}
 
 # the shard runs of one selection as one run directory, report, JUnit file and summary
@@ -108,10 +151,11 @@ merge: $(STAMP)
 	$(PY) -m harness merge --out "$$MK_OUT" $$MK_RUNS
 
 one: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	  $${MK_SHOW:+--show "$$MK_SHOW"} $${MK_TIME:+--time "$$MK_TIME"} $(HARNESS_OPTS)
 
 probe: $(STAMP) $(CORPUS_DEP)
-	$(PY) -m harness probe $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
 	$(PY) -m eemu_ext.bench
@@ -131,7 +175,7 @@ standin: cross $(STAMP) $(SYNTH_DATA)
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
 	$(MAKE) -C standin mutants PY=$(abspath $(PY))
-	$(PY) -m harness mutants $(HARNESS_OPTS)
+	EEDIFF_VIA_MAKE=1 $(PY) -m harness mutants $(HARNESS_OPTS)
 
 clean:
 	rm -rf build standin/build

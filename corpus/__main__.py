@@ -1,4 +1,4 @@
-"""python -m corpus synth|stats: write the synthetic archive, or print an archive's census."""
+"""python -m corpus synth|stats|list: write the synthetic archive, print an archive's census, list its chunk ids."""
 import argparse
 import sys
 
@@ -19,6 +19,11 @@ def main(argv=None):
     t.add_argument("--image", help="executable with categoryFDTbl/cateCDOfsTbl")
     t.add_argument("--disc", help="ISO 9660 image holding DATA/DATA.BIN")
     t.add_argument("--json", action="store_true")
+    ls = sub.add_parser("list", help="the chunk ids (member::ANM_name), one a line, for CASE=")
+    ls.add_argument("path", nargs="?", help="DATA.BIN (default build/synth/DATA.BIN)")
+    ls.add_argument("--image", help="executable with categoryFDTbl/cateCDOfsTbl")
+    ls.add_argument("--disc", help="ISO 9660 image holding DATA/DATA.BIN")
+    ls.add_argument("--grep", metavar="PATTERN", help="only ids matching this regular expression (any case)")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "synth":
@@ -26,6 +31,9 @@ def main(argv=None):
             synthesize(a.out, seed=a.seed, small=a.small, jobs=a.jobs,
                        log=None if a.quiet else (lambda m: print(m, file=sys.stderr)))
             return 0
+        if a.cmd == "list":
+            from .listing import list_main
+            return list_main(a)
         from .stats import main as stats_main
         return stats_main(a)
     except CorpusError as e:

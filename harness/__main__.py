@@ -8,6 +8,7 @@ import sys
 
 from corpus.names import from_argv, printable, shell_word
 
+from .arguments import Parser, job_count, whole_number
 from .errors import HarnessError
 from .options import DEFAULT_IMAGE, Options
 from .profiles import PROFILES
@@ -20,7 +21,7 @@ def common(p):
     p.add_argument("--image", default=None, help="R5900 ELF (default: the stand-in)")
     p.add_argument("--data", default=None, help="DATA.BIN (default: build/synth/DATA.BIN)")
     p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
-    p.add_argument("--seed", type=int, default=4)
+    p.add_argument("--seed", type=whole_number(), default=4)
     p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
     p.add_argument("--engine", choices=("native", "python", "lockstep"), default=None,
@@ -38,20 +39,14 @@ def options(a, **kw):
         from .disc import disc_executable
         image = disc_executable(a.disc)
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
-                   profile=a.profile, float_model=a.float_model,
+                   profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
                    corpus_image=a.image if explicit else None, **kw)
-
-
-def jobs(v):
-    if v in (None, "", "auto"):
-        return os.cpu_count() or 1
-    return max(1, int(v))
 
 
 def cmd_bulk(a):
     from .bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
-    opts = options(a, n=a.n, jobs=jobs(a.jobs), checks=a.check or None, resume=a.resume,
+    opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
                    cluster=a.cluster or None, shard=parse_shard(a.shard),
@@ -89,10 +84,18 @@ def cmd_one(a):
     opts = options(a)
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
+    if not a.case.strip():
+        raise HarnessError("CASE is required: a chunk id like member::ANM_name "
+                           "(.venv/bin/python -m corpus list --grep NAME finds them)")
     corpus = opts.open_corpus()
-    if a.case not in set(corpus.chunk_ids()):
-        raise HarnessError(f"CASE={printable(a.case)}: no such chunk in {opts.data or opts.disc} "
-                           f"(ids look like member::ANM_name; `python -m corpus list` shows them)")
+    ids = corpus.chunk_ids()
+    if a.case not in set(ids):
+        from corpus.listing import did_you_mean
+        near = did_you_mean(a.case, ids)
+        hint = f"did you mean {', '.join(near)}? " if near else ""
+        where = opts.disc if opts.disc and not opts.data else opts.data
+        raise HarnessError(f"CASE={a.case}: no such chunk in {where} ({hint}ids look like member::ANM_name; "
+                           f".venv/bin/python -m corpus list --grep NAME lists them)")
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
@@ -100,6 +103,8 @@ def cmd_one(a):
                       speed=a.speed)
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]
+    if a.time is not None:
+        mism = [m for m in mism if str(m.get("time")) == a.time]
     if mism and a.shrink:
         from .shrink import shrink_mismatch
         try:
@@ -199,12 +204,13 @@ def cmd_probe(a):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m harness", description=__doc__)
+    ap = Parser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
     common(b)
-    b.add_argument("--n", type=int, default=100)
-    b.add_argument("--jobs", default="auto")
+    b.add_argument("--n", type=whole_number(1), default=100,
+                   help="how many chunks (at least 1; at least the pool size: all of them)")
+    b.add_argument("--jobs", type=job_count, default="auto", help="worker processes: auto or at least 1")
     b.add_argument("--check", action="append", choices=CHECK_NAMES, help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     b.add_argument("--resume", default=None, help="resume this run directory")
@@ -214,7 +220,7 @@ def main(argv=None):
     b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
     b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
     b.add_argument("--runs", default=None, help="runs root (default build/runs)")
-    b.add_argument("--fail-fast", type=int, default=5, metavar="K",
+    b.add_argument("--fail-fast", type=whole_number(1), default=5, metavar="K",
                    help="stop when K chunks in a row fail with the same error at the same pc (default 5)")
     b.add_argument("--force", action="store_true",
                    help="resume --resume/--out even when its parameters differ from this command's")
@@ -234,7 +240,9 @@ def main(argv=None):
     o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
-    o.add_argument("--show", type=int, default=20)
+    o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
+    o.add_argument("--time", default=None,
+                   help="only the mismatches at this time (a mismatch's own repro gives it)")
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
     r.add_argument("--case", required=True)

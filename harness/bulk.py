@@ -8,6 +8,7 @@ The pytest layer (tests/differential) stays the developer's loop; bulk needs no 
 from __future__ import annotations
 
 import ctypes
+import json
 import multiprocessing as mp
 import os
 import signal
@@ -25,6 +26,7 @@ from .errors import HarnessError
 from .failfast import DEFAULT_K, FailFast
 from .options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from .profiles import profile
+from .tally import MISMATCHES_KEPT_PER_CHUNK
 from .run import EXIT, RunDir, code_version, file_identity, param_differences
 
 _W = {}   # per-worker state: game, corpus, profile
@@ -211,7 +213,8 @@ def resume_command(rd, opts):
              "--float-model", shell_word(p.get("float_model")), "--jobs", str(opts.jobs)]
     for c in p.get("checks") or ():
         parts += ["--check", shell_word(c)]
-    for flag, val in (("--image", opts.image if opts.image != DEFAULT_IMAGE else None),
+    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
+    for flag, val in (("--image", image),
                       ("--data", opts.data if opts.data != DEFAULT_DATA else None), ("--disc", opts.disc)):
         if val:
             parts += [flag, shell_word(val)]
@@ -396,7 +399,7 @@ def format_summary(s):
     for why in s.get("nothing_compared") or ():
         lines.append(f"  nothing compared: {why}")
     if s.get("mismatches_by_check"):
-        lines.append("  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items()))
+        lines.append(mismatch_count_line(s))
     lines.append("  counters:")
     for k, v in s["counters"].items():
         lines.append(f"    {k:32s} {v}")
@@ -421,7 +424,50 @@ def format_summary(s):
                          + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
                          + f"); reference + harness {s['cpu_seconds'] - inside:.1f} s; "
                          f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
+    lines += failing_chunk_lines(s)
     return "\n".join(lines)
+
+
+def mismatch_count_line(s):
+    """Per-check counts that add up to the top line's total: the recorded ones, plus those past
+    the per-chunk cap (counted, not recorded)."""
+    text = "  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items())
+    beyond = s.get("mismatches_beyond_cap") or 0
+    if beyond:
+        text += (f"; {beyond} more past the cap of {MISMATCHES_KEPT_PER_CHUNK} recorded per chunk "
+                 f"(counted in the total, not recorded)")
+    return text
+
+
+def failing_chunk_lines(s):
+    """The closing block: which chunks failed, each one's first mismatch and one-line repro."""
+    failing = s.get("failing_chunks") or []
+    if not failing:
+        return []
+    n = s.get("chunks_failed") or len(failing)
+    lines = [f"  failing chunks ({'first %d of %d' % (len(failing), n) if n > len(failing) else n};"
+             f" report.html has every mismatch):"]
+    for f in failing:
+        head = f"    {f['chunk']}: {f['mismatches']} mismatch{'es' if f['mismatches'] != 1 else ''}"
+        if f.get("error"):
+            head += f"; error {f['error'][:160]}"
+        lines.append(head)
+        m = f.get("first")
+        if m:
+            where = [m["check"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
+                                    if m.get(k) is not None]
+            lines.append(f"      first: {' | '.join(map(str, where))} | {m['field']}: "
+                         f"reference {short(m['expected'])}, game {short(m['got'])}"
+                         + (f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""))
+        if f.get("repro"):
+            lines.append(f"      repro: {f['repro']}")
+    return lines
+
+
+def short(v, limit=100):
+    from corpus.note_text import notes_text
+    text = v if isinstance(v, str) else (notes_text(v) or json.dumps(v))
+    return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def render_report(run_path):

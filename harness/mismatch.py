@@ -17,14 +17,17 @@ class CaseContext:
         self.image, self.data, self.disc = image, data, disc
         self.defaults = defaults or {}
 
-    def repro(self, check=None):
+    def repro(self, check=None, time=None):
         """The command that repeats this case, safe to paste whatever the chunk id holds.
 
         DECISION: a repro is a direct `.venv/bin/python -m harness one` command, every value one
         shell word (corpus.names.shell_word), never a `make one CASE=...` line: make expands
         `$(...)` in a variable's value and its recipe re-opens the shell's quoting, so a name
         from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
-        return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check))
+        # A mismatch's own repro shows the mismatches at its time (`one --time T`), so the repro of
+        # the 150th mismatch of a chunk shows that one, not the chunk's first 20.
+        at = ["--time", shell_word(time)] if time is not None else []
+        return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check) + at)
 
     def repro_args(self, check=None, case=True):
         """The options of a repro, each value already one shell word."""
@@ -60,7 +63,7 @@ def record(ctx: CaseContext, check, field, expected, got, *, object=None, track=
     rec = {"chunk": ctx.chunk, "check": check, "object": object, "track": track, "time": time,
            "step": step, "field": field, "expected": raw(expected) if floats else plain(expected),
            "got": raw(got) if floats else plain(got), "ulp": u, "deviation": deviation,
-           "tolerance": tolerance, "seed": ctx.seed, "repro": ctx.repro(check),
+           "tolerance": tolerance, "seed": ctx.seed, "repro": ctx.repro(check, time=time),
            "context": context or {}}
     if series:
         rec["series"] = series

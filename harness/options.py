@@ -40,6 +40,7 @@ class Options:
     fail_fast: int = 5                   # stop a bulk after this many same failures in a row
     cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/cluster.py)
     shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/shard.py)
+    image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -92,5 +93,8 @@ class Options:
             raise HarnessError(f"IMAGE={self.image}: {type(exc).__name__}: {exc}") from exc
 
     def context(self, chunk_id):
+        # DECISION: a DISC run's repro names the disc alone, never the executable extracted from it
+        # (a cache file that `make clean` removes, and IMAGE+DISC reads the corpus another way).
         return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
-                           self.disc, defaults={"IMAGE": DEFAULT_IMAGE, "DATA": DEFAULT_DATA})
+                           self.disc, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
+                                                "DATA": DEFAULT_DATA})

@@ -253,6 +253,8 @@ class RunDir:
             return False
 
     def summarize(self, seconds=None, interrupted=False):
+        # failing_chunks: the first FAILING_CHUNKS_LISTED failing chunks (run order), each with its
+        # first mismatch and that mismatch's repro; mismatches_beyond_cap: counted, not recorded.
         """Sum the chunk records into summary.json (interfaces.md §4) and return it."""
         params = self.params()
         counters, quirks, timing = Counter(), Counter(), Counter()
@@ -263,6 +265,8 @@ class RunDir:
         cpu = 0.0
         machine_cpu = Counter()
         by_check = Counter()
+        beyond_cap = 0
+        failing = []
         ran_checks = Counter()
         no_check = []
         for r in self.results():
@@ -280,6 +284,9 @@ class RunDir:
             for m in r.get("mismatches", []):
                 by_check[m.get("check")] += 1
             mismatches += n_mis
+            beyond_cap += r.get("dropped_mismatches", 0)
+            if (n_mis or r.get("error")) and len(failing) < FAILING_CHUNKS_LISTED:
+                failing.append(failing_chunk(r, n_mis))
             errors += 1 if r.get("error") else 0
             failed += 1 if (n_mis or r.get("error")) else 0
             chunk_seconds += r.get("seconds", 0.0)
@@ -305,6 +312,8 @@ class RunDir:
             "complete": done >= total,
         }
         summary["chunks"] = done
+        summary["mismatches_beyond_cap"] = beyond_cap
+        summary["failing_chunks"] = failing
         summary["bad_members"] = list(params.get("bad_members") or [])
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
@@ -313,3 +322,21 @@ class RunDir:
         summary["status"] = status(summary)
         write_json(os.path.join(self.path, "summary.json"), summary)
         return summary
+
+
+FAILING_CHUNKS_LISTED = 10
+
+
+def failing_chunk(r, n_mis):
+    """A failing chunk for the closing summary: its first mismatch and that mismatch's repro
+    (the shrunk one when shrinking succeeded), or its error."""
+    out = {"chunk": r.get("chunk"), "index": r.get("index"), "mismatches": n_mis,
+           "error": (f"{r['error'].get('type')}: {r['error'].get('message')}" if r.get("error") else None)}
+    mism = r.get("mismatches") or []
+    if mism:
+        m = mism[0]
+        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step",
+                                              "expected", "got", "ulp")}
+        shrunk = m.get("shrunk") or {}
+        out["repro"] = shrunk.get("repro") or m.get("repro")
+    return out

@@ -4,6 +4,7 @@ import json
 from corpus.names import printable
 
 from .bits import f32
+from corpus.note_text import notes_text
 
 
 def _int(v):
@@ -16,7 +17,7 @@ def value_line(label, v, floats):
         return f"  {label:9s} 0x{v:08x}  {f32(v)!r}"
     if isinstance(v, int):
         return f"  {label:9s} {v} (0x{v & 0xFFFFFFFF:x})"
-    return f"  {label:9s} {json.dumps(v)}"
+    return f"  {label:9s} {notes_text(v) or json.dumps(v)}"
 
 
 def format_mismatch(m):
@@ -26,8 +27,10 @@ def format_mismatch(m):
             where.append(f"{k} {m[k]}")
     lines = [" | ".join(where) + f" | {m['field']}"]
     floats = m.get("ulp") is not None or m.get("deviation") is not None
-    lines.append(value_line("expected", m["expected"], floats))
-    lines.append(value_line("got", m["got"], floats))
+    # DECISION: "reference" (our model) and "game" (the executable), never expected/got: a
+    # reverse engineer checking the model against the game reads "expected" as the game.
+    lines.append(value_line("reference", m["expected"], floats))
+    lines.append(value_line("game", m["got"], floats))
     e, g = _int(m["expected"]), _int(m["got"])
     if isinstance(e, int) and isinstance(g, int):
         lines.append(f"  {'xor':9s} 0x{(e ^ g) & 0xFFFFFFFF:08x}" + (f"  ulp {m['ulp']}" if m.get("ulp") is not None else ""))

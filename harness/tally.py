@@ -1,9 +1,11 @@
 """Tally: the counters, quirk coverage counts, mismatches and worst keyed deviation of one chunk."""
 from collections import Counter
 
+MISMATCHES_KEPT_PER_CHUNK = 200   # past it a chunk's mismatches are counted, not recorded
+
 
 class Tally:
-    def __init__(self, max_mismatches=200):
+    def __init__(self, max_mismatches=MISMATCHES_KEPT_PER_CHUNK):
         self.counters = Counter()
         self.quirks = Counter()
         self.mismatches = []

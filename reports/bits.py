@@ -82,12 +82,13 @@ def diff_mask(a: int, b: int) -> int:
     return (a ^ b) & MASK32
 
 
-def bit_ranges(mask: int) -> str:
-    """Which bits differ, by field, e.g. "2 bit(s): fraction 0-1"."""
+def bit_ranges(mask: int, floaty: bool = True) -> str:
+    """Which bits differ, by field, e.g. "2 bit(s): fraction 0-1"; an integer's are "bits 0-1"."""
     if not mask:
         return "no bits differ"
     parts = []
-    for name, lo, hi in (("sign", 31, 31), ("exponent", 23, 30), ("fraction", 0, 22)):
+    fields = (("sign", 31, 31), ("exponent", 23, 30), ("fraction", 0, 22)) if floaty else (("bits", 0, 31),)
+    for name, lo, hi in fields:
         sub = [i for i in range(lo, hi + 1) if (mask >> i) & 1]
         if sub:
             parts.append(f"{name} {sub[0]}" + (f"-{sub[-1]}" if len(sub) > 1 else ""))

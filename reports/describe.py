@@ -70,7 +70,7 @@ def one_line(m: dict) -> str:
         tail = f" (d={m['deviation']:.3g} > {m.get('tolerance')})"
     where = where_text(m)
     return (f"{m['check']} {m.get('chunk')}{' ' + where if where else ''} {m.get('field')}: "
-            f"expected {short(m.get('expected'))} got {short(m.get('got'))}{tail}")
+            f"reference {short(m.get('expected'))} game {short(m.get('got'))}{tail}")
 
 
 def default_repro(m: dict, params: dict) -> str:
@@ -111,7 +111,7 @@ def scalar_view(exp, got, field=None) -> dict | None:
         else:
             read = str(signed)
         return {"hex": f"0x{bits:08x}", "dec": str(bits), "read": read}
-    return {"e": side(a), "g": side(b), "eb": a, "gb": b, "mask": mask, "desc": bit_ranges(mask),
+    return {"e": side(a), "g": side(b), "eb": a, "gb": b, "mask": mask, "desc": bit_ranges(mask, floaty),
             "ulp": ulp_distance(a, b) if floaty else None, "float": floaty}
 
 
@@ -121,17 +121,21 @@ def list_view(exp, got, field=None) -> dict | None:
     e = exp if isinstance(exp, list) else [exp]
     g = got if isinstance(got, list) else [got]
     rows, strips = [], []
+    from corpus.note_text import NOTE_FIELDS, is_note_list, note_text
+    notes = "note" in str(field or "").lower() and all(is_note_list(v) for v in (e, g) if v)
+    text = note_text if notes else value_text
     for i in range(max(len(e), len(g))):
         ev = e[i] if i < len(e) else None
         gv = g[i] if i < len(g) else None
         differs = (i >= len(e)) or (i >= len(g)) or ev != gv
         if i < MAX_ROWS:
-            rows.append([i, "–" if i >= len(e) else value_text(ev),
-                         "–" if i >= len(g) else value_text(gv), differs])
+            rows.append([i, "–" if i >= len(e) else text(ev),
+                         "–" if i >= len(g) else text(gv), differs])
         if differs and i < len(e) and i < len(g):
             # a scalar element, or the differing members of a tuple such as (target, weight)
             pairs = ([(f"[{i}]", ev, gv)] if not isinstance(ev, list) else
-                     [(f"[{i}][{j}]", a, b) for j, (a, b) in enumerate(zip(ev, gv)) if a != b]
+                     [(f"[{i}].{NOTE_FIELDS[j]}" if notes else f"[{i}][{j}]", a, b)
+                      for j, (a, b) in enumerate(zip(ev, gv)) if a != b]
                      if isinstance(gv, list) and len(ev) == len(gv) else [])
             for label, a, b in pairs:
                 sv = scalar_view(a, b, field) if len(strips) < MAX_STRIPS else None

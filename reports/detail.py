@@ -12,6 +12,11 @@ from corpus.names import printable
 from . import svg
 
 
+# DECISION: the two sides are named for what they are, the reference (our model) and the game (the
+# executable under the machine); a reverse engineer reads "expected" as the game's value.
+REFERENCE, GAME = "reference", "game"
+
+
 def e(x) -> str:
     """Text or attribute value, HTML-escaped (None is empty); a character that is not printable
     (a control character from a name in the archive) is shown as its \\x escape."""
@@ -19,9 +24,9 @@ def e(x) -> str:
 
 
 def strip_html(sv: dict, label: str = "") -> str:
-    """Two 32-cell bit strips (expected, got): sign / exponent / fraction, differing bits marked."""
+    """Two 32-cell bit strips (reference, game): sign / exponent / fraction, differing bits marked."""
     rows = []
-    for name, bits in (("expected", sv["eb"]), ("got", sv["gb"])):
+    for name, bits in ((REFERENCE, sv["eb"]), (GAME, sv["gb"])):
         cells = []
         for i in range(31, -1, -1):
             part = ("s" if i == 31 else ("e" if i >= 23 else "f")) if sv["float"] else "i"
@@ -40,7 +45,7 @@ def values_html(sv: dict) -> str:
     ulp = "" if sv["ulp"] is None else f'<tr><th>ulp distance</th><td colspan="3">{sv["ulp"]}</td></tr>'
     rows = "".join(f'<tr><th>{name}</th><td class="mono">{e(s["hex"])}</td>'
                    f'<td class="mono">{e(s["dec"])}</td><td class="mono">{e(s["read"])}</td></tr>'
-                   for name, s in (("expected", sv["e"]), ("got", sv["g"])))
+                   for name, s in ((REFERENCE, sv["e"]), (GAME, sv["g"])))
     return (f'<table class="vals"><tr><th></th><th>hex</th><th>decimal</th>'
             f'<th>{"float (display only)" if sv["float"] else "reading"}</th></tr>{rows}{ulp}</table>')
 
@@ -50,8 +55,8 @@ def list_html(lv: dict) -> str:
                    f'</td><td class="mono">{e(r[2])}</td></tr>' for r in lv["rows"])
     more = f'<p class="note">{lv["more"]} more elements not shown</p>' if lv["more"] > 0 else ""
     strips = "".join(values_html(s) + strip_html(s, s["label"]) for s in lv["strips"])
-    return (f'<table class="vals list"><tr><th>#</th><th>expected ({lv["ne"]})</th>'
-            f'<th>got ({lv["ng"]})</th></tr>{rows}</table>{more}{strips}')
+    return (f'<table class="vals list"><tr><th>#</th><th>{REFERENCE} ({lv["ne"]})</th>'
+            f'<th>{GAME} ({lv["ng"]})</th></tr>{rows}</table>{more}{strips}')
 
 
 def repro_html(cmd: str, label: str = "repro") -> str:
@@ -83,8 +88,8 @@ def detail_html(v: dict) -> str:
     elif "lv" in v:
         out.append(kv_html + list_html(v["lv"]))
     elif "raw" in v:
-        out.append(kv_html + f'<table class="vals"><tr><th>expected</th><td class="mono">{e(v["raw"][0])}'
-                   f'</td></tr><tr><th>got</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
+        out.append(kv_html + f'<table class="vals"><tr><th>{REFERENCE}</th><td class="mono">{e(v["raw"][0])}'
+                   f'</td></tr><tr><th>{GAME}</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
     else:
         out.append(kv_html)
     if "dev" in v:

@@ -157,7 +157,7 @@ function esc(s){
 
 // ---- one mismatch (mirrors reports/detail.py; keep the two in step) ----
 function stripHTML(sv, label){
-  var rows = '', sides = [['expected', sv.eb], ['got', sv.gb]];
+  var rows = '', sides = [['reference', sv.eb], ['game', sv.gb]];
   for (var k = 0; k < 2; k++) {
     var cells = '', bits = sides[k][1];
     for (var i = 31; i >= 0; i--) {
@@ -174,7 +174,7 @@ function stripHTML(sv, label){
 function valuesHTML(sv){
   var ulp = sv.ulp == null ? '' : '<tr><th>ulp distance</th><td colspan="3">' + sv.ulp + '</td></tr>';
   var rows = '';
-  [['expected', sv.e], ['got', sv.g]].forEach(function(p){
+  [['reference', sv.e], ['game', sv.g]].forEach(function(p){
     rows += '<tr><th>' + p[0] + '</th><td class="mono">' + esc(p[1].hex) + '</td><td class="mono">' +
       esc(p[1].dec) + '</td><td class="mono">' + esc(p[1].read) + '</td></tr>';
   });
@@ -187,7 +187,7 @@ function listHTML(lv){
       '</td><td class="mono">' + esc(r[2]) + '</td></tr>'; }).join('');
   var more = lv.more > 0 ? '<p class="note">' + lv.more + ' more elements not shown</p>' : '';
   var strips = lv.strips.map(function(s){ return valuesHTML(s) + stripHTML(s, s.label); }).join('');
-  return '<table class="vals list"><tr><th>#</th><th>expected (' + lv.ne + ')</th><th>got (' + lv.ng +
+  return '<table class="vals list"><tr><th>#</th><th>reference (' + lv.ne + ')</th><th>game (' + lv.ng +
     ')</th></tr>' + rows + '</table>' + more + strips;
 }
 function reproHTML(cmd, label){
@@ -239,8 +239,8 @@ function detailHTML(v){
     return '<tr><th>' + p[0] + '</th><td>' + esc(p[1]) + '</td></tr>'; }).join('') + '</table>';
   if (v.sv) out += '<div class="pair">' + kvHTML + '<div>' + valuesHTML(v.sv) + stripHTML(v.sv, '') + '</div></div>';
   else if (v.lv) out += kvHTML + listHTML(v.lv);
-  else if (v.raw) out += kvHTML + '<table class="vals"><tr><th>expected</th><td class="mono">' + esc(v.raw[0]) +
-    '</td></tr><tr><th>got</th><td class="mono">' + esc(v.raw[1]) + '</td></tr></table>';
+  else if (v.raw) out += kvHTML + '<table class="vals"><tr><th>reference</th><td class="mono">' + esc(v.raw[0]) +
+    '</td></tr><tr><th>game</th><td class="mono">' + esc(v.raw[1]) + '</td></tr></table>';
   else out += kvHTML;
   if ('dev' in v) out += '<p class="dev">deviation d = ' + esc(v.dev) + ', tolerance ' + esc(v.tol) + '</p>';
   (v.keys || []).forEach(function(k){

@@ -109,7 +109,7 @@ def test_mismatch_record_has_every_interface_field_and_a_repro():
         assert key in r
     assert r["expected"] == "0x3f800000" and r["got"] == "0x3f800001" and r["ulp"] == 1
     assert r["repro"] == (".venv/bin/python -m harness one --case xp_flag.cmp::ANM_xpflnut0 --seed 7 "
-                          "--check controllers --profile quick --float-model trunc")
+                          "--check controllers --profile quick --float-model trunc --time 256")
     json.dumps(r)
 
 

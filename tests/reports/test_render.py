@@ -125,7 +125,10 @@ def test_note_order_mismatch_lists_both_note_lists(rendered):
     d = rendered[2].by_id("m3")
     rows = d.find("table", cls="list").find_all("tr")[1:]
     assert [[td.text() for td in r.find_all("td")] for r in rows] == [
-        ["0", "[2,2,4,7]", "[32773,1,4,7]"], ["1", "[32773,1,4,7]", "[2,2,4,7]"]]
+        ["0", "{event 0x2, param 2, time 4, object 7}", "{event 0x8005, param 1, time 4, object 7}"],
+        ["1", "{event 0x8005, param 1, time 4, object 7}", "{event 0x2, param 2, time 4, object 7}"]]
+    heads = [th.text() for th in d.find("table", cls="list").find_all("th")]
+    assert heads == ["#", "reference (2)", "game (2)"]
     assert all("dr" in r.classes for r in rows)
     assert d.find("span", cls="cause").text() == "note order"
 
@@ -291,7 +294,7 @@ def test_morph_state_weights_get_bit_strips_per_differing_member(tmp_path):
     rows = d.find("table", cls="list").find_all("tr")[1:]
     assert ["dr" in r.classes for r in rows] == [False, True]
     strip = d.find("div", cls="strip")
-    assert "[1][1] got" in strip.text() and "1 bit(s): fraction 1" in strip.text()
+    assert "[1][1] game" in strip.text() and "1 bit(s): fraction 1" in strip.text()
     vals = [t for t in d.find_all("table", cls="vals") if "list" not in t.classes][0]
     ulp_row = [r for r in vals.find_all("tr") if r.find("th").text() == "ulp distance"][0]
     assert ulp_row.find("td").text() == "2"
@@ -378,3 +381,11 @@ def test_keys_around_the_time_are_a_table_with_the_segment_marked(rendered):
                                      ["5", "9", "2304", "0x40000000 (2)"]]
     assert [("seg" in r[4]) for r in rows] == [True, True, False]
     assert "keys around t=1234 (3 of 12 keys" in d.text()
+
+
+def test_an_integers_differing_bits_are_bits_not_fraction():
+    """issue 16, item 6: a u16 offset or frame counter has no fraction field."""
+    from reports.describe import scalar_view
+    sv = scalar_view(5, 7, "texture offset u")
+    assert sv["desc"] == "1 bit(s): bits 1" and not sv["float"]
+    assert scalar_view("0x3f800000", "0x3f800002", "pose")["desc"] == "1 bit(s): fraction 1"

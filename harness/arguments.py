@@ -1,0 +1,60 @@
+"""Command-line values checked at the door, and argparse errors worded for the command typed.
+
+A count that is zero or negative, or not a number, is a usage error (exit 2), never "the whole
+corpus" or a traceback. Run through make (EEDIFF_VIA_MAKE=1, set by the Makefile's recipes),
+an error names the make variable (N, JOBS, SEED ...) instead of the option it became.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import sys
+
+# option -> the make variable that feeds it (Makefile, HARNESS_OPTS and the bulk/one recipes)
+MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "PROFILE",
+                  "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
+                  "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
+                  "--engine": "ENGINE"}
+
+
+def whole_number(minimum=None):
+    """An argparse type: an int, at least `minimum` when given."""
+    def parse(text):
+        try:
+            value = int(text, 10)
+        except (TypeError, ValueError):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if minimum is not None and value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+def job_count(text):
+    """`auto` (one per core) or a whole number of at least 1."""
+    if text in (None, "", "auto"):
+        return os.cpu_count() or 1
+    try:
+        return whole_number(1)(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (or auto: one per core)") from None
+
+
+def via_make():
+    return os.environ.get("EEDIFF_VIA_MAKE") == "1"
+
+
+def make_words(message):
+    """'argument --n: must be at least 1, not 0' -> 'N: must be at least 1, not 0'."""
+    return re.sub(r"argument (--[\w-]+)(?:/[-\w]+)?:",
+                  lambda m: f"{MAKE_VARIABLES.get(m[1], m[1])}:", message)
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        if via_make():
+            print(f"eediff: {make_words(message)}  (make help lists every variable)", file=sys.stderr)
+            raise SystemExit(2)
+        super().error(message)

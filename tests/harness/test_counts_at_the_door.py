@@ -1,0 +1,47 @@
+"""Counts are checked before anything runs, in the words of the command typed (issue 16, item 2).
+
+`make bulk N=0` once ran the whole corpus; `JOBS=abc` was a traceback and `JOBS=0` silently 1.
+"""
+import os
+import subprocess
+import sys
+
+import pytest
+
+from harness.options import ROOT
+
+PY = sys.executable
+
+
+def make(*words):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MK_", "MAKE"))}
+    return subprocess.run(["make", "-s", *words], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300, env=env)
+
+
+@pytest.mark.parametrize("var, value, says", [
+    ("N", "0", "N: must be at least 1, not 0"),
+    ("N", "-1", "N: must be at least 1, not -1"),
+    ("JOBS", "abc", "JOBS: 'abc' is not a whole number (or auto: one per core)"),
+    ("JOBS", "0", "JOBS: must be at least 1, not 0"),
+    ("JOBS", "-3", "JOBS: must be at least 1, not -3"),
+    ("SEED", "four", "SEED: 'four' is not a whole number"),
+])
+def test_make_bulk_refuses_a_bad_count_naming_the_make_variable(var, value, says):
+    r = make("bulk", f"{var}={value}")
+    assert r.returncode != 0 and says in r.stderr, r.stdout + r.stderr
+    assert "Traceback" not in r.stderr and "checking" not in r.stdout
+    assert "--n" not in r.stderr and "--jobs" not in r.stderr
+
+
+def test_the_module_cli_names_its_own_option():
+    r = subprocess.run([PY, "-m", "harness", "bulk", "--n", "0"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120, env={k: v for k, v in os.environ.items() if k != "EEDIFF_VIA_MAKE"})
+    assert r.returncode == 2 and "argument --n: must be at least 1, not 0" in r.stderr, r.stderr
+
+
+def test_pytest_refuses_a_negative_chunk_count():
+    r = subprocess.run([PY, "-m", "pytest", "--chunks", "-1", "-k", "notes", "--collect-only", "-q"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 4 and "--chunks: must be 0 (the profile's default) or more, not -1" in r.stderr, \
+        r.stdout + r.stderr

@@ -1,0 +1,32 @@
+"""`make help` lists every target and variable of the Makefile (issue 16, item 7), and
+`make bulk CHECK=` is passed on, not ignored."""
+import os
+import re
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def makefile():
+    return open(os.path.join(ROOT, "Makefile")).read()
+
+
+def test_make_help_lists_every_phony_target_and_every_variable():
+    text = makefile()
+    targets = re.search(r"^\.PHONY:(.*)$", text, re.M)[1].split()
+    variables = re.findall(r"^([A-Z][A-Z0-9_]*)\s*\?=", text, re.M)
+    out = subprocess.run(["make", "-s", "help"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    missing = [t for t in targets if not re.search(rf"make {re.escape(t)}\b", out.stdout)]
+    missing += [v for v in variables if not re.search(rf"^\s+{v}=", out.stdout, re.M)]
+    assert len(targets) > 10 and len(variables) > 10 and not missing, f"make help omits {missing}"
+
+
+def test_make_bulk_passes_check_on():
+    out = subprocess.run(["make", "-n", "bulk", "CHECK=notes"], cwd=ROOT, capture_output=True, text=True,
+                         timeout=60, env={**os.environ, "MK_CHECK": ""})
+    recipe = [l for l in out.stdout.splitlines() if "-m harness bulk" in l]
+    assert recipe and '--check "$MK_CHECK"' in recipe[0], out.stdout
+    done = subprocess.run(["make", "-s", "bulk", "CHECK=nonsense", "N=1"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert "CHECK: invalid choice: 'nonsense'" in done.stderr, done.stderr
