@@ -83,6 +83,13 @@ def pytest_configure(config):
     # was taken from paths outside the checkout never reads pyproject.toml.
     for line in MARKERS:
         config.addinivalue_line("markers", line)
+    # A named file that is missing or not a regular file is one usage error, not one per test.
+    for opt, default in (("--image", DEFAULT_IMAGE), ("--data", DEFAULT_DATA), ("--disc", None)):
+        path = config.getoption(opt)
+        if path and path != default and not os.path.isfile(path):
+            import pytest
+            why = "not a regular file (a directory, FIFO or device)" if os.path.exists(path) else "no such file"
+            raise pytest.UsageError(f"{opt} {path}: {why}")
     engine = config.getoption("--engine")
     if engine:
         os.environ["EEMU_ENGINE"] = engine

@@ -110,9 +110,24 @@ def _executable_file(data, sha):
     return path
 
 
-def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None):
+_CODE = {}
+
+
+def worker_code_version():
+    if "v" not in _CODE:
+        from .run import code_version
+        _CODE["v"] = code_version()
+    return _CODE["v"]
+
+
+def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code=None):
     """The Dask task: one chunk's record, checked as a process-pool worker checks it."""
     from .bulk import check_record
+    if code is not None and worker_code_version() != code:
+        # DECISION: a worker with other harness/reference/corpus sources would write records of
+        # another code version into this run: it refuses the task instead.
+        raise HarnessError(f"this worker's eediff code is version {worker_code_version()}, the run's is "
+                           f"{code}: install the same eediff on every worker")
     if engine:
         os.environ["EEMU_ENGINE"] = engine
     games = _LOCAL.__dict__.setdefault("games", {})
@@ -150,7 +165,9 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
         print(f"  cluster {opts.cluster}: {len(client.nthreads())} workers, {threads} threads "
               f"(dashboard {client.dashboard_link or 'off'})", file=out)
         engine = os.environ.get("EEMU_ENGINE")
+        run_key, code = rd.params().get("key"), rd.params().get("code")
         queue = iter(todo)
+        index_of = {}
 
         def submit_next():
             task = next(queue, None)
@@ -158,8 +175,9 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
                 return None
             index, cid, _, only = task
             fut = client.submit(check_on_worker, opts, index, cid, only, ship(corpus, cid, only), exe, sha,
-                                engine, key=f"eediff-{rd.params().get('key')}-chunk-{index}", pure=False)
+                                engine, code, key=f"eediff-{run_key}-chunk-{index}", pure=False)
             futures.append(fut)
+            index_of[fut.key] = (index, cid)
             return fut
         first = [f for f in (submit_next() for _ in range(max(4, IN_FLIGHT_PER_THREAD * threads))) if f]
         done = distributed.as_completed(first)
@@ -170,6 +188,10 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
                 print(f"\nworkers keep dying on a chunk ({exc}); the chunks already written are kept",
                       file=out)
                 return False
+            except Exception as exc:   # the task itself failed on the worker (not the chunk's check)
+                i, cid = index_of.get(fut.key, ("?", "?"))
+                raise HarnessError(f"CLUSTER={opts.cluster}: the task of chunk {i} ({cid}) failed on its "
+                                   f"worker: {type(exc).__name__}: {exc}") from None
             rd.write_chunk(res)
             r = _status(res)
             progress.update(*r[:4])

@@ -65,3 +65,14 @@ def test_without_the_plugin_entry_point_the_command_fails_as_the_issue_reports(t
     r = pytest_run("--image", image, "--data", data, "-k", "notes", "--collect-only", "-q",
                    env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"})
     assert r.returncode == 4 and "unrecognized arguments: --image" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_missing_image_is_one_usage_error_not_one_per_test(tmp_path):
+    r = pytest_run("--image", str(tmp_path / "nowhere.elf"), "-k", "notes", "-q")
+    assert r.returncode == 4, r.stdout + r.stderr
+    assert f"--image {tmp_path / 'nowhere.elf'}: no such file" in r.stderr and " passed" not in r.stdout
+
+
+def test_a_directory_as_data_is_named_as_one(tmp_path):
+    r = pytest_run("--data", str(tmp_path), "-k", "notes", "-q")
+    assert r.returncode == 4 and "not a regular file (a directory" in r.stderr, r.stdout + r.stderr

@@ -214,3 +214,13 @@ def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resu
         bulk.run_bulk(opts(tmp_path / "run", cluster=lc.scheduler_address), ["test"])
     assert summary(tmp_path / "run")["complete"]
     assert sorted(writes) == list(range(N + 9)), "the resumed run checked only the chunks not yet written"
+
+
+def test_a_worker_with_other_eediff_code_refuses_its_tasks_and_the_run_says_so(tmp_path, monkeypatch):
+    from harness.errors import HarnessError
+    monkeypatch.setattr(bulk, "code_version", lambda: "0123456789ab")     # the client's sources differ
+    with pytest.raises(HarnessError) as e:
+        bulk.run_bulk(opts(tmp_path / "run", n=1, cluster="local:1"), ["test"])
+    msg = str(e.value)
+    assert "CLUSTER=local:1: the task of chunk" in msg and "failed on its worker" in msg
+    assert "the run's is 0123456789ab: install the same eediff on every worker" in msg
