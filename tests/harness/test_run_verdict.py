@@ -57,7 +57,7 @@ def hostile_run(tmp_path_factory):
     data, ids = archives.hostile_archive(str(tmp / "dir with space" / "it's $(touch zzpw-p)" / "DATA.BIN"))
     elf = archives.return_at_once_elf(str(tmp / "ret urn's.elf"), tables_for=data)
     run = tmp / "run"
-    r = bulk(tmp, run, "--data", data, "--image", elf, "--check", "controllers", "--n", "0")
+    r = bulk(tmp, run, "--data", data, "--image", elf, "--check", "controllers", "--n", "100000")
     return tmp, data, elf, ids, run, r
 
 
@@ -147,7 +147,7 @@ def test_a_truncated_archive_is_an_error_of_the_run_listed_everywhere(tmp_path):
     last = blob.rfind(b"\x1f\x8b\x08", 0, len(blob))
     cut = tmp_path / "DATA.BIN"
     cut.write_bytes(blob[:last + (len(blob) - last) // 2])
-    r = bulk(tmp_path, tmp_path / "run", "--data", str(cut), "--check", "controllers", "--n", "0")
+    r = bulk(tmp_path, tmp_path / "run", "--data", str(cut), "--check", "controllers", "--n", "100000")
     assert r.returncode == 2, r.stdout + r.stderr
     s = summary(tmp_path / "run")
     assert s["status"] == "bad members" and s["chunks_total"] == 2 and s["mismatches"] == 0
@@ -161,7 +161,7 @@ def test_a_truncated_archive_is_an_error_of_the_run_listed_everywhere(tmp_path):
     (tc,) = [tc for suite, tc in junit_cases(tmp_path / "run") if suite == "archive"]
     assert tc.find("error").get("type") == "bad member" and "truncated" in tc.find("error").get("message")
 
-    ok = bulk(tmp_path, tmp_path / "allowed", "--data", str(cut), "--check", "controllers", "--n", "0",
+    ok = bulk(tmp_path, tmp_path / "allowed", "--data", str(cut), "--check", "controllers", "--n", "100000",
               "--allow-bad-members")
     assert ok.returncode == 0, ok.stdout + ok.stderr
     (tc,) = [tc for suite, tc in junit_cases(tmp_path / "allowed") if suite == "archive"]
@@ -175,7 +175,7 @@ def test_a_flipped_crc_bit_fails_the_run_and_the_differential_suite(tmp_path):
     _, offset, csize, _ = archives.LAYOUT[path][0]
     blob[offset + csize - 8] ^= 0x01             # the first member's stored CRC32
     open(path, "wb").write(blob)
-    r = bulk(tmp_path, tmp_path / "run", "--data", path, "--check", "controllers", "--n", "0")
+    r = bulk(tmp_path, tmp_path / "run", "--data", path, "--check", "controllers", "--n", "100000")
     assert r.returncode == 2 and "CRC32 mismatch" in r.stderr, r.stderr
     assert summary(tmp_path / "run")["bad_members"][0]["member"] == archives.SMALL[0]
     t = subprocess.run([PY, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/differential",
@@ -188,7 +188,7 @@ def test_an_empty_archive_compares_nothing_and_says_so(tmp_path):
     """0 chunks: before, "0/0 chunks, PASS, exit 0"; now status "nothing compared", exit 5."""
     empty = tmp_path / "DATA.BIN"
     empty.write_bytes(b"")
-    r = bulk(tmp_path, tmp_path / "run", "--data", str(empty), "--n", "0")
+    r = bulk(tmp_path, tmp_path / "run", "--data", str(empty), "--n", "100000")
     assert r.returncode == 5, r.stdout + r.stderr
     s = summary(tmp_path / "run")
     assert s["status"] == "nothing compared" and s["chunks_total"] == 0
@@ -228,14 +228,14 @@ def test_an_executable_that_compiles_no_controllers_fails(tmp_path):
     used to count and pass; now each is a controllers mismatch and the run exits 1."""
     data = archives.small_archive(str(tmp_path / "DATA.BIN"))
     elf = archives.return_at_once_elf(str(tmp_path / "ret.elf"), tables_for=data)
-    r = bulk(tmp_path, tmp_path / "run", "--data", data, "--image", elf, "--check", "controllers", "--n", "0")
+    r = bulk(tmp_path, tmp_path / "run", "--data", data, "--image", elf, "--check", "controllers", "--n", "100000")
     assert r.returncode == 1, r.stdout + r.stderr
     s = summary(tmp_path / "run")
     assert s["counters"]["no controller"] > 0 and s["mismatches_by_check"]["controllers"] == s["counters"]["no controller"]
     assert s["status"] == "mismatches" and s["counters"].get("cases", 0) == 0
     fails = [tc for suite, tc in junit_cases(tmp_path / "run") if suite == "controllers" and tc.find("failure") is not None]
     assert len(fails) == 3
-    good = bulk(tmp_path, tmp_path / "good", "--data", data, "--check", "controllers", "--n", "0")
+    good = bulk(tmp_path, tmp_path / "good", "--data", data, "--check", "controllers", "--n", "100000")
     assert good.returncode == 0 and summary(tmp_path / "good")["counters"].get("no controller", 0) == 0
 
 
@@ -246,17 +246,17 @@ def test_resume_and_out_refuse_other_parameters_naming_them(tmp_path):
     (exit 2, naming each difference) unless --force."""
     data = archives.small_archive(str(tmp_path / "DATA.BIN"), names=archives.SMALL[:2])
     run = tmp_path / "run"
-    first = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "0")
+    first = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "100000")
     assert first.returncode == 0, first.stderr
     again = harness(tmp_path, "bulk", "--resume", str(run), "--jobs", "1", "--data", data, "--check",
-                    "controllers", "--n", "0", "--profile", "nightly", "--seed", "5", "--float-model", "trunc")
+                    "controllers", "--n", "100000", "--profile", "nightly", "--seed", "5", "--float-model", "trunc")
     assert again.returncode == 2
     for diff in ("seed: run 4, now 5", "profile: run quick, now nightly", "float model: run hw, now trunc"):
         assert diff in again.stderr, again.stderr
     elf = archives.return_at_once_elf(str(tmp_path / "ret.elf"), tables_for=data)
-    other = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "0", "--image", elf)
+    other = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "100000", "--image", elf)
     assert other.returncode == 2 and "executable sha256: run " in other.stderr, other.stderr
-    forced = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "0", "--seed", "4",
+    forced = bulk(tmp_path, run, "--data", data, "--check", "controllers", "--n", "100000", "--seed", "4",
                   "--image", elf, "--force")
     assert forced.returncode == 0 and "--force: resuming" in forced.stderr, forced.stderr
 
@@ -275,7 +275,7 @@ def _procs_with(text):
 
 def _start_bulk(tmp_path, run, data):
     return subprocess.Popen([PY, "-m", "harness", "bulk", "--out", str(run), "--jobs", "2", *QUICK,
-                             "--data", data, "--n", "0"], cwd=ROOT, stdout=subprocess.PIPE,
+                             "--data", data, "--n", "100000"], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=env_for(tmp_path))
 
 
@@ -345,7 +345,7 @@ def test_a_full_disk_gives_one_clear_error_and_leaves_no_temp_file(tmp_path):
     data = archives.small_archive(str(tmp_path / "DATA.BIN"), names=archives.SMALL[:1])
     run = tmp_path / "run"
     r = subprocess.run([PY, "-c", DISK_FULL, "bulk", "--out", str(run), "--jobs", "1", *QUICK, "--data", data,
-                        "--check", "controllers", "--n", "0"], cwd=ROOT, capture_output=True, text=True,
+                        "--check", "controllers", "--n", "100000"], cwd=ROOT, capture_output=True, text=True,
                        timeout=300, env=env_for(tmp_path))
     assert r.returncode == 2, r.stderr
     assert "Traceback" not in r.stderr
@@ -357,7 +357,7 @@ def test_an_unwritable_run_directory_gives_one_clear_error(tmp_path):
     data = archives.small_archive(str(tmp_path / "DATA.BIN"), names=archives.SMALL[:1])
     blocker = tmp_path / "file"
     blocker.write_text("")
-    r = bulk(tmp_path, blocker / "run", "--data", data, "--check", "controllers", "--n", "0")
+    r = bulk(tmp_path, blocker / "run", "--data", data, "--check", "controllers", "--n", "100000")
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     assert re.search(r"harness: cannot write .*file/run.*: Not a directory", r.stderr), r.stderr
 
