@@ -12,8 +12,10 @@ from .isa.row import GPR_NAMES
 from .machine import Machine
 
 
-def tracer(out=sys.stdout):
-    """An on_step callback printing each unit and the registers the previous one changed."""
+def tracer(out=None):
+    """An on_step callback printing each unit and the registers the previous one changed.
+
+    `out` defaults to whatever sys.stdout is when the callback runs, not when this module loaded."""
     last = {}
 
     def on_step(m, pc):
@@ -21,9 +23,9 @@ def tracer(out=sys.stdout):
         if "regs" in last:
             ch = [f"{GPR_NAMES[i]}={v:#x}" for i, (a, v) in enumerate(zip(last["regs"], regs)) if a != v]
             if ch:
-                print(f"{'':31}{' '.join(ch)}", file=out)
+                print(f"{'':31}{' '.join(ch)}", file=out or sys.stdout)
         last["regs"] = regs
-        print(f"  {pc:08x} {m.symbolize(pc):<20.20} {m.disasm(pc)}", file=out)
+        print(f"  {pc:08x} {m.symbolize(pc):<20.20} {m.disasm(pc)}", file=out or sys.stdout)
     return on_step
 
 
