@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
+import json
 import os
 import struct
+import tempfile
 from typing import Dict, List, Optional, Tuple
 
 from . import build
@@ -117,6 +119,30 @@ def _image_identity(img) -> str:
 _SPANS: Dict[str, List[Tuple[int, int]]] = {}     # image identity -> the code the walk found
 
 
+def _spans_file(ident: str) -> str:
+    return os.path.join(build.cache_dir(), f"spans-{ident}.json")
+
+
+def _load_spans(ident: str):
+    """The spans an earlier process's walk found for this image and translator, or None."""
+    try:
+        with open(_spans_file(ident), encoding="utf-8") as f:
+            got = json.load(f)
+        return [(int(a), int(b)) for a, b in got]
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _save_spans(ident: str, spans) -> None:
+    """Write atomically: a worker that reads a half-written file would walk again, no harm, but a
+    torn list must never be taken for the code."""
+    os.makedirs(build.cache_dir(), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump([[a, b] for a, b in spans], f)
+    os.replace(tmp, _spans_file(ident))
+
+
 def _merge(spans):
     out = []
     for a, b in sorted(spans):
@@ -147,16 +173,26 @@ def translate_program(m, roots: List[int]) -> Program:
     # from the run's start stops after NO_IMAGE_BLOCKS blocks (zeroed RAM decodes as NOPs forever);
     # anything past that runs in the Python engine.
     budget = 200_000 if m.image is not None else NO_IMAGE_BLOCKS
+    if spans is None and ident is not None:
+        # DECISION: the walk's result is cached on disk beside the libraries, keyed by the image
+        # (segment bytes, entry, function symbols) and the translator: every worker of a bulk run
+        # and every run after the first skips the walk (0.8 s on the stand-in).
+        spans = _load_spans(ident)
+        if spans is not None:
+            _SPANS[ident] = spans
     if spans is None:
         found = Translator(m).discover(roots, inside, budget)
         spans = _merge((b.start, b.end) for b in found.values())
         if ident is not None:
             _SPANS[ident] = spans
+            _save_spans(ident, spans)
     h = hashlib.sha256()
     for a, b in spans:
         h.update(a.to_bytes(4, "little"))
         h.update(m.read(a, b - a))
     h.update(repr(sorted(roots)).encode())
+    cc = build.compiler() or ""
+    h.update(build._version(cc).encode() if cc else b"")      # a new compiler is a new program
     key = f"{h.hexdigest()[:20]}-{th}-{m.float_model}"
     prog = _PROGRAMS.get(key)
     if prog is not None:
