@@ -117,6 +117,7 @@ def engines():
 
 
 def main() -> int:
+    os.environ["EEMU_COMPILE_AFTER"] = "0"      # the native figures are compiled code, compiled in warm()
     engs = engines()
     for e in engs:
         warm(e)

@@ -493,7 +493,7 @@ class Machine:
         try:
             if self.on_step is not None:
                 pc, steps = self._run_exact(pc, 0, limit, self.on_step)
-            elif self._native is not None and not single:
+            elif self._native is not None and not single and self._native.ready(pc):
                 pc, steps = self._native.run(pc, limit)
                 self.pc = pc
                 return steps
@@ -519,7 +519,10 @@ class Machine:
                 raise self._translate(exc, pc) from None
             raise self._translate(exc, pc) from exc
         self.pc = pc
-        return steps - (S.annul - ann0)
+        steps -= S.annul - ann0
+        if self._native is not None and not single:
+            self._native.waited(steps)
+        return steps
 
     def _run_exact(self, pc: int, steps: int, limit: int, on_step=None):
         """Single-step up to the budget; raise StepLimitExceeded when the next unit would pass it.

@@ -20,7 +20,7 @@ SEED = 4
 
 def machine_cpu(engine: str, n: int = SAMPLE_N, extra=()) -> dict:
     out = tempfile.mkdtemp(prefix=f"eediff-bench-{engine}-")
-    env = dict(os.environ, EEMU_ENGINE=engine)
+    env = dict(os.environ, EEMU_ENGINE=engine, EEMU_COMPILE_AFTER="0")   # compiled from the first call
     try:
         cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
                "--jobs", "1", "--fresh", "--out", os.path.join(out, "run"), *extra]

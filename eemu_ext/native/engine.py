@@ -28,6 +28,28 @@ WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 SENTINEL = 0xFFFFFFF0
 LOG_CAP = 4096
 NO_IMAGE_BLOCKS = 64
+# DECISION: the native engine is tiered. A program already compiled (in this process or in the
+# disk cache) runs at once; otherwise the Python engine runs until it has executed COMPILE_AFTER
+# instructions of the same code in this process, and only then is the program walked and compiled
+# (gcc takes ~12 s on the stand-in). A short run (a repro, one mutant's cases, a quick bulk on a
+# new build) so never waits for a compile it cannot repay; a nightly compiles after its first
+# seconds. EEMU_COMPILE_AFTER=0 compiles at once (the machine tests, make bench); lockstep
+# always does.
+COMPILE_AFTER = 20_000_000
+_WAITED: Dict[object, int] = {}       # code identity -> steps the Python engine ran awaiting a program
+
+
+def compile_after() -> int:
+    v = os.environ.get("EEMU_COMPILE_AFTER")
+    if v is None or v == "":
+        return COMPILE_AFTER
+    try:
+        n = int(v, 0)
+    except ValueError:
+        raise ValueError(f"EEMU_COMPILE_AFTER must be a whole number of instructions, not {v!r}") from None
+    if n < 0:
+        raise ValueError(f"EEMU_COMPILE_AFTER must be >= 0, not {n}")
+    return n
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
 
 
@@ -155,11 +177,12 @@ def _merge(spans):
     return out
 
 
-def translate_program(m, roots: List[int]) -> Program:
+def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Program]:
     """The compiled program for the code now in the machine's memory, reachable from roots: built
     once, then reused from this process's table or from the disk cache. The cache key hashes the
     code bytes the walk found (not data that shares a segment with them), the roots, the
-    translator and the float model."""
+    translator and the float model. With build_it=False: the program only if it is at hand
+    without walking or compiling, else None."""
     ranges = code_ranges(m)
     lo = min(a for a, _ in ranges)
     hi = max(b for _, b in ranges)
@@ -183,6 +206,8 @@ def translate_program(m, roots: List[int]) -> Program:
         if spans is not None:
             _SPANS[ident] = spans
     if spans is None:
+        if not build_it:
+            return None
         found = Translator(m).discover(roots, inside, budget)
         spans = _merge((b.start, b.end) for b in found.values())
         if ident is not None:
@@ -202,6 +227,8 @@ def translate_program(m, roots: List[int]) -> Program:
         return prog
     lib = build.cached_library("program", key)
     if lib is None:
+        if not build_it:
+            return None
         if found is None:
             found = Translator(m).discover(roots, inside, budget)
         blocks = [found[a] for a in sorted(found)]
@@ -228,6 +255,8 @@ class NativeEngine:
     def __init__(self, m, lockstep: bool = False):
         self.m = m
         self.lockstep = lockstep
+        self.compile_after = 0 if lockstep else compile_after()
+        self._unready = False           # no program at hand for the current code (until it changes)
         self.st = EeState()
         self.addr = ctypes.addressof(self.st)
         self.buf = (ctypes.c_char * ctypes.sizeof(EeState)).from_address(self.addr)
@@ -261,6 +290,31 @@ class NativeEngine:
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
         self._code_stale = True
+        self._unready = False
+
+    def _code_identity(self):
+        img = self.m.image
+        return (_image_identity(img), self.m.float_model) if img is not None else self
+
+    def ready(self, pc) -> bool:
+        """Whether this run goes native: a program is at hand for the code, or the Python engine
+        has run COMPILE_AFTER instructions of it and the program is worth building now."""
+        if self.compile_after <= 0 or (self.prog is not None and not self._code_stale):
+            return True
+        if _WAITED.get(self._code_identity(), 0) >= self.compile_after:
+            return True
+        if self._unready:
+            return False
+        prog = translate_program(self.m, self._roots(pc), build_it=False)
+        if prog is not None:
+            return True
+        self._unready = True
+        return False
+
+    def waited(self, steps: int) -> None:
+        """The Python engine ran `steps` instructions while no program was at hand."""
+        k = self._code_identity()
+        _WAITED[k] = _WAITED.get(k, 0) + steps
 
     def invalidate_hooks(self):
         self._hooks_stale = True

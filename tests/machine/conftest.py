@@ -2,7 +2,9 @@
 
 The autouse ``engine`` fixture sets EEMU_ENGINE for the test, so every Machine() the test makes,
 directly or through a helper, runs that engine: the Python engine, and the native engine (which
-needs a host C compiler; without one its half of the suite skips and says so).
+needs a host C compiler; without one its half of the suite skips and says so). Under the native
+engine a program is compiled at once (EEMU_COMPILE_AFTER=0): a test's few instructions would
+otherwise stay under the tiering threshold and run in the Python engine.
 """
 import pytest
 
@@ -15,6 +17,7 @@ def engine(request, monkeypatch):
     if request.param == "native" and compiler() is None:
         pytest.skip("no host C compiler: the native engine cannot run here")
     monkeypatch.setenv("EEMU_ENGINE", request.param)
+    monkeypatch.setenv("EEMU_COMPILE_AFTER", "0")
     return request.param
 
 
