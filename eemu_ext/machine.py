@@ -334,6 +334,13 @@ class Machine:
         if self._native is not None:
             self._native.invalidate_code()
 
+    def declare_entries(self, addrs) -> None:
+        """Code written without an image (no function symbols) starts at these addresses too:
+        the native engine translates them at once, with the run's own start, rather than one
+        program per new start. No effect on the Python engine, or with an image loaded."""
+        if self._native is not None and self.image is None:
+            self._native.declare_entries(addrs)
+
     def fetchable(self, pc: int) -> bool:
         """Whether instructions may be fetched at pc: inside a loaded segment of the image (any
         mapped address when no image is loaded)."""

@@ -195,9 +195,10 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         return any(a <= pc < b for a, b in ranges)
 
     # DECISION: code loaded without an image has no function list and no segment bounds: the walk
-    # from the run's start stops after NO_IMAGE_BLOCKS blocks (zeroed RAM decodes as NOPs forever);
+    # from the run's start stops after NO_IMAGE_BLOCKS blocks per root (zeroed RAM decodes as NOPs
+    # forever);
     # anything past that runs in the Python engine.
-    budget = 200_000 if m.image is not None else NO_IMAGE_BLOCKS
+    budget = 200_000 if m.image is not None else NO_IMAGE_BLOCKS * max(1, len(roots))
     if spans is None and ident is not None:
         # DECISION: the walk's result is cached on disk beside the libraries, keyed by the image
         # (segment bytes, entry, function symbols) and the translator: every worker of a bulk run
@@ -208,7 +209,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     if spans is None:
         if not build_it:
             return None
-        found = Translator(m).discover(roots, inside, budget)
+        found = Translator(m).discover(roots, inside, budget, text=False)
         spans = _merge((b.start, b.end) for b in found.values())
         if ident is not None:
             _SPANS[ident] = spans
@@ -229,8 +230,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     if lib is None:
         if not build_it:
             return None
-        if found is None:
-            found = Translator(m).discover(roots, inside, budget)
+        found = Translator(m).discover(roots, inside, budget)        # now with the C text
         blocks = [found[a] for a in sorted(found)]
         sources = _csources()
         sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
@@ -240,6 +240,9 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         # not block code, dominate); -O0 compiles in 7 s but runs _AnimateForward 30% slower. The
         # semantics do not depend on it (-fwrapv, no strict aliasing, float done in integers).
         lib = build.shared_library("program", sources, key=key, flags=(model, opt))
+    if m.image is None and spans:
+        # without an image the code range is all of RAM: index only the span the walk found
+        lo, hi = spans[0][0], spans[-1][1]
     prog = Program(lib, lo, (hi - lo + 3) // 4, key)
     if len(_PROGRAMS) > 64:
         _PROGRAMS.clear()
@@ -345,6 +348,15 @@ class NativeEngine:
             return sorted({m.image.entry} | {a for a, _s, _n in m.image._funcs})
         self._extra_roots.add(pc)
         return sorted(self._extra_roots)
+
+    def declare_entries(self, addrs) -> None:
+        """Code loaded without an image has no function symbols: these starts are translated
+        together with the runs' own, so one program (compiled once, shared by every machine
+        holding the same code and entries) serves them all."""
+        new = {a & 0xFFFFFFFF for a in addrs} - self._extra_roots
+        if new:
+            self._extra_roots |= new
+            self.invalidate_code()
 
     def _ensure(self, pc):
         if (self.prog is not None and self.m.image is None and pc not in self.prog.index

@@ -84,8 +84,11 @@ class Translator:
         return f"/* {pc:08x}: {self.m.disasm(pc).replace('*/', '* /')} */"
 
     # -- one block ------------------------------------------------------------------------------
-    def block(self, start: int, limit: int = MAX_BLOCK) -> Optional[Block]:
-        """The native block at start, or None when its first unit must run in Python."""
+    def block(self, start: int, limit: int = MAX_BLOCK, text: bool = True) -> Optional[Block]:
+        """The native block at start, or None when its first unit must run in Python. With
+        text=False only its extent and successors (the walk's need): no C, no disassembly."""
+        if not text:
+            return self._extent(start, limit)
         body: List[str] = []
         units: List[Unit] = []
         pc, n = start, 0
@@ -158,10 +161,51 @@ class Translator:
         code = "\n".join(body)
         return Block(start, n, end, units, tuple(succ), code)
 
+    def _extent(self, start: int, limit: int) -> Optional[Block]:
+        """block() without its text: the same boundaries, decided by the same rules."""
+        pc, n = start, 0
+        succ: List[int] = []
+        while True:
+            if n >= limit:
+                succ.append(pc)
+                break
+            nr = self.native_row(pc)
+            if nr is None:
+                if not n:
+                    return None
+                succ.append(pc)
+                break
+            rid, word, row = nr
+            if not row.flow:
+                n += 1
+                pc = (pc + 4) & 0xFFFFFFFF
+                continue
+            slot = (pc + 4) & 0xFFFFFFFF
+            sr = self.native_row(slot) if row.flow in _FLOWS else None
+            if sr is None or sr[2].flow:
+                if not n:
+                    return None
+                succ.append(pc)
+                break
+            f = fields_of(word, pc)
+            nxt = (pc + 8) & 0xFFFFFFFF
+            if row.link and (31 if row.link.isdigit() else f[row.link]):
+                succ.append(nxt)
+            n += 2
+            if row.flow in ("branch", "likely"):
+                succ += [f["btarget"], nxt]
+            elif row.flow == "jump":
+                succ.append(f["jtarget"])
+            pc = nxt
+            break
+        return Block(start, n, pc, [], tuple(succ), "")
+
     # -- whole program --------------------------------------------------------------------------
-    def discover(self, roots: Iterable[int], inside, max_blocks: int = 200_000) -> Dict[int, Block]:
+    def discover(self, roots: Iterable[int], inside, max_blocks: int = 200_000,
+                 text: bool = True) -> Dict[int, Block]:
         """Every native block reachable from roots through statically known control flow.
-        ``inside(pc)`` says whether pc is code the translator may read (a loaded segment)."""
+        ``inside(pc)`` says whether pc is code the translator may read (a loaded segment).
+        text=False: extents only (block())."""
         blocks: Dict[int, Block] = {}
         todo = [r & 0xFFFFFFFF for r in roots]
         seen = set()
@@ -170,7 +214,7 @@ class Translator:
             if pc in seen or pc & 3 or not inside(pc):
                 continue
             seen.add(pc)
-            b = self.block(pc)
+            b = self.block(pc, text=text)
             if b is None:
                 # the unit at pc runs in Python; carry on after it
                 todo.extend(self._python_unit_successors(pc))

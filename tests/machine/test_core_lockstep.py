@@ -52,17 +52,25 @@ def snapshot(m):
             scal, m.read(DATA, 0x20000), bytes(m.mem.vu0), bytes(m.mem.spr))
 
 
-def run_mode(words, st, hl, single):
+STRIDE = 0x40                                         # one case: 10 rows, j TRAMP, nop
+TRAMP = CODE_BASE - 0x100                             # hooked: back to the sentinel
+
+
+def run_mode(code, start, st, hl, single):
+    """Run the case at `start` of `code` (every case of the chunk, laid out from CODE_BASE, each
+    ending in ``j TRAMP; nop``) from the given state, on a fresh machine."""
     regs, rh, f = st
     m = Machine()
     m.single_step = single
-    end = put_words(m, CODE_BASE, words)
+    put_words(m, CODE_BASE, code)
+    # every case's start is an entry: under the native engine one program serves the whole chunk
+    m.declare_entries(range(CODE_BASE, CODE_BASE + 4 * len(code), STRIDE))
 
     def stop(mm):                                     # return to the sentinel whatever ra holds now
         saved.append(mm.R[31])
         mm.R[31] = sx32(SENTINEL)
     saved = []
-    m.hook(end, stop)
+    m.hook(TRAMP, stop)
     m.R[:] = regs
     m.RH[:] = rh
     m.RH[0] = 0
@@ -70,7 +78,7 @@ def run_mode(words, st, hl, single):
     m.HI[:], m.LO[:] = hl[:2], hl[2:]
     m.R[31] = sx32(SENTINEL)
     try:
-        m.run(CODE_BASE, limit=1000)
+        m.run(start, limit=1000)
         m.R[31] = saved[0]
         err = None
     except EmulationError as e:
@@ -78,16 +86,26 @@ def run_mode(words, st, hl, single):
     return err, snapshot(m)
 
 
+def j_tramp():
+    return 0x08000000 | ((TRAMP >> 2) & 0x03FFFFFF)
+
+
 @pytest.mark.parametrize("chunk", range(4))
 def test_blocks_and_single_steps_agree(chunk):
+    cases = []
+    code = []
     for k in range(250):
         rnd = random.Random(f"lockstep:{chunk}:{k}")
         rows = [rnd.choice(PLAIN) for _ in range(10)]
         words = [random_word(rnd, r) for r in rows]
         st = state(rnd)
         hl = [rnd.getrandbits(64) for _ in range(4)]
-        a = run_mode(words, st, hl, single=False)
-        b = run_mode(words, st, hl, single=True)
+        cases.append((k, rows, words, st, hl, CODE_BASE + 4 * len(code)))
+        case = words + [j_tramp(), 0]
+        code += case + [0] * (STRIDE // 4 - len(case))
+    for k, rows, words, st, hl, start in cases:
+        a = run_mode(code, start, st, hl, single=False)
+        b = run_mode(code, start, st, hl, single=True)
         if a != b:
             names = ", ".join(r.mnemonic for r in rows)
             ea, eb = a[0], b[0]

@@ -27,3 +27,23 @@ def test_the_table_test_goes_red_on_a_row_without_c():
     rows = list(ROWS)
     rows[0] = dataclasses.replace(rows[0], c="")
     assert [r.mnemonic for r in rows if not r.c and not r.python_only] == [rows[0].mnemonic]
+
+
+def test_the_walk_finds_the_blocks_the_compile_translates(engine):
+    """The walk that keys the program cache (extents only) and the translation that is compiled
+    (with C text) agree on every block's start, end, size and successors, on the stand-in."""
+    from eemu_ext import Machine
+    from eemu_ext.native.engine import code_ranges
+    from eemu_ext.native.translate import Translator
+    m = Machine(engine="python")
+    img = m.load_elf(os.path.join(os.path.dirname(__file__), "..", "..", "standin", "standin.elf"))
+    roots = sorted({img.entry} | {a for a, _s, _n in img._funcs})
+    ranges = code_ranges(m)
+
+    def inside(pc):
+        return any(a <= pc < b for a, b in ranges)
+    tr = Translator(m)
+    full = tr.discover(roots, inside)
+    walk = tr.discover(roots, inside, text=False)
+    assert len(full) > 100
+    assert {a: (b.end, b.n, b.succ) for a, b in walk.items()} == {a: (b.end, b.n, b.succ) for a, b in full.items()}
