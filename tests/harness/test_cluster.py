@@ -1,10 +1,10 @@
 """Scale out (issue 18): one selection checked by the process pool, on a Dask cluster, and in four
 shards merged gives the same chunk records; a Dask worker killed mid-run costs nothing.
 
-DECISION: the selection is 8 sampled chunks of the synthetic corpus plus the 9 synthetic Modify
-pseudo-chunks (17 records) under the quick profile, not 24 chunks: three runs of it fit the
-suite's time on a shared 2-core machine, and every kind of record (real chunks, pseudo-chunks)
-travels each way.
+The three-way test checks 24 sampled chunks of the synthetic corpus plus the 9 synthetic Modify
+pseudo-chunks (33 records) under the quick profile, so every kind of record travels each way.
+DECISION: the other tests (a killed worker, a scheduler that gives up, merge errors) use 8 chunks:
+what they show does not grow with the selection.
 """
 import json
 import os
@@ -21,6 +21,7 @@ from harness.options import DEFAULT_DATA, Options
 # what differs between two checks of the same chunk: the clock, never the comparison
 TIMINGS = {"seconds", "timing", "cpu_seconds", "machine_cpu"}
 N = 8
+N_THREE_WAYS = 24
 
 
 def opts(out, **kw):
@@ -42,22 +43,24 @@ def summary(run):
 
 
 def test_pool_cluster_and_four_merged_shards_write_identical_chunk_records(tmp_path, capsys):
-    assert bulk.run_bulk(opts(tmp_path / "pool", jobs=2), ["test"]) == 0
-    assert bulk.run_bulk(opts(tmp_path / "dask", cluster="local:2"), ["test"]) == 0
+    def opts3(out, **kw):
+        return opts(out, n=N_THREE_WAYS, **kw)
+    assert bulk.run_bulk(opts3(tmp_path / "pool", jobs=2), ["test"]) == 0
+    assert bulk.run_bulk(opts3(tmp_path / "dask", cluster="local:2"), ["test"]) == 0
     for k in range(1, 5):
-        assert bulk.run_bulk(opts(tmp_path / f"shard{k}", shard=(k, 4)), ["test"]) == 0
+        assert bulk.run_bulk(opts3(tmp_path / f"shard{k}", shard=(k, 4)), ["test"]) == 0
     assert merge_runs([str(tmp_path / f"shard{k}") for k in (3, 1, 4, 2)], str(tmp_path / "merged"), ["test"]) == 0
     err = capsys.readouterr().err
     assert "cluster local:2: 2 workers, 2 threads" in err
 
     pool = records(tmp_path / "pool")
-    assert len(pool) == N + 9 and all(r["error"] is None and not r["mismatches"] for r in pool.values())
+    assert len(pool) == N_THREE_WAYS + 9 and all(r["error"] is None and not r["mismatches"] for r in pool.values())
     assert sum(r.get("machine_steps") or 0 for r in pool.values()) > 1_000_000     # the machine ran
     assert records(tmp_path / "dask") == pool
     assert records(tmp_path / "merged") == pool
     # the shards really split it: four non-empty slices, every chunk in exactly one
     slices = [params(tmp_path / f"shard{k}")["shard"]["indices"] for k in range(1, 5)]
-    assert all(slices) and sorted(i for s in slices for i in s) == list(range(N + 9))
+    assert all(slices) and sorted(i for s in slices for i in s) == list(range(N_THREE_WAYS + 9))
     # one run directory, as unsplit: the whole selection, one summary with the same sums
     assert params(tmp_path / "merged")["chunks"] == params(tmp_path / "pool")["chunks"]
     assert "shard" not in params(tmp_path / "merged")
