@@ -20,6 +20,14 @@ rabbitizer = pytest.importorskip("rabbitizer")
 from eemu_ext import isa                                     # noqa: E402
 from eemu_ext.decode import Decoder, format_row              # noqa: E402
 
+
+@pytest.fixture
+def engine():
+    """Once, not once per engine (overrides conftest.py's fixture by name): decoding is the same
+    for both engines."""
+    return None
+
+
 rabbitizer.config.pseudos_enablePseudos = False
 VRAM = 0x00100000
 CAT = rabbitizer.InstrCategory.R5900
