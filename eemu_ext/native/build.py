@@ -8,6 +8,7 @@ part (about a second per few hundred blocks), so a cache hit must never recompil
 from __future__ import annotations
 
 import ctypes
+import fcntl
 import hashlib
 import os
 import shutil
@@ -84,21 +85,30 @@ def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key:
     lib = os.path.join(d, "lib.so")
     if not os.path.exists(lib):
         os.makedirs(cache_dir(), exist_ok=True)
-        tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=cache_dir())
-        try:
-            for fn, text in sources.items():
-                with open(os.path.join(tmp, fn), "w", encoding="utf-8") as f:
-                    f.write(text)
-            cfiles = [os.path.join(tmp, fn) for fn in sorted(sources) if fn.endswith(".c")]
-            r = subprocess.run([cc, *CFLAGS, *flags, "-I", tmp, "-o", os.path.join(tmp, "lib.so"), *cfiles],
-                               capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError(f"native build of {name} failed ({cc}):\n{r.stderr[-4000:]}")
-            try:
-                os.rename(tmp, d)          # atomic: another process may have won the race
-            except OSError:
-                shutil.rmtree(tmp, ignore_errors=True)
-        finally:
-            if os.path.isdir(tmp):
-                shutil.rmtree(tmp, ignore_errors=True)
+        # one compile per key: a second process (a bulk run's other worker) waits for the first
+        with open(os.path.join(cache_dir(), f".lock-{name}-{key}"), "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            if not os.path.exists(lib):
+                _compile(cc, name, sources, flags, d)
     return ctypes.CDLL(lib)
+
+
+def _compile(cc, name, sources, flags, d):
+    """Compile into a fresh directory and rename it to d (atomic; a lost race is harmless)."""
+    tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=cache_dir())
+    try:
+        for fn, text in sources.items():
+            with open(os.path.join(tmp, fn), "w", encoding="utf-8") as f:
+                f.write(text)
+        cfiles = [os.path.join(tmp, fn) for fn in sorted(sources) if fn.endswith(".c")]
+        r = subprocess.run([cc, *CFLAGS, *flags, "-I", tmp, "-o", os.path.join(tmp, "lib.so"), *cfiles],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"native build of {name} failed ({cc}):\n{r.stderr[-4000:]}")
+        try:
+            os.rename(tmp, d)          # atomic: another process may have won the race
+        except OSError:
+            shutil.rmtree(tmp, ignore_errors=True)
+    finally:
+        if os.path.isdir(tmp):
+            shutil.rmtree(tmp, ignore_errors=True)
