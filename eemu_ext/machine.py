@@ -142,10 +142,12 @@ class Machine:
         self.RH = [0] * 32
         self.HI = [0, 0]
         self.LO = [0, 0]
-        self.F = [0] * 32
-        self.VF = [[0, 0, 0, 0] for _ in range(32)]
-        self.VI = [0] * 16
-        self.S = Scalars()
+        # The FPU, VU0 and scalar registers: read them as m.F, m.VF, m.VI, m.S (properties: under
+        # the native engine they may still be in the C state after a run, and are fetched on use).
+        self._F = [0] * 32
+        self._VF = [[0, 0, 0, 0] for _ in range(32)]
+        self._VI = [0] * 16
+        self._S = Scalars()
         self._reset_state()
         self.gpr = GprView(self.R, self.RH)
         self.coverage = collections.Counter()
@@ -166,8 +168,8 @@ class Machine:
             raise KINDS.get(kind, EmulationError)(msg)
 
         G = {
-            "R": self.R, "RH": self.RH, "HI": self.HI, "LO": self.LO, "F": self.F, "VF": self.VF,
-            "VI": self.VI, "S": self.S,
+            "R": self.R, "RH": self.RH, "HI": self.HI, "LO": self.LO, "F": self._F, "VF": self._VF,
+            "VI": self._VI, "S": self._S,
             "ld8": mem.ld8, "ld16": mem.ld16, "ld32": mem.ld32, "ld64": mem.ld64, "ld128": mem.ld128,
             "st8": mem.st8, "st16": mem.st16, "st32": mem.st32, "st64": mem.st64, "st128": mem.st128,
             "sx32": sx32, "s8": s8, "s16": s16, "s32": s32, "s64": s64, "M32": M32, "M64": M64,
@@ -230,6 +232,32 @@ class Machine:
     def reset(self):
         """Registers back to power-on values (memory, image and hooks are kept)."""
         self._reset_state()
+
+    def _pull(self):
+        """The native engine left newer FPU/VU0/scalar registers in its C state: fetch them."""
+        n = getattr(self, "_native", None)        # (none yet while __init__ resets the registers)
+        if n is not None and n.c_owns:
+            n.pull()
+
+    @property
+    def F(self):
+        self._pull()
+        return self._F
+
+    @property
+    def VF(self):
+        self._pull()
+        return self._VF
+
+    @property
+    def VI(self):
+        self._pull()
+        return self._VI
+
+    @property
+    def S(self):
+        self._pull()
+        return self._S
 
     @property
     def fpr(self):
@@ -453,6 +481,7 @@ class Machine:
 
     def step(self) -> int:
         """Execute one instruction at self.pc (a branch with its delay slot); returns the new pc."""
+        self._pull()
         e = self._single.get(self.pc) or self._compile(self.pc, True)
         try:
             self.pc = e[0]()
@@ -494,16 +523,18 @@ class Machine:
         single = self.single_step
         blocks = self._single if single else self._blocks
         compile_ = self._compile
-        S = self.S
+        S = self._S
         ann0 = S.annul
         steps = 0
         try:
             if self.on_step is not None:
+                self._pull()
                 pc, steps = self._run_exact(pc, 0, limit, self.on_step)
             elif self._native is not None and not single and self._native.ready(pc):
                 pc, steps = self._native.run(pc, limit)
                 self.pc = pc
                 return steps
+            self._pull()                          # the Python engine runs on the lists
             while pc != SENTINEL:
                 e = blocks.get(pc)
                 if e is None:
@@ -534,6 +565,7 @@ class Machine:
     def _run_exact(self, pc: int, steps: int, limit: int, on_step=None):
         """Single-step up to the budget; raise StepLimitExceeded when the next unit would pass it.
         on_step(m, pc) is called before each unit (an instruction, or a branch with its slot)."""
+        self._pull()
         while pc != SENTINEL:
             if on_step is not None:
                 self.pc = pc

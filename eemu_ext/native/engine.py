@@ -259,6 +259,7 @@ class NativeEngine:
         self.m = m
         self.lockstep = lockstep
         self.compile_after = 0 if lockstep else compile_after()
+        self.c_owns = False             # the C state holds newer FPU/VU0/scalars than the lists
         self._unready = False           # no program at hand for the current code (until it changes)
         self.st = EeState()
         self.addr = ctypes.addressof(self.st)
@@ -270,6 +271,7 @@ class NativeEngine:
         self.st.vu0 = _buffer_address(mem.vu0)
         self.prog: Optional[Program] = None
         self.bidx = None
+        self._bidx_addr = 0
         self._code_stale = True
         self._hooks_stale = True
         self.python_units = 0           # units the Python engine ran inside native runs
@@ -368,6 +370,7 @@ class NativeEngine:
                 self._flush_coverage()
                 self.prog = prog
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
+                self._bidx_addr = ctypes.addressof(self.bidx)
                 if self.m.coverage_enabled:
                     self._bcount = (ctypes.c_uint64 * max(2 * len(prog.starts), 1))()
                     self.st.bcount = self._bcount
@@ -395,43 +398,56 @@ class NativeEngine:
                 bidx[j] = -2
 
     # -- state transfer ---------------------------------------------------------------------------
-    # DECISION: the GPRs, HI and LO cross at every hand-over; the FPU/VU0 registers and the
-    # scalars (most hand-overs are allocator hooks that touch neither) cross only when they changed,
-    # judged by comparing with what crossed last time.
+    # DECISION: the GPRs, HI and LO cross at every hand-over. The FPU/VU0 registers and the
+    # scalars cross into C only when they changed (judged against what crossed last time), and out
+    # of C only when Python reads them: after a run or at a hook they stay in C (c_owns) until
+    # m.F, m.VF, m.VI or m.S is read, or the Python engine runs (Machine._pull). The allocator and
+    # note hooks, most hand-overs, touch neither. Lockstep crosses everything every time.
     def sync_in(self):
-        m, S = self.m, self.m.S
+        m = self.m
         _GPR.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO)
-        if m.F != self._F or m.VF != self._VF or m.VI != self._VI:
-            vf = [x for v in m.VF for x in v]
-            _FPU.pack_into(self.mv, _OFF["F"], *m.F, *vf, *m.VI)
-            self._F, self._VF, self._VI = m.F[:], [v[:] for v in m.VF], m.VI[:]
-            self._fv_raw = None
-        sc = (int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac, S.status,
-              S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
-        if sc != self._sc:
-            _SCAL.pack_into(self.mv, _OFF["acc_ovf"], *sc)
-            self._sc = sc
-            self._sc_raw = None
+        if not self.c_owns:
+            F, VF, VI, S = m._F, m._VF, m._VI, m._S
+            if F != self._F or VF != self._VF or VI != self._VI:
+                vf = [x for v in VF for x in v]
+                _FPU.pack_into(self.mv, _OFF["F"], *F, *vf, *VI)
+                self._F, self._VF, self._VI = F[:], [v[:] for v in VF], VI[:]
+                self._fv_raw = None
+            sc = (int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac,
+                  S.status, S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
+            if sc != self._sc:
+                _SCAL.pack_into(self.mv, _OFF["acc_ovf"], *sc)
+                self._sc = sc
+                self._sc_raw = None
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
 
-    def sync_out(self):
-        m, S = self.m, self.m.S
-        mv = self.mv
-        v = _GPR.unpack_from(mv, _OFF["R"])
+    def sync_out(self, lazy: bool = False):
+        """C state -> the machine: the GPRs now; the rest now, or (lazy) when Python reads it."""
+        m = self.m
+        v = _GPR.unpack_from(self.mv, _OFF["R"])
         m.R[:] = v[0:32]
         m.RH[:] = v[32:64]
         m.HI[:] = v[64:66]
         m.LO[:] = v[66:68]
+        if lazy and not self.lockstep:
+            self.c_owns = True
+        else:
+            self.pull()
+
+    def pull(self):
+        """The FPU, VU0 and scalar registers from the C state into the machine's lists."""
+        self.c_owns = False
+        m, S, mv = self.m, self.m._S, self.mv
         raw = mv[_OFF["F"]:_OFF["F"] + _FPU.size].tobytes()
         if raw != self._fv_raw:
             fv = _FPU.unpack(raw)
-            m.F[:] = fv[0:32]
-            VF = m.VF
+            m._F[:] = fv[0:32]
+            VF = m._VF
             for i in range(32):
                 k = 32 + 4 * i
                 VF[i][:] = fv[k:k + 4]
-            m.VI[:] = fv[160:176]
-            self._F, self._VF, self._VI = m.F[:], [v[:] for v in VF], m.VI[:]
+            m._VI[:] = fv[160:176]
+            self._F, self._VF, self._VI = m._F[:], [v[:] for v in VF], m._VI[:]
             self._fv_raw = raw
         raw = mv[_OFF["acc_ovf"]:_OFF["acc_ovf"] + _SCAL.size].tobytes()
         if raw != self._sc_raw:
@@ -463,13 +479,13 @@ class NativeEngine:
                 st.pc = pc
                 st.steps = steps
                 st.limit = limit
-                why = prog.lib.ee_run(self.addr, ctypes.addressof(self.bidx), prog.lo, prog.nwords, 0)
+                why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
                 pc, steps = st.pc, st.steps
             if pc == SENTINEL:
                 break
             if why == WHY_ONE:
                 continue
-            self.sync_out()
+            self.sync_out(lazy=why == WHY_HOOK)       # a hook reads what it needs through m.F ...
             m._prev_block = st.prev
             if why == WHY_UNIT:
                 self._count_partial(pc)
@@ -480,7 +496,7 @@ class NativeEngine:
             if self._stale:                 # a hook changed the code or the hooks
                 self._ensure(pc)
             self.sync_in()
-        self.sync_out()
+        self.sync_out(lazy=True)
         self._flush_coverage()
         return pc, steps
 
@@ -558,7 +574,7 @@ class NativeEngine:
         st.pc, st.steps, st.limit = pc, steps, limit
         st.log_on, st.log_n = 1, 0
         try:
-            why = prog.lib.ee_run(self.addr, ctypes.addressof(self.bidx), prog.lo, prog.nwords, 1)
+            why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 1)
         finally:
             st.log_on = 0
         return why, st.pc, st.steps, self._read_log()
@@ -589,7 +605,7 @@ class NativeEngine:
         if steps + e[1] > limit:
             m.pc = pc
             return m._run_exact(pc, steps, limit)
-        S = m.S
+        S = m._S                        # annul is the Python engine's own (never in C)
         ann0 = S.annul
         m.pc = pc
         pc = e[0]()
