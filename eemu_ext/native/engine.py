@@ -279,7 +279,7 @@ class NativeEngine:
         self._bcount = None             # coverage counters (Machine(coverage=True))
         self._F = self._VF = self._VI = self._sc = None   # what crossed last time
         self._fv_raw = self._sc_raw = None
-        self._extra_roots = set()       # run starts, for code loaded without an image
+        self._extra_roots = set()       # declared entries, for code loaded without an image
         if lockstep:
             self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
             self._log_size = (ctypes.c_uint8 * LOG_CAP)()
@@ -348,8 +348,11 @@ class NativeEngine:
         m = self.m
         if m.image is not None:
             return sorted({m.image.entry} | {a for a, _s, _n in m.image._funcs})
-        self._extra_roots.add(pc)
-        return sorted(self._extra_roots)
+        # DECISION: code without an image is translated from this run's start and the declared
+        # entries only. A start the program lacks gets a program of its own (cached by its code and
+        # roots): a machine that runs snippets at many addresses compiles each once, rather than
+        # every earlier start again with each new one.
+        return sorted(self._extra_roots | {pc & 0xFFFFFFFF})
 
     def declare_entries(self, addrs) -> None:
         """Code loaded without an image has no function symbols: these starts are translated

@@ -14,6 +14,7 @@ import random
 from typing import Callable, Dict, List
 
 from eemu_ext import Machine
+from eemu_ext.machine import choose_engine
 from eemu_ext.isa import ROWS
 from eemu_ext.testing import run_words
 from tests.machine import floatcheck
@@ -70,15 +71,18 @@ def load_f(fr: int, v: int) -> List[int]:
 NOP = 0
 
 
-_SHARED: Dict[str, Machine] = {}
+_SHARED: Dict[tuple, Machine] = {}
 
 
 def machine(model="hw", reset_counts=True) -> Machine:
     """A coverage-counting machine for one case: one per model, reused (building a Machine costs
-    ~0.2 s), with its coverage counts and the FPU/VU0 control state reset to power-on values."""
-    m = _SHARED.get(model)
+    ~0.2 s), with its coverage counts and the FPU/VU0 control state reset to power-on values.
+    One per engine too: the machine tests run once per engine ($EEMU_ENGINE, conftest.py), and a
+    machine shared across them would test only the engine of the first."""
+    key = (model, choose_engine(None))
+    m = _SHARED.get(key)
     if m is None:
-        m = _SHARED[model] = Machine(float_model=model, coverage=True)
+        m = _SHARED[key] = Machine(float_model=model, coverage=True)
     if reset_counts:
         m.coverage.clear()
     S = m.S
