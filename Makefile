@@ -101,9 +101,10 @@ help:
 	@echo '  SHOW=20        one: print at most this many mismatches'
 	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
 	@echo '  RUN=build/runs/latest  report: the run directory'
-	@echo '  CLUSTER=        bulk: a Dask scheduler tcp://host:8786, or local:N'
+	@echo '  CLUSTER=       bulk: a Dask scheduler tcp://host:8786, or local:N'
 	@echo '  SHARD=         bulk: K/M, the K-th of M balanced slices'
-	@echo '  RUNS= OUT=     merge: the shard run directories, the merged one'
+	@echo '  RUNS=          merge: the shard run directories'
+	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one'
 	@echo '  PYTEST_ARGS=   test, test-slow: more pytest words'
 	@echo '  PYTHON3=python3  the interpreter .venv is made from'
 
