@@ -702,7 +702,7 @@ class Machine:
                 pc, npc = npc, (npc + 4) & M32
         else:
             raise DelaySlotError(f"branches in delay slots did not return to sequential flow at 0x{pc:08x}", pc)
-        self.S.annul -= executed - 1                 # the unit counted 2: the branch and one slot
+        self._S.annul -= executed - 1                 # the unit counted 2: the branch and one slot
         return pc
 
     def _flow_decision(self, pc: int, rid: int, word: int):
