@@ -197,15 +197,19 @@ def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resu
     import dask
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}), \
             distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                     dashboard_address=None) as lc, distributed.Client(lc) as watcher:
-        pids = watcher.run(os.getpid)
+                                     dashboard_address=None) as lc:
+        # One client at a time in this process (see the killed-worker test above).
+        with distributed.Client(lc) as before:
+            pids = before.run(os.getpid)
         real_update = bulk.Progress.update
         killed = []
 
         def update(self, *a):
             real_update(self, *a)
             if not killed:
-                busy = [w for w, keys in watcher.processing().items() if keys]
+                processing = distributed.default_client().processing()     # the run's own client
+                busy = [w for w, keys in processing.items() if keys]
+                assert busy, "no worker had a chunk in flight"
                 killed.append(busy[0])
                 os.kill(pids[busy[0]], signal.SIGKILL)
         monkeypatch.setattr(bulk.Progress, "update", update)
