@@ -21,7 +21,7 @@ FIELD_TOKENS = frozenset(("rs", "rt", "rd", "sa", "funct", "imm", "uimm", "targe
                           "jtarget"))
 # state names bound as fast locals (default arguments) of each block function, when used
 FAST_NAMES = ("R", "RH", "HI", "LO", "S", "F", "VF", "VI", "ld8", "ld16", "ld32", "ld64", "ld128",
-              "st8", "st16", "st32", "st64", "st128", "COV", "MV8", "MV16", "MV32", "MV64")
+              "st8", "st16", "st32", "st64", "st128", "COV", "MV8", "MV16", "MV32", "MV64", "DIRTY")
 _NAME_RE = re.compile(r"\b(" + "|".join(FAST_NAMES) + r")\b")
 # reads of R[0] are the constant 0 (writes to it are undone after every instruction)
 _R0_READ = re.compile(r"(?<![\w.])R\[0\](?!\s*(?:=(?!=)|[-+*/%&|^]=|<<=|>>=))")

@@ -337,6 +337,27 @@ class Machine:
     def write_u64(self, a, v):
         self.write(a, (v & M64).to_bytes(8, "little"))
 
+    # ---------------------------------------------------------------- snapshots
+    def snapshot(self):
+        """The memory as it is now: every RAM page ever written, the scratchpad and VU0 memory.
+        DECISION: memory only. Registers are not part of it; every call sets its own arguments,
+        stack pointer and return address, and a state a caller cares about lives in memory."""
+        return self.mem.snapshot()
+
+    def restore(self, snap) -> int:
+        """Memory exactly as ``snapshot()`` saw it. Only the pages written since are copied back
+        (both engines mark the page of every store); code on them is translated afresh. Returns
+        the number of pages rewritten."""
+        pages = self.mem.restore(snap)
+        if self._code_pages or self._native is not None:
+            for p in pages:
+                self._invalidate(p << 12, (p + 1) << 12)
+        return len(pages)
+
+    def differences(self, snap, limit: int = 8):
+        """Up to ``limit`` (address, now, then) bytes where memory differs from ``snap``."""
+        return self.mem.differences(snap, limit)
+
     # ---------------------------------------------------------------- images and symbols
     def load_elf(self, path):
         """Load an R5900 ELF (PT_LOAD segments, symbols, gp); returns the image."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import mmap
 import sys
+from typing import List
 
 RAM_SIZE = 0x02000000          # 32 MiB
 SPR_BASE, SPR_SIZE = 0x70000000, 0x4000
@@ -24,6 +25,9 @@ VU0_WINDOW = 0x4000
 # DECISION: 0x30000000 (the EE's uncached-accelerated mirror) is mapped as well; it is harmless.
 RAM_MIRRORS = (0x00000000, 0x20000000, 0x30000000, 0x80000000, 0xA0000000)
 
+PAGE_SHIFT = 12
+PAGE = 1 << PAGE_SHIFT
+RAM_PAGES = RAM_SIZE >> PAGE_SHIFT
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
 
@@ -47,6 +51,12 @@ class Memory:
         self.ram = mmap.mmap(-1, RAM_SIZE)
         self.spr = bytearray(SPR_SIZE)
         self.vu0 = bytearray(VU0_SIZE)
+        # one byte per 4 KiB RAM page, set by every store there since the last snapshot or restore
+        # (both engines' fast paths, the st* closures and write()); never rebound: compiled code
+        # holds it
+        self.dirty = bytearray(RAM_PAGES)
+        self._written = set()        # pages that may hold a nonzero byte, as of the last sync
+        self._line = []              # [(token, pages dirtied before it)]: how the current state came about
         self._floor = 0
         self.data_floor = data_floor
 
@@ -111,6 +121,12 @@ class Memory:
             return
         buf, off = self.locate(addr, len(data), True)
         buf[off:off + len(data)] = data
+        if buf is self.ram:
+            self._mark(off, len(data))
+
+    def _mark(self, off: int, n: int) -> None:
+        lo, hi = off >> PAGE_SHIFT, (off + n - 1) >> PAGE_SHIFT
+        self.dirty[lo:hi + 1] = b"\1" * (hi - lo + 1)
 
     # -- fast paths -------------------------------------------------------------------------------
     def _build(self):
@@ -124,6 +140,7 @@ class Memory:
         RS = RAM_SIZE
         FL = self._floor
         floor_why = f"below the data floor 0x{FL:08x}"
+        D = self.dirty
 
         def slow_ld(a, n):
             if a & (n - 1):
@@ -140,6 +157,8 @@ class Memory:
             if off < FL and buf is ram:
                 raise AccessFault(a, n, floor_why, True)
             buf[off:off + n] = (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
+            if buf is ram:
+                D[off >> 12] = 1
 
         spr = memoryview(self.spr)
         s16, s32, s64 = spr.cast("H"), spr.cast("I"), spr.cast("Q")
@@ -195,6 +214,7 @@ class Memory:
         def st8(a, v):
             if FL <= a < RS:
                 m8[a] = v & 0xFF
+                D[a >> 12] = 1
                 return
             o = a - SB
             if 0 <= o < SS:
@@ -206,6 +226,7 @@ class Memory:
             if not a & 1:
                 if FL <= a < RS:
                     m16[a >> 1] = v & 0xFFFF
+                    D[a >> 12] = 1
                     return
                 o = a - SB
                 if 0 <= o < SS:
@@ -217,6 +238,7 @@ class Memory:
             if not a & 3:
                 if FL <= a < RS:
                     m32[a >> 2] = v & 0xFFFFFFFF
+                    D[a >> 12] = 1
                     return
                 o = a - SB
                 if 0 <= o < SS:
@@ -228,6 +250,7 @@ class Memory:
             if not a & 7:
                 if FL <= a < RS:
                     m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
+                    D[a >> 12] = 1
                     return
                 o = a - SB
                 if 0 <= o < SS:
@@ -241,6 +264,7 @@ class Memory:
                     i = a >> 3
                     m64[i] = v & 0xFFFFFFFFFFFFFFFF
                     m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF
+                    D[a >> 12] = 1
                     return
                 o = a - SB
                 if 0 <= o < SS:
@@ -269,3 +293,94 @@ class Memory:
         self.ram[:] = bytes(RAM_SIZE)
         self.spr[:] = bytes(SPR_SIZE)
         self.vu0[:] = bytes(VU0_SIZE)
+        self.dirty[:] = bytes(RAM_PAGES)
+        self._written = set()
+        self._line = []
+
+    # -- snapshots ---------------------------------------------------------------------------
+    def _dirty_pages(self) -> set:
+        d, out, i = self.dirty, set(), self.dirty.find(1)
+        while i >= 0:
+            out.add(i)
+            i = d.find(1, i + 1)
+        return out
+
+    def _take_dirty(self) -> set:
+        """The pages dirtied since the last sync; the marks are cleared."""
+        out = self._dirty_pages()
+        if out:
+            self.dirty[:] = bytes(RAM_PAGES)
+        return out
+
+    def snapshot(self) -> "Snapshot":
+        """The contents of every RAM page ever written, the scratchpad and VU0 memory."""
+        fresh = self._take_dirty()
+        self._written |= fresh
+        snap = Snapshot({p: bytes(self.ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT]) for p in self._written},
+                        bytes(self.spr), bytes(self.vu0))
+        self._line.append((snap.token, fresh))
+        return snap
+
+    def restore(self, snap: "Snapshot") -> List[int]:
+        """Memory exactly as at ``snap``; returns the RAM pages rewritten (ascending). Only pages
+        dirtied since then are copied back, when the current state descends from ``snap``;
+        otherwise every page either one holds."""
+        fix = self._take_dirty()
+        at = next((i for i, (tok, _) in enumerate(self._line) if tok == snap.token), None)
+        if at is None:
+            fix |= self._written | set(snap.pages)
+            self._line = [(snap.token, set())]
+        else:
+            for _, pages in self._line[at + 1:]:
+                fix |= pages
+            del self._line[at + 1:]
+        ram, pages, zero = self.ram, snap.pages, bytes(PAGE)
+        for p in fix:
+            ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT] = pages.get(p, zero)
+        self.spr[:] = snap.spr
+        self.vu0[:] = snap.vu0
+        self._written = set(pages)
+        return sorted(fix)
+
+    def differences(self, snap: "Snapshot", limit: int = 8) -> List[tuple]:
+        """Where memory now differs from ``snap``: up to ``limit`` (address, now, then) byte triples,
+        address ascending, over the scratchpad, VU0 memory and every RAM page either one holds."""
+        out = []
+        zero = bytes(PAGE)
+        for p in sorted(self._written | self._dirty_pages() | set(snap.pages)):
+            now = self.ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT]
+            then = snap.pages.get(p, zero)
+            if now != then:
+                out += _bytes_differ(p << PAGE_SHIFT, now, then, limit - len(out))
+                if len(out) >= limit:
+                    return out
+        for base, now, then in ((SPR_BASE, self.spr, snap.spr), (VU0_BASE, self.vu0, snap.vu0)):
+            if bytes(now) != then:
+                out += _bytes_differ(base, bytes(now), then, limit - len(out))
+                if len(out) >= limit:
+                    break
+        return out[:limit]
+
+
+def _bytes_differ(base, now, then, limit):
+    out = []
+    for i, (a, b) in enumerate(zip(now, then)):
+        if a != b:
+            out.append((base + i, a, b))
+            if len(out) >= limit:
+                break
+    return out
+
+
+class Snapshot:
+    """What ``Memory.snapshot`` saved: ``pages`` {RAM page: 4096 bytes}, ``spr``, ``vu0``."""
+    _tokens = 0
+
+    def __init__(self, pages, spr, vu0):
+        Snapshot._tokens += 1
+        self.token = Snapshot._tokens
+        self.pages, self.spr, self.vu0 = pages, spr, vu0
+
+    @property
+    def size(self) -> int:
+        return len(self.pages) * PAGE + len(self.spr) + len(self.vu0)

@@ -343,10 +343,10 @@ def fast_st(size, v):
     mv, fn = {1: ("MV8", "st8"), 2: ("MV16", "st16"), 4: ("MV32", "st32"), 8: ("MV64", "st64")}[size]
     mask = (1 << 8 * size) - 1
     if size == 1:
-        return f"if a < 0x2000000:\n    {mv}[a] = {v} & {mask:#x}\nelse:\n    {fn}(a, {v})"
+        return f"if a < 0x2000000:\n    {mv}[a] = {v} & {mask:#x}\n    DIRTY[a >> 12] = 1\nelse:\n    {fn}(a, {v})"
     sh = {2: 1, 4: 2, 8: 3}[size]
     return (f"if a < 0x2000000 and not a & {size - 1}:\n    {mv}[a >> {sh}] = {v} & {mask:#x}\n"
-            f"else:\n    {fn}(a, {v})")
+            f"    DIRTY[a >> 12] = 1\nelse:\n    {fn}(a, {v})")
 
 
 load(0x20, "lb", f"_x = {fast_ld(1)}\nR[rt] = _x | 0xFFFFFFFFFFFFFF00 if _x & 0x80 else _x",
@@ -393,7 +393,7 @@ row("lq", IT, 0x1E << 26, MEM, "load",
       "u128 v = LD128(a);\nR[rt] = (uint64_t)v;\nRH[rt] = (uint64_t)(v >> 64);")
 row("sq", IT, 0x1F << 26, MEM, "store",
     "a = (R[rs] + imm) & 0xFFFFFFF0\n"
-    "if a < 0x2000000:\n    MV64[a >> 3] = R[rt]\n    MV64[(a >> 3) + 1] = RH[rt]\n"
+    "if a < 0x2000000:\n    MV64[a >> 3] = R[rt]\n    MV64[(a >> 3) + 1] = RH[rt]\n    DIRTY[a >> 12] = 1\n"
     "else:\n    st64(a, R[rt])\n    st64(a + 8, RH[rt])", "ee",
     note="low 4 address bits ignored [HW]",
     c="uint32_t a = (uint32_t)(R[rs] + (uint64_t)(int64_t)(imm)) & 0xFFFFFFF0u;\n"
@@ -482,4 +482,5 @@ OPERAND_FORMATS.setdefault("code5", lambda f: hex(f["rt"]))
 def namespace(machine):
     machine.S.cpcond0 = 1
     mv = memoryview(machine.mem.ram)
-    return {"MV8": mv, "MV16": mv.cast("H"), "MV32": mv.cast("I"), "MV64": mv.cast("Q")}
+    return {"MV8": mv, "MV16": mv.cast("H"), "MV32": mv.cast("I"), "MV64": mv.cast("Q"),
+            "DIRTY": machine.mem.dirty}     # a RAM store marks its 4 KiB page (Memory.snapshot)

@@ -74,7 +74,7 @@ class EeState(ctypes.Structure):
         ("log_addr", ctypes.POINTER(ctypes.c_uint32)), ("log_size", ctypes.POINTER(ctypes.c_uint8)),
         ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
         ("prev", ctypes.c_uint32), ("annulled", ctypes.c_int32),
-        ("bcount", ctypes.POINTER(ctypes.c_uint64)),
+        ("bcount", ctypes.POINTER(ctypes.c_uint64)), ("dirty", ctypes.c_void_p),
     ]
 
 
@@ -269,6 +269,7 @@ class NativeEngine:
         self.st.ram = _buffer_address(mem.ram)
         self.st.spr = _buffer_address(mem.spr)
         self.st.vu0 = _buffer_address(mem.vu0)
+        self.st.dirty = _buffer_address(mem.dirty)
         self.prog: Optional[Program] = None
         self.bidx = None
         self._bidx_addr = 0

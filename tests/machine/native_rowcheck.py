@@ -58,7 +58,7 @@ class EEState(ctypes.Structure):
         ("data_floor", u32), ("pc", u32), ("steps", u64), ("limit", u64), ("why", i32),
         ("log_on", i32), ("log_n", i32), ("log_cap", i32),
         ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
-        ("prev", u32), ("annulled", i32), ("bcount", vp),
+        ("prev", u32), ("annulled", i32), ("bcount", vp), ("dirty", vp),
     ]
 
 
@@ -68,7 +68,7 @@ SCALARS = ("acc_ovf", "sa", "fcr31", "acc", "vacc", "q", "i", "r", "mac", "statu
 ARRAYS = ("R", "RH", "HI", "LO", "F", "VF", "VI")
 ENGINE_PRIVATE = ("VJUNK", "ram", "spr", "vu0", "data_floor", "pc", "steps", "limit", "why",
                   "log_on", "log_n", "log_cap", "log_addr", "log_size", "log_old", "log_new", "prev", "annulled",
-                  "bcount")
+                  "bcount", "dirty")
 
 _MEM_RE = re.compile(r"\b(?:(?:ld|st)(?:8|16|32|64|128)\s*\(|MV(?:8|16|32|64)\[)")
 

@@ -59,7 +59,7 @@ class EEState(ctypes.Structure):
         ("steps", u64), ("limit", u64), ("why", i32),
         ("log_on", i32), ("log_n", i32), ("log_cap", i32),
         ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
-        ("prev", u32), ("annulled", i32), ("bcount", vp),
+        ("prev", u32), ("annulled", i32), ("bcount", vp), ("dirty", vp),
     ]
 
 
@@ -91,7 +91,7 @@ _PRELUDE = r"""
 #define RC_FIELDS(X) X(R) X(RH) X(HI) X(LO) X(F) X(VF) X(VI) X(VJUNK) X(acc_ovf) X(sa) X(fcr31)  \
     X(acc) X(vacc) X(q) X(i) X(r) X(mac) X(status) X(clip) X(cop0) X(cmsar0) X(cpcond0) X(vi24) \
     X(ram) X(spr) X(vu0) X(data_floor) X(pc) X(steps) X(limit) X(why) X(log_on) X(log_n)        \
-    X(log_cap) X(log_addr) X(log_size) X(log_old) X(log_new) X(prev) X(annulled) X(bcount)
+    X(log_cap) X(log_addr) X(log_size) X(log_old) X(log_new) X(prev) X(annulled) X(bcount) X(dirty)
 #define RC_OFF(f) offsetof(ee_state, f),
 static const size_t rc_offsets[] = { RC_FIELDS(RC_OFF) };
 long rc_offset(int k) { return k < (int)(sizeof rc_offsets / sizeof rc_offsets[0]) ? (long)rc_offsets[k] : -1; }

@@ -56,7 +56,9 @@ static __attribute__((noinline)) void ee_log(ee_state *st, uint32_t a, uint32_t 
 #define EE_ST(T, n, a, v) do { uint32_t _ee_a = (uint32_t)(a); T _ee_v = (T)(v); \
                                uint8_t *_ee_h = ee_host(st, _ee_a, n); if (!_ee_h) goto fault; \
                                if (__builtin_expect(st->log_on, 0)) ee_log(st, _ee_a, n, _ee_h, &_ee_v); \
-                               memcpy(_ee_h, &_ee_v, n); } while (0)
+                               memcpy(_ee_h, &_ee_v, n); \
+                               size_t _ee_o = (size_t)(_ee_h - st->ram); \
+                               if (_ee_o < RAM_SIZE) st->dirty[_ee_o >> 12] = 1; } while (0)
 #define LD8(a) EE_LD(uint8_t, 1, a)
 #define LD16(a) EE_LD(uint16_t, 2, a)
 #define LD32(a) EE_LD(uint32_t, 4, a)
