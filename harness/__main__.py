@@ -8,10 +8,10 @@ import sys
 
 from corpus.names import from_argv, printable, shell_word
 
-from .arguments import Parser, job_count, whole_number
-from .errors import HarnessError
-from .options import DEFAULT_IMAGE, Options
-from .profiles import PROFILES
+from harness.arguments import Parser, job_count, whole_number
+from harness import HarnessError
+from harness.options import DEFAULT_IMAGE, Options
+from harness.profiles import PROFILES
 
 NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
 CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
@@ -36,7 +36,7 @@ def options(a, **kw):
     explicit = a.image and (a.data or a.disc)
     image = a.image
     if image is None and a.disc:
-        from .disc import disc_executable
+        from harness.options import disc_executable
         image = disc_executable(a.disc)
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
@@ -44,18 +44,18 @@ def options(a, **kw):
 
 
 def cmd_bulk(a):
-    from .bulk import run_bulk
+    from harness.runners.bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
                    cluster=a.cluster or None, shard=parse_shard(a.shard),
                    **({"runs": a.runs} if a.runs else {}))
-    from .staged import apply_profile, probe_gate
+    from harness.runners.staged import apply_profile, probe_gate
     opts = apply_profile(opts)
     if not probe_gate(opts):
         return 1
-    from .run import RunDirError
+    from harness.runners.run import RunDirError
     try:
         return run_bulk(opts, sys.argv)
     except RunDirError as exc:
@@ -67,20 +67,20 @@ def cmd_bulk(a):
 
 
 def parse_shard(text):
-    from .shard import parse
+    from harness.runners.shard import parse
     return parse(text) if text else None
 
 
 def cmd_merge(a):
-    from .merge import merge_runs
+    from harness.runners.merge import merge_runs
     return merge_runs(a.runs, a.out)
 
 
 def cmd_one(a):
-    from .chunk import check_chunk
-    from .game import Game
-    from .profiles import profile
-    from .show import format_mismatch
+    from harness.runners.chunk import check_chunk
+    from harness.driver.game import Game
+    from harness.profiles import profile
+    from harness.compare.show import format_mismatch
     opts = options(a)
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
@@ -106,7 +106,7 @@ def cmd_one(a):
     if a.time is not None:
         mism = [m for m in mism if str(m.get("time")) == a.time]
     if mism and a.shrink:
-        from .shrink import shrink_mismatch
+        from harness.shrinking import shrink_mismatch
         try:
             mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model), ch, ctx, mism[0])
         except Exception as exc:
@@ -133,8 +133,8 @@ def cmd_one(a):
 
 def one_synthetic_morph(opts, a):
     """`make one CASE=synthetic::morph`: the synthetic blends of checks.md §5.2 (all 300 of B)."""
-    from .show import format_mismatch
-    from .suite_runs import morph_synthetic_suite
+    from harness.compare.show import format_mismatch
+    from harness.runners.suite_runs import morph_synthetic_suite
     t = morph_synthetic_suite(opts.validate_image(), opts)
     for m in t.mismatches[:a.show]:
         print(format_mismatch(m))
@@ -143,8 +143,8 @@ def one_synthetic_morph(opts, a):
 
 
 def cmd_replay(a):
-    from . import replay
-    from .show import format_mismatch
+    from harness.runners import replay
+    from harness.compare.show import format_mismatch
     opts = options(a)
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
@@ -166,7 +166,7 @@ def cmd_replay(a):
 
 
 def cmd_mutants(a):
-    from .mutants import find_mutants, run_mutant
+    from harness.runners.mutants import find_mutants, run_mutant
     opts = options(a)
     muts = find_mutants(a.name or None)
     if not muts:
@@ -194,8 +194,8 @@ def cmd_mutants(a):
 
 
 def cmd_probe(a):
-    from .budgets import parse_overrides
-    from .probe import run_cli
+    from harness.driver.budgets import parse_overrides
+    from harness.runners.probe import run_cli
     try:
         budgets = parse_overrides(a.budget)
     except ValueError as exc:

@@ -1,13 +1,14 @@
 """Options: what a run drives (image, archive, disc), how (seed, profile, float model), and validation."""
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from .errors import HarnessError
-from .mismatch import CaseContext
-from .run import RUNS
+from harness import HarnessError
+from harness.compare.mismatch import CaseContext
+from harness.runners.run import RUNS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
@@ -84,7 +85,7 @@ class Options:
         """Load the executable once and check its required symbols (executable-abi.md §4, §6)."""
         if not os.path.isfile(self.image):
             raise HarnessError(f"IMAGE={self.image}: no such file")
-        from .game import Game
+        from harness.driver.game import Game
         try:
             return Game(self.image, self.float_model)
         except HarnessError:
@@ -98,3 +99,29 @@ class Options:
         return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
                            self.disc, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
                                                 "DATA": DEFAULT_DATA})
+
+
+def disc_executable(disc, out_dir=os.path.join(ROOT, "build", "disc")):
+    """Path of the disc's boot executable (SYSTEM.CNF BOOT2, else SLUS_202.67), extracted on first use.
+
+    DECISION: with DISC and no IMAGE the harness drives the disc's own executable, so a disc run
+    needs no other file; IMAGE still wins when given.
+    """
+    from corpus import CorpusError
+    from corpus.archive import find_on_disc
+    if not os.path.isfile(disc):
+        raise HarnessError(f"DISC={disc}: no such file")
+    try:
+        _, _, exe = find_on_disc(disc)
+    except CorpusError as exc:
+        raise HarnessError(f"DISC={disc}: {exc}") from exc
+    if not exe:
+        raise HarnessError(f"DISC={disc}: no executable found (SYSTEM.CNF BOOT2 or SLUS_202.67)")
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f"SLUS_202.67.{hashlib.sha256(exe).hexdigest()[:12]}.elf")
+    if not os.path.isfile(path):
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "wb") as f:
+            f.write(exe)
+        os.replace(tmp, path)
+    return path

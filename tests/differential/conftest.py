@@ -2,8 +2,8 @@
 the corpus, one Game per worker, and per-chunk parametrisation with readable ids (member::ANM_name)."""
 import pytest
 
-from harness import selection
-from harness.errors import HarnessError
+from harness.runners import selection
+from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
 
@@ -19,7 +19,7 @@ def make_options(config):
     image, data, disc = (config.getoption(o) for o in ("--image", "--data", "--disc"))
     real = image != DEFAULT_IMAGE and (disc or data != DEFAULT_DATA)   # see harness/__main__.py options()
     if disc and image == DEFAULT_IMAGE:          # a disc run drives the disc's own executable
-        from harness.disc import disc_executable
+        from harness.options import disc_executable
         image = disc_executable(disc)
     return Options(image=image, data=data, disc=disc, seed=config.getoption("--seed"),
                    profile=config.getoption("--profile"), float_model=config.getoption("--float-model"),

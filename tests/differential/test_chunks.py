@@ -5,8 +5,8 @@ and `--float-model` choose how much and how; `--image/--data/--disc` point at th
 """
 import pytest
 
-from harness.chunk import check_chunk
-from harness.show import format_mismatch
+from harness.runners.chunk import check_chunk
+from harness.compare.show import format_mismatch
 
 
 def run_check(check, chunk_id, opts, corpus, game, prof):

@@ -1,9 +1,9 @@
 """The suites of checks.md §9 on their named cases (§10), with the thresholds listed there."""
 import pytest
 
-from harness import suite_runs
-from harness.show import format_mismatch
-from harness.suites import unmet
+from harness.runners import suite_runs
+from harness.compare.show import format_mismatch
+from harness.runners.suites import unmet
 
 
 def require(tally, suite):

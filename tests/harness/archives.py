@@ -9,7 +9,7 @@ from elftools.elf.elffile import ELFFile
 
 from corpus import open_corpus
 from corpus.ccsf import CcsfFile
-from harness.game import CONV
+from harness.driver.game import CONV
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
 
 SECTOR = 2048

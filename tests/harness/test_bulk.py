@@ -2,7 +2,7 @@
 import json
 import os
 
-from harness import bulk, morph_pseudo
+from harness.runners import bulk, morph_pseudo
 from harness.options import Options
 
 from .minicorpus import mini_corpus
@@ -58,7 +58,7 @@ def test_an_identical_incomplete_run_is_resumed_without_redoing_finished_chunks(
 
 
 def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tmp_path, capsys, monkeypatch):
-    from harness import game as game_mod
+    from harness.driver import game as game_mod
     real = game_mod.Game.note_process
     monkeypatch.setattr(game_mod.Game, "note_process", lambda self: list(reversed(real(self))))
     assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 1
@@ -71,7 +71,7 @@ def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tm
 
 def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monkeypatch):
     """issue 8: `--shrink` attaches `shrunk` (fewest plan steps) with a replay command."""
-    from harness import game as game_mod
+    from harness.driver import game as game_mod
     real_fw = game_mod.Game.forward
 
     def forward(self, dt):                # a game that miscounts any step starting at frame >= 3

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from harness.bulk import format_summary
+from harness.runners.bulk import format_summary
 from harness.options import ROOT
-from harness.tally import MISMATCHES_KEPT_PER_CHUNK
+from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 
 PY = sys.executable
 NOTE_MUTANT = os.path.join(ROOT, "standin", "build", "mutants", "note_list_file_order.elf")

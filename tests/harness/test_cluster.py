@@ -13,8 +13,8 @@ import signal
 import distributed   # the extra '.[cluster]', in make test's venv
 import pytest
 
-from harness import bulk, cluster, shard
-from harness.merge import merge_runs
+from harness.runners import bulk, cluster, shard
+from harness.runners.merge import merge_runs
 from harness.options import DEFAULT_DATA, Options
 
 
@@ -229,7 +229,7 @@ def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resu
 
 
 def test_a_worker_with_other_eediff_code_refuses_its_tasks_and_the_run_says_so(tmp_path, monkeypatch):
-    from harness.errors import HarnessError
+    from harness import HarnessError
     monkeypatch.setattr(bulk, "code_version", lambda: "0123456789ab")     # the client's sources differ
     with pytest.raises(HarnessError) as e:
         bulk.run_bulk(opts(tmp_path / "run", n=1, cluster="local:1"), ["test"])

@@ -9,17 +9,17 @@ import struct
 import pytest
 
 from eemu_ext.errors import MemoryFault, StepLimitExceeded
-from harness import memory_map as mm
-from harness import stubs
-from harness.budgets import MARGIN, MEASURED, parse_overrides
-from harness.chunk import check_chunk
-from harness.errors import HarnessError
-from harness.failfast import FailFast, signature
-from harness.game import CONV, SET_WORK, Game, derived_budgets
-from harness.keys import sample_times
-from harness.mutants import MUTANT_ELF_DIR, find_mutants
+from harness.driver import memory_map as mm
+from harness.driver import stubs
+from harness.driver.budgets import MARGIN, MEASURED, parse_overrides
+from harness.runners.chunk import check_chunk
+from harness import HarnessError
+from harness.runners.failfast import FailFast, signature
+from harness.driver.game import CONV, SET_WORK, Game, derived_budgets
+from harness.compare.keys import sample_times
+from harness.runners.mutants import MUTANT_ELF_DIR, find_mutants
 from harness.options import DEFAULT_IMAGE, Options
-from harness.probe import format_report, probe
+from harness.runners.probe import format_report, probe
 from harness.profiles import profile
 
 from .minicorpus import mini_corpus

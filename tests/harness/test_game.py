@@ -2,9 +2,9 @@
 every check notices a corrupted game-side result (checks.md §2-§7), named by field and raw bits."""
 import pytest
 
-from harness import check_morph
-from harness.chunk import check_chunk
-from harness.game import Game
+from harness.checks import morph as check_morph
+from harness.runners.chunk import check_chunk
+from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
 
@@ -130,8 +130,8 @@ def test_an_emulation_error_becomes_the_chunk_error_not_a_crash(game, monkeypatc
 
 def test_synthetic_blends_match_the_reference_exactly(game):
     """checks.md §5.2: fixed edge cases, Generator A and a slice of Generator B, exact."""
-    from harness.mismatch import CaseContext
-    from harness.tally import Tally
+    from harness.compare.mismatch import CaseContext
+    from harness.compare.tally import Tally
     from reference import morph
     t = Tally()
     cases = check_morph.edge_cases() + check_morph.generator_a(count=3) + check_morph.generator_b()[:20]
@@ -157,10 +157,10 @@ def test_a_sampled_second_record_of_an_object_pairs_with_its_own_table_entry(gam
     sample (max_tracks) leaves the first record out (regression: xd040.cmp::ANM_xd040002)."""
     import random
     from corpus.anime import build_anime, obj_track, one
-    from harness import check_controllers
-    from harness.chunk import parse_reference
-    from harness.mismatch import CaseContext
-    from harness.tally import Tally
+    from harness.checks import controllers as check_controllers
+    from harness.runners.chunk import parse_reference
+    from harness.compare.mismatch import CaseContext
+    from harness.compare.tally import Tally
     from .minicorpus import MiniChunk
     data = build_anime(object=7, frames=4, loops=False,
                        tracks=[obj_track(5, pos=one(1., 2., 3.)), obj_track(6, pos=one(4., 5., 6.)),

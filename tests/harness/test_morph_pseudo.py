@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from harness import morph_pseudo
+from harness.runners import morph_pseudo
 from harness.options import ROOT, Options
 
 
@@ -35,7 +35,7 @@ def test_the_weights_the_disc_lacks_are_in_the_pseudo_chunks():
 @pytest.fixture(scope="module")
 def game():
     pytest.importorskip("eemu_ext")
-    from harness.game import Game
+    from harness.driver.game import Game
     return Game(os.path.join(ROOT, "standin", "standin.elf"), "hw")
 
 
@@ -49,7 +49,7 @@ def test_the_stand_in_passes_every_pseudo_chunk(game):
 
 def test_a_wrapping_blend_fails_the_pseudo_chunks():
     pytest.importorskip("eemu_ext")
-    from harness.game import Game
+    from harness.driver.game import Game
     elf = os.path.join(ROOT, "standin", "build", "mutants", "blend_no_saturation.elf")
     if not os.path.exists(elf):
         pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")

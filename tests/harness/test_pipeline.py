@@ -118,7 +118,7 @@ def require_built(elf_paths):
 
 
 def mutants():
-    from harness.mutants import find_mutants
+    from harness.runners.mutants import find_mutants
     try:
         return find_mutants()
     except Exception as exc:            # a malformed patch header fails the test, not collection
@@ -131,7 +131,7 @@ def test_every_mutant_is_caught_by_the_check_it_names(mutant):
     """issue 7 §6 / interfaces.md §5: the quick profile on the mutant's cases catches it by its check."""
     assert mutant is not None, "standin/mutants/*.patch: none found or a header is malformed"
     require_built([mutant.elf])
-    from harness.mutants import run_mutant
+    from harness.runners.mutants import run_mutant
     from harness.options import Options
     caught, results = run_mutant(mutant, Options(image=mutant.elf))
     seen = sorted({m["check"] for r in results for m in r["mismatches"]})
@@ -140,7 +140,7 @@ def test_every_mutant_is_caught_by_the_check_it_names(mutant):
 
 
 def _first_mutant_for(check):
-    from harness.mutants import find_mutants
+    from harness.runners.mutants import find_mutants
     for m in find_mutants():
         if m.catches == check and os.path.isfile(m.elf):
             return m
@@ -149,7 +149,7 @@ def _first_mutant_for(check):
 
 def test_the_printed_repro_reproduces_a_mutant_mismatch_alone():
     """issue 8: the repro command of a mutant's mismatch, run alone, fails the same way."""
-    from harness.mutants import find_mutants, run_mutant
+    from harness.runners.mutants import find_mutants, run_mutant
     from harness.options import Options
     require_built([m.elf for m in find_mutants()])
     muts = [m for m in find_mutants() if os.path.isfile(m.elf)]
@@ -167,11 +167,11 @@ def test_the_printed_repro_reproduces_a_mutant_mismatch_alone():
 
 def test_a_mutant_playback_failure_shrinks_to_at_most_three_steps():
     """issue 8: shrinking reduces a mutant's failing playback case to <= 3 steps."""
-    from harness.game import Game
-    from harness.mutants import run_mutant
+    from harness.driver.game import Game
+    from harness.runners.mutants import run_mutant
     from harness.options import Options
-    from harness.mutants import find_mutants
-    from harness.shrink import shrink_mismatch
+    from harness.runners.mutants import find_mutants
+    from harness.shrinking import shrink_mismatch
     require_built([m.elf for m in find_mutants() if m.catches == "playback"])
     mut = _first_mutant_for("playback")
     assert mut is not None, "no built mutant with '# Catches: playback'"

@@ -364,7 +364,7 @@ def test_an_unwritable_run_directory_gives_one_clear_error(tmp_path):
 
 def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
     """Before: ZeroDivisionError in the closing summary (and no report.html or junit.xml)."""
-    from harness.bulk import format_summary
+    from harness.runners.bulk import format_summary
     s = {"run_id": "r", "status": "pass", "chunks_done": 1, "chunks_total": 1, "chunks_failed": 0,
          "mismatches": 0, "errors": 0, "seconds": 0.1, "chunks_per_minute": 600, "counters": {},
          "quirks": {}, "machine_steps": 1200, "chunk_seconds": 0.01, "cpu_seconds": 0.01,
@@ -373,7 +373,7 @@ def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
 
 
 def test_the_readme_tables_the_exit_statuses_the_harness_uses():
-    from harness.run import EXIT
+    from harness.runners.run import EXIT
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     for code, word in ((0, "pass"), (1, "mismatches"), (2, "usage or input error"), (5, "nothing compared"),
                        (130, "interrupted")):

@@ -5,21 +5,23 @@ import random
 
 import pytest
 
-from harness import memory_map as mm
-from harness import selection, stubs
-from harness.bits import f32_bits, trans_add, ulp
-from harness.check_morph import MINUS_1_8192, NEG_ZERO, edge_cases, generator_a, generator_b
-from harness.errors import HarnessError, HeapExhausted
-from harness.game import REQUIRED, Game
-from harness.keys import boundary_times, sample_times
-from harness.mismatch import CaseContext, record
-from harness.mutants import parse_patch
+from harness.driver import memory_map as mm
+from harness.runners import selection
+from harness.driver import stubs
+from harness.compare.bits import f32_bits, trans_add, ulp
+from harness.checks.morph import MINUS_1_8192, NEG_ZERO, edge_cases, generator_a, generator_b
+from harness import HarnessError
+from harness.driver.stubs import HeapExhausted
+from harness.driver.game import REQUIRED, Game
+from harness.compare.keys import boundary_times, sample_times
+from harness.compare.mismatch import CaseContext, record
+from harness.runners.mutants import parse_patch
 from harness.profiles import rng
-from harness.run import RunDir
-from harness.steps import note_plan, note_step
-from harness.suites import unmet
-from harness.tables import entries_by_record
-from harness.game import Entry
+from harness.runners.run import RunDir
+from harness.compare.steps import note_plan, note_step
+from harness.runners.suites import unmet
+from harness.compare.tables import entries_by_record
+from harness.driver.game import Entry
 from corpus.records import ABSENT1, ABSENT3, Controller, Track
 
 from .fakes import FakeMachine

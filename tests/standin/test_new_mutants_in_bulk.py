@@ -35,7 +35,7 @@ def _vals(c):
 
 @pytest.fixture(scope="module")
 def sample():
-    from harness import selection
+    from harness.runners import selection
     from harness.options import Options
     opts = Options(seed=SEED, n=N)
     corpus = opts.open_corpus()
@@ -44,9 +44,9 @@ def sample():
 
 @pytest.mark.parametrize("mutant", sorted(QUIRKS))
 def test_the_default_bulk_sample_catches(mutant, sample):
-    from harness.chunk import check_chunk
-    from harness.game import Game
-    from harness.mutants import MUTANT_ELF_DIR
+    from harness.runners.chunk import check_chunk
+    from harness.driver.game import Game
+    from harness.runners.mutants import MUTANT_ELF_DIR
     from harness.options import ROOT
     from harness.profiles import profile
     elf = os.path.join(MUTANT_ELF_DIR, f"{mutant}.elf")

@@ -1,0 +1,204 @@
+"""Controller checks: object records at sampled times, multi-step consistency, materials (checks.md §2)."""
+from harness.compare.bits import f32, f32_bits
+from harness.driver.game import Scratch
+from harness.compare.keys import keys_around, sample_times, track_quirks
+from harness.compare.mismatch import record
+from harness.compare.tables import entries_by_record
+from harness.driver import memory_map as mm
+
+ROT_TOLERANCE = 1e-5
+ROT_PER_KEY = 1e-7
+AXES = "xyz"
+
+
+def check_tracks(game, anim, entries, ctx, tally, prof, rng):
+    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk."""
+    tracks = list(anim.tracks)
+    if len(tracks) > prof.max_tracks:
+        tracks = sorted(rng.sample(tracks, prof.max_tracks), key=lambda t: t.index)
+    # pair over ALL records: the k-th record of an object is counted in file order, sample or not
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    game.new_anm()
+    for tr in tracks:
+        entry = paired.get(tr.record.index)
+        if entry is None:
+            # DECISION (checks.md §2.1 step 4.1 counts and skips): the reference compiles a
+            # controller for every object record, so a game that compiled none for it is a
+            # mismatch, not a case to skip; an executable whose ConvLCNum2ALCNum does nothing
+            # must not pass.
+            tally.count("no controller")
+            tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=tr.record.object,
+                              track=tr.record.index, floats=False,
+                              context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
+            continue
+        for k, v in track_quirks(tr.record, anim.frames).items():
+            tally.quirk(k, v)
+        work, coord = game.work(entry.ctrl)
+        ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
+        single, seen, before = None, [], len(tally.mismatches)
+        for t in ts:
+            game.reset_work(work)
+            single = game.step(work, t)
+            seen.append((t, single))
+            T = min(t, anim.last)
+            pose = anim.pose(tr, T)
+            compare_pose(single, pose, tr, t, T, ctx, tally)
+            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), pose.alpha, tr.record, t, ctx, tally)
+        if len(tally.mismatches) > before:
+            attach_series(tally.mismatches[before], anim, tr, seen)
+        check_multistep(game, work, ts, single, tr, ctx, tally)
+
+
+def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
+    """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1)."""
+    rec = tr.record
+    def fail(field, exp, g, channel, passed=None, **kw):
+        c = {"keys": keys_around(channel, T), "pose_time": T}
+        if passed is not None:
+            c["passed"] = passed
+        tally.fail(record(ctx, check, field, exp, g, object=rec.object, track=rec.index, time=t,
+                          context=c, **kw))
+    tally.count("cases")
+    for i in range(3):
+        if got.pos[i] != pose.pos[i]:
+            fail(f"position.{AXES[i]}", pose.pos[i], got.pos[i], rec.pos)
+        if got.scale[i] != pose.scale[i]:
+            fail(f"scale.{AXES[i]}", pose.scale[i], got.scale[i], rec.scale)
+    if got.alpha != pose.alpha:
+        fail("transparency", pose.alpha, got.alpha, rec.alpha)
+    if rec.rot.kind == 0:
+        return
+    if not tr.keyed_rotation:
+        tally.count("single-value rotations")
+        tally.quirk("single_value_rotations")
+        for j, (w_got, w_exp) in enumerate(zip(got.rot9, pose.rot)):
+            if w_got != w_exp:
+                c, r = divmod(j, 3)
+                fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
+        return
+    tally.count("keyed rotations")
+    d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
+    bound = ROT_TOLERANCE + ROT_PER_KEY * pose.passed
+    tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
+    if T > max(f for f, _ in rec.rot.keys) * 256:
+        tally.quirk("final_hold_creep")
+    tally.quirk("keyed_keys_passed", pose.passed)
+    if not d <= bound:
+        fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
+             deviation=d, tolerance=bound, passed=pose.passed)
+
+
+def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", **kw):
+    """The coord's localtp (+0x88), which SetAnmCtrlWork writes, is the reference's transparency."""
+    tally.count("localtp cases")
+    if got != want:
+        tally.fail(record(ctx, check, "localtp", want, got, object=rec.object, track=rec.index, time=t,
+                          context={"coord_offset": f"+0x{mm.COORD_LOCALTP:X}"}, **kw))
+
+
+def field_value(field, scratch=None, pose=None):
+    """A float for a compared field ("position.x", "scale.z", "transparency", "rotation[r][c]")."""
+    if field.startswith(("position.", "scale.")):
+        k = AXES.index(field[-1])
+        src = (scratch.pos if scratch else pose.pos) if field[0] == "p" else (scratch.scale if scratch else pose.scale)
+        return f32(src[k])
+    if field == "transparency":
+        return f32(scratch.alpha if scratch else pose.alpha)
+    r, c = int(field[9]), int(field[12])
+    if scratch:
+        return f32(scratch.rot[4 * c + r])
+    return float(pose.rot_matrix[r][c])
+
+
+def attach_series(m, anim, tr, seen, points=64):
+    """The reference channel over [0, last] and the game's values at the sampled times (for a plot)."""
+    try:
+        hi = max(1, anim.last)
+        ts = sorted({round(i * hi / (points - 1)) for i in range(points)} | {t for t, _ in seen})
+        m["series"] = {"label": m["field"], "t": ts,
+                       "ref": [field_value(m["field"], pose=anim.pose(tr, min(t, anim.last))) for t in ts],
+                       "game_t": [t for t, _ in seen],
+                       "game": [field_value(m["field"], scratch=s) for _, s in seen]}
+    except (ValueError, IndexError):
+        pass
+
+
+def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):
+    """Largest |game - reference| over the 3x3 (word 4c+r vs matrix[r][c]*scale[c]), and where."""
+    worst, wr, wc = -1.0, 0, 0
+    for c in range(3):
+        for r in range(3):
+            d = abs(f32(words16[4 * c + r]) - matrix[r][c] * scale[c])
+            if d != d:          # NaN never passes
+                d = float("inf")
+            if d > worst:
+                worst, wr, wc = d, r, c
+    return worst, wr, wc
+
+
+def check_multistep(game, work, ts, single, tr, ctx, tally):
+    """checks.md §2.3: the deltas of ts land bit-identically where one step to ts[-1] does.
+
+    DECISION: the single-step result is the last sampled time's (reset, then one step of ts[-1]),
+    which is exactly §2.3 step 2, so it is not recomputed.
+    """
+    game.reset_work(work)
+    prev, multi = 0, None
+    for t in ts:
+        game.set_work(work, t - prev)
+        prev = t
+    multi = game.scratch()
+    tally.count("multistep checks")
+    fields = [("position", multi.pos, single.pos), ("scale", multi.scale, single.scale),
+              ("transparency", (multi.alpha,), (single.alpha,))]
+    if tr.record.rot.kind:
+        fields.append(("rotation", multi.rot9, single.rot9))
+    for name, got, exp in fields:
+        if got != exp:
+            tally.fail(record(ctx, "multistep", name, list(exp), list(got), object=tr.record.object,
+                              track=tr.record.index, time=ts[-1],
+                              context={"deltas": [b - a for a, b in zip([0] + ts, ts)]}))
+
+
+def check_materials(game, anim, entries, ctx, tally, prof, rng):
+    """checks.md §2.2: texture offsets U, V and the ccMaterial u, v with random crops, exactly."""
+    first = {}
+    for mt in anim.materials:
+        first.setdefault(mt.material, mt)
+    game.new_anm()
+    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
+    for mt in first.values():
+        rec = mt.record
+        entry = paired.get(rec.index)
+        if entry is None:
+            tally.fail(record(ctx, "materials", "material controller", None, None, object=rec.material,
+                              track=rec.index, floats=False,
+                              context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
+            continue
+        crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
+        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
+        tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
+        tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
+        for t in sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries):
+            game.reset_work(work)
+            game.set_work(work, t)
+            tally.count("material cases")
+            T = min(t, anim.last)
+            su, sv = game.words(mm.SCRATCH, 2)
+            u, v = game.material_uv(mat)
+            exp_uv = anim.uv(mt, T)
+            exp_off = anim.material_offsets(mt, T, crop_u, crop_v)
+            ctx_ = {"crop": [crop_u, crop_v], "keys_u": keys_around(rec.u, t), "keys_v": keys_around(rec.v, t)}
+            for field, e, g, fl in (("U", exp_uv[0], su, True), ("V", exp_uv[1], sv, True),
+                                    ("u", exp_off[0], u, False), ("v", exp_off[1], v, False)):
+                if e != g:
+                    tally.fail(record(ctx, "materials", field, e, g, object=rec.material,
+                                      track=rec.index, time=t, floats=fl, context=ctx_))
+
+
+def channel_words(c):
+    if c.kind == 1:
+        return list(c.value)
+    if c.kind == 2:
+        return [w for _, v in c.keys for w in v]
+    return []

@@ -1,0 +1,71 @@
+"""Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
+from harness.checks.playback import step_quirks
+from harness.compare.mismatch import record
+
+
+def check_notes(game, anim, entries, names, ctx, tally, plan):
+    """Run a plan [(step, restart)] from time 0 and compare every delivered note list (checks.md §6.2)."""
+    game.playback(entries, names, 256)
+    game.give_every_entry_an_instance(entries, 0x100)
+    game.enable_notes()
+    tally.count("note runs")
+    tally.quirk("frame0_notes", sum(1 for n in anim.notes if n.frame == 0))
+    time = 0
+    for i, (s, restart) in enumerate(plan):
+        got = game.forward(s)
+        first = game.note_process()
+        where = {"plan": [list(p) for p in plan[:i + 1]], "time_before": time}
+        if i % 5 == 0:
+            again = game.note_process()
+            tally.count("repeated NoteProcess")
+            tally.quirk("repeated_noteprocess")
+            if again != first:
+                tally.fail(record(ctx, "notes", "repeated NoteProcess", [list(n) for n in first],
+                                  [list(n) for n in again], step=i, time=time, floats=False, context=where))
+        want = anim.forward(time, s)
+        passed = anim.passed_notes(time, s)
+        exp = [(n.event, n.param, n.time, n.object) for n in passed]
+        tally.count("note steps")
+        if got != (want.time, int(bool(want.ended))):
+            for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
+                if e != g:
+                    tally.fail(record(ctx, "notes", field, e, g, step=i, time=time, floats=False, context=where))
+            return False
+        fwd = getattr(anim, "forward_notes", None)
+        if fwd is not None and fwd(time, s) != [(n[0], n[1]) for n in exp]:
+            # checks.md §6.2 step 7: the reference's two routes to the note list must agree
+            tally.fail(record(ctx, "notes", "reference forward_notes", [list(n[:2]) for n in exp],
+                              [list(p) for p in fwd(time, s)], step=i, time=time, floats=False, context=where))
+        if first != exp:
+            tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
+                              step=i, time=time, floats=False, context=where))
+        count_notes(anim, s, want, passed, tally)
+        time = want.time
+        if want.ended and not anim.loops and restart:
+            game.restart()
+            time = 0
+            tally.count("note restarts")
+            tally.quirk("restarts")
+    return True
+
+
+def count_notes(anim, s, want, passed, tally):
+    tally.count("notes delivered", len(passed))
+    if len(passed) > 1:
+        tally.count("steps with several notes")
+    if s == 0:
+        tally.count("note zero steps")
+    if anim.loops and s and want.time == 0 and want.pose_at is not None:
+        tally.count("note loop resets")
+        tally.quirk("loop_resets")
+    if want.ended:
+        tally.count("note ends")
+        tally.quirk("ends")
+    step_quirks(s, tally)
+    tally.quirk("notes_at_last_frame", sum(1 for n in passed if n.frame == anim.frames - 1))
+    if len({n.frame for n in passed}) < len(passed):
+        tally.quirk("several_notes_per_frame")
+    if len(passed) >= 3:
+        tally.quirk("three_notes_steps")
+    if s >= anim.frames * 256:
+        tally.quirk("steps_past_end")

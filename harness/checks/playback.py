@@ -1,0 +1,133 @@
+"""Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
+from harness.compare.bits import f32, trans_add
+from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
+from harness.compare.keys import keys_around
+from harness.compare.mismatch import record
+from harness.compare.tables import entries_by_record
+from harness.driver import memory_map as mm
+
+SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
+
+
+def draw_speeds(rng, count):
+    """The first speed drawn from SPEEDS (checks.md §4.2); further ones distinct from those drawn.
+
+    DECISION: the quick profile plays two speeds so that a chunk sees both a dividing and a
+    non-dividing step (a step past the end is only exercised when the speed does not divide last).
+    """
+    speeds = [rng.choice(SPEEDS)]
+    while len(speeds) < count:
+        speeds.append(rng.choice([s for s in sorted(set(SPEEDS)) if s not in speeds]))
+    return speeds
+
+
+def bulk_steps(anim, speed, cap):
+    """min(400, floor(2*N*256/speed) + 3), capped by the profile (checks.md §4.2)."""
+    return min(400, cap, (2 * anim.frames * 256) // speed + 3)
+
+
+def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
+    """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1)."""
+    speed = speed if speed is not None else (steps[0] if steps else 256)
+    pb = game.playback(entries, names, speed)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+             if tr.record.index in paired]
+    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    tally.count("playbacks")
+    time, looped = 0, False
+    for i, s in enumerate(steps):
+        got = game.forward(s)
+        want = anim.forward(time, s)
+        tally.count("steps")
+        where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
+        if got != (want.time, int(bool(want.ended))):
+            for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
+                if e != g:
+                    tally.fail(record(ctx, "playback", field, e, g, step=i, time=time, floats=False, context=where))
+            return False
+        count_step_kind(anim, time, s, want, tally)
+        time = want.time
+        looped_before, looped = looped, looped or bool(getattr(want, "looped", False))
+        if want.pose_at is None:
+            continue
+        T = min(want.pose_at, anim.last)
+        for tr, coord in posed:
+            compare_matrix(game.coord_matrix(coord), anim, tr, T, ctx, tally, i, where, exact_local)
+            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), anim.pose(tr, T).alpha, tr.record, T,
+                            ctx, tally, check="playback", step=i)
+        frame = want.pose_at >> 8
+        if frame >= 1 and morphers:
+            # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
+            want_w = anim.morph_weights(frame, after_loop=looped_before)
+            for obj, addr in morphers:
+                tally.count("morph states")
+                exp = [tuple(p) for p in want_w.get(obj, ())]
+                got_w = game.morph_state(addr, pb.models)
+                if got_w != exp:
+                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_w),
+                                      object=obj, step=i, time=T, floats=False, context=where))
+    return True
+
+
+def pairs_json(pairs):
+    """Morph pairs as [target object (int), weight bits ("0x...")] for the report."""
+    return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
+
+
+def count_step_kind(anim, time, s, want, tally):
+    if want.ended:
+        tally.count("ends")
+        tally.quirk("ends")
+    if anim.loops and s and want.time == 0 and want.pose_at is not None:
+        tally.count("loop resets")
+        tally.quirk("loop_resets")
+    if s == 0:
+        tally.count("zero steps")
+    step_quirks(s, tally)
+
+
+def step_quirks(s, tally):
+    """Coverage of step kinds: zero, inside a frame, skipping frames."""
+    if s == 0:
+        tally.quirk("zero_steps")
+    elif s % 256:
+        tally.quirk("sub_frame_steps")
+    if s > 256:
+        tally.quirk("skipped_frames")
+
+
+def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
+    """Coord +0x40: translation exact, 3x3 within the playback tolerance or exact (checks.md §3, §4.1)."""
+    pose = anim.pose(tr, T)
+    rec = tr.record
+    tally.count("object matrices")
+    def fail(field, e, g, **kw):
+        tally.fail(record(ctx, "playback", field, e, g, object=rec.object, track=rec.index, time=T,
+                          step=step, context=dict(where, keys=keys_around(rec.rot, T)), **kw))
+    local = anim.local_matrix(tr, T) if not tr.keyed_rotation else None
+    exact = isinstance(local, (list, tuple)) and len(local) == 16 and isinstance(local[0], int)
+    for i in range(3):
+        # DECISION: sceVu0TransMatrix adds p to +0 (animation-semantics.md §4 step 3.2), so a
+        # zero-exponent position word is expected as +0: the reference's EE local matrix when it
+        # has one, else the same rule applied here.
+        e = local[12 + i] if exact else trans_add(pose.pos[i])
+        if words[12 + i] != e:
+            fail(f"translation.{'xyz'[i]}", e, words[12 + i])
+    if exact_local and exact:
+        tally.count("exact local matrices")
+        for c in range(3):
+            for r in range(3):
+                if words[4 * c + r] != local[4 * c + r]:
+                    fail(f"matrix[{r}][{c}]", local[4 * c + r], words[4 * c + r])
+        return
+    scale = [f32(w) for w in pose.scale]
+    keys = pose.passed if tr.keyed_rotation else 0
+    bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
+    d, r, c = keyed_deviation(words, pose.rot_matrix, scale)
+    if tr.keyed_rotation:
+        tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
+    if not d <= bound:
+        from harness.compare.bits import f32_bits
+        fail(f"matrix[{r}][{c}]", f32_bits(pose.rot_matrix[r][c] * scale[c]), words[4 * c + r],
+             deviation=d, tolerance=bound)

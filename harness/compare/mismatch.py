@@ -1,0 +1,79 @@
+"""Mismatch records (interfaces.md §4) and the one-line repro command of a case."""
+from __future__ import annotations
+
+from typing import Optional
+
+from corpus.names import shell_word
+
+from harness.compare.bits import hx, ulp
+
+
+class CaseContext:
+    """Identity of the case being checked: chunk, seed and the run options a repro must repeat."""
+
+    def __init__(self, chunk, seed, profile="quick", float_model="hw", image=None, data=None,
+                 disc=None, defaults=None):
+        self.chunk, self.seed, self.profile, self.float_model = chunk, seed, profile, float_model
+        self.image, self.data, self.disc = image, data, disc
+        self.defaults = defaults or {}
+
+    def repro(self, check=None, time=None):
+        """The command that repeats this case, safe to paste whatever the chunk id holds.
+
+        DECISION: a repro is a direct `.venv/bin/python -m harness one` command, every value one
+        shell word (corpus.names.shell_word), never a `make one CASE=...` line: make expands
+        `$(...)` in a variable's value and its recipe re-opens the shell's quoting, so a name
+        from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
+        # A mismatch's own repro shows the mismatches at its time (`one --time T`), so the repro of
+        # the 150th mismatch of a chunk shows that one, not the chunk's first 20.
+        at = ["--time", shell_word(time)] if time is not None else []
+        return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check) + at)
+
+    def repro_args(self, check=None, case=True):
+        """The options of a repro, each value already one shell word."""
+        parts = (["--case", shell_word(self.chunk)] if case else []) + ["--seed", shell_word(self.seed)]
+        if check:
+            parts += ["--check", shell_word(check)]
+        parts += ["--profile", shell_word(self.profile), "--float-model", shell_word(self.float_model)]
+        for flag, key, val in (("--image", "IMAGE", self.image), ("--data", "DATA", self.data),
+                               ("--disc", "DISC", self.disc)):
+            if val and val != self.defaults.get(key):
+                parts += [flag, shell_word(val)]
+        return parts
+
+
+def raw(v):
+    """Expected/got as raw bits: ints -> hex strings, sequences -> lists of the same."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return hx(v)
+    if isinstance(v, (list, tuple)):
+        return [raw(x) for x in v]
+    return v
+
+
+def record(ctx: CaseContext, check, field, expected, got, *, object=None, track=None, time=None,
+           step=None, floats=True, deviation=None, tolerance=None, context=None,
+           series=None) -> dict:
+    """One Mismatch (interfaces.md §4). `floats`: expected/got are f32 patterns (ulp is computed)."""
+    u: Optional[int] = None
+    if floats and isinstance(expected, int) and isinstance(got, int):
+        u = ulp(expected, got)
+    rec = {"chunk": ctx.chunk, "check": check, "object": object, "track": track, "time": time,
+           "step": step, "field": field, "expected": raw(expected) if floats else plain(expected),
+           "got": raw(got) if floats else plain(got), "ulp": u, "deviation": deviation,
+           "tolerance": tolerance, "seed": ctx.seed, "repro": ctx.repro(check, time=time),
+           "context": context or {}}
+    if series:
+        rec["series"] = series
+    return rec
+
+
+def plain(v):
+    """Non-float values (frame counters, u16 offsets, note tuples) as JSON-friendly ints/lists."""
+    if isinstance(v, tuple):
+        return [plain(x) for x in v]
+    if isinstance(v, list):
+        return [plain(x) for x in v]
+    return v

@@ -1,0 +1,450 @@
+"""Game: drives the executable's ccAnm functions in one Machine (checks.md §8.3 procedures)."""
+from __future__ import annotations
+
+import struct
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+from harness.driver import budgets as bud
+from harness.driver import memory_map as mm
+from harness.driver import stubs
+from harness import HarnessError
+
+# The functions the harness calls (executable-abi.md §4) with the spec's step budgets (the ceiling;
+# the budgets used are derived from measured need, harness/budgets.py).
+CONV = "ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiUs"
+INIT_WORK = "InitAnmCtrlWork__5ccAnmFP9ccAnmCtrlP10ccAnmIndex"
+RESET_WORK = "ResetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWork"
+SET_WORK = "SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki"
+FORWARD = "_AnimateForward__5ccAnmFUi"
+NOTE_PROCESS = "NoteProcess__5ccAnmFv"
+MODIFY = "Modify__9ccMorpherFP16ccDrawModelParam"
+CCSYS = "ccSys"
+BUDGET = {CONV: 2_000_000_000, INIT_WORK: 5_000_000, RESET_WORK: 5_000_000,
+          SET_WORK: 200_000_000, FORWARD: 500_000_000, NOTE_PROCESS: 5_000_000,
+          MODIFY: 500_000_000}
+SHORT = {CONV: "ConvLCNum2ALCNum", INIT_WORK: "InitAnmCtrlWork", RESET_WORK: "ResetAnmCtrlWork",
+         SET_WORK: "SetAnmCtrlWork", FORWARD: "_AnimateForward", NOTE_PROCESS: "NoteProcess",
+         MODIFY: "Modify"}
+REQUIRED = tuple(BUDGET) + stubs.STUB_SYMBOLS + (CCSYS,)
+FRAME_SPD_MAX = 0xFFFF
+
+
+def derived_budgets(overrides=None):
+    """Mangled name -> steps: MARGIN x the stand-in's measured largest count (harness/budgets.py),
+    never above the spec's budget; `overrides` ({short or mangled name: steps}) win."""
+    out = {}
+    for name, spec in BUDGET.items():
+        try:
+            out[name] = min(spec, bud.budget(SHORT[name]))
+        except KeyError:
+            out[name] = spec
+    by_short = {v: k for k, v in SHORT.items()}
+    for k, v in (overrides or {}).items():
+        name = by_short.get(k, k)
+        if name not in BUDGET:
+            raise HarnessError(f"budget override {k!r}: not a function the harness calls "
+                               f"({', '.join(SHORT.values())})")
+        out[name] = int(v)
+    return out
+
+
+def lowest_segment(img):
+    """The lowest address a PT_LOAD segment of the image occupies (the data floor), or 0."""
+    segs = [v for v, data in getattr(img, "segments", ()) if data]
+    return min(segs) if segs else 0
+
+
+@dataclass
+class Entry:
+    """One ccAnmIndexCntTbl entry after load: object index and compiled controller address."""
+    position: int
+    object: int
+    ctrl: int
+    kind: Optional[int]      # the ctrl's u16 kind, None when ctrl == 0
+
+
+@dataclass
+class Scratch:
+    """The object-record results SetAnmCtrlWork leaves in the scratch area (executable-abi.md §5.6)."""
+    pos: Tuple[int, int, int]
+    scale: Tuple[int, int, int]          # words 0, 5, 10 of the scale matrix
+    rot: Tuple[int, ...]                  # all 16 words, column-major
+    alpha: int
+
+    @property
+    def rot9(self):
+        """The 3x3 rotation words in interfaces.md §3 order: word 4*col+row for col, row in 0..2."""
+        return tuple(self.rot[4 * c + r] for c in range(3) for r in range(3))
+
+    def words(self):
+        return self.pos + self.scale + self.rot + (self.alpha,)
+
+
+def load_machine(image, float_model="hw"):
+    """A fresh Machine with `image` loaded (imported lazily so the harness imports without eemu_ext)."""
+    from eemu_ext import Machine
+    m = Machine(float_model=float_model)
+    img = m.load_elf(image)
+    # issue 13: any data access below the executable's lowest segment faults, naming pc and symbol
+    m.data_floor = lowest_segment(img)
+    return m, img
+
+
+def missing_symbols(symbols) -> List[str]:
+    """The required symbols (executable-abi.md §4, §6, ccSys) absent from a symbol table."""
+    return [s for s in REQUIRED if s not in symbols]
+
+
+class Game:
+    """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
+
+    def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False):
+        """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
+        budgets of executable-abi.md §4 (for measuring need)."""
+        self.image_path = str(image)
+        self.float_model = float_model
+        if machine is None:
+            self.m, self.img = load_machine(image, float_model)
+        else:
+            self.m, self.img = machine, machine.load_elf(image)
+        symbols = getattr(self.img, "symbols", {})
+        missing = missing_symbols(symbols)
+        if missing:
+            raise HarnessError(f"{self.image_path}: required symbols missing: {', '.join(missing)} "
+                               f"(executable-abi.md §4, §6)")
+        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.heap = stubs.Heap(self.m)
+        stubs.install(self.m, self.heap, self.sym)
+        self.notes: List[tuple] = []
+        self.inst: Dict[int, int] = {}
+        self.m.hook(mm.NOTE_FUNC, self._note_hook)
+        self._wire_sys()
+        self.calls = 0
+        self.steps = 0
+        self.cpu = Counter()       # CPU seconds spent in the machine per game function
+        self.budget = dict(BUDGET) if unbounded else derived_budgets(budgets)
+        self.max_steps = Counter()  # largest steps of one call per function (short name)
+        self.note_calls: List[tuple] = []    # a0-a3 of every note-hook call (reset by note_process)
+        self.note_flags: List[str] = []      # note-hook calls whose a0 does not point into the heap
+        self.out_buffer = (0, 0)             # (start, end) of the last load's output buffer
+        self.out_high = 0                    # bytes of it the cursor reached (the high-water mark)
+        self._plain = set()                  # playback's zeroed instance blocks
+
+    # -- low level ---------------------------------------------------------------------------
+    def _wire_sys(self):
+        m = self.m
+        m.write(mm.SYS, bytes(mm.SYS_SIZE))
+        m.write_u32(self.sym[CCSYS], mm.SYS)
+        m.write_u32(mm.SYS + mm.SYS_SCRATCH_PTR, mm.SCRATCH)
+
+    def call(self, name, *args):
+        self.calls += 1
+        c0 = time.process_time()
+        try:
+            return self.m.call(self.sym[name], *args, limit=self.budget[name])
+        finally:
+            n = getattr(self.m, "steps", 0) or 0
+            self.steps += n
+            short = SHORT.get(name, name)
+            if n > self.max_steps[short]:
+                self.max_steps[short] = n
+            self.cpu[short] += time.process_time() - c0
+
+    def zero(self, addr, n):
+        self.m.write(addr, bytes(n))
+
+    def u32(self, addr):
+        return self.m.read_u32(addr)
+
+    def words(self, addr, n):
+        return struct.unpack(f"<{n}I", self.m.read(addr, 4 * n))
+
+    # -- load / new_anm / work / step (checks.md §8.3) ----------------------------------------
+    def load(self, chunk: bytes) -> List[Entry]:
+        """Compile a chunk with ConvLCNum2ALCNum; return the table entries in table order."""
+        m = self.m
+        self._wire_sys()
+        self.heap.reset()
+        n_frames, w = struct.unpack_from("<II", chunk, 12)
+        body = chunk[20:20 + 4 * w]
+        if len(body) != 4 * w or 4 * w > mm.DATA_BUF_END - mm.DATA_BUF:
+            raise HarnessError(f"chunk of {len(chunk)} bytes cannot hold W={w} data words "
+                               f"(DATA_BUF holds {mm.DATA_BUF_END - mm.DATA_BUF} bytes)")
+        m.write(mm.DATA_BUF, body)
+        self.zero(mm.RB, mm.RB_SIZE)
+        m.write_u32(mm.RB + mm.READER_PTR, mm.DATA_BUF)
+        m.write_u32(mm.RB + mm.READER_END, mm.HEAP_END)
+        self.zero(mm.CHUNK, mm.CHUNK_SIZE)
+        size = 4 * w + mm.OUT_SPARE
+        out = self.heap.alloc(size + 4 * mm.GUARD_WORDS, "load")
+        m.write(out + size, struct.pack(f"<{mm.GUARD_WORDS}I", *[mm.GUARD] * mm.GUARD_WORDS))
+        self.out_buffer = (out, out + size)
+        m.write_u32(mm.CHUNK + mm.CHUNK_N, n_frames)
+        m.write_u32(mm.CHUNK + mm.CHUNK_W, w)
+        m.write_u32(mm.CHUNK + mm.CHUNK_OUT, out)
+        m.write_u32(mm.CHUNK + mm.CHUNK_FLAG, 0x80000000)
+        m.write_u32(mm.DATAPTR, out)
+        m.write_u32(mm.NUM, 0)
+        self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
+        self.check_output_buffer()
+        count = self.u32(mm.NUM)
+        if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
+            raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
+                               f"layout holds {min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES)}")
+        entries = []
+        for i in range(count):
+            lc, ctrl = self.words(mm.TBL + 8 * i, 2)
+            kind = m.read_u16(ctrl) if ctrl else None
+            entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
+        self.entries = entries
+        return entries
+
+    def check_output_buffer(self):
+        """The guard words after the 4W + 64-byte output buffer are intact and the cursor stayed
+        inside it; else a HarnessError naming the function, the buffer and the first bad word."""
+        out, end = self.out_buffer
+        cursor = self.u32(mm.DATAPTR)
+        self.out_high = max(0, cursor - out)
+        guards = self.words(end, mm.GUARD_WORDS)
+        bad = [i for i, g in enumerate(guards) if g != mm.GUARD]
+        if bad:
+            i = bad[0]
+            raise HarnessError(
+                f"output-buffer overrun: {SHORT[CONV]} ({self.sym[CONV]:#010x}) wrote 0x{guards[i]:08x} "
+                f"over guard word {i} at 0x{end + 4 * i:08x}, past the end of its "
+                f"{end - out}-byte buffer 0x{out:08x}..0x{end:08x} (4W + 64, executable-abi.md §5.3)")
+        if not out <= cursor <= end:
+            raise HarnessError(
+                f"output-buffer overrun: {SHORT[CONV]} left its cursor at 0x{cursor:08x}, outside its "
+                f"{end - out}-byte buffer 0x{out:08x}..0x{end:08x} (4W + 64, executable-abi.md §5.3)")
+
+    def poison_scratch(self):
+        """Fill the scratch results with mm.POISON, so a word the game does not write shows up."""
+        self.m.write(mm.SCRATCH, struct.pack(f"<{mm.SCRATCH_BYTES // 4}I",
+                                             *[mm.POISON] * (mm.SCRATCH_BYTES // 4)))
+
+    def new_anm(self, speed=256):
+        self.zero(mm.ANM, mm.ANM_SIZE)
+        self.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, speed & 0xFFFF)
+
+    def work(self, ctrl, index=None):
+        """A work for one compiled controller; returns (work, coord)."""
+        coord = self.heap.alloc(mm.COORD_SIZE, "work coord")
+        if index is None:
+            index = self.heap.alloc(16, "work index")
+        self.m.write_u32(index + 4, coord)
+        self.m.write_u16(index + 8, mm.INDEX_KIND_OBJ)
+        self.call(INIT_WORK, mm.ANM, ctrl, index)
+        return self.u32(mm.ANM + mm.ANM_WORKS), coord
+
+    def reset_work(self, work):
+        self.call(RESET_WORK, mm.ANM, work)
+
+    def set_work(self, work, dt):
+        self.poison_scratch()
+        self.call(SET_WORK, mm.ANM, work, dt & 0xFFFFFFFF)
+
+    def scratch(self) -> Scratch:
+        w = self.words(mm.SCRATCH, mm.SCRATCH_BYTES // 4)
+        return Scratch(tuple(w[0:3]), (w[20], w[25], w[30]), tuple(w[36:52]), w[52])
+
+    def step(self, work, dt) -> Scratch:
+        self.set_work(work, dt)
+        return self.scratch()
+
+    def material_work(self, ctrl, crop_u, crop_v):
+        """checks.md §2.2 step 2-3: the five blocks wired, InitAnmCtrlWork; returns (work, material)."""
+        a = self.heap.alloc
+        mat, chunk, lst, arr, index = (a(0x20, "material") for _ in range(5))
+        m = self.m
+        m.write_u32(mat + 0x0C, chunk)
+        m.write_u16(chunk + 0x14, crop_u)
+        m.write_u16(chunk + 0x16, crop_v)
+        m.write_u32(arr, mat)
+        m.write_u32(lst, arr)
+        m.write_u16(lst + 4, 1)
+        m.write_u32(index + 4, lst)
+        self.call(INIT_WORK, mm.ANM, ctrl, index)
+        return self.u32(mm.ANM + mm.ANM_WORKS), mat
+
+    def material_uv(self, mat):
+        return self.m.read_u16(mat + 0x14), self.m.read_u16(mat + 0x16)
+
+    # -- playback (checks.md §8.3) -----------------------------------------------------------
+    def playback(self, entries, names, speed=256):
+        """Set up playback; returns a Playback with coords per entry, morphers and models."""
+        m = self.m
+        self.new_anm(speed)
+        self.zero(mm.STREAM, mm.STREAM_SIZE)
+        pb = Playback()
+        for e in entries:
+            index = mm.IDX + 12 * e.position
+            self.zero(index, 12)
+            m.write_u8(index + 10, 1)
+            name = names.get(e.object, "") if names else ""
+            if e.ctrl and e.kind == mm.KIND_OBJECT:
+                pb.works[e.position], pb.coords[e.position] = self.work(e.ctrl, index)
+            elif name.startswith("MPH_"):
+                addr = self.heap.alloc(mm.MORPHER_SIZE, "morpher")
+                m.write_u32(index + 4, addr)
+                pb.morphers[e.position] = addr
+            elif name.startswith("MDL_"):
+                addr = self.heap.alloc(mm.MODEL_SIZE, "model")
+                m.write_u32(index + 4, addr)
+                pb.models[addr] = e.object
+            else:
+                # issue 13: every object the game may decode a record into (F_Ambient, F_Camera,
+                # light, note and F_Obj instances) is a real block, never address 0
+                addr = self.heap.alloc(mm.INSTANCE_SIZE, "instance")
+                m.write_u32(index + 4, addr)
+                pb.instances[e.position] = addr
+        self._plain = set(pb.instances.values())
+        m.write_u32(mm.ANM + mm.ANM_CHUNK, mm.CHUNK)
+        m.write_u32(mm.ANM + mm.ANM_INDEX, mm.IDX)
+        m.write_u32(mm.ANM + mm.ANM_STREAM, mm.STREAM)
+        self.open_reader()
+        return pb
+
+    def open_reader(self):
+        """Open the reader at ANM +0xB0 on the u32 at CHUNK +0x18 (as the OpenData stub does)."""
+        reader = mm.ANM + mm.ANM_READER
+        self.m.write_u32(reader + mm.READER_PTR, self.u32(mm.CHUNK + mm.CHUNK_OUT))
+        self.m.write_u32(reader + mm.READER_END, mm.HEAP_END)
+
+    def give_every_entry_an_instance(self, entries, size=0x100, kind=None):
+        """checks.md §6.1 step 2 and §7.2: a block for every index entry whose subst is 0."""
+        inst = {}
+        for e in entries:
+            index = mm.IDX + 12 * e.position
+            subst = self.u32(index + 4)
+            fresh = subst == 0 or subst in self._plain     # no instance, or playback's plain block
+            if subst == 0 or fresh and size > mm.INSTANCE_SIZE:
+                subst = self.heap.alloc(size, "instance")
+                self.m.write_u32(index + 4, subst)
+            if fresh and kind is not None:
+                self.m.write_u16(index + 8, kind)
+            inst.setdefault(subst, e.object)
+        self.inst = inst
+        return inst
+
+    def time(self):
+        m = self.m
+        return ((m.read_u32(mm.ANM + mm.ANM_FRAME_NOW) << 8) | m.read_u16(mm.ANM + mm.ANM_FRAME_CNT)) & 0xFFFFFFFF
+
+    def forward(self, dt):
+        """_AnimateForward(ANM, dt) -> (time, return value).
+
+        The spec says the caller passes the step; a seed says the function adds ccAnm::frameSpd.
+        frameSpd := dt before each call makes both readings agree (the probe measures which holds).
+        """
+        dt &= 0xFFFFFFFF
+        # DECISION: a step above frameSpd's u16 range writes 0xFFFF; the probe says not ready for
+        # a game that adds frameSpd, so only a game that takes the step ever sees such steps.
+        self.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(dt, FRAME_SPD_MAX))
+        ret = self.call(FORWARD, mm.ANM, dt)
+        return self.time(), ret
+
+    def restart(self):
+        """checks.md §6.2 step 9: mimic a loop's reset (works reset, reader rewound, time 0)."""
+        work = self.u32(mm.ANM + mm.ANM_WORKS)
+        seen = set()
+        while work and work not in seen:
+            seen.add(work)
+            self.reset_work(work)
+            work = self.u32(work)
+        self.open_reader()
+        self.m.write_u32(mm.ANM + mm.ANM_FRAME_NOW, 0)
+        self.m.write_u16(mm.ANM + mm.ANM_FRAME_CNT, 0)
+
+    def coord_matrix(self, coord):
+        return self.words(coord + mm.COORD_MATRIX, 16)
+
+    def morph_state(self, morpher, models):
+        """[(target object or model address, weight bits)] read from a ccMorpher (checks.md §4.1)."""
+        n = self.m.read_u16(morpher + mm.MORPHER_COUNT)
+        out = []
+        for i in range(min(n, 64)):
+            model, weight = self.words(morpher + mm.MORPHER_PAIRS + 8 * i, 2)
+            out.append((models.get(model, model), weight))
+        return out
+
+    # -- notes (checks.md §6.1) --------------------------------------------------------------
+    def _note_hook(self, m):
+        args = tuple(m.args(4))
+        note = args[0]
+        self.note_calls.append(args)
+        if not self.heap.contains(note):
+            self.note_flags.append(
+                f"funcNoteProcess called with a0 = 0x{note:08x}, not a heap block (a1-a3 = "
+                f"{', '.join(f'0x{a:08x}' for a in args[1:])})")
+        event, param, time, coord = self.words(note + 4, 4)
+        self.notes.append((event, param, time, self.inst.get(coord, -1)))
+        return 0
+
+    def enable_notes(self):
+        self.m.write_u32(mm.ANM + mm.ANM_FUNC_NOTE, mm.NOTE_FUNC)
+
+    def note_process(self):
+        self.notes = []
+        self.note_calls = []
+        self.call(NOTE_PROCESS, mm.ANM)
+        return list(self.notes)
+
+    # -- modify (checks.md §8.3) -------------------------------------------------------------
+    def modify(self, base, base_scale, targets, in_place=False):
+        """ccMorpher::Modify on a base and (positions, scale bits, weight bits) targets."""
+        m, a = self.m, self.heap.alloc
+        self.heap.reset()
+        if len(targets) > 16:
+            raise HarnessError(f"Modify case with {len(targets)} targets; a 0x94 ccMorpher holds 16")
+        mph = a(mm.MORPHER_SIZE, "modify morpher")
+        m.write_u16(mph + mm.MORPHER_COUNT, len(targets))
+        for i, (positions, scale, weight) in enumerate(targets):
+            model, index, chunk, mmat = a(0x40), a(0x40), a(0x60), a(0x40)
+            vdata = a(6 * len(positions) + 8)
+            m.write(vdata, pack_s16(positions))
+            m.write_u32(model + 0x00, index)
+            m.write_u32(index + 0x2C, chunk)
+            m.write_u32(chunk + 0x40, scale)
+            m.write_u32(model + 0x08, mmat)
+            m.write_u32(model + 0x0C, scale)
+            m.write_u16(model + 0x22, 1)
+            m.write_u32(mmat + 0x04, len(positions))
+            m.write_u32(mmat + 0x10, vdata)
+            m.write_u32(mph + mm.MORPHER_PAIRS + 8 * i, model)
+            m.write_u32(mph + mm.MORPHER_PAIRS + 4 + 8 * i, weight)
+        n = len(base)
+        block = a(6 * n + 8)
+        m.write(block, pack_s16(base))
+        layer = a(0x40)
+        p = mm.MORPH_PARAM
+        self.zero(p, mm.MORPH_PARAM_SIZE)
+        m.write_u32(p + 0x15C, layer)
+        m.write_u32(p + 0x16C, base_scale)
+        m.write_u32(p + 0x180, n)
+        m.write_u32(p + 0x184, block)
+        if in_place:
+            m.write_u16(p + 0x176, 1)
+        self.call(MODIFY, mph, p)
+        out = self.u32(p + 0x184)
+        raw = struct.unpack(f"<{3 * n}h", m.read(out, 6 * n)) if n else ()
+        return [tuple(raw[3 * i:3 * i + 3]) for i in range(n)]
+
+
+class Playback:
+    """What playback() set up: works and coords per table position, morphers, model addresses."""
+
+    def __init__(self):
+        self.works: Dict[int, int] = {}
+        self.coords: Dict[int, int] = {}
+        self.morphers: Dict[int, int] = {}     # table position -> ccMorpher address
+        self.models: Dict[int, int] = {}       # ccModel address -> object
+        self.instances: Dict[int, int] = {}    # table position -> zeroed instance block
+
+
+def pack_s16(positions):
+    flat = [c for xyz in positions for c in xyz]
+    return struct.pack(f"<{len(flat)}h", *flat) + bytes(8)

@@ -1,0 +1,95 @@
+"""The stubs of executable-abi.md §6: bump allocator, frees, OpenData and GetWork, hooked by address."""
+from harness import HarnessError
+from harness.driver import memory_map as mm
+
+
+class HeapExhausted(HarnessError):
+    """The bump allocator ran past HEAP_END (executable-abi.md §6)."""
+
+
+# mangled symbol -> which argument is the size
+ALLOCATORS = {
+    "ccMalloc__FUi": 0,          # a0 = size
+    "__nw__FUi": 0,              # a0 = size
+    "ccMemalign__FUiUi": None,   # max(a0, a1), aligned to the power-of-two argument (see memalign)
+    "GetWork__16ccDrawPacketCtrlFi": 1,   # a1 = size (a0 is this)
+}
+MEMALIGN = "ccMemalign__FUiUi"
+FREES = ("ccFree__FPv", "__dl__FPv")
+OPEN_DATA = "OpenData__14ccRingBufferThFPv"
+STUB_SYMBOLS = tuple(ALLOCATORS) + FREES + (OPEN_DATA,)
+
+
+class Heap:
+    """Bump allocator over [HEAP, HEAP_END): 16-aligned, zero-filled blocks."""
+
+    def __init__(self, machine, start=mm.HEAP, end=mm.HEAP_END):
+        self.m, self.start, self.end = machine, start, end
+        self.ptr = start
+        self.high_water = start
+        self.log = []            # (symbol, args, caller ra, address) of every allocator stub call
+
+    def reset(self):
+        """Back to the start (before every chunk load and Modify case); the log starts afresh."""
+        self.ptr = self.start
+        self.log = []
+
+    def contains(self, addr):
+        return self.start <= addr < self.ptr
+
+    def alloc(self, n, who="harness", align=16):
+        n &= 0xFFFFFFFF
+        size = (n + 15) & ~15
+        addr = (self.ptr + align - 1) & ~(align - 1)
+        if addr + size > self.end:
+            raise HeapExhausted(
+                f"heap exhausted: {who} asked for {n} bytes at heap pointer 0x{addr:08X} "
+                f"(HEAP_END 0x{self.end:08X})")
+        if n:
+            self.m.write(addr, bytes(n))
+        self.ptr = addr + size
+        self.high_water = max(self.high_water, self.ptr)
+        return addr
+
+
+def is_pow2(x):
+    return x > 0 and not x & (x - 1)
+
+
+def memalign(a0, a1):
+    """(size, alignment) for ccMemalign(a0, a1): executable-abi.md §6 reads a0 as the size, but the
+    order may be (align, size), so the stub takes max(a0, a1) bytes aligned to the argument that is
+    a power of two. DECISION: when both are, the smaller is the alignment; alignment is at least 16
+    (the bump allocator's) and at most 4096 (a larger power of two is taken as a size)."""
+    cands = [x for x in (a0, a1) if is_pow2(x) and x <= 4096]
+    align = max(16, min(cands)) if cands else 16
+    return max(a0, a1), align
+
+
+def install(machine, heap, symbols):
+    """Hook every stub by its symbol's address; `symbols` maps name -> address (all present).
+    Every allocator call is logged in heap.log with its arguments, caller and result."""
+    def allocator(name, argn):
+        def hook(m):
+            args = tuple(m.args(2 if argn is None else argn + 1))
+            if argn is None:
+                size, align = memalign(*args)
+            else:
+                size, align = args[argn], 16
+            addr = heap.alloc(size, who=name, align=align)
+            ra = m.R[31] & 0xFFFFFFFF if hasattr(m, "R") else 0
+            heap.log.append((name, args, ra, addr))
+            return addr
+        return hook
+
+    for name, argn in ALLOCATORS.items():
+        machine.hook(symbols[name], allocator(name, argn))
+    for name in FREES:
+        machine.hook(symbols[name], lambda m: 0)
+
+    def open_data(m):
+        this, data = m.args(2)
+        m.write_u32(this + mm.READER_PTR, data)
+        m.write_u32(this + mm.READER_END, mm.HEAP_END)
+        return 0
+    machine.hook(symbols[OPEN_DATA], open_data)

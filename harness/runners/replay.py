@@ -1,0 +1,47 @@
+"""Replay entry points for shrinking: re-run one check of one chunk on an explicit input list."""
+from harness.checks import controllers as check_controllers, fobj as check_fobj, notes as check_notes, playback as check_playback
+from harness.runners.chunk import parse_reference
+from harness.compare.tables import entries_by_record
+from harness.compare.tally import Tally
+from harness.driver import memory_map as mm
+
+
+def replay_playback(game, ch, ctx, steps, speed=None, exact_local=True):
+    anim, tally = parse_reference(ch, ctx.float_model), Tally()
+    check_playback.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally, list(steps),
+                                  speed, exact_local)
+    return tally
+
+
+def replay_notes(game, ch, ctx, plan):
+    anim, tally = parse_reference(ch, ctx.float_model), Tally()
+    check_notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan])
+    return tally
+
+
+def replay_fobj(game, ch, ctx, plan, a1=0):
+    anim, tally = parse_reference(ch, ctx.float_model), Tally()
+    check_fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan], a1)
+    return tally
+
+
+def replay_times(game, ch, ctx, track, times):
+    """One track evaluated at an explicit time list (checks.md §2.1 step 4.4 and §2.3)."""
+    anim, tally = parse_reference(ch, ctx.float_model), Tally()
+    entries = game.load(ch.data)
+    tr = next(t for t in anim.tracks if t.record.index == track)
+    entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+    if entry is None:
+        return tally
+    game.new_anm()
+    work, _ = game.work(entry.ctrl)
+    ts = sorted(set(times))
+    single = None
+    for t in ts:
+        game.reset_work(work)
+        single = game.step(work, t)
+        T = min(t, anim.last)
+        check_controllers.compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+    if ts:
+        check_controllers.check_multistep(game, work, ts, single, tr, ctx, tally)
+    return tally

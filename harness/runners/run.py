@@ -1,0 +1,331 @@
+"""Run directories (interfaces.md §4): params.json, chunks/<index>.json written atomically, summary.json."""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import json
+import os
+from collections import Counter
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # harness/runners/ -> the checkout
+RUNS = os.path.join(ROOT, "build", "runs")
+
+
+def file_identity(path):
+    if not path:
+        return None
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return {"path": os.path.abspath(path), "size": os.path.getsize(path), "sha256": h.hexdigest()}
+
+
+def params_key(p):
+    """The parameters that make two runs the same run (for automatic resume)."""
+    keep = {k: p.get(k) for k in ("seed", "profile", "float_model", "n", "checks", "code")}
+    keep["image"] = (p.get("image") or {}).get("sha256")
+    keep["data"] = (p.get("data") or {}).get("sha256")
+    keep["chunks"] = p.get("chunks")
+    if p.get("shard"):
+        keep["shard"] = [p["shard"].get("k"), p["shard"].get("m")]
+    return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
+
+
+def code_version():
+    """A short hash of the harness, reference and corpus sources: a run resumes only on the same code."""
+    h = hashlib.sha256()
+    for pkg in ("harness", "reference", "corpus"):
+        d = os.path.join(ROOT, pkg)
+        for dirpath, _, files in sorted(os.walk(d)):
+            for name in sorted(files):
+                if name.endswith(".py"):
+                    with open(os.path.join(dirpath, name), "rb") as f:
+                        h.update(name.encode() + f.read())
+    return h.hexdigest()[:12]
+
+
+class RunDirError(OSError):
+    """A run directory that cannot be written (full disk, read-only, no permission): one line."""
+
+    def __str__(self):
+        return f"cannot write {self.filename}: {self.strerror}"
+
+
+def write_json(path, obj):
+    """Write `obj` to `path` atomically; on any OSError remove the temp file and raise RunDirError."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    text = json.dumps(obj, indent=1, sort_keys=False)
+    try:
+        with open(tmp, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise RunDirError(exc.errno, exc.strerror or str(exc), path) from None
+
+
+# The parameters that must match for a run to be resumed (`--resume`, `--out`): name -> getter.
+RESUME_PARAMS = {
+    "seed": lambda p: p.get("seed"), "profile": lambda p: p.get("profile"),
+    "float model": lambda p: p.get("float_model"), "checks": lambda p: p.get("checks"),
+    "n": lambda p: p.get("n"),
+    "executable sha256": lambda p: (p.get("image") or {}).get("sha256"),
+    "data sha256": lambda p: (p.get("data") or {}).get("sha256"),
+    "disc sha256": lambda p: (p.get("disc") or {}).get("sha256"),
+    "code version": lambda p: p.get("code"),
+    "chunks": lambda p: p.get("chunks"),
+    "shard": lambda p: ("{k}/{m}".format(**p["shard"]) if p.get("shard") else None),
+}
+
+
+def param_differences(old, new, ignore=()):
+    """['seed: run 4, now 7', ...]: the resume parameters where two runs' params differ."""
+    out = []
+    for name, get in RESUME_PARAMS.items():
+        if name in ignore:
+            continue
+        a, b = get(old), get(new)
+        if a != b:
+            if name == "chunks":
+                a, b = f"{len(a or [])} ids", f"{len(b or [])} ids" + (" (other ids)" if len(a or []) == len(b or []) else "")
+            out.append(f"{name}: run {a}, now {b}")
+    return out
+
+
+def read_json(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def nothing_compared(total, done, selected, ran_checks, no_check):
+    """Why a finished run compared nothing it was asked to ([] when it compared everything)."""
+    why = []
+    if total == 0:
+        why.append("0 chunks selected (no checkable chunk in the archive)")
+    elif done and not sum(ran_checks.values()):
+        why.append("no check ran on any chunk")
+    for c in selected or ():
+        c = "controllers" if c == "multistep" else c
+        if done >= total and total and not ran_checks.get(c):
+            why.append(f"the selected check {c} ran on no chunk")
+    if no_check:
+        shown = ", ".join(str(x) for x in no_check[:5]) + (" ..." if len(no_check) > 5 else "")
+        why.append(f"{len(no_check)} chunk(s) ran no check: {shown}")
+    return why
+
+
+# DECISION: exit statuses follow pytest where they can: 0 pass, 1 mismatches (or a chunk the
+# harness could not finish), 2 usage or input error (bad members among them), 5 nothing
+# compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
+EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
+        "interrupted": 130, "incomplete": 1}
+
+
+def status(s):
+    """The verdict of a summary: one rule, kept in reports.summary (the report shows the same)."""
+    from reports.summary import status as verdict
+    return verdict(s)
+
+
+class RunDir:
+    def __init__(self, path):
+        self.path = os.path.abspath(path)
+        self.chunks_dir = os.path.join(self.path, "chunks")
+
+    @classmethod
+    def create(cls, params, runs=RUNS):
+        key = params_key(params)
+        stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+        run_id = f"{stamp}-{key}"
+        path = os.path.join(runs, run_id)
+        n = 1
+        while os.path.exists(path):
+            n += 1
+            path = os.path.join(runs, f"{run_id}.{n}")
+        os.makedirs(os.path.join(path, "chunks"))
+        params = dict(params, run_id=os.path.basename(path), key=key)
+        rd = cls(path)
+        write_json(os.path.join(path, "params.json"), params)
+        rd.link_latest(runs)
+        return rd
+
+    @classmethod
+    def create_at(cls, path, params):
+        """A run directory at an explicit path (`--out`); resumes it when it already has params."""
+        rd = cls(path)
+        if os.path.isfile(rd.params_path):
+            return rd
+        os.makedirs(rd.chunks_dir, exist_ok=True)
+        params = dict(params, run_id=os.path.basename(rd.path), key=params_key(params))
+        write_json(rd.params_path, params)
+        return rd
+
+    @classmethod
+    def find_resumable(cls, params, runs=RUNS):
+        """The newest incomplete run with identical parameters, or None."""
+        if not os.path.isdir(runs):
+            return None
+        key = params_key(params)
+        for name in sorted(os.listdir(runs), reverse=True):
+            rd = cls(os.path.join(runs, name))
+            if name == "latest" or not os.path.isfile(rd.params_path):
+                continue
+            try:
+                p = rd.params()
+            except (OSError, ValueError):
+                continue
+            if p.get("key") == key and not rd.is_complete():
+                return rd
+        return None
+
+    @property
+    def params_path(self):
+        return os.path.join(self.path, "params.json")
+
+    def params(self):
+        return read_json(self.params_path)
+
+    def link_latest(self, runs=None):
+        runs = runs or os.path.dirname(self.path)
+        link = os.path.join(runs, "latest")
+        tmp = f"{link}.tmp{os.getpid()}"
+        try:
+            os.symlink(os.path.basename(self.path), tmp)
+            os.replace(tmp, link)
+        except OSError:
+            pass
+
+    def chunk_path(self, index):
+        return os.path.join(self.chunks_dir, f"{index:05d}.json")
+
+    def done_indices(self):
+        out = set()
+        for name in os.listdir(self.chunks_dir):
+            if name.endswith(".json") and name[:5].isdigit():
+                out.add(int(name[:5]))
+        return out
+
+    def remove_temp_files(self):
+        """Remove the temp files of chunk records whose writer was stopped mid-write."""
+        try:
+            names = os.listdir(self.chunks_dir)
+        except OSError:
+            return
+        for name in names:
+            if ".json.tmp" in name:
+                try:
+                    os.unlink(os.path.join(self.chunks_dir, name))
+                except OSError:
+                    pass
+
+    def write_chunk(self, res):
+        write_json(self.chunk_path(res["index"]), res)
+
+    def results(self):
+        for name in sorted(os.listdir(self.chunks_dir)):
+            if name.endswith(".json"):
+                yield read_json(os.path.join(self.chunks_dir, name))
+
+    def is_complete(self):
+        s = os.path.join(self.path, "summary.json")
+        if not os.path.isfile(s):
+            return False
+        try:
+            return bool(read_json(s).get("complete"))
+        except (OSError, ValueError):
+            return False
+
+    def summarize(self, seconds=None, interrupted=False):
+        # failing_chunks: the first FAILING_CHUNKS_LISTED failing chunks (run order), each with its
+        # first mismatch and that mismatch's repro; mismatches_beyond_cap: counted, not recorded.
+        """Sum the chunk records into summary.json (interfaces.md §4) and return it."""
+        params = self.params()
+        counters, quirks, timing = Counter(), Counter(), Counter()
+        mismatches = errors = failed = done = 0
+        worst = None
+        chunk_seconds = 0.0
+        machine_steps = 0
+        cpu = 0.0
+        machine_cpu = Counter()
+        by_check = Counter()
+        beyond_cap = 0
+        failing = []
+        ran_checks = Counter()
+        no_check = []
+        for r in self.results():
+            done += 1
+            ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
+            ran_checks.update(ran)
+            # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
+            # --check selection skips is not one (the selection's own check must run somewhere).
+            if not r.get("applicable", ran) and not r.get("error"):
+                no_check.append(r.get("chunk"))
+            counters.update(r.get("counters", {}))
+            quirks.update(r.get("quirks", {}))
+            timing.update(r.get("timing", {}))
+            n_mis = len(r.get("mismatches", [])) + r.get("dropped_mismatches", 0)
+            for m in r.get("mismatches", []):
+                by_check[m.get("check")] += 1
+            mismatches += n_mis
+            beyond_cap += r.get("dropped_mismatches", 0)
+            if (n_mis or r.get("error")) and len(failing) < FAILING_CHUNKS_LISTED:
+                failing.append(failing_chunk(r, n_mis))
+            errors += 1 if r.get("error") else 0
+            failed += 1 if (n_mis or r.get("error")) else 0
+            chunk_seconds += r.get("seconds", 0.0)
+            machine_steps += r.get("machine_steps", 0) or 0
+            cpu += r.get("cpu_seconds", 0.0) or 0.0
+            machine_cpu.update(r.get("machine_cpu") or {})
+            w = r.get("worst_keyed_rotation")
+            if w and (worst is None or w["d"] > worst["d"]):
+                worst = w
+        total = len(params.get("chunks", []))
+        seconds = seconds if seconds is not None else chunk_seconds
+        summary = {
+            "run_id": params.get("run_id"), "params": params, "chunks_total": total,
+            "chunks_done": done, "chunks_failed": failed, "mismatches": mismatches, "errors": errors,
+            "mismatches_by_check": dict(by_check), "counters": dict(sorted(counters.items())),
+            "quirks": dict(sorted(quirks.items())), "worst_keyed_rotation": worst,
+            "seconds": round(seconds, 2), "chunk_seconds": round(chunk_seconds, 2),
+            "seconds_by_check": {k: round(v, 2) for k, v in timing.items()},
+            "machine_steps": machine_steps, "cpu_seconds": round(cpu, 2),
+            "cpu_seconds_per_chunk": round(cpu / done, 3) if done else None,
+            "machine_cpu_seconds": {k: round(v, 2) for k, v in machine_cpu.most_common()},
+            "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
+            "complete": done >= total,
+        }
+        summary["chunks"] = done
+        summary["mismatches_beyond_cap"] = beyond_cap
+        summary["failing_chunks"] = failing
+        summary["bad_members"] = list(params.get("bad_members") or [])
+        summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
+        summary["interrupted"] = bool(interrupted)
+        summary["chunks_nothing_compared"] = no_check
+        summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
+        summary["status"] = status(summary)
+        write_json(os.path.join(self.path, "summary.json"), summary)
+        return summary
+
+
+FAILING_CHUNKS_LISTED = 10
+
+
+def failing_chunk(r, n_mis):
+    """A failing chunk for the closing summary: its first mismatch and that mismatch's repro
+    (the shrunk one when shrinking succeeded), or its error."""
+    out = {"chunk": r.get("chunk"), "index": r.get("index"), "mismatches": n_mis,
+           "error": (f"{r['error'].get('type')}: {r['error'].get('message')}" if r.get("error") else None)}
+    mism = r.get("mismatches") or []
+    if mism:
+        m = mism[0]
+        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step",
+                                              "expected", "got", "ulp")}
+        shrunk = m.get("shrunk") or {}
+        out["repro"] = shrunk.get("repro") or m.get("repro")
+    return out
