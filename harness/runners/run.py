@@ -52,16 +52,32 @@ class RunDirError(OSError):
         return f"cannot write {self.filename}: {self.strerror}"
 
 
-def write_json(path, obj):
-    """Write `obj` to `path` atomically; on any OSError remove the temp file and raise RunDirError."""
+# DECISION: chunk records are written atomically (a temp file renamed into place) but made durable
+# in batches: one os.sync() per SYNC_EVERY records a process writes, and one before summary.json
+# says a run is complete. A crash of the process loses nothing (the page cache has every renamed
+# record); a crash of the machine may leave the last batch's records empty or torn, which
+# done_indices() finds (they do not parse) and removes, so a resume checks those chunks again.
+SYNC_EVERY = 256
+_unsynced = 0
+
+
+def write_json(path, obj, durable=True):
+    """Write `obj` to `path` atomically; on any OSError remove the temp file and raise RunDirError.
+    durable=False: leave the fsync to the next batch (see SYNC_EVERY)."""
+    global _unsynced
     tmp = f"{path}.tmp{os.getpid()}"
     text = json.dumps(obj, indent=1, sort_keys=False)
     try:
         with open(tmp, "w") as f:
             f.write(text)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.replace(tmp, path)
+        if not durable:
+            _unsynced += 1
+            if _unsynced >= SYNC_EVERY:
+                sync_records()
     except OSError as exc:
         try:
             os.unlink(tmp)
@@ -96,6 +112,13 @@ def param_differences(old, new, ignore=()):
                 a, b = f"{len(a or [])} ids", f"{len(b or [])} ids" + (" (other ids)" if len(a or []) == len(b or []) else "")
             out.append(f"{name}: run {a}, now {b}")
     return out
+
+
+def sync_records():
+    """Make every record written so far durable (one flush of the file system's dirty data)."""
+    global _unsynced
+    os.sync()
+    _unsynced = 0
 
 
 def read_json(path):
@@ -205,10 +228,24 @@ class RunDir:
         return os.path.join(self.chunks_dir, f"{index:05d}.json")
 
     def done_indices(self):
+        """The indices with a whole record. A record that does not parse (torn by a machine crash
+        before its batch was synced) is removed: its chunk is checked again."""
         out = set()
         for name in os.listdir(self.chunks_dir):
             if name.endswith(".json") and name[:5].isdigit():
-                out.add(int(name[:5]))
+                path = os.path.join(self.chunks_dir, name)
+                try:
+                    rec = read_json(path)
+                    whole = isinstance(rec, dict) and rec.get("index") == int(name[:5])
+                except (OSError, ValueError, UnicodeDecodeError):
+                    whole = False
+                if whole:
+                    out.add(int(name[:5]))
+                else:
+                    try:
+                        os.unlink(path)
+                    except OSError:
+                        pass
         return out
 
     def remove_temp_files(self):
@@ -225,7 +262,7 @@ class RunDir:
                     pass
 
     def write_chunk(self, res):
-        write_json(self.chunk_path(res["index"]), res)
+        write_json(self.chunk_path(res["index"]), res, durable=False)
 
     def results(self):
         for name in sorted(os.listdir(self.chunks_dir)):
@@ -309,6 +346,7 @@ class RunDir:
         summary["chunks_nothing_compared"] = no_check
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary["status"] = status(summary)
+        sync_records()                 # the records a summary counts are on disk before it is
         write_json(os.path.join(self.path, "summary.json"), summary)
         return summary
 
