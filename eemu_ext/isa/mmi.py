@@ -687,3 +687,23 @@ _row("plzcw", 0x04, 0, ("rd", "rs"), "R[rd] = mmi_plzcw(R[rs])", zero=RT,
 # and REGIMM); this module keeps QFSRV, the only MMI reader of SA. Both use the machine's S.sa.
 
 del _mn, _sub, _fn, _n, _suffix, _funct, _amt
+
+
+# --- data flow (eemu_ext/dataflow.py) -------------------------------------------------------------
+# The helpers above that take the state itself, summarised in the sem language: what they read and
+# write (values are not modelled). tests/machine/test_dataflow.py checks each against execution.
+_OPERANDS = "_x = R[s] | RH[s] | R[t] | RH[t]\n"
+_HILO_IN = "_y = HI[0] | HI[1] | LO[0] | LO[1]\n"
+_HILO_OUT = "HI[0] = HI[1] = LO[0] = LO[1] = 0\n"
+_RD_OUT = "R[d] = RH[d] = 0\n"
+_MUL = ("R, RH, HI, LO, d, s, t", _OPERANDS + _HILO_OUT + _RD_OUT)
+_MAC = ("R, RH, HI, LO, d, s, t", _OPERANDS + _HILO_IN + _HILO_OUT + _RD_OUT)
+_DIV = ("HI, LO, a, b, c, e", _HILO_OUT)
+EFFECTS = {
+    "mmi_pmaddh": _MAC, "mmi_pmsubh": _MAC, "mmi_pmaddw": _MAC, "mmi_pmsubw": _MAC, "mmi_pmadduw": _MAC,
+    "mmi_phmadh": _MUL, "mmi_phmsbh": _MUL, "mmi_pmulth": _MUL, "mmi_pmultw": _MUL, "mmi_pmultuw": _MUL,
+    "mmi_pdivw": _DIV, "mmi_pdivuw": _DIV, "mmi_pdivbw": ("HI, LO, a, b, c", _HILO_OUT),
+    "mmi_pmthl_lw": ("HI, LO, a, b", _HILO_IN + _HILO_OUT),
+    "mmi_pmfhl": ("HI, LO, variant", _HILO_IN + "return (_y, _y)"),
+    "mmi_sa": ("S", "return S.sa"),
+}

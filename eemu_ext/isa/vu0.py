@@ -575,6 +575,30 @@ def namespace(machine) -> dict:
     return ns
 
 
+# --- data flow (eemu_ext/dataflow.py) -------------------------------------------------------------
+# The lane helpers that take the state, summarised in the sem language (what they read and write;
+# values are not modelled). The hw model's flags are the superset: under trunc MAC/STATUS stay.
+_EACH_LANE = "for _c in range(4):\n    if dest & (8 >> _c):\n        "
+_FLAGS = "S.mac = 0\nS.status = S.status\n"
+EFFECTS = {
+    "vu_op": ("S, f, dst, a, b, dest", _EACH_LANE + "dst[_c] = f(a[_c], b[_c])\n" + _FLAGS),
+    "vu_madd": ("S, neg, dst, a, b, dest, latch",
+                "old = S.mac if latch else 0\n" + _EACH_LANE
+                + "dst[_c] = f(S.vacc[_c], a[_c], b[_c], old)\n" + _FLAGS),
+    "vu_fdiv": ("S, r", "S.q = r\nS.status = S.status | r\n"),
+    "vu_sel": ("f, dst, a, b, dest", _EACH_LANE + "dst[_c] = f(a[_c], b[_c])\n"),
+    "vu_map": ("f, dst, a, dest, n", _EACH_LANE + "dst[_c] = f(a[_c], n)\n"),
+    "vu_set": ("dst, vals, dest", _EACH_LANE + "dst[_c] = vals[_c]\n"),
+    "vu_clip": ("S, a, w", "S.clip = (S.clip << 6) | a[0] | a[1] | a[2] | w\n"),
+    "vu_cfc2": ("S, n", "if n < 16:\n    return VI[n]\n" + "".join(
+        f"if n == {k}:\n    return S.{a}\n" for k, a in ((16, "status"), (17, "mac"), (18, "clip"), (20, "r"),
+                                                     (21, "i"), (22, "q"), (24, "vi24"), (27, "cmsar0")))),
+    "vu_ctc2": ("S, n, v", "if n < 16:\n    VI[n] = v\nelif n == 16:\n    S.status = S.status | v\n"
+                "elif n == 18:\n    S.clip = v\nelif n == 20:\n    S.r = v\nelif n == 21:\n    S.i = v\n"
+                "elif n == 22:\n    S.q = v\nelif n == 24:\n    S.vi24 = v\nelif n == 27:\n    S.cmsar0 = v\n"),
+}
+
+
 # Words where our decoding intentionally differs from rabbitizer's (tests/machine/test_decode_rabbitizer.py):
 DECODE_DIFFERENCES = [
     # VSQRT with fsf != 0: GNU as emits fsf = 1 for `vsqrt $Q,$vf2z`; the hardware ignores fs/fsf
