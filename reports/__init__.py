@@ -5,9 +5,9 @@
 
 `python -m reports render RUN_DIR` does the same from a shell (`make report RUN=<dir>`).
 Modules: load (read a run), causes (likely-cause heuristic), describe (a mismatch's display
-model), enrich (reference plots from the corpus), detail (one mismatch as HTML), html / svg /
-page_assets / coverage (the page), summary (summary.json), junit (JUnit XML), bits (raw-bit
-views), shrink (delta debugging used by the harness to shrink failing cases).
+model), enrich (reference plots and object names from the corpus), detail (one mismatch as
+HTML, the only renderer of it), html / svg / coverage (the page; its CSS and script are
+reports/assets/*), summary (summary.json), junit (JUnit XML), bits (raw-bit views).
 """
 from __future__ import annotations
 
@@ -21,9 +21,12 @@ DETAIL_PER_GROUP = 20     # full details per chunk x check; later ones keep thei
 MAX_FULL_DETAILS = 1000   # full details in one report (each may carry a plot and context)
 
 
-def build_views(run: Run, causes: dict) -> list[dict]:
-    """The display model of every mismatch, in run order (full details within the caps)."""
+def build_views(run: Run, causes: dict, names: dict | None = None) -> list[dict]:
+    """The display model of every mismatch, in run order (full details within the caps).
+
+    names: {chunk id: {object index: name}} (reports.enrich.object_names)."""
     from .describe import view
+    names = names or {}
     views, per_group, full = [], {}, 0
     for ch in run.chunks:
         src_name = f"chunks/{ch['index']:05d}.json" if isinstance(ch.get("index"), int) else "chunks/"
@@ -35,7 +38,8 @@ def build_views(run: Run, causes: dict) -> list[dict]:
             # a mutant breaks everything stays a few MB; the rest keep their one-line row, repro
             # and a pointer to the record in chunks/.
             want_full = per_group[key] <= DETAIL_PER_GROUP and full < MAX_FULL_DETAILS
-            v = view(len(views), m, causes[id(m)], run.params, full=want_full)
+            v = view(len(views), m, causes[id(m)], run.params, full=want_full,
+                     names=names.get(ch["chunk"]))
             v["src"] = f"{src_name} mismatches[{i}]"
             full += 1 if want_full else 0
             views.append(v)
@@ -48,12 +52,15 @@ def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     from .causes import classify_run
     out = Path(out_dir) if out_dir else run.path
     out.mkdir(parents=True, exist_ok=True)
+    from .enrich import object_names
     if plots:
         from .enrich import add_series
         run.notes.extend(add_series(run))
+    names, notes = object_names(run)
+    run.notes.extend(notes)
     causes = classify_run(run.chunks)
     summary = summ.complete(run, causes)
-    views = build_views(run, causes)
+    views = build_views(run, causes, names)
     page = html.render(run, summary, views)
     report = out / "report.html"
     write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"))

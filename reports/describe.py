@@ -1,7 +1,7 @@
 """The display model of one mismatch: what a reviewer sees, derived once from the raw record.
 
-The same view (a small JSON-able dict) feeds the static HTML of the first page and the
-report's inline JavaScript for the other pages, so both show identical details.
+reports.detail renders every mismatch's HTML from its view (the row and the detail); the
+page's script only shows, hides and pages through that HTML.
 """
 from __future__ import annotations
 
@@ -27,17 +27,26 @@ def time_text(t) -> str:
     return f"t={t} (frame {t >> 8} + {t & 255}/256)"
 
 
-def where_text(m: dict) -> str:
+def object_text(obj, names=None) -> str:
+    """An object as its index with its name when the corpus gives one: "object 5 (OBJ_a)"."""
+    name = (names or {}).get(obj) if isinstance(obj, int) else None
+    return f"object {obj} ({name})" if name else f"object {obj}"
+
+
+def place_text(m: dict, names=None) -> str:
+    """Object, track and step of a mismatch (its time is time_text)."""
     parts = []
     if m.get("object") is not None:
-        parts.append(f"object {m['object']}")
+        parts.append(object_text(m["object"], names))
     if m.get("track") is not None:
         parts.append(f"track {m['track']}")
     if m.get("step") is not None:
         parts.append(f"step {m['step']}")
-    if m.get("time") is not None:
-        parts.append(time_text(m["time"]))
     return " · ".join(parts)
+
+
+def where_text(m: dict, names=None) -> str:
+    return " · ".join(x for x in (place_text(m, names), time_text(m.get("time"))) if x)
 
 
 def value_text(v) -> str:
@@ -241,25 +250,24 @@ def shrunk_view(sh, original: dict) -> dict | None:
     return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig}
 
 
-def view(n: int, m: dict, cause: str, params: dict, full: bool = True) -> dict:
-    """The display model of mismatch number n (the report's anchor is "m<n>")."""
+def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=None) -> dict:
+    """The display model of mismatch number n (the report's anchor is "m<n>").
+
+    names: the chunk's object names by index (reports.enrich.object_names), shown next to
+    the record's object index."""
     v = {"n": n, "chunk": m.get("chunk"), "check": m["check"], "field": m.get("field"),
-         "where": where_text(m), "cause": cause, "time": m.get("time"), "step": m.get("step"),
+         "where": where_text(m, names), "place": place_text(m, names),
+         "at": time_text(m.get("time")), "cause": cause, "time": m.get("time"), "step": m.get("step"),
          "track": m.get("track"), "object": m.get("object"),
          "es": brief(m.get("expected"), m.get("got"))[0],
          "gs": brief(m.get("expected"), m.get("got"))[1],
          "ulp": ulp_of(m), "repro": m.get("repro") or default_repro(m, params),
          "seed": m.get("seed")}
-    v["extra"] = f"{v['ulp']} ulp" if v["ulp"] else ""
     if isinstance(m.get("deviation"), (int, float)):
         v["dev"] = f"{m['deviation']:.4g}"
         v["tol"] = "" if m.get("tolerance") is None else f"{m['tolerance']:.4g}"
-        v["extra"] = f"d={m['deviation']:.3g}"
     if not full:
-        # the one-line row, the repro and where the record lives; identity members that the
-        # "where" text already carries are left out to keep 10,000 rows small
-        for k in ("time", "step", "track", "object", "seed"):
-            v.pop(k, None)
+        # the one-line row, the repro and where the record lives
         return _compact(v)
     sv = scalar_view(m.get("expected"), m.get("got"), m.get("field"))
     if sv is not None:

@@ -1,7 +1,7 @@
 """One mismatch as HTML: the row, the bit strips, values, keys, context, plot and repro.
 
-Mirrors page_assets.JS (summaryHTML, detailHTML, ...), which draws the same view for pages
-beyond the first; keep the two in step (tests/reports/test_browser.py compares them).
+The only renderer of a mismatch: the static first page and every other page show this HTML
+(reports.html embeds it for the page's script, which only shows and hides it).
 """
 from __future__ import annotations
 
@@ -113,14 +113,28 @@ def detail_html(v: dict) -> str:
     return "".join(out)
 
 
+# The columns of a mismatch's row: (CSS class, heading).
+ROW_COLUMNS = (("mn", "#"), ("mc", "check"), ("mch", "chunk"), ("mw", "object · track · step"),
+               ("mt", "time"), ("mf", "field"), ("mv", f"{REFERENCE} → {GAME}"), ("mu", "ulp"),
+               ("md", "d"), ("cause", "likely cause"))
+
+
+def list_head_html() -> str:
+    """The column headings above the mismatch rows."""
+    return ('<div class="mhead" aria-hidden="true">'
+            + "".join(f'<span class="{c}">{e(h)}</span>' for c, h in ROW_COLUMNS) + '</div>')
+
+
 def summary_line_html(v: dict) -> str:
-    """The always-visible line of a mismatch (the <summary> of its <details>)."""
-    extra = v.get("extra", "")
-    return (f'<span class="mn">#{v["n"]}</span><span class="mc">{e(v["check"])}</span>'
-            f'<span class="mch">{e(v["chunk"])}</span><span class="mw">{e(v.get("where"))}</span>'
-            f'<span class="mf">{e(v.get("field"))}</span><span class="mv mono">{e(v.get("es"))} → '
-            f'{e(v.get("gs"))}</span><span class="mu">{e(extra)}</span>'
-            f'<span class="cause">{e(v["cause"])}</span>')
+    """The always-visible line of a mismatch (the <summary> of its <details>): time, ulp and d
+    in full."""
+    cells = {"mn": f'#{v["n"]}', "mc": v["check"], "mch": v["chunk"], "mw": v.get("place"),
+             "mt": v.get("at"), "mf": v.get("field"),
+             "mv": f'{v.get("es") or ""} → {v.get("gs") or ""}', "mu": v.get("ulp"),
+             "md": v.get("dev"), "cause": v["cause"]}
+    mono = {"mv", "mu", "md"}
+    return "".join(f'<span class="{c}{" mono" if c in mono else ""}">{e(cells[c])}</span>'
+                   for c, _ in ROW_COLUMNS)
 
 
 def mismatch_html(v: dict) -> str:

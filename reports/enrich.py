@@ -17,6 +17,7 @@ from pathlib import Path
 
 from .bits import is_hex_pattern, parse_u32, u2f
 
+NAME_CHUNKS = 200               # failing chunks whose object names are read from the corpus
 POINTS = 160                    # reference samples over [0, end]
 PER_GROUP = 20                  # mismatches of one chunk x track x field given the plot
 MAX_CHUNKS = 40                 # chunks whose animation is parsed (~0.3 s each); run order
@@ -130,3 +131,30 @@ def _material_value(a, mt, field, T, m):
         return u2f(a.uv(mt, T)["UV".index(field)])
     crop = (m.get("context") or {}).get("crop") or [0, 0]
     return float(a.material_offsets(mt, T, crop[0], crop[1])["uv".index(field)])
+
+
+def object_names(run) -> tuple[dict, list[str]]:
+    """{chunk id: {object index: name}} from the run's corpus for chunks whose mismatches name
+    an object by index, and notes; without the corpus (or a chunk it refuses) the index alone
+    is shown. The names are data: the report escapes them (reports.detail.e)."""
+    wanted = []
+    for ch in run.chunks:
+        if any(isinstance(m.get("object"), int) for m in ch["mismatches"]):
+            wanted.append(ch["chunk"])
+    if not wanted:
+        return {}, []
+    try:
+        corpus = _open(run.params)
+    except Exception as exc:                     # noqa: BLE001 - any reason is only a note
+        return {}, [f"object names not shown: {type(exc).__name__}: {exc}"]
+    names, notes = {}, []
+    # DECISION: names are read for the first NAME_CHUNKS failing chunks (one inflate each);
+    # the others show the object index alone.
+    if len(wanted) > NAME_CHUNKS:
+        notes.append(f"object names shown for the first {NAME_CHUNKS} of {len(wanted)} failing chunks")
+    for chunk in wanted[:NAME_CHUNKS]:
+        try:
+            names[chunk] = {int(k): str(v) for k, v in dict(corpus.chunk(chunk).names).items()}
+        except Exception as exc:                 # noqa: BLE001
+            notes.append(f"no object names for {chunk}: {type(exc).__name__}: {exc}")
+    return names, notes

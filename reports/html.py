@@ -1,26 +1,126 @@
 """The static, self-contained HTML report of a run (inline CSS, JS and SVG; nothing fetched).
 
-The page; one mismatch's detail is reports.detail.
+The page; one mismatch's HTML is reports.detail.
 
 Layout: verdict, run parameters and identity, checks, pass/fail per chunk, likely causes,
 keyed-rotation drift, quirk coverage and counters, the failing-chunk table, and the
 mismatch list. The mismatch list is paginated: page 1 is static HTML (readable without
-JavaScript), the others are drawn by the inline script from an embedded JSON blob of the
-same views (reports.describe), so 10,000 mismatches stay a few megabytes and responsive.
+JavaScript); the HTML of every mismatch, rendered by reports.detail, is embedded
+gzip-compressed (base64 in the JSON of #eediff-data), and the inline script decompresses it
+to show other pages and filtered lists, so 10,000 mismatches stay small and responsive.
+The page's CSS and script are the files in reports/assets/, inlined here.
 """
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from collections import Counter, defaultdict
+from functools import cache
+from importlib.resources import files
 
-from . import page_assets, svg
+from corpus.names import printable, shell_word
+
+from . import svg
 from .causes import CAUSES, RULES
 from .describe import default_repro
-from .detail import e, mismatch_html
+from .detail import e, list_head_html, mismatch_html
 from .coverage import counter_groups, coverage_rows
 from .summary import bound_params, dropped, rotation_samples
 
 PAGE_SIZE = 100
+
+
+@cache
+def asset(name: str) -> str:
+    """reports/assets/<name> (package data), to inline into the page."""
+    text = files(__package__).joinpath("assets", name).read_text(encoding="utf-8")
+    if "</script" in text.lower() or "</style" in text.lower():
+        raise ValueError(f"reports/assets/{name}: contains a closing </script> or </style> tag")
+    return text
+
+
+def bound_text(d: float, bound: float) -> str:
+    """d against its bound, readable however far over: "73% of its bound", "1.6e5× its bound"."""
+    r = d / bound
+    if r < 10:
+        return f"{r:.0%} of its bound"
+    if r < 1000:
+        return f"{r:.0f}× its bound"
+    mant, exp = f"{r:.1e}".split("e")
+    return f"{mant}e{int(exp)}× its bound"
+
+
+# `make bulk` variables and the harness options they stand for (Makefile, HARNESS_OPTS)
+MAKE_VARS = {"--n": "N", "--seed": "SEED", "--profile": "PROFILE", "--float-model": "FLOAT",
+             "--jobs": "JOBS", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
+             "--check": "CHECK", "--cluster": "CLUSTER", "--shard": "SHARD", "--out": "OUT"}
+
+
+def _argv_options(argv: list) -> tuple[dict, list]:
+    """The options of a recorded `harness bulk` argv: {flag: value} and the words no make
+    variable stands for."""
+    opts, other, i = {}, [], 0
+    while i < len(argv):
+        word = str(argv[i])
+        flag, eq, val = word.partition("=")
+        if flag in MAKE_VARS:
+            if not eq:
+                i += 1
+                val = str(argv[i]) if i < len(argv) else ""
+            opts[flag] = val
+        else:
+            other.append(word)
+        i += 1
+    return opts, other
+
+
+def rerun_command(params: dict) -> str | None:
+    """The make line that re-runs the run, built from its recorded options.
+
+    DECISION: N, SEED, PROFILE and FLOAT come from params.json (what the run used), JOBS,
+    CLUSTER and OUT from the recorded argv (params.json records the resolved job count only),
+    IMAGE, DATA and DISC from params.json when the run was given them (argv names them), else
+    when they are not the defaults. An option make has no variable for (--allow-bad-members,
+    --chunks, --fail-fast, ...) makes it the direct harness command of the recorded argv.
+    A merged run is `make merge`. Every value is one shell word (corpus.names.shell_word)."""
+    argv = [str(a) for a in params.get("argv") or []]
+    verb = next((a for a in argv[:3] if a in ("bulk", "merge")), None)
+    args = argv[argv.index(verb) + 1:] if verb else []
+    if verb == "merge" or params.get("merged_from"):
+        out = dict(zip(args, args[1:])).get("--out") if args else None
+        runs = " ".join(str(x.get("run")) for x in params.get("merged_from") or [])
+        return ("make merge RUNS=" + shell_word(runs)
+                + (f" OUT={shell_word(out)}" if out else "")) if runs else None
+    opts, other = _argv_options(args)
+    if other:
+        return " ".join([".venv/bin/python", "-m", "harness", "bulk"] + [shell_word(a) for a in args])
+    ident = {k: (params.get(k) or {}).get("path") if isinstance(params.get(k), dict) else params.get(k)
+             for k in ("image", "data", "disc")}
+    given = {"image": "--image" in opts or (not argv and ident["image"] and
+                                            not str(ident["image"]).endswith("standin/standin.elf")),
+             "data": "--data" in opts or (not argv and ident["data"] and
+                                          not str(ident["data"]).endswith("build/synth/DATA.BIN")),
+             "disc": "--disc" in opts or (not argv and bool(ident["disc"]))}
+    if given["disc"]:
+        given["image"] = "--image" in opts          # a disc run's executable comes from the disc
+    checks = params.get("checks") or ([opts["--check"]] if "--check" in opts else [])
+    shard = params.get("shard")
+    values = [("N", params.get("n", opts.get("--n"))), ("SEED", params.get("seed", opts.get("--seed"))),
+              ("PROFILE", params.get("profile", opts.get("--profile"))),
+              ("FLOAT", params.get("float_model", opts.get("--float-model"))),
+              ("JOBS", opts.get("--jobs", params.get("jobs"))),
+              ("CHECK", ",".join(checks) if checks else None),
+              ("IMAGE", ident["image"] if given["image"] else None),
+              ("DATA", ident["data"] if given["data"] else None),
+              ("DISC", ident["disc"] if given["disc"] else None),
+              ("CLUSTER", opts.get("--cluster")),
+              ("SHARD", f'{shard["k"]}/{shard["m"]}' if isinstance(shard, dict) and "k" in shard
+               else opts.get("--shard")),
+              ("OUT", opts.get("--out"))]
+    if not argv and params.get("n") is None:
+        return None
+    return " ".join(["make bulk"] + [f"{k}={shell_word(v)}" for k, v in values if v not in (None, "")])
 
 
 def _size(n) -> str:
@@ -53,19 +153,26 @@ def _params_html(run, summary) -> str:
             ("chunks/minute", summary.get("chunks_per_minute")),
             ("chunks done", f'{summary.get("chunks_done")} of {summary.get("chunks_total")}'
              + ("" if summary.get("complete") else " (incomplete)")),
-            ("command", " ".join(p.get("argv") or []) or None),
+            ("command", None),
             ("shard", "{k} of {m} (selection of {selection_size} chunks)".format(**p["shard"])
              if p.get("shard") else None),
             ("merged from", "; ".join(f'shard {x.get("shard")}: {x.get("run")}' for x in p["merged_from"])
              if p.get("merged_from") else None)]
-    out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
-                                         for k, x in rows if x not in (None, "")) + '</table>'
+    cells = {k: e(x) for k, x in rows if x not in (None, "")}
+    cmd = rerun_command(p)
+    if cmd:
+        cells["command"] = (f'<span class="runcmd"><code>{e(cmd)}</code><button type="button" '
+                            f'class="copy" data-copy="{e(cmd)}">copy</button></span>')
+    out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{cells[k]}</td></tr>'
+                                         for k, _ in rows if k in cells) + '</table>'
     ident = []
     for label, key in (("executable", "image"), ("corpus", "data")):
         d = p.get(key) or {}
+        sha = d.get("sha256", "?")
         ident.append(f'<tr><th>{label}</th><td class="mono">{e(d.get("path", "?"))}</td>'
-                     f'<td>{_size(d.get("size"))}</td><td class="mono sha">'
-                     f'{e(d.get("sha256", "?"))}</td></tr>')
+                     f'<td>{_size(d.get("size"))}</td><td class="mono sha" title="{e(sha)}">'
+                     f'<span class="shav">{e(sha)}</span><button type="button" class="copy" '
+                     f'data-copy="{e(sha)}" title="copy the SHA-256">copy</button></td></tr>')
     out += ('<table class="grid-t"><tr><th></th><th>path</th><th>size</th><th>SHA-256</th></tr>'
             + "".join(ident) + '</table>')
     return out
@@ -99,7 +206,7 @@ def _cards_html(summary) -> str:
     sub = "no keyed rotations"
     if isinstance(w.get("d"), (int, float)):
         worst = f'{w["d"]:.3g}'
-        sub = (f'{w["d"] / w["bound"]:.0%} of its bound' if isinstance(w.get("bound"), (int, float))
+        sub = (bound_text(w["d"], w["bound"]) if isinstance(w.get("bound"), (int, float))
                and w["bound"] else "bound unknown")
     cards = [
         ("chunks", f'{summary.get("chunks_done")}/{summary.get("chunks_total")}',
@@ -180,7 +287,7 @@ def _rotation_html(run, summary) -> str:
     w = summary.get("worst_keyed_rotation")
     out = []
     if w:
-        ratio = (f', {w["d"] / w["bound"]:.0%} of its bound {w["bound"]:.3g}'
+        ratio = (f', {bound_text(w["d"], w["bound"])} {w["bound"]:.3g}'
                  if isinstance(w.get("bound"), (int, float)) and w["bound"] else "")
         where = " · ".join(str(x) for x in (w.get("chunk"), w.get("track") is not None and
                                            f'track {w["track"]}', w.get("time") is not None and
@@ -283,7 +390,21 @@ def chunk_repro(ch: dict, params: dict) -> str:
     return default_repro({"chunk": ch["chunk"], "check": None}, params)
 
 
-def _mismatches_html(views, n_dropped=0, notes=()) -> str:
+def search_text(v: dict) -> str:
+    """What the mismatch filter matches against, lowercased."""
+    return " ".join(str(v.get(k) or "") for k in ("chunk", "field", "where", "check", "cause")).lower()
+
+
+def pages_payload(views: list[dict], rendered: list[str]) -> str:
+    """Every mismatch as [chunk, check, cause, search text, HTML], as JSON, gzip, base64."""
+    # chunk, check and cause as the page's data-chunk / option values read (printable)
+    items = [[printable(str(v["chunk"])), printable(str(v["check"])), v["cause"], printable(search_text(v)), h]
+             for v, h in zip(views, rendered)]
+    raw = json.dumps(items, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    return base64.b64encode(gzip.compress(raw, compresslevel=6, mtime=0)).decode("ascii")
+
+
+def _mismatches_html(views, rendered, n_dropped=0, notes=()) -> str:
     notes_html = "".join(f'<p class="note">{e(n)}</p>' for n in notes[:20])
     if len(notes) > 20:
         notes_html += f'<p class="note">… and {len(notes) - 20} more notes.</p>'
@@ -295,7 +416,7 @@ def _mismatches_html(views, n_dropped=0, notes=()) -> str:
     checks = sorted({v["check"] for v in views})
     causes = [c for c in CAUSES if any(v["cause"] == c for v in views)]
     opts = lambda xs: "".join(f'<option value="{e(x)}">{e(x)}</option>' for x in xs)  # noqa: E731
-    first = "".join(mismatch_html(v) for v in views[:PAGE_SIZE])
+    first = "".join(rendered[:PAGE_SIZE])
     pages = -(-len(views) // PAGE_SIZE)
     return (dropped_note + f'<div class="filters"><input type="search" id="mfilter" placeholder="filter: chunk, '
             f'field, object…" aria-label="filter mismatches"> <select id="mcheck"><option value="">'
@@ -304,7 +425,7 @@ def _mismatches_html(views, n_dropped=0, notes=()) -> str:
             f'<div class="pager"><button type="button" id="prev">◀ prev</button> '
             f'<span id="pageinfo">page 1 of {pages} · {len(views)} mismatches</span> '
             f'<button type="button" id="next">next ▶</button> <button type="button" id="expand">'
-            f'expand page</button></div><div id="mlist">{first}</div>')
+            f'expand page</button></div>{list_head_html()}<div id="mlist">{first}</div>')
 
 
 # status (reports.summary.status) -> (verdict text, CSS class)
@@ -341,11 +462,11 @@ def render(run, summary: dict, views: list[dict]) -> str:
     problems += "".join(f"<li>Nothing compared: {e(p)}</li>" for p in summary.get("nothing_compared") or ())
     headline = (f'{_n(summary.get("chunks_done"), "chunk")}, {_n(summary.get("mismatches"), "mismatch")} in '
                 f'{_n(failed, "chunk")}, {_n(summary.get("errors"), "harness error")}')
-    # ensure_ascii: no raw C1 control character from a name reaches the page. "<" never
-    # appears in JSON outside strings; escaping it keeps "</script>" and "<!--" in
-    # a chunk name or a context value from ending or confusing the script element.
-    data = json.dumps({"pageSize": PAGE_SIZE, "views": views}, separators=(",", ":"),
-                      allow_nan=False, ensure_ascii=True).replace("<", "\\u003c")
+    rendered = [mismatch_html(v) for v in views]
+    # The data holds only numbers and base64: no name or value reaches the script element raw.
+    data = json.dumps({"pageSize": PAGE_SIZE, "count": len(views),
+                       "pages": pages_payload(views, rendered) if views else ""},
+                      separators=(",", ":"))
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
         ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
         ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
@@ -353,8 +474,8 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>eediff {e(verdict)} · {e(summary.get("run_id"))}</title>
-<script>{page_assets.ERROR_HOOK}</script>
-<style>{page_assets.CSS}</style></head>
+<script>{asset("error_hook.js")}</script>
+<style>{asset("report.css")}</style></head>
 <body>
 <header><span class="verdict {vclass}">{e(verdict)}</span>
 <h1>eediff report <small>{e(summary.get("run_id"))}</small></h1>
@@ -372,10 +493,10 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
 <section id="chunks"><h2>Failing chunks</h2>{_chunks_html(run, views_by_chunk, first_of_chunk)}</section>
-<section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views, summary.get("mismatches_dropped") or 0, run.notes)}</section>
+<section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views, rendered, summary.get("mismatches_dropped") or 0, run.notes)}</section>
 </main>
 <footer>Generated by <code>python -m reports render</code>. Static page: nothing is fetched.</footer>
 <script type="application/json" id="eediff-data">{data}</script>
-<script>{page_assets.JS}</script>
+<script>{asset("report.js")}</script>
 </body></html>
 """

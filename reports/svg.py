@@ -57,7 +57,8 @@ SCATTER_LIMIT = 4000
 def rotation_scatter(samples, base: float, per_key: float, limit: int = SCATTER_LIMIT) -> str:
     """d against passed(T), log scale, with the bound base + per_key·passed (checks.md §3).
 
-    samples: (passed, d, label) tuples; points over the bound are drawn red. When there are
+    samples: (passed, d, label) tuples; points over the bound are drawn red, each with its
+    label; the others are dots of one path (reports/assets/report.css: .pts). When there are
     more than `limit`, half are the ones closest to (or over) the bound, half a stride sample. The y axis is
     logarithmic so that drift far below the bound (1e-7 against 1e-5) is still visible.
     """
@@ -88,11 +89,20 @@ def rotation_scatter(samples, base: float, per_key: float, limit: int = SCATTER_
     out.append(f'<polyline points="{curve}" class="bound"/>')
     out.append(f'<text x="{X(pmax) - 4:.1f}" y="{Y(base + per_key * pmax) - 5:.1f}" '
                f'text-anchor="end" class="boundlbl">bound {base:g} + {per_key:g}·passed</text>')
+    # Points under the bound are one path of round dots, one per drawn position (samples that
+    # land on the same 0.1 px are drawn once); points over it are circles naming their sample.
+    dots = {}
     for passed, d, label in pts:
-        over = d > base + per_key * passed
-        out.append(f'<circle cx="{X(passed):.1f}" cy="{Y(d):.1f}" r="{3 if over else 2}" '
-                   f'class="{"over" if over else "pt"}"><title>{escape(str(label))}: '
-                   f'passed {passed}, d {d:.3g}</title></circle>')
+        xy = f"{X(passed):.1f} {Y(d):.1f}"
+        if d > base + per_key * passed:
+            out.append(f'<circle cx="{xy.split()[0]}" cy="{xy.split()[1]}" r="3" class="over">'
+                       f'<title>{escape(str(label))}: passed {passed}, d {d:.3g}</title></circle>')
+        else:
+            dots.setdefault(xy, 0)
+            dots[xy] += 1
+    if dots:
+        out.append(f'<path class="pts" d="{"".join(f"M{xy}h0" for xy in dots)}">'
+                   f'<title>{sum(dots.values()):,} samples under the bound</title></path>')
     return (f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
             f'aria-label="keyed rotation deviation against passed keys">{"".join(out)}</svg>')
 

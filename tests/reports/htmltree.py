@@ -68,3 +68,14 @@ def parse(html: str) -> Node:
     b.feed(html)
     b.close()
     return b.root
+
+
+def embedded(doc: Node) -> tuple[dict, list]:
+    """The page's #eediff-data JSON and its decompressed mismatch list: [chunk, check, cause,
+    search text, HTML] per mismatch (reports.html.pages_payload)."""
+    import base64
+    import gzip
+    import json
+    data = json.loads(doc.by_id("eediff-data").text())
+    items = json.loads(gzip.decompress(base64.b64decode(data["pages"]))) if data["pages"] else []
+    return data, items

@@ -10,7 +10,7 @@ import pytest
 import reports
 from reports.load import ReportError
 from tests.reports.fake_run import SHA_DATA, SHA_IMAGE, mismatch, small_run, write_run
-from tests.reports.htmltree import parse
+from tests.reports.htmltree import embedded, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -147,7 +147,8 @@ def test_rotation_drift_plot_has_bound_line_and_the_point_over_it(rendered):
     assert svg.find("polyline", cls="bound") is not None
     over = svg.find_all("circle", cls="over")
     assert len(over) == 2                  # the 2.4e-5 sample at 72 keys, and its mismatch
-    assert len(svg.find_all("circle", cls="pt")) == 4     # the other samples, under the line
+    under = svg.find("path", cls="pts")                   # the other samples, under the line
+    assert under.attrs["d"].count("M") == 4 and "4 samples under the bound" in under.text()
 
 
 def test_quirk_coverage_lists_counts_and_flags_zero(rendered):
@@ -245,7 +246,8 @@ def test_command_line_renders_and_reports_errors(tmp_path):
 
 
 def test_hostile_names_and_values_cannot_break_the_page(tmp_path):
-    """Chunk ids, fields and contexts are data: escaped in HTML and in the embedded JSON."""
+    """Chunk ids, fields and contexts are data: escaped in the static HTML and in the embedded,
+    compressed HTML of every page; the data element holds numbers and base64 only."""
     c = 'x</script><script>alert(1)</script>.cmp::ANM_"q\'<!--'
     m = mismatch(c, "controllers", "<b>position.x</b>", "0x3f800000", "0x3f800001",
                  context={"note": "</script><!-- <script>", "nan": float("nan")})
@@ -256,8 +258,12 @@ def test_hostile_names_and_values_cannot_break_the_page(tmp_path):
     scripts = doc.find_all("script")
     assert len(scripts) == 3                      # error hook, data, main script
     assert doc.find("img") is None and doc.by_id("m0").find("b") is None
-    data = json.loads(doc.by_id("eediff-data").text())
-    assert data["views"][0]["chunk"] == c and data["views"][0]["field"] == "<b>position.x</b>"
+    data, items = embedded(doc)
+    assert re.fullmatch(r"[A-Za-z0-9+/=]*", data["pages"])
+    assert items[0][0] == c and "<b>position.x</b>" in items[0][3]
+    again = parse(items[0][4])                    # the HTML the script shows for page 1 and others
+    assert again.find("img") is None and again.by_id("m0").find("b") is None
+    assert again.by_id("m0").text() == doc.by_id("m0").text()
     assert c in doc.by_id("m0").text()
 
 
@@ -339,8 +345,12 @@ def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
     assert len(svg.find_all("circle", cls="game")) == 2
     assert svg.find("polyline", cls="ref") is not None
     assert "value-over-time plots not drawn" not in doc.by_id("mismatches").text()
-    data = json.loads(doc.by_id("eediff-data").text())
-    s = data["views"][0]["series"]
+    from reports import build_views, load_run
+    from reports.causes import classify_run
+    from reports.enrich import add_series
+    loaded = load_run(run)
+    add_series(loaded)
+    s = build_views(loaded, classify_run(loaded.chunks))[0]["series"]
     from reports.bits import u2f
     assert s["ref"][s["t"].index(1000)] == float(f"{u2f(want):.6g}")
     assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")
@@ -389,3 +399,31 @@ def test_an_integers_differing_bits_are_bits_not_fraction():
     sv = scalar_view(5, 7, "texture offset u")
     assert sv["desc"] == "1 bit(s): bits 1" and not sv["float"]
     assert scalar_view("0x3f800000", "0x3f800002", "pose")["desc"] == "1 bit(s): fraction 1"
+
+
+def test_the_page_assets_ship_as_package_data():
+    """The CSS and script inlined into every report are files in reports/assets/ that an
+    installed package carries (pyproject.toml package-data)."""
+    import fnmatch
+    import tomllib
+    patterns = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"][
+        "package-data"]["reports"]
+    assets = sorted(p.relative_to(ROOT / "reports").as_posix() for p in (ROOT / "reports" / "assets").iterdir())
+    assert assets == ["assets/error_hook.js", "assets/report.css", "assets/report.js"]
+    assert all(any(fnmatch.fnmatch(a, pat) for pat in patterns) for a in assets)
+
+
+def test_the_page_inlines_its_assets(rendered):
+    from reports.html import asset
+    html = rendered[1].read_text()
+    for name in ("error_hook.js", "report.css", "report.js"):
+        assert asset(name).strip() and asset(name) in html
+    assert "<link" not in html and "<script src" not in html
+
+
+def test_page_one_is_the_same_html_the_script_shows(rendered):
+    """One renderer: the static first page and the embedded pages hold the same HTML."""
+    doc = rendered[2]
+    _, items = embedded(doc)
+    static = rendered[1].read_text().split('<div id="mlist">', 1)[1]
+    assert static.startswith("".join(h for *_, h in items[:100]) + "</div>")
