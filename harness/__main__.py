@@ -12,9 +12,9 @@ from harness.arguments import Parser, job_count, whole_number
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
+from harness.checks import NAMES
 
 NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
-CHECK_NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
 
 
 def common(p):
@@ -211,7 +211,7 @@ def main(argv=None):
     b.add_argument("--n", type=whole_number(1), default=100,
                    help="how many chunks (at least 1; at least the pool size: all of them)")
     b.add_argument("--jobs", type=job_count, default="auto", help="worker processes: auto or at least 1")
-    b.add_argument("--check", action="append", choices=CHECK_NAMES, help="only these checks (repeatable)")
+    b.add_argument("--check", action="append", choices=NAMES, help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     b.add_argument("--resume", default=None, help="resume this run directory")
     b.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
@@ -236,7 +236,7 @@ def main(argv=None):
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
-    o.add_argument("--check", choices=CHECK_NAMES)
+    o.add_argument("--check", choices=NAMES)
     o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")

@@ -1,14 +1,29 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
-import math
-
-from harness.compare.bits import f32, f32_bits, trans_add
-from harness.checks.controllers import ROT_TOLERANCE, keyed_deviation
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
+from harness.compare.steps import note_plan
 from harness.driver import memory_map as mm
 
-ONE = 0x3F800000
+NAME = "fobj"
 
+
+def applies(anim, prof, file_ok=True):
+    """checks.md §7: a chunk with F_Obj records."""
+    return bool(anim.fobjs)
+
+
+def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+    """The plan with +0xA1 = 0, again with +0xA1 = 1, then one run of single-frame steps."""
+    entries = game.load(ch.data)
+    plan = note_plan(rng, anim.frames, prof.fobj_steps)
+    # DECISION (eediff addition to checks.md §7.3): besides the generated steps, one run of
+    # single-frame steps reads every frame's records in turn, so a pose that holds for one
+    # frame only is compared too; it stops at the end (or the profile's step cap).
+    every_frame = [(256, False)] * min(max(1, anim.frames - 1), prof.playback_max_steps)
+    for k, (a1, p) in enumerate(((0, plan), (1, plan), (0, every_frame))):
+        if k:
+            entries = game.load(ch.data)
+        check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
 
 def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
     """One run of a plan with coord +0xA1 = a1 (checks.md §7.2-7.5)."""
@@ -65,78 +80,20 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
         tally.fail(record(ctx, "fobj", field, e, g, object=rec.object, step=step, time=frame << 8,
                           floats=floats, context=dict(where, record_frame=rec.frame,
                                                       record=[f"0x{w:08x}" for w in rec.words]), **kw))
-    exact = ee_local(anim, rec)
+    exact = anim.fobj_local_matrix(rec)     # 16 column-major u32 words in EE arithmetic
     for i in range(3):
-        e = exact[12 + i] if exact is not None else trans_add(rec.pos[i])
-        if words[12 + i] != e:
-            fail(f"translation.{'xyz'[i]}", e, words[12 + i])
-    if exact is not None:
-        tally.count("exact F_Obj matrices")
-        for c in range(3):
-            for r in range(3):
-                if words[4 * c + r] != exact[4 * c + r]:
-                    fail(f"matrix[{r}][{c}]", exact[4 * c + r], words[4 * c + r])
-    else:
-        scale = [f32(w) for w in rec.scale]
-        bound = ROT_TOLERANCE * max(1.0, *(abs(x) for x in scale))
-        m = euler_matrix([f32(w) for w in rec.rot])
-        d, r, c = keyed_deviation(words, m, scale)
-        if not d <= bound:
-            fail(f"matrix[{r}][{c}]", f32_bits(m[r][c] * scale[c]), words[4 * c + r], deviation=d, tolerance=bound)
-    alpha = anim.fobj_localtp(rec) if hasattr(anim, "fobj_localtp") else clamp01(rec.alpha)
+        if words[12 + i] != exact[12 + i]:
+            fail(f"translation.{'xyz'[i]}", exact[12 + i], words[12 + i])
+    tally.count("exact F_Obj matrices")
+    for c in range(3):
+        for r in range(3):
+            if words[4 * c + r] != exact[4 * c + r]:
+                fail(f"matrix[{r}][{c}]", exact[4 * c + r], words[4 * c + r])
+    alpha = anim.fobj_localtp(rec)
     got_tp = game.u32(coord + mm.COORD_LOCALTP)
     if got_tp != alpha:
         fail("localtp", alpha, got_tp)
     flags = game.m.read_u8(coord + mm.COORD_FLAGS) & 3
-    want = anim.fobj_flag_bits(rec, a1) if hasattr(anim, "fobj_flag_bits") else fobj_flags(rec, a1)
+    want = anim.fobj_flag_bits(rec, a1)
     if flags != want:
         fail("flags", want, flags, floats=False)
-
-
-def ee_local(anim, rec):
-    """The reference's EE-arithmetic F_Obj local matrix (16 u32), when it offers one."""
-    fn = getattr(anim, "fobj_local_matrix", None)
-    if fn is None:
-        return None
-    out = fn(rec)
-    if isinstance(out, (list, tuple)) and len(out) == 16 and isinstance(out[0], int):
-        return out
-    return None
-
-
-def clamp01(bits):
-    """Transparency clamped to [0, 1] (animation-semantics.md §11); fallback when the reference has none.
-
-    DECISION: compared in EE float order (no NaN/inf: E=255 is a large number); a value below 0
-    becomes +0, above 1 becomes 1.0, and anything else (-0 and denormals included) keeps its bits.
-    """
-    v = f32(bits)
-    if v < 0.0:
-        return 0
-    if v > 1.0:
-        return ONE
-    return bits
-
-
-def fobj_flags(rec, a1):
-    """+0xA2 bits 0-1: bit 0 = record flags bit 0; bit 1 = 1 unless position is zero and +0xA1 bit 0.
-
-    DECISION: "position is zero" means all three words are +0 or -0 (the exact test is [INF]).
-    """
-    zero = all((w & 0x7FFFFFFF) == 0 for w in rec.pos)
-    bit1 = 0 if (zero and (a1 & 1)) else 1
-    return (rec.flags & 1) | (bit1 << 1)
-
-
-def euler_matrix(deg):
-    """R = Rx*Ry*Rz (math rows) in double from degrees (animation-semantics.md §3.2)."""
-    x, y, z = (math.radians(d) for d in deg)
-    cx, sx, cy, sy, cz, sz = math.cos(x), math.sin(x), math.cos(y), math.sin(y), math.cos(z), math.sin(z)
-    rx = [[1, 0, 0], [0, cx, -sx], [0, sx, cx]]
-    ry = [[cy, 0, sy], [0, 1, 0], [-sy, 0, cy]]
-    rz = [[cz, -sz, 0], [sz, cz, 0], [0, 0, 1]]
-    return mul(mul(rx, ry), rz)
-
-
-def mul(a, b):
-    return [[sum(a[i][k] * b[k][j] for k in range(3)) for j in range(3)] for i in range(3)]

@@ -3,10 +3,24 @@ import random
 
 from harness.compare.bits import f32_bits
 from harness.compare.mismatch import record
+from reference import morph as reference_morph
 
 NEG_ZERO = 0x80000000
 MINUS_1_8192 = 0xB9000000          # -1/8192: lane_z = -1 with lane_x = lane_y = 0
 ONE, HALF = 0x3F800000, 0x3F000000
+
+NAME = "morph"
+
+
+def applies(anim, prof, file_ok=True):
+    """checks.md §5.1: a chunk with F_Morpher records whose file holds the models they blend."""
+    return bool(anim.morphs) and file_ok
+
+
+def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+    """The chunk's real blends through ccMorpher::Modify against reference.morph (no chunk load)."""
+    cases = real_cases(anim, ch.file, rng, prof.morph_limit, prof.morph_max_vertices, tally)
+    run_cases(game, cases, ctx, tally, lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
 
 
 class MorphCase:

@@ -1,6 +1,20 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
 from harness.checks.playback import step_quirks
 from harness.compare.mismatch import record
+from harness.compare.steps import note_plan, note_step_count
+
+NAME = "notes"
+
+
+def applies(anim, prof, file_ok=True):
+    """checks.md §6: a chunk with F_Note records."""
+    return bool(anim.notes)
+
+
+def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+    entries = game.load(ch.data)
+    plan = note_plan(rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
+    check_notes(game, anim, entries, ch.names, ctx, tally, plan)
 
 
 def check_notes(game, anim, entries, names, ctx, tally, plan):
@@ -31,11 +45,11 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
                 if e != g:
                     tally.fail(record(ctx, "notes", field, e, g, step=i, time=time, floats=False, context=where))
             return False
-        fwd = getattr(anim, "forward_notes", None)
-        if fwd is not None and fwd(time, s) != [(n[0], n[1]) for n in exp]:
+        fwd = anim.forward_notes(time, s)
+        if fwd != [(n[0], n[1]) for n in exp]:
             # checks.md §6.2 step 7: the reference's two routes to the note list must agree
             tally.fail(record(ctx, "notes", "reference forward_notes", [list(n[:2]) for n in exp],
-                              [list(p) for p in fwd(time, s)], step=i, time=time, floats=False, context=where))
+                              [list(p) for p in fwd], step=i, time=time, floats=False, context=where))
         if first != exp:
             tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
                               step=i, time=time, floats=False, context=where))

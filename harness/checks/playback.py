@@ -8,6 +8,26 @@ from harness.driver import memory_map as mm
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
 
+NAME = "playback"
+
+
+def applies(anim, prof, file_ok=True):
+    """checks.md §4, §9: a chunk with frames and morphs or loops (the nightly profile: any track)."""
+    return anim.frames >= 1 and bool(prof.playback_all and (anim.tracks or anim.morphs) or anim.morphs or anim.loops)
+
+
+def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+    """One playback run per speed (drawn, or the given one), each on a freshly loaded chunk."""
+    entries = game.load(ch.data)
+    speeds = [speed] if speed else draw_speeds(rng, prof.playback_speeds)
+    for k, s in enumerate(speeds):
+        if k:
+            entries = game.load(ch.data)
+        n = bulk_steps(anim, s, prof.playback_max_steps)
+        tally.count(f"playback steps at {s}", n)
+        tally.count(f"playbacks at {s}")
+        check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
+
 
 def draw_speeds(rng, count):
     """The first speed drawn from SPEEDS (checks.md §4.2); further ones distinct from those drawn.
@@ -48,7 +68,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
             return False
         count_step_kind(anim, time, s, want, tally)
         time = want.time
-        looped_before, looped = looped, looped or bool(getattr(want, "looped", False))
+        looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:
             continue
         T = min(want.pose_at, anim.last)

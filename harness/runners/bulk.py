@@ -19,6 +19,7 @@ import sys
 import time
 
 from corpus.names import printable, printable_lines, shell_word
+import reports
 
 from harness.runners import morph_pseudo, selection, shard
 from harness.runners.chunk import check_chunk
@@ -471,16 +472,12 @@ def short(v, limit=100):
 
 
 def render_report(run_path):
-    """Render HTML + JUnit with reports.render(run_dir) when helper H's package provides it."""
+    """Render HTML + JUnit with reports.render(run_dir); print where the report is."""
     try:
-        import reports
-        render = getattr(reports, "render", None)
-        if render is None:
-            return None
-        out = render(run_path)
-        path = str(out) if out else os.path.join(run_path, "report.html")
-        print(f"report: {path}")
-        return path
+        out = reports.render(run_path)
     except Exception as exc:  # a reports failure must not hide the run's own result
         print(f"reports.render({run_path}) failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None
+    path = str(out) if out else os.path.join(run_path, "report.html")
+    print(f"report: {path}")
+    return path

@@ -4,34 +4,11 @@ from __future__ import annotations
 import time as _time
 import traceback
 
-from harness.checks import controllers as check_controllers, fobj as check_fobj, morph as check_morph, notes as check_notes, playback as check_playback
+from harness.checks import ALIASES, NAMES, REGISTRY, applicable
 from harness import HarnessError
 from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
-from harness.compare.steps import note_plan, note_step_count
 from harness.compare.tally import Tally
-
-CHECKS = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
-# "multistep" runs inside "controllers" (checks.md §2.3); selecting it selects controllers.
-
-
-def applicable(anim, prof, file_ok=True):
-    """Which checks this chunk's content calls for (checks.md §2-§7, §9)."""
-    out = []
-    if anim.tracks:
-        out.append("controllers")
-    if anim.materials:
-        out.append("materials")
-    if anim.frames >= 1 and (prof.playback_all and (anim.tracks or anim.morphs) or anim.morphs or anim.loops):
-        out.append("playback")
-    if anim.notes:
-        out.append("notes")
-    if anim.morphs and file_ok:
-        out.append("morph")
-    if anim.fobjs:
-        out.append("fobj")
-    return out
-
 
 def parse_reference(ch, float_model):
     from reference import Animation
@@ -49,9 +26,8 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
         anim = parse_reference(ch, ctx.float_model)
     except Exception as exc:                      # the reference or corpus refused the chunk
         return result(ch, index, t0, tally, timing, describe_error(exc, "reference"), ctx, {})
-    wanted = set(only or CHECKS)
-    if "multistep" in wanted:
-        wanted.add("controllers")
+    wanted = set(only or NAMES)
+    wanted |= {ALIASES[w] for w in wanted if w in ALIASES}
     tally.applicable = applicable(anim, prof)
     for check in tally.applicable:
         if check not in wanted:
@@ -72,39 +48,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
 
 
 def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
-    r = rng(ctx.seed, ch.id, check)
-    if check == "morph":
-        cases = check_morph.real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices, tally)
-        from reference import morph
-        check_morph.run_cases(game, cases, ctx, tally,
-                              lambda b, s, t: morph(b, s, t, float_model=ctx.float_model))
-        return
-    entries = game.load(ch.data)
-    if check == "controllers":
-        check_controllers.check_tracks(game, anim, entries, ctx, tally, prof, r)
-    elif check == "materials":
-        check_controllers.check_materials(game, anim, entries, ctx, tally, prof, r)
-    elif check == "playback":
-        speeds = [speed] if speed else check_playback.draw_speeds(r, prof.playback_speeds)
-        for k, s in enumerate(speeds):
-            if k:
-                entries = game.load(ch.data)
-            n = check_playback.bulk_steps(anim, s, prof.playback_max_steps)
-            tally.count(f"playback steps at {s}", n)
-            check_playback.check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
-    elif check == "notes":
-        plan = note_plan(r, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
-        check_notes.check_notes(game, anim, entries, ch.names, ctx, tally, plan)
-    elif check == "fobj":
-        plan = note_plan(r, anim.frames, prof.fobj_steps)
-        # DECISION (eediff addition to checks.md §7.3): besides the generated steps, one run of
-        # single-frame steps reads every frame's records in turn, so a pose that holds for one
-        # frame only is compared too; it stops at the end (or the profile's step cap).
-        every_frame = [(256, False)] * min(max(1, anim.frames - 1), prof.playback_max_steps)
-        for k, (a1, p) in enumerate(((0, plan), (1, plan), (0, every_frame))):
-            if k:
-                entries = game.load(ch.data)
-            check_fobj.check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
+    REGISTRY[check].run(game, ch, anim, ctx, tally, prof, rng(ctx.seed, ch.id, check), speed)
 
 
 def describe_error(exc, check):

@@ -11,7 +11,8 @@ from __future__ import annotations
 import random
 import time as _time
 
-from harness.checks import morph as check_morph
+from harness.checks import morph
+from reference import morph as reference_morph
 from harness.compare.bits import f32_bits
 from harness.checks.morph import MorphCase
 from harness.runners.suites import SEEDS
@@ -54,15 +55,15 @@ def cases(cid):
     """The MorphCase list of pseudo-chunk `cid` (an unknown id is an error naming it)."""
     part = cid[len(PREFIX):]
     if part == "edge":
-        return check_morph.edge_cases()
+        return morph.edge_cases()
     if part == "weights":
         return weight_cases()
     if part == "generator-a":
-        return check_morph.generator_a(SEEDS["morph_a"], 12)
+        return morph.generator_a(SEEDS["morph_a"], 12)
     if part.startswith("generator-b/") and part[len("generator-b/"):].isdigit():
         k = int(part[len("generator-b/"):])
         if k < B_SLICES:
-            b = check_morph.generator_b(SEEDS["morph_b"], 300)
+            b = morph.generator_b(SEEDS["morph_b"], 300)
             size = -(-len(b) // B_SLICES)
             return b[k * size:(k + 1) * size]
     raise ValueError(f"unknown synthetic Modify pseudo-chunk {cid!r} (known: {', '.join(ids())})")
@@ -70,7 +71,6 @@ def cases(cid):
 
 def check_pseudo(game, cid, ctx, index=None):
     """Run the pseudo-chunk's Modify cases against the reference; the per-chunk record."""
-    from reference import morph
     from harness.runners.chunk import describe_error, result
     t0 = _time.time()
     tally = Tally()
@@ -80,8 +80,8 @@ def check_pseudo(game, cid, ctx, index=None):
     steps0 = game.steps if game is not None else 0
     try:
         cs = cases(cid)
-        check_morph.run_cases(game, cs, ctx, tally,
-                              lambda b, s, t: morph(b, s, t, float_model=ctx.float_model))
+        morph.run_cases(game, cs, ctx, tally,
+                              lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
         tally.quirk("morph_weight_8_up", sum(1 for c in cs for _, _, w in c.targets
                                              if not w >> 31 and w >= f32_bits(8.0)))
     except Exception as exc:

@@ -1,5 +1,5 @@
 """Replay entry points for shrinking: re-run one check of one chunk on an explicit input list."""
-from harness.checks import controllers as check_controllers, fobj as check_fobj, notes as check_notes, playback as check_playback
+from harness.checks import controllers, fobj, notes, playback
 from harness.runners.chunk import parse_reference
 from harness.compare.tables import entries_by_record
 from harness.compare.tally import Tally
@@ -8,20 +8,20 @@ from harness.driver import memory_map as mm
 
 def replay_playback(game, ch, ctx, steps, speed=None, exact_local=True):
     anim, tally = parse_reference(ch, ctx.float_model), Tally()
-    check_playback.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally, list(steps),
+    playback.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally, list(steps),
                                   speed, exact_local)
     return tally
 
 
 def replay_notes(game, ch, ctx, plan):
     anim, tally = parse_reference(ch, ctx.float_model), Tally()
-    check_notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan])
+    notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan])
     return tally
 
 
 def replay_fobj(game, ch, ctx, plan, a1=0):
     anim, tally = parse_reference(ch, ctx.float_model), Tally()
-    check_fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan], a1)
+    fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, [tuple(p) for p in plan], a1)
     return tally
 
 
@@ -41,7 +41,7 @@ def replay_times(game, ch, ctx, track, times):
         game.reset_work(work)
         single = game.step(work, t)
         T = min(t, anim.last)
-        check_controllers.compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+        controllers.compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
     if ts:
-        check_controllers.check_multistep(game, work, ts, single, tr, ctx, tally)
+        controllers.check_multistep(game, work, ts, single, tr, ctx, tally)
     return tally

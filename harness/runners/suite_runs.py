@@ -1,5 +1,6 @@
 """Run the named suites of checks.md §9 (used by the pytest suites and `python -m harness suite`)."""
-from harness.checks import controllers as check_controllers, morph as check_morph, notes as check_notes, playback as check_playback, fobj as check_fobj
+from harness.checks import controllers, fobj, materials, morph, notes, playback
+from reference import morph as reference_morph
 from harness.runners.chunk import parse_reference
 from harness.profiles import profile, rng
 from harness.compare.steps import note_plan
@@ -26,10 +27,10 @@ def controllers_suite(game, corpus, opts, cases=CONTROLLER_CASES):
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, seed)
         anim = parse_reference(ch, opts.float_model)
         if anim.tracks:
-            check_controllers.check_tracks(game, anim, game.load(ch.data), ctx, tally, prof,
+            controllers.check_tracks(game, anim, game.load(ch.data), ctx, tally, prof,
                                            rng(seed, cid, "controllers"))
         if anim.materials:
-            check_controllers.check_materials(game, anim, game.load(ch.data), ctx, tally, prof,
+            materials.check_materials(game, anim, game.load(ch.data), ctx, tally, prof,
                                               rng(seed, cid, "materials"))
     return tally
 
@@ -41,7 +42,7 @@ def playback_suite(game, corpus, opts, runs=PLAYBACK_RUNS):
         cid = find(corpus, stem, name)
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, opts.seed)
         anim = parse_reference(ch, opts.float_model)
-        check_playback.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally,
+        playback.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally,
                                       [speed] * steps, speed)
     return tally
 
@@ -55,36 +56,34 @@ def notes_suite(game, corpus, opts, cases=NOTE_CASES, steps=NOTE_STEPS):
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, seed)
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(seed, cid, "notes"), anim.frames, steps)
-        check_notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, plan)
+        notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, plan)
     return tally
 
 
 def morph_real_suite(game, corpus, opts, cases=MORPH_CASES):
     """checks.md §5.1 on xp_flag ANM_xpflnut0 and ekx1 ANM_ekx1dwn0, limit 3, seed 3."""
-    from reference import morph
     seed = SEEDS["morph"]
     tally = Tally()
-    fn = lambda b, s, t: morph(b, s, t, float_model=opts.float_model)
+    fn = lambda b, s, t: reference_morph(b, s, t, float_model=opts.float_model)
     for stem, name in cases:
         cid = find(corpus, stem, name)
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, seed)
         anim = parse_reference(ch, opts.float_model)
-        cs = check_morph.real_cases(anim, ch.file, rng(seed, cid, "morph"), 3, 120, tally)
-        check_morph.run_cases(game, cs, ctx, tally, fn)
+        cs = morph.real_cases(anim, ch.file, rng(seed, cid, "morph"), 3, 120, tally)
+        morph.run_cases(game, cs, ctx, tally, fn)
     return tally
 
 
 def morph_synthetic_suite(game, opts, b_count=300, a_count=12, image=None):
     """checks.md §5.2: Generator A (seed 9), Generator B (seed 0x6D6F7270), the fixed edge cases."""
-    from reference import morph
     tally = Tally()
-    fn = lambda b, s, t: morph(b, s, t, float_model=opts.float_model)
+    fn = lambda b, s, t: reference_morph(b, s, t, float_model=opts.float_model)
     ctx = opts.context(SYNTHETIC_MORPH)
     ctx.seed = SEEDS["morph_a"]
     ctx.image = image or ctx.image
-    cases = (check_morph.edge_cases() + check_morph.generator_a(SEEDS["morph_a"], a_count)
-             + check_morph.generator_b(SEEDS["morph_b"], 300)[:b_count])
-    check_morph.run_cases(game, cases, ctx, tally, fn)
+    cases = (morph.edge_cases() + morph.generator_a(SEEDS["morph_a"], a_count)
+             + morph.generator_b(SEEDS["morph_b"], 300)[:b_count])
+    morph.run_cases(game, cases, ctx, tally, fn)
     return tally
 
 
@@ -97,5 +96,5 @@ def fobj_suite(game, corpus, opts, cases=FOBJ_CASES, steps=60):
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(opts.seed, cid, "fobj"), anim.frames, steps)
         for a1 in (0, 1):
-            check_fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, plan, a1)
+            fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, plan, a1)
     return tally

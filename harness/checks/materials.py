@@ -1,0 +1,60 @@
+"""Material checks: texture offsets U, V and the ccMaterial u, v at sampled times (checks.md §2.2)."""
+from harness.compare.keys import keys_around, sample_times
+from harness.compare.mismatch import record
+from harness.compare.tables import entries_by_record
+from harness.driver import memory_map as mm
+
+NAME = "materials"
+
+
+def applies(anim, prof, file_ok=True):
+    """checks.md §2.2: a chunk with material records."""
+    return bool(anim.materials)
+
+
+def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+    check_materials(game, anim, game.load(ch.data), ctx, tally, prof, rng)
+
+
+def check_materials(game, anim, entries, ctx, tally, prof, rng):
+    """checks.md §2.2: texture offsets U, V and the ccMaterial u, v with random crops, exactly."""
+    first = {}
+    for mt in anim.materials:
+        first.setdefault(mt.material, mt)
+    game.new_anm()
+    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
+    for mt in first.values():
+        rec = mt.record
+        entry = paired.get(rec.index)
+        if entry is None:
+            tally.fail(record(ctx, "materials", "material controller", None, None, object=rec.material,
+                              track=rec.index, floats=False,
+                              context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
+            continue
+        crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
+        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
+        tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
+        tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
+        for t in sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries):
+            game.reset_work(work)
+            game.set_work(work, t)
+            tally.count("material cases")
+            T = min(t, anim.last)
+            su, sv = game.words(mm.SCRATCH, 2)
+            u, v = game.material_uv(mat)
+            exp_uv = anim.uv(mt, T)
+            exp_off = anim.material_offsets(mt, T, crop_u, crop_v)
+            ctx_ = {"crop": [crop_u, crop_v], "keys_u": keys_around(rec.u, t), "keys_v": keys_around(rec.v, t)}
+            for field, e, g, fl in (("U", exp_uv[0], su, True), ("V", exp_uv[1], sv, True),
+                                    ("u", exp_off[0], u, False), ("v", exp_off[1], v, False)):
+                if e != g:
+                    tally.fail(record(ctx, "materials", field, e, g, object=rec.material,
+                                      track=rec.index, time=t, floats=fl, context=ctx_))
+
+
+def channel_words(c):
+    if c.kind == 1:
+        return list(c.value)
+    if c.kind == 2:
+        return [w for _, v in c.keys for w in v]
+    return []
