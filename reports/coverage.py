@@ -8,8 +8,8 @@ from __future__ import annotations
 from .load import CHECKS
 
 # (label, names the harness may record it under — in `quirks` first, else in `counters` —,
-#  why it matters). The harness (helper G) uses the spaced names; the snake_case ones are the
-#  aliases requested in /work/notes/requests-for-G.md.
+#  why it matters). The harness records the spaced names in `counters` and the snake_case ones
+#  in `quirks`; either is read.
 QUIRKS = [
     ("keys back in time", ("keys back in time", "keys_back_in_time"),
      "a later key with a smaller frame: a never-passed ~2^32 segment and its creep"),

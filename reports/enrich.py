@@ -85,9 +85,9 @@ def add_series(run) -> list[str]:
             groups[(ch["chunk"], m["check"], m["track"], m["field"])].append(m)
     if not groups:
         return []
+    from reference import Animation
     try:
         corpus = _open(run.params)
-        from reference import Animation
     except Exception as exc:                     # noqa: BLE001 - any reason is only a note
         return [f"value-over-time plots not drawn: {type(exc).__name__}: {exc}"]
     notes, anims = [], {}

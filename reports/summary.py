@@ -66,9 +66,10 @@ def bound_params(params: dict) -> tuple[float, float]:
 def checks_of(chunk: dict) -> list[str]:
     """The checks that ran on a chunk: its "checks" list, else inferred from counter names
     ("<check>.<name>" / "<check>_<name>") and mismatch records."""
-    # DECISION: interfaces.md §4 does not say which checks ran on a chunk; the harness is asked
-    # (requests-for-G.md) for a "checks" list; until then counter-name prefixes and mismatches
-    # tell. A chunk with neither gets no per-check testcase (JUnit uses "harness" for errors).
+    # DECISION: interfaces.md §4 does not say which checks ran on a chunk; the harness records a
+    # "checks" list (and "timing"); a record with neither is read from counter-name prefixes
+    # and mismatches. A chunk with none of these gets no per-check testcase (JUnit uses
+    # "harness" for errors).
     if isinstance(chunk.get("checks"), list):
         found = [str(c) for c in chunk["checks"]]
     elif isinstance(chunk.get("timing"), dict):
