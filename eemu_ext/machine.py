@@ -296,6 +296,11 @@ class Machine:
         return [self.R[4 + i] & M32 for i in range(n)]
 
     # ---------------------------------------------------------------- memory
+    def ram_view(self) -> memoryview:
+        """Physical RAM (32 MiB) as a writable byte view, for reading many words at once
+        (e.g. ``numpy.frombuffer``): no copy, no data floor, and a write through it marks no page."""
+        return memoryview(self.mem.ram)
+
     def read(self, addr: int, n: int) -> bytes:
         try:
             return self.mem.read(addr, n)

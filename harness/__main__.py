@@ -26,6 +26,9 @@ def common(p):
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
     p.add_argument("--engine", choices=("native", "python", "lockstep"), default=None,
                    help="the machine's engine (default: $EEMU_ENGINE, else native where a C compiler exists)")
+    p.add_argument("--reload", action="store_true",
+                   help="load each chunk afresh for every check and speed, and require that load to equal "
+                        "the restored state of its first (the quick profile always does)")
 
 
 def options(a, **kw):
@@ -40,7 +43,7 @@ def options(a, **kw):
         image = disc_executable(a.disc)
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
-                   corpus_image=a.image if explicit else None, **kw)
+                   corpus_image=a.image if explicit else None, reload=getattr(a, "reload", False), **kw)
 
 
 def cmd_bulk(a):
@@ -79,7 +82,7 @@ def cmd_merge(a):
 def cmd_one(a):
     from harness.runners.chunk import check_chunk
     from harness.driver.game import Game
-    from harness.profiles import profile
+    from harness.profiles import run_profile
     from harness.compare.show import format_mismatch
     opts = options(a)
     if a.case == "synthetic::morph":
@@ -99,7 +102,7 @@ def cmd_one(a):
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
-    res = check_chunk(game, ch, ctx, profile(opts.profile), only=[a.check] if a.check else None,
+    res = check_chunk(game, ch, ctx, run_profile(opts), only=[a.check] if a.check else None,
                       speed=a.speed)
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]

@@ -20,9 +20,17 @@ SEED = 4
 REPEATS = {"python": 1, "native": 5}
 
 
-def machine_cpu(engine: str, n: int = SAMPLE_N, extra=()) -> dict:
+# issue 12's switches: each turns one of the nightly's shortcuts off
+SWITCHES = {"load once": {"EEDIFF_LOAD_ONCE": "0"},
+            "compiled reference": {"EEDIFF_REFERENCE_NATIVE": "0"},
+            "vectorised compare": {"EEDIFF_VECTOR_COMPARE": "0"}}
+SWITCH_REPEATS = 3
+
+
+def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dict:
     out = tempfile.mkdtemp(prefix=f"eediff-bench-{engine}-")
     env = dict(os.environ, EEMU_ENGINE=engine, EEMU_COMPILE_AFTER="0")   # compiled from the first call
+    env.update(env_extra or {})
     try:
         cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
                "--jobs", "1", "--fresh", "--out", os.path.join(out, "run"), *extra]
@@ -56,7 +64,29 @@ def main() -> int:
     if "native" in res:
         ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
         print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {'met' if ratio >= 30 else 'NOT met'})")
+    shortcuts(engines[-1])
     return 0
+
+
+def shortcuts(engine: str) -> None:
+    """The same sample (the nightly: all four speeds) with each shortcut of issue 12 switched off,
+    and with all three off, as ratios of whole-run CPU to the run with all of them on (best of
+    SWITCH_REPEATS each, all in this one bench run)."""
+    def best(env_extra):
+        runs = [machine_cpu(engine, env_extra=env_extra) for _ in range(SWITCH_REPEATS)]
+        return min(runs, key=lambda r: r["cpu"])
+    on = best({})
+    print(f"shortcuts ({engine} engine, the same {SAMPLE_N} chunks, nightly, four speeds): all on "
+          f"{on['cpu']:.2f} CPU-s ({on['chunks']} chunks, {on['mismatches']} mismatches)")
+    every = {}
+    for name, env_extra in SWITCHES.items():
+        every.update(env_extra)
+        r = best(env_extra)
+        print(f"  {name + ' off':24s} {r['cpu']:7.2f} CPU-s  {r['cpu'] / max(on['cpu'], 1e-9):5.2f}x the time"
+              f"  ({r['mismatches']} mismatches)")
+    r = best(every)
+    print(f"  {'all three off':24s} {r['cpu']:7.2f} CPU-s  {r['cpu'] / max(on['cpu'], 1e-9):5.2f}x the time"
+          f"  ({r['mismatches']} mismatches)")
 
 
 if __name__ == "__main__":

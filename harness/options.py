@@ -42,6 +42,7 @@ class Options:
     cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/cluster.py)
     shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/shard.py)
     image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
+    reload: bool = False                 # --reload: every load afresh, checked against the restored one
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):

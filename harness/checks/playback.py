@@ -1,5 +1,9 @@
 """Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
-from harness.compare.bits import f32, trans_add
+import os
+
+import numpy as np
+
+from harness.compare.bits import f32, f32_array, trans_add
 from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
 from harness.compare.keys import keys_around
 from harness.compare.mismatch import record
@@ -46,8 +50,134 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
+# DECISION: EEDIFF_VECTOR_COMPARE=0 selects the per-entry compare (check_playback_each), which
+# make bench measures against; both give the same records, counters and order (a test checks it).
+VECTOR = os.environ.get("EEDIFF_VECTOR_COMPARE", "1") != "0"
+NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
+
+
 def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
-    """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1)."""
+    """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1).
+
+    The game is stepped and its coords read into arrays as it plays; the reference evaluates every
+    track at every step's pose time in one call (anim.playback); the exact comparisons are array
+    equality over raw u32 words and the keyed deviations are computed over all steps at once. Only
+    the failing entries go through compare_matrix / compare_localtp, which build the records."""
+    if not VECTOR:
+        return check_playback_each(game, anim, entries, names, ctx, tally, steps, speed, exact_local)
+    speed = speed if speed is not None else (steps[0] if steps else 256)
+    pb = game.playback(entries, names, speed)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+             if tr.record.index in paired]
+    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    tally.count("playbacks")
+    ref = anim.playback(steps)
+    ram = np.frombuffer(game.m.ram_view(), dtype=np.uint32)
+    phys = np.array([c & 0x1FFFFFFF for _, c in posed], dtype=np.int64)
+    midx = (phys[:, None] + mm.COORD_MATRIX + 4 * np.arange(16)) >> 2
+    aidx = (phys + mm.COORD_LOCALTP) >> 2
+    mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
+    time, looped, stop = 0, False, None
+    for i, s in enumerate(steps):
+        got = game.forward(s)
+        want = ref.forwards[i]
+        tally.count("steps")
+        if got != (want.time, int(bool(want.ended))):
+            stop = (i, time, got, want)
+            break
+        count_step_kind(anim, time, s, want, tally)
+        before, time = time, want.time
+        looped_before, looped = looped, looped or want.looped
+        if want.pose_at is None:
+            continue
+        mats.append(ram[midx])
+        alphas.append(ram[aidx])
+        frame = want.pose_at >> 8
+        got_w = ([(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
+                 if frame >= 1 and morphers else None)
+        rows.append((i, before, looped_before, frame, got_w))
+    n = len(rows)
+    bad_m = bad_a = np.zeros((n, 0), dtype=bool)
+    keyed = []
+    if n and posed:
+        G = np.stack(mats)                   # (n, ntracks, 16)
+        A = np.stack(alphas)                 # (n, ntracks)
+        bad_m, bad_a, keyed = _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally)
+    for k, (i, before, looped_before, frame, got_w) in enumerate(rows):
+        T = int(ref.times[k])
+        where = {"step_sizes": list(steps[:i + 1]), "time_before": before}
+        for j, (tr, coord) in enumerate(posed):
+            if keyed[j] is not None:
+                d, bound, keys = keyed[j]
+                tally.keyed(float(d[k]), float(bound[k]), ctx.chunk, tr.record.index, T, "playback", int(keys[k]))
+            if bad_m[k, j]:
+                compare_matrix([int(w) for w in G[k, j]], anim, tr, T, ctx, tally, i, where, exact_local,
+                               count=False)
+            if bad_a[k, j]:
+                compare_localtp(int(A[k, j]), anim.pose(tr, T).alpha, tr.record, T, ctx, tally,
+                                check="playback", step=i)
+        if got_w is not None:
+            # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
+            want_w = anim.morph_weights(frame, after_loop=looped_before)
+            for obj, got_pairs in got_w:
+                tally.count("morph states")
+                exp = [tuple(p) for p in want_w.get(obj, ())]
+                if got_pairs != exp:
+                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_pairs),
+                                      object=obj, step=i, time=T, floats=False, context=where))
+    if stop is not None:
+        i, time, got, want = stop
+        where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
+        for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
+            if e != g:
+                tally.fail(record(ctx, "playback", field, e, g, step=i, time=time, floats=False, context=where))
+        return False
+    return True
+
+
+def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
+    """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
+    deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases."""
+    nt = len(posed)
+    bad_m = np.zeros((n, nt), dtype=bool)
+    bad_a = np.zeros((n, nt), dtype=bool)
+    keyed = [None] * nt
+    for j, (tr, _) in enumerate(posed):
+        P = ref.poses(tr)
+        W = G[:, j, :]
+        bad_a[:, j] = A[:, j] != P.alpha[:n]
+        tally.count("object matrices", n)
+        if not tr.keyed_rotation:
+            L = ref.local_matrices(tr)[:n]
+            bad_m[:, j] = (W[:, 12:15] != L[:, 12:15]).any(axis=1)
+            if exact_local:
+                tally.count("exact local matrices", n)
+                bad_m[:, j] |= (W[:, NINE] != L[:, NINE]).any(axis=1)
+                continue
+            M = np.broadcast_to(P.rot_matrix, (n, 3, 3))
+            keys = np.zeros(n, dtype=np.int64)
+        else:
+            pos = P.pos[:n]
+            want_t = np.where((pos >> 23) & 0xFF == 0, 0, pos).astype(np.uint32)   # trans_add
+            bad_m[:, j] = (W[:, 12:15] != want_t).any(axis=1)
+            M = P.rot_matrix[:n]
+            keys = P.passed[:n]
+        scale = f32_array(P.scale[:n])                                  # (n, 3)
+        want = (M.transpose(0, 2, 1) * scale[:, :, None]).reshape(n, 9)   # c-major, times scale[c]
+        d = np.abs(f32_array(W[:, NINE]) - want)
+        d[np.isnan(d)] = np.inf                                         # NaN never passes
+        d = d.max(axis=1)
+        bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=1))
+        bad_m[:, j] |= ~(d <= bound)
+        if tr.keyed_rotation:
+            keyed[j] = (d, bound, keys)
+    tally.count("localtp cases", int((~bad_a).sum()))
+    return bad_m, bad_a, keyed
+
+
+def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
+    """check_playback one entry at a time: the reference per pose, the compare per word."""
     speed = speed if speed is not None else (steps[0] if steps else 256)
     pb = game.playback(entries, names, speed)
     paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
@@ -117,11 +247,13 @@ def step_quirks(s, tally):
         tally.quirk("skipped_frames")
 
 
-def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
-    """Coord +0x40: translation exact, 3x3 within the playback tolerance or exact (checks.md §3, §4.1)."""
+def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, count=True):
+    """Coord +0x40: translation exact, 3x3 within the playback tolerance or exact (checks.md §3, §4.1).
+    count=False: the case, its exact-matrix count and its keyed deviation were counted already."""
     pose = anim.pose(tr, T)
     rec = tr.record
-    tally.count("object matrices")
+    if count:
+        tally.count("object matrices")
     def fail(field, e, g, **kw):
         tally.fail(record(ctx, "playback", field, e, g, object=rec.object, track=rec.index, time=T,
                           step=step, context=dict(where, keys=keys_around(rec.rot, T)), **kw))
@@ -135,7 +267,8 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
         if words[12 + i] != e:
             fail(f"translation.{'xyz'[i]}", e, words[12 + i])
     if exact_local and exact:
-        tally.count("exact local matrices")
+        if count:
+            tally.count("exact local matrices")
         for c in range(3):
             for r in range(3):
                 if words[4 * c + r] != local[4 * c + r]:
@@ -145,7 +278,7 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
     keys = pose.passed if tr.keyed_rotation else 0
     bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
     d, r, c = keyed_deviation(words, pose.rot_matrix, scale)
-    if tr.keyed_rotation:
+    if tr.keyed_rotation and count:
         tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
     if not d <= bound:
         from harness.compare.bits import f32_bits

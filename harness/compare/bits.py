@@ -33,6 +33,17 @@ def zero_exponent(bits):
     return (bits >> 23) & 0xFF == 0
 
 
+def f32_array(words):
+    """f32() of every u32 of an integer array, as float64 (E=0 reads as signed zero, E=255 as an
+    ordinary number): the vectorised form of f32, equal to it element for element."""
+    import numpy as np
+    w = np.asarray(words, dtype=np.uint32)
+    e = ((w >> 23) & 0xFF).astype(np.int64)
+    mant = 1.0 + (w & 0x7FFFFF).astype(np.float64) / 8388608.0
+    v = np.where(e == 0, 0.0, np.ldexp(mant, e - 127))
+    return np.where(w >> 31 == 1, -v, v)
+
+
 def trans_add(bits):
     """f_add(+0, p): what sceVu0TransMatrix stores for a translation word (animation-semantics.md §4.3.2)."""
     return 0 if zero_exponent(bits) else bits & 0xFFFFFFFF

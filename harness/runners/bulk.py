@@ -26,7 +26,7 @@ from harness.runners.chunk import check_chunk
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
-from harness.profiles import profile
+from harness.profiles import profile, run_profile
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 from harness.runners.run import EXIT, RunDir, code_version, file_identity, param_differences
 
@@ -110,7 +110,7 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                 "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                             "check": "setup"}}
-    res = check_chunk(game, ch, ctx, profile(opts.profile), only=only, index=index)
+    res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
     return res

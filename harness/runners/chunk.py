@@ -10,6 +10,7 @@ from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
 from harness.compare.tally import Tally
 
+
 def parse_reference(ch, float_model):
     from reference import Animation
     return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
@@ -22,6 +23,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     timing, error = {}, None
     steps0 = game.steps if game is not None else 0
     mcpu0 = dict(game.cpu) if game is not None else {}
+    loads0 = dict(game.loads) if game is not None else {}
     try:
         anim = parse_reference(ch, ctx.float_model)
     except Exception as exc:                      # the reference or corpus refused the chunk
@@ -29,6 +31,8 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     wanted = set(only or NAMES)
     wanted |= {ALIASES[w] for w in wanted if w in ALIASES}
     tally.applicable = applicable(anim, prof)
+    if game is not None:
+        game.reload = prof.reload
     for check in tally.applicable:
         if check not in wanted:
             continue
@@ -40,6 +44,10 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             error = error or describe_error(exc, check)
             tally.count("errors")
         timing[check] = round(_time.time() - c0, 4)
+    if game is not None:
+        for how in ("fresh", "restored", "reloaded"):
+            if game.loads[how] - loads0.get(how, 0):
+                tally.count(f"loads {how}", game.loads[how] - loads0.get(how, 0))
     info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
             "cpu_seconds": round(_time.process_time() - cpu0, 4),
             "machine_cpu": {k: round(v - mcpu0.get(k, 0.0), 4) for k, v in game.cpu.items()

@@ -211,6 +211,7 @@ def new_game(image, float_model, report, budgets):
     except Exception as exc:
         report.add("error", "image", describe(exc, str(image)))
         return None
+    game.load_once = False       # the probe watches every load the executable really makes
     report._watch = Watch(game, report)
     report.symbolize = game.m.symbolize
     return game
