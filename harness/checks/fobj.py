@@ -26,7 +26,7 @@ def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
         check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
 
 def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
-    """One run of a plan with coord +0xA1 = a1 (checks.md §7.2-7.5)."""
+    """One run of a plan with coord +0xA1 = a1 (checks.md §7, items 2-5)."""
     game.playback(entries, names, 256)
     game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
     coords = {}
