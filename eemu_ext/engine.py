@@ -93,6 +93,10 @@ class BlockCompiler:
             decoder._sem_templates = templates
         self.templates = templates
         self.linemaps: Dict[str, Tuple[int, List[int]]] = {}   # filename -> (start, pc per line)
+        # coverage (Machine(coverage=True)): machine._block_counts, and per block being compiled its
+        # counter number k and the pcs / mnemonics it runs (coverage.BlockCounts)
+        self._cov = None
+        self._k = 0
 
     # one instruction -> source lines (without indentation)
     def _insn(self, pc: int, row_id: int, word: int) -> List[str]:
@@ -107,8 +111,9 @@ class BlockCompiler:
             except SyntaxError:               # e.g. a tuple target 'R[0], RH[0] = ...': keep it
                 pass
         out = []
-        if self.coverage:
-            out.append(f"COV[{row.mnemonic!r}] += 1")
+        if self._cov is not None:
+            self._cov[0].append(pc)
+            self._cov[1].append(row.mnemonic)
         out.extend(src.splitlines())
         for w in row.gpr_writes:
             v = int(w) if w.isdigit() else f[w]
@@ -144,9 +149,17 @@ class BlockCompiler:
         pc = start
         n = 0
         limit = 1 if single else MAX_BLOCK
+        if self.coverage:
+            # DECISION: coverage counts per block exit (COV[3k]: completed, COV[3k+1]: a likely
+            # branch's slot annulled, COV[3k+2]: a conditional branch taken), one list increment
+            # per block instead of one per instruction; coverage.BlockCounts spreads them
+            self._k = self.m._block_counts.new()
+            self._cov = ([], [], None, None, None)
+        k = self._k
+        done = self._exit
         while True:
             if n and pc in hooks:
-                emit(pc, [f"return {pc:#x}"])
+                emit(pc, done(0) + [f"return {pc:#x}"])
                 break
             rid, word = self._fetch(pc)
             if rid is None:
@@ -158,31 +171,47 @@ class BlockCompiler:
             if not row.flow:
                 emit(pc, self._insn(pc, rid, word))
                 if n >= limit:
-                    emit(pc, [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
+                    emit(pc, done(0) + [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
                     break
                 pc = (pc + 4) & 0xFFFFFFFF
                 continue
             n += self._flow(emit, pc, rid, word, row)
             break
+        if self.coverage:
+            pcs, mns, branch, slot, flow = self._cov
+            self.m._block_counts.define(k, pcs, mns, branch, slot, flow)
+            self._cov = None
         return self._build(start, body, n)
+
+    def _exit(self, j: int) -> List[str]:
+        """The counter line of one exit of the block being compiled (none without coverage)."""
+        return [f"COV[{3 * self._k + j}] += 1"] if self.coverage else []
 
     def _flow(self, emit, pc: int, rid: int, word: int, row: Row) -> int:
         """Emit a control-flow instruction with its delay slot; returns 1 if a delay slot counts."""
         f = fields_of(word, pc)
         nxt = (pc + 8) & 0xFFFFFFFF
         flow = row.flow
+        done = self._exit
+        cov = self._cov
         if flow == "stop":
             emit(pc, self._insn(pc, rid, word))
-            emit(pc, [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
+            emit(pc, done(0) + [f"return {pc + 4 & 0xFFFFFFFF:#x}"])
             return 0
-        emit(pc, self._insn(pc, rid, word) if row.sem.strip() else
-             ([f"COV[{row.mnemonic!r}] += 1"] if self.coverage else []))
+        if cov is not None:
+            self._cov = cov = (cov[0], cov[1], pc if flow in ("branch", "likely") else None,
+                               (pc + 4) & 0xFFFFFFFF if flow == "likely" else None, pc)
+        if row.sem.strip():
+            emit(pc, self._insn(pc, rid, word))
+        elif cov is not None:
+            cov[0].append(pc)
+            cov[1].append(row.mnemonic)
         if row.link:
             reg = 31 if row.link.isdigit() else f[row.link]
             if reg:
                 emit(pc, [f"R[{reg}] = {_sx32(pc + 8):#x}"])
         if flow == "likely":
-            emit(pc, ["if not cond:", "    S.annul += 1", f"    return {nxt:#x}"])
+            emit(pc, ["if not cond:", "    S.annul += 1"] + ["    " + x for x in done(1)] + [f"    return {nxt:#x}"])
         slot = (pc + 4) & 0xFFFFFFFF
         srid, sword = self._fetch(slot)
         if srid is None:
@@ -195,18 +224,28 @@ class BlockCompiler:
                 tgt = f"{f['jtarget']:#x}"
             else:
                 tgt = "tgt"
+            if cov is not None:              # the chain counts the slot and what follows
+                self._cov = (cov[0], cov[1], cov[2], None, pc)
+                if flow in ("branch", "likely"):
+                    emit(pc, [f"COV[{3 * self._k} + (2 if cond else 0)] += 1"])
+                else:
+                    emit(pc, done(0))
             emit(slot, [f"return machine._delay_chain({slot:#x}, {tgt})"])
             return 1
         else:
             emit(slot, self._insn(slot, srid, sword))
         if flow in ("branch",):
-            emit(slot, [f"return {f['btarget']:#x} if cond else {nxt:#x}"])
+            if self.coverage:
+                emit(slot, ["if cond:", f"    COV[{3 * self._k + 2}] += 1", f"    return {f['btarget']:#x}"]
+                     + done(0) + [f"return {nxt:#x}"])
+            else:
+                emit(slot, [f"return {f['btarget']:#x} if cond else {nxt:#x}"])
         elif flow == "likely":
-            emit(slot, [f"return {f['btarget']:#x}"])
+            emit(slot, done(2) + [f"return {f['btarget']:#x}"])
         elif flow == "jump":
-            emit(slot, [f"return {f['jtarget']:#x}"])
+            emit(slot, done(0) + [f"return {f['jtarget']:#x}"])
         elif flow == "jump_reg":
-            emit(slot, ["return tgt"])
+            emit(slot, done(0) + ["return tgt"])
         else:
             raise ValueError(f"row {row.mnemonic}: unknown flow {flow!r}")
         return 1
@@ -216,7 +255,7 @@ class BlockCompiler:
         used = sorted(set(_NAME_RE.findall(src_body)))
         head = f"def _blk({', '.join(f'{u}={u}' for u in used)}):"
         src = head + "\n" + src_body + "\n"
-        fname = f"<eemu block {start:#010x}>"
+        fname = f"<eemu block {start:#010x}>" if not self.coverage else f"<eemu block {start:#010x} #{self._k}>"
         pcs = [start] + [pc for pc, _ in body]          # line k (1-based) -> pcs[k-1]
         key = (fname, src)
         code = _CODE_CACHE.get(key)

@@ -150,8 +150,11 @@ class Machine:
         self._S = Scalars()
         self._reset_state()
         self.gpr = GprView(self.R, self.RH)
-        self.coverage = collections.Counter()
+        self._coverage = collections.Counter()        # per mnemonic (m.coverage)
         self.coverage_enabled = bool(coverage)
+        from .coverage import BlockCounts, CodeCoverage
+        self._code_coverage = CodeCoverage()            # per address and branch direction
+        self._block_counts = BlockCounts()              # the Python engine's block exit counters
         self.image = None
         self.pc = 0
         self.steps = 0
@@ -173,7 +176,7 @@ class Machine:
             "ld8": mem.ld8, "ld16": mem.ld16, "ld32": mem.ld32, "ld64": mem.ld64, "ld128": mem.ld128,
             "st8": mem.st8, "st16": mem.st16, "st32": mem.st32, "st64": mem.st64, "st128": mem.st128,
             "sx32": sx32, "s8": s8, "s16": s16, "s32": s32, "s64": s64, "M32": M32, "M64": M64,
-            "machine": self, "fault": fault, "COV": self.coverage,
+            "machine": self, "fault": fault, "COV": self._block_counts.counts,
         }
         G.update(isa.namespace(self))
         self._globals = G
@@ -192,6 +195,42 @@ class Machine:
         self._floored = False
         if data_floor:
             self.data_floor = data_floor
+
+    # ---------------------------------------------------------------- coverage
+    def _flush_coverage(self) -> None:
+        """Both engines' pending counters into m.coverage and m.code_coverage."""
+        self._block_counts.flush(self._code_coverage, self._coverage)
+        if self._native is not None:
+            self._native._flush_coverage()
+
+    @property
+    def coverage(self) -> collections.Counter:
+        """Executions per mnemonic (Machine(coverage=True); empty otherwise)."""
+        if self.coverage_enabled:
+            self._flush_coverage()
+        return self._coverage
+
+    @property
+    def code_coverage(self):
+        """Executions per instruction address and per conditional branch direction
+        (eemu_ext.coverage.CodeCoverage; Machine(coverage=True), empty otherwise)."""
+        if self.coverage_enabled:
+            self._flush_coverage()
+        return self._code_coverage
+
+    def _cover_fault(self, exc) -> None:
+        """A block raised: count the faulting instruction of the innermost block and those before it.
+        DECISION: the faulting instruction counts (it ran, and raised), as the per-mnemonic
+        coverage always counted it; a branch whose delay slot faulted gets no direction."""
+        from .coverage import block_of_filename
+        tb, hit = exc.__traceback__, None
+        while tb is not None:
+            k = block_of_filename(tb.tb_frame.f_code.co_filename)
+            if k is not None:
+                hit = (k, self._compiler.pc_of(tb.tb_frame.f_code.co_filename, tb.tb_lineno))
+            tb = tb.tb_next
+        if hit is not None and hit[1] is not None:
+            self._block_counts.fault(hit[0], hit[1], self._code_coverage, self._coverage)
 
     # ---------------------------------------------------------------- the data floor
     @property
@@ -629,8 +668,16 @@ class Machine:
         return default if pc is None else pc
 
     def _translate(self, exc, default_pc: int):
+        if self.coverage_enabled and not getattr(exc, "_eemu_counted", False):
+            self._cover_fault(exc)
+            exc._eemu_counted = True
         if isinstance(exc, EmulationError) and exc.pc is not None:
             return exc                                   # already located (nested call, our helpers)
+        out = self._translate_located(exc, default_pc)
+        out._eemu_counted = True
+        return out
+
+    def _translate_located(self, exc, default_pc: int):
         pc = self._fault_pc(exc, default_pc)
         self.pc = pc
         if isinstance(exc, AccessFault):
@@ -706,6 +753,12 @@ class Machine:
             executed += 1
             if row.flow in ("branch", "likely", "jump", "jump_reg"):
                 cond, tgt = self._flow_decision(pc, d[0], d[1])
+                if self.coverage_enabled:         # (the other rows count in their own blocks)
+                    cc = self._code_coverage
+                    cc.insns[pc] += 1
+                    self._coverage[row.mnemonic] += 1
+                    if row.flow in ("branch", "likely"):
+                        (cc.taken if cond else cc.not_taken)[pc] += 1
                 f = fields_of(d[1], pc)
                 if row.flow in ("branch", "likely"):
                     if row.flow == "likely" and not cond:

@@ -278,6 +278,7 @@ class NativeEngine:
         self.python_units = 0           # units the Python engine ran inside native runs
         self._check = None              # the lockstep checker, made on first use
         self._bcount = None             # coverage counters (Machine(coverage=True))
+        self._cov_blocks = {}           # block number -> its instructions (coverage)
         self._F = self._VF = self._VI = self._sc = None   # what crossed last time
         self._fv_raw = self._sc_raw = None
         self._extra_roots = set()       # declared entries, for code loaded without an image
@@ -376,7 +377,8 @@ class NativeEngine:
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
                 self._bidx_addr = ctypes.addressof(self.bidx)
                 if self.m.coverage_enabled:
-                    self._bcount = (ctypes.c_uint64 * max(2 * len(prog.starts), 1))()
+                    self._bcount = (ctypes.c_uint64 * max(3 * len(prog.starts), 1))()
+                    self._cov_blocks = {}
                     self.st.bcount = self._bcount
             self._code_stale = False
             self._hooks_stale = True
@@ -504,35 +506,44 @@ class NativeEngine:
         self._flush_coverage()
         return pc, steps
 
-    # -- coverage (Machine(coverage=True)): per-block counts, turned into per-mnemonic counts ----
-    def _mnemonics(self, start: int, end: int) -> List[str]:
-        m = self.m
-        out = []
-        for a in range(start, end, 4):
-            d = m.decoded(a)
-            out.append(m.decoder.rows[d[0]].mnemonic)
-        return out
+    # -- coverage (Machine(coverage=True)): per-block exit counts, spread over the instructions --
+    def _cov_block(self, b: int) -> tuple:
+        """(pcs, mnemonics, conditional branch pc, annullable slot pc) of native block b."""
+        got = self._cov_blocks.get(b)
+        if got is None:
+            m, prog = self.m, self.prog
+            rows = m.decoder.rows
+            pcs = tuple(range(prog.starts[b], prog.ends[b], 4))
+            mns = tuple(rows[m.decoded(a)[0]].mnemonic for a in pcs)
+            branch = slot = None
+            if len(pcs) >= 2:
+                flow = rows[m.decoded(pcs[-2])[0]].flow
+                if flow in ("branch", "likely"):
+                    branch = pcs[-2]
+                    slot = pcs[-1] if flow == "likely" else None
+            got = self._cov_blocks[b] = (pcs, mns, branch, slot)
+        return got
 
     def _flush_coverage(self):
         if not self.m.coverage_enabled or self.prog is None or getattr(self, "_bcount", None) is None:
             return
-        cov, bc, prog = self.m.coverage, self._bcount, self.prog
-        for b in range(len(prog.starts)):
-            full, ann = bc[2 * b], bc[2 * b + 1]
-            if not (full or ann):
+        from ..coverage import spread
+        m, bc = self.m, self._bcount
+        for b in range(len(self.prog.starts)):
+            full, ann, taken = bc[3 * b], bc[3 * b + 1], bc[3 * b + 2]
+            if not (full or ann or taken):
                 continue
-            mns = self._mnemonics(prog.starts[b], prog.ends[b])
-            for mn in mns:
-                cov[mn] += full + ann
-            if ann:
-                cov[mns[-1]] -= ann            # the annulled delay slot did not run
-            bc[2 * b] = bc[2 * b + 1] = 0
+            spread(m._code_coverage, m._coverage, self._cov_block(b), full, ann, taken)
+            bc[3 * b] = bc[3 * b + 1] = bc[3 * b + 2] = 0
 
     def _count_partial(self, pc: int):
         """Coverage of a block that left early at unit pc: the units before it ran."""
-        if self.m.coverage_enabled and self.st.prev and self.st.prev <= pc:
-            for mn in self._mnemonics(self.st.prev, pc):
-                self.m.coverage[mn] += 1
+        m = self.m
+        if m.coverage_enabled and self.st.prev and self.st.prev <= pc:
+            rows = m.decoder.rows
+            for a in range(self.st.prev, pc, 4):
+                m._code_coverage.insns[a] += 1
+                m._coverage[rows[m.decoded(a)[0]].mnemonic] += 1
 
     def _lockstep_block(self, pc: int, steps: int, limit: int):
         """One block in both engines (lockstep.py); (why, pc, steps) as the native run gives them."""

@@ -50,6 +50,8 @@ class Block:
     units: List[Unit] = field(default_factory=list)
     succ: Tuple[int, ...] = ()               # statically known successors
     code: str = ""                           # the C function body
+    taken: int = 1                           # coverage: the pc a taken conditional branch returns
+                                             # (1: none, or the same as not taken)
 
 
 class Translator:
@@ -93,6 +95,7 @@ class Translator:
         units: List[Unit] = []
         pc, n = start, 0
         succ: List[int] = []
+        taken = 1
         while True:
             if n >= limit:
                 body.append(f"st->steps += {n}; return {pc:#x}u;")
@@ -145,9 +148,14 @@ class Translator:
             body += self._insn_c(slot, sr[1], sr[2])
             n += 2
             if row.flow == "branch":
+                if f["btarget"] == nxt:           # coverage tells the directions apart by the flag
+                    body.append("if (cond) st->annulled = 2;")
+                else:
+                    taken = f["btarget"]
                 body.append(f"st->steps += {n}; return cond ? {f['btarget']:#x}u : {nxt:#x}u;")
                 succ += [f["btarget"], nxt]
             elif row.flow == "likely":
+                taken = f["btarget"]
                 body.append(f"st->steps += {n}; return {f['btarget']:#x}u;")
                 succ += [f["btarget"], nxt]
             elif row.flow == "jump":
@@ -159,7 +167,7 @@ class Translator:
             break
         end = pc
         code = "\n".join(body)
-        return Block(start, n, end, units, tuple(succ), code)
+        return Block(start, n, end, units, tuple(succ), code, taken)
 
     def _extent(self, start: int, limit: int) -> Optional[Block]:
         """block() without its text: the same boundaries, decided by the same rules."""
@@ -261,6 +269,8 @@ def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS, export: 
     out.append("const uint32_t ee_block_start[] = {" + ", ".join(f"{b.start:#x}u" for b in blocks)
                + (", 0" if not blocks else "") + "};")
     out.append("const uint32_t ee_block_end[] = {" + ", ".join(f"{b.end:#x}u" for b in blocks)
+               + (", 0" if not blocks else "") + "};")
+    out.append("const uint32_t ee_block_taken[] = {" + ", ".join(f"{b.taken:#x}u" for b in blocks)
                + (", 0" if not blocks else "") + "};")
     return "\n".join(out) + "\n"
 

@@ -9,6 +9,7 @@ extern const ee_block_fn ee_blocks[];
 extern const uint32_t ee_block_n[];
 extern const uint32_t ee_block_start[];
 extern const uint32_t ee_block_end[];
+extern const uint32_t ee_block_taken[];   /* a conditional branch block's target (1: none, or ambiguous) */
 
 int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int one) {
     uint32_t pc = st->pc;
@@ -23,7 +24,11 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
         st->annulled = 0;
         pc = ee_blocks[b](st);
         if (st->why) return st->why;          /* the block left early: st->pc is the unit */
-        if (st->bcount) st->bcount[2 * b + st->annulled]++;
+        if (st->bcount) {       /* coverage: [completed / not taken, likely not taken, taken] */
+            uint32_t k = (uint32_t)st->annulled;
+            if (!k && pc == ee_block_taken[b]) k = 2;
+            st->bcount[3 * b + k]++;
+        }
         if (one) { st->pc = pc; return st->why = WHY_ONE; }
     }
 }
