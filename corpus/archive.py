@@ -308,7 +308,7 @@ def find_on_disc(disc):
     try:
         import pycdlib
         from pycdlib.pycdlibexception import PyCdlibException
-    except ImportError:  # pragma: no cover
+    except ImportError:  # pragma: no cover  (optional: pycdlib is needed only to read a disc image)
         raise CorpusError("reading a disc image needs pycdlib (pip install pycdlib)", member=disc,
                           kind="iso") from None
     iso = pycdlib.PyCdlib()

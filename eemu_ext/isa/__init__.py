@@ -1,41 +1,23 @@
 """The R5900 instruction table: one module per instruction group, each exporting ROWS and namespace().
 
-``integer`` (helper A) is always present; ``cop1``/``vu0`` (helper B) and ``mmi`` (helper C) are
-gathered when their modules exist, so the table grows as they land.
+``integer`` (the core), ``cop1`` (the FPU), ``vu0`` (VU0 macro mode) and ``mmi`` (the multimedia
+instructions and SA); each is imported directly, so a missing one is an ImportError here.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Dict, List, Tuple
+from typing import Dict, List
 
 from .row import Row, OPERAND_FORMATS, fields_of  # noqa: F401  (re-exported)
 
-MODULE_NAMES = ("integer", "cop1", "vu0", "mmi")
+from . import cop1, integer, mmi, vu0  # noqa: E402  (after the row types they build on)
 
-
-def _load() -> Tuple[list, List[Row]]:
-    mods, rows = [], []
-    for name in MODULE_NAMES:
-        full = f"{__name__}.{name}"
-        try:
-            mod = importlib.import_module(full)
-        except ModuleNotFoundError as e:
-            if e.name == full:          # the module is simply not written yet
-                continue
-            raise
-        mods.append(mod)
-        rows.extend(getattr(mod, "ROWS", ()))
-    return mods, rows
-
-
-MODULES, ROWS = _load()
+MODULES = (integer, cop1, vu0, mmi)
+ROWS: List[Row] = [row for mod in MODULES for row in mod.ROWS]
 
 
 def namespace(machine) -> Dict[str, object]:
     """The merged helper names of every module's namespace(machine) (for compiled sem code)."""
     ns: Dict[str, object] = {}
     for mod in MODULES:
-        fn = getattr(mod, "namespace", None)
-        if fn is not None:
-            ns.update(fn(machine) or {})
+        ns.update(mod.namespace(machine) or {})
     return ns

@@ -2,7 +2,7 @@
 
 Semantics follow r5900.md §3 (upper-64 rule: rows write R only, so bits 64-127 stay), §5 and §9.
 
-MMI-space rows owned HERE (helper C owns every other op-0x1C row, i.e. all P* instructions incl.
+MMI-space rows owned HERE (mmi.py owns every other op-0x1C row, i.e. all P* instructions incl.
 PLZCW): MADD, MADDU (funct 0x00, 0x01), MFHI1, MTHI1, MFLO1, MTLO1 (0x10-0x13), MULT1, MULTU1,
 DIV1, DIVU1 (0x18-0x1B), MADD1, MADDU1 (0x20, 0x21).  Also here: LQ/SQ (op 0x1E/0x1F), MFSA/MTSA,
 MTSAB/MTSAH, SYNC/SYNC.P, EI/DI, MFC0/MTC0, 3-operand MULT/MULTU.

@@ -683,7 +683,7 @@ for _mn, _funct, _fn, _n, _amt in [
 _row("plzcw", 0x04, 0, ("rd", "rs"), "R[rd] = mmi_plzcw(R[rs])", zero=RT,
      note="words 2 and 3 of rd are unchanged [HW]", c="R[rd] = mmi_plzcw(R[rs]);")
 
-# DECISION: MFSA, MTSA, MTSAB and MTSAH live in integer.py (helper A wrote them first, in SPECIAL
+# DECISION: MFSA, MTSA, MTSAB and MTSAH live in integer.py (with the rest of SPECIAL
 # and REGIMM); this module keeps QFSRV, the only MMI reader of SA. Both use the machine's S.sa.
 
 del _mn, _sub, _fn, _n, _suffix, _funct, _amt

@@ -24,7 +24,7 @@ IN_FLIGHT_PER_THREAD = 3     # tasks queued per worker thread: chunk bytes in me
 def _distributed():
     try:
         import distributed
-    except ImportError:
+    except ImportError:      # optional: dask distributed is the [cluster] extra, needed only for CLUSTER=
         raise HarnessError("CLUSTER needs dask distributed: pip install -e '.[cluster]' "
                            "(make bulk CLUSTER=... installs it)") from None
     return distributed

@@ -1,6 +1,6 @@
 """Every executable COP1/VU0 case of tests/machine/cases_fpu.py, run per mnemonic.
 
-(tests/machine/test_coverage.py, helper C's, also runs them and checks the coverage counts; this
+(tests/machine/test_coverage.py also runs them and checks the coverage counts; this
 file runs them on their own so a failure names the COP1/VU0 row directly.)
 """
 from __future__ import annotations
