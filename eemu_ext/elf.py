@@ -25,6 +25,7 @@ class Image:
     segments: List[Tuple[int, bytes]] = field(repr=False)
     flags: int = 0
     stripped: bool = False
+    code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code sections
     _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
     _funcs: List[Tuple[int, int, str]] = field(default_factory=list, repr=False)
 
@@ -103,6 +104,9 @@ def _parse(path: str, raw: bytes) -> Image:
         loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
 
     sections = list(elf.iter_sections())
+    code = sorted((s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in sections
+                  if s["sh_flags"] & 6 == 6 and s["sh_size"]       # SHF_ALLOC | SHF_EXECINSTR
+                  and any(lo <= s["sh_addr"] < hi for lo, hi in loaded_ranges))
 
     def sec_loaded(shndx) -> bool:
         """False for a section (overlay) whose bytes no loaded segment covers (§1.5)."""
@@ -155,7 +159,7 @@ def _parse(path: str, raw: bytes) -> Image:
     if gp == 0:
         gp = symbols.get("_gp", 0)
     img = Image(path=path, entry=entry, gp=gp, symbols=symbols, segments=segments,
-                flags=elf.header.e_flags, stripped=stripped)
+                flags=elf.header.e_flags, stripped=stripped, code=code)
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img

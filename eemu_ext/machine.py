@@ -382,11 +382,17 @@ class Machine:
         self.write(a, (v & M64).to_bytes(8, "little"))
 
     # ---------------------------------------------------------------- snapshots
-    def snapshot(self):
+    def snapshot(self, skip=()):
         """The memory as it is now: every RAM page ever written, the scratchpad and VU0 memory.
+        ``skip``: [lo, hi) ranges whose whole pages are left out, and which restore leaves as
+        they are then (e.g. the image's code, so a patch made after the snapshot stays).
         DECISION: memory only. Registers are not part of it; every call sets its own arguments,
         stack pointer and return address, and a state a caller cares about lives in memory."""
-        return self.mem.snapshot()
+        pages = set()
+        for lo, hi in skip:
+            plo, phi = ((lo & 0x1FFFFFFF) + 0xFFF) >> 12, (hi & 0x1FFFFFFF) >> 12
+            pages.update(range(plo, phi))
+        return self.mem.snapshot(frozenset(pages))
 
     def restore(self, snap) -> int:
         """Memory exactly as ``snapshot()`` saw it. Only the pages written since are copied back

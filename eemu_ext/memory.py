@@ -312,12 +312,14 @@ class Memory:
             self.dirty[:] = bytes(RAM_PAGES)
         return out
 
-    def snapshot(self) -> "Snapshot":
-        """The contents of every RAM page ever written, the scratchpad and VU0 memory."""
+    def snapshot(self, skip=frozenset()) -> "Snapshot":
+        """The contents of every RAM page ever written, the scratchpad and VU0 memory; the RAM
+        pages in ``skip`` are neither saved nor, later, restored (they keep what they hold)."""
         fresh = self._take_dirty()
         self._written |= fresh
-        snap = Snapshot({p: bytes(self.ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT]) for p in self._written},
-                        bytes(self.spr), bytes(self.vu0))
+        snap = Snapshot({p: bytes(self.ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT])
+                         for p in self._written if p not in skip},
+                        bytes(self.spr), bytes(self.vu0), frozenset(skip))
         self._line.append((snap.token, fresh))
         return snap
 
@@ -335,11 +337,13 @@ class Memory:
                 fix |= pages
             del self._line[at + 1:]
         ram, pages, zero = self.ram, snap.pages, bytes(PAGE)
+        kept = fix & snap.skip
+        fix -= kept
         for p in fix:
             ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT] = pages.get(p, zero)
         self.spr[:] = snap.spr
         self.vu0[:] = snap.vu0
-        self._written = set(pages)
+        self._written = set(pages) | (self._written & snap.skip) | kept
         return sorted(fix)
 
     def differences(self, snap: "Snapshot", limit: int = 8) -> List[tuple]:
@@ -347,7 +351,7 @@ class Memory:
         address ascending, over the scratchpad, VU0 memory and every RAM page either one holds."""
         out = []
         zero = bytes(PAGE)
-        for p in sorted(self._written | self._dirty_pages() | set(snap.pages)):
+        for p in sorted((self._written | self._dirty_pages() | set(snap.pages)) - snap.skip):
             now = self.ram[p << PAGE_SHIFT:(p + 1) << PAGE_SHIFT]
             then = snap.pages.get(p, zero)
             if now != then:
@@ -376,10 +380,10 @@ class Snapshot:
     """What ``Memory.snapshot`` saved: ``pages`` {RAM page: 4096 bytes}, ``spr``, ``vu0``."""
     _tokens = 0
 
-    def __init__(self, pages, spr, vu0):
+    def __init__(self, pages, spr, vu0, skip=frozenset()):
         Snapshot._tokens += 1
         self.token = Snapshot._tokens
-        self.pages, self.spr, self.vu0 = pages, spr, vu0
+        self.pages, self.spr, self.vu0, self.skip = pages, spr, vu0, skip
 
     @property
     def size(self) -> int:
