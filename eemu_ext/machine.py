@@ -155,6 +155,7 @@ class Machine:
         from .coverage import BlockCounts, CodeCoverage
         self._code_coverage = CodeCoverage()            # per address and branch direction
         self._block_counts = BlockCounts()              # the Python engine's block exit counters
+        self._recording = None                          # the active m.recording(), if any
         self.image = None
         self.pc = 0
         self.steps = 0
@@ -217,6 +218,22 @@ class Machine:
         if self.coverage_enabled:
             self._flush_coverage()
         return self._code_coverage
+
+    def recording(self):
+        """``with m.recording() as rec: m.call(...)``: every instruction the calls execute, with
+        the values it read and wrote (eemu_ext/record.py). Nested recordings stack."""
+        import contextlib
+        from .record import Recording
+
+        @contextlib.contextmanager
+        def ctx():
+            rec, prev = Recording(self), self._recording
+            self._recording = rec
+            try:
+                yield rec
+            finally:
+                self._recording = prev
+        return ctx()
 
     def _cover_fault(self, exc) -> None:
         """A block raised: count the faulting instruction of the innermost block and those before it.
@@ -598,6 +615,10 @@ class Machine:
         ann0 = S.annul
         steps = 0
         try:
+            if self._recording is not None:
+                pc, steps = self._recording._run(pc, limit)
+                self.pc = pc
+                return steps
             if self.on_step is not None:
                 self._pull()
                 pc, steps = self._run_exact(pc, 0, limit, self.on_step)
