@@ -17,11 +17,11 @@ DATA = 0x00200000
 INT_PROG = os.path.join(os.path.dirname(__file__), os.pardir, "tests", "machine", "cprog", "int_prog.elf")
 
 
-def integer_loop_words():
+def integer_loop_words(iterations=LOOP_ITERATIONS):
     """A load/ALU/store loop typical of compiled code (8 instructions per iteration)."""
     b = CODE_BASE
     return program([
-        f"lui t0, {LOOP_ITERATIONS >> 16:#x}", f"ori t0, t0, {LOOP_ITERATIONS & 0xFFFF:#x}",
+        f"lui t0, {iterations >> 16:#x}", f"ori t0, t0, {iterations & 0xFFFF:#x}",
         f"lui a0, {DATA >> 16:#x}",
         "lw t1, 0(a0)",                       # loop:
         "addu v0, v0, t1",
@@ -35,9 +35,9 @@ def integer_loop_words():
         "jr ra", "nop"], b)
 
 
-def ours_loop(engine="python"):
-    m = Machine(engine=engine)
-    put_words(m, CODE_BASE, integer_loop_words())
+def ours_loop(engine="python", coverage=False, iterations=LOOP_ITERATIONS):
+    m = Machine(engine=engine, coverage=coverage)
+    put_words(m, CODE_BASE, integer_loop_words(iterations))
     m.R[31] = sx32(SENTINEL)
     m.R[29] = STACK_TOP
     t = time.process_time()
@@ -60,13 +60,48 @@ def unicorn_loop():
     return dt, uc.reg_read(MC.UC_MIPS_REG_V0)
 
 
-def ours_c_program(engine="python"):
-    m = Machine(engine=engine)
+def ours_c_program(engine="python", coverage=False, n=22):
+    m = Machine(engine=engine, coverage=coverage)
     m.load_elf(INT_PROG)
     t = time.process_time()
-    r = m.call("fib", 22, limit=10**9)
+    r = m.call("fib", n, limit=10**9)
     dt = time.process_time() - t
     return m.steps, dt, r
+
+
+# The coverage cost: the same work with Machine(coverage=True) and without, per engine, in this
+# run (best of COVERAGE_REPEATS, on and off alternating). Goal: coverage costs at most 10%.
+COVERAGE_REPEATS = 3
+COVERAGE_WORK = {"python": {"loop": 1_000_000, "fib": 24}, "native": {"loop": 30_000_000, "fib": 30}}
+
+
+def coverage_cost(engs) -> dict:
+    """{engine: {workload: (seconds off, seconds on)}}, printed with the ratio on / off."""
+    out = {}
+    print("coverage cost (Machine(coverage=True) against coverage off, best of "
+          f"{COVERAGE_REPEATS}, CPU seconds)")
+    for e in engs:
+        work = COVERAGE_WORK[e]
+        runs = {
+            "integer loop": lambda cov, e=e: ours_loop(e, cov, work["loop"]),
+            f"C program fib({work['fib']})": lambda cov, e=e: ours_c_program(e, cov, work["fib"]),
+        }
+        out[e] = {}
+        for name, run in runs.items():
+            if "fib" in name and not os.path.exists(INT_PROG):
+                continue
+            run(True)                                 # translate and compile outside the timing
+            best = {False: float("inf"), True: float("inf")}
+            steps = 0
+            for _ in range(COVERAGE_REPEATS):
+                for cov in (False, True):
+                    steps, dt, _r = run(cov)
+                    best[cov] = min(best[cov], dt)
+            ratio = best[True] / best[False]
+            out[e][name] = (best[False], best[True])
+            print(f"  {e:7s} {name:22s} {steps:>11,} instr  off {best[False]:7.3f} s  on {best[True]:7.3f} s  "
+                  f"on/off {ratio:5.3f}  goal <= 1.10 -> {'met' if ratio <= 1.10 else 'NOT met'}")
+    return out
 
 
 def unicorn_c_program():
@@ -142,6 +177,7 @@ def main() -> int:
             if r != uc_r:
                 print(f"WARNING: fib(22) differs: eemu ({e}) {r} unicorn {uc_r}")
         report("C program fib(22) (calls, stack traffic)", steps, times, uc_dt)
+    coverage_cost(engs)
     from .bench_float import float_bench
     float_bench(engines=engs)
     return 0

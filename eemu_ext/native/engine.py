@@ -108,6 +108,7 @@ class Program:
         self.starts = list(arr.in_dll(lib, "ee_block_start"))[:n]
         self.ends = list(arr.in_dll(lib, "ee_block_end"))[:n]
         self.sizes = list(arr.in_dll(lib, "ee_block_n"))[:n]
+        self.taken = list(arr.in_dll(lib, "ee_block_taken"))[:n]     # coverage (runtime.h)
         self.index = {a: i for i, a in enumerate(self.starts)}
 
 
@@ -377,7 +378,8 @@ class NativeEngine:
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
                 self._bidx_addr = ctypes.addressof(self.bidx)
                 if self.m.coverage_enabled:
-                    self._bcount = (ctypes.c_uint64 * max(3 * len(prog.starts), 1))()
+                    self._bcount = (ctypes.c_uint64 * max(4 * len(prog.starts), 1))()
+                    self._bcount[0:4 * len(prog.starts):4] = prog.taken
                     self._cov_blocks = {}
                     self.st.bcount = self._bcount
             self._code_stale = False
@@ -530,11 +532,11 @@ class NativeEngine:
         from ..coverage import spread
         m, bc = self.m, self._bcount
         for b in range(len(self.prog.starts)):
-            full, ann, taken = bc[3 * b], bc[3 * b + 1], bc[3 * b + 2]
+            full, ann, taken = bc[4 * b + 1], bc[4 * b + 2], bc[4 * b + 3]
             if not (full or ann or taken):
                 continue
             spread(m._code_coverage, m._coverage, self._cov_block(b), full, ann, taken)
-            bc[3 * b] = bc[3 * b + 1] = bc[3 * b + 2] = 0
+            bc[4 * b + 1] = bc[4 * b + 2] = bc[4 * b + 3] = 0
 
     def _count_partial(self, pc: int):
         """Coverage of a block that left early at unit pc: the units before it ran."""

@@ -155,7 +155,10 @@ class Translator:
                 body.append(f"st->steps += {n}; return cond ? {f['btarget']:#x}u : {nxt:#x}u;")
                 succ += [f["btarget"], nxt]
             elif row.flow == "likely":
-                taken = f["btarget"]
+                if f["btarget"] == nxt:
+                    body.append("if (cond) st->annulled = 2;")
+                else:
+                    taken = f["btarget"]
                 body.append(f"st->steps += {n}; return {f['btarget']:#x}u;")
                 succ += [f["btarget"], nxt]
             elif row.flow == "jump":

@@ -24,10 +24,11 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
         st->annulled = 0;
         pc = ee_blocks[b](st);
         if (st->why) return st->why;          /* the block left early: st->pc is the unit */
-        if (st->bcount) {       /* coverage: [completed / not taken, likely not taken, taken] */
-            uint32_t k = (uint32_t)st->annulled;
-            if (!k && pc == ee_block_taken[b]) k = 2;
-            st->bcount[3 * b + k]++;
+        if (st->bcount) {       /* coverage, per block: [taken pc, completed / not taken, likely not
+                                 * taken, taken]; no branch: annulled is 1 (annul) or 2 (taken, where
+                                 * the target is the fall-through and the taken pc slot holds 1) */
+            uint64_t *c = st->bcount + 4 * b;
+            c[1 + ((uint32_t)st->annulled | ((uint32_t)(pc == (uint32_t)c[0]) << 1))]++;
         }
         if (one) { st->pc = pc; return st->why = WHY_ONE; }
     }
