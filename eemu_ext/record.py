@@ -241,6 +241,7 @@ class Recording:
         npc = (pc + 4) & M32
         steps = 0
         in_slot = False
+        cover = m.coverage_enabled              # a recorded run counts its coverage too
         while pc != SENTINEL:
             if pc in m._hooks and not in_slot:
                 steps += 1
@@ -280,10 +281,14 @@ class Recording:
             line = Line(len(lines), pc, word, reads, {}, loads)
             lines.append(line)
             m.pc = pc
+            if cover:
+                m._code_coverage.insns[pc] += 1
+                m._coverage[row.mnemonic] += 1
             try:
                 cond, tgt = self._fn(pc, rid, word)()
             except Exception as exc:
                 line.fault = type(exc).__name__
+                exc._eemu_counted = True
                 raise m._translate(exc, pc) from None
             steps += 1
             if row.link:
@@ -296,6 +301,8 @@ class Recording:
             f = row.flow
             if f in ("branch", "likely"):
                 line.taken = bool(cond)
+                if cover:
+                    (m._code_coverage.taken if cond else m._code_coverage.not_taken)[pc] += 1
             if not f or f == "stop":
                 pc, npc = npc, (npc + 4) & M32
                 in_slot = False

@@ -185,3 +185,25 @@ def test_function_report():
     assert len(reps) > 1 and all(r.insns_covered == 0 and r.lines[1].startswith("!!") for r in reps)
     with pytest.raises(ValueError, match="not the start of a function"):
         function_report(m, m.code_coverage, [m.symbol("gcd") + 4])
+
+
+def test_counts_agree_with_a_recorded_run():
+    """The block counters against an independent count: the recorder's instruction-by-instruction
+    lines (eemu_ext/record.py) of the same calls, per address and per branch direction."""
+    import collections
+    calls = [("fib", 10), ("gcd", 1071, 462), ("collatz_steps", 27), ("calc", 2, 7, 9), ("calc", 9, 1, 1)]
+    for eng, m in machines().items():
+        m.load_elf(ELF)
+        for name, *args in calls:
+            m.call(name, *args)
+        r = Machine(engine=eng, coverage=True)
+        r.load_elf(ELF)
+        with r.recording() as rec:
+            for name, *args in calls:
+                r.call(name, *args)
+        insns = collections.Counter(ln.pc for ln in rec)
+        taken = collections.Counter(ln.pc for ln in rec if ln.taken)
+        not_taken = collections.Counter(ln.pc for ln in rec if ln.taken is False)
+        c = m.code_coverage
+        assert (+c.insns, +c.taken, +c.not_taken) == (insns, taken, not_taken), eng
+        assert r.code_coverage == c and +r.coverage == +m.coverage, eng     # a recorded run counts too

@@ -57,7 +57,7 @@ typedef struct ee_state {
     uint32_t prev;              /* the start of the last block the run loop entered */
     int32_t annulled;           /* set by a block that left through a likely branch's annul path (1),
                                  * or took a branch whose target is its fall-through (2) */
-    uint64_t *bcount;           /* coverage: per block, [completed, likely not taken, taken] (or NULL) */
+    uint64_t *bcount;           /* coverage: per block, [taken pc, completed, likely not taken, taken] (or NULL) */
     uint8_t *dirty;             /* one byte per 4 KiB RAM page, set by every store there (memory.py) */
 } ee_state;
 
