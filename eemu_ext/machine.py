@@ -1,7 +1,8 @@
 """The R5900 machine: state, memory, the run loop, calls and hooks (executable-abi.md §3).
 
 Public surface (interfaces.md §1): Machine(float_model, coverage, data_floor), load_elf, symbol, symbolize,
-call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, coverage.
+call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, coverage, code_coverage
+(eemu_ext/coverage.py), recording() (eemu_ext/record.py).
 """
 from __future__ import annotations
 
@@ -846,7 +847,10 @@ class Machine:
         if self._native is not None and self._native.covers(lo, hi):
             self._native.invalidate_code()
         if not any(p in self._code_pages for p in range(plo, phi + 1)):
-            if not any(lo <= a < hi for a in self._hooks) and lo not in self._blocks:
+            hooks = self._hooks
+            hooked = (any(a in hooks for a in range(lo & ~3, hi, 4)) if hi - lo <= 64
+                      else any(lo <= a < hi for a in hooks))
+            if not hooked and lo not in self._blocks:
                 return
         if self._decoded:
             if hi - lo <= 4 * len(self._decoded):
