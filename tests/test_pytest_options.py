@@ -76,3 +76,15 @@ def test_a_missing_image_is_one_usage_error_not_one_per_test(tmp_path):
 def test_a_directory_as_data_is_named_as_one(tmp_path):
     r = pytest_run("--data", str(tmp_path), "-k", "notes", "-q")
     assert r.returncode == 4 and "not a regular file (a directory" in r.stderr, r.stdout + r.stderr
+
+
+def test_under_the_nightly_profile_a_marker_takes_every_chunk_with_its_records():
+    """Issue 12: `pytest -k notes --profile nightly` checks all 944 note chunks (corpus-stats.md),
+    as the earlier harness did; --chunks N takes a seeded sample for a quick look."""
+    every = pytest_run("tests/differential", "-k", "notes", "--profile", "nightly", "--collect-only", "-q")
+    assert every.returncode == 0, every.stdout + every.stderr
+    ids = [l for l in every.stdout.splitlines() if "::test_notes[" in l]
+    assert len(ids) == 944, len(ids)
+    some = pytest_run("tests/differential", "-k", "notes", "--profile", "nightly", "--chunks", "7",
+                      "--collect-only", "-q")
+    assert len([l for l in some.stdout.splitlines() if "::test_notes[" in l]) == 7

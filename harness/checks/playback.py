@@ -73,10 +73,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
     tally.count("playbacks")
     ref = anim.playback(steps)
-    ram = np.frombuffer(game.m.ram_view(), dtype=np.uint32)
-    phys = np.array([c & 0x1FFFFFFF for _, c in posed], dtype=np.int64)
-    midx = (phys[:, None] + mm.COORD_MATRIX + 4 * np.arange(16)) >> 2
-    aidx = (phys + mm.COORD_LOCALTP) >> 2
+    coords = [c for _, c in posed]
     mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
     time, looped, stop = 0, False, None
     for i, s in enumerate(steps):
@@ -91,8 +88,8 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:
             continue
-        mats.append(ram[midx])
-        alphas.append(ram[aidx])
+        mats.append(game.coord_matrices(coords))
+        alphas.append(game.coord_localtps(coords))
         frame = want.pose_at >> 8
         got_w = ([(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
                  if frame >= 1 and morphers else None)

@@ -7,8 +7,9 @@ from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
 
-# How many chunks a per-chunk test takes when --chunks is 0 (profile default).
-DEFAULT_CHUNKS = {"quick": 3, "nightly": 40}
+# How many chunks a per-chunk test takes when --chunks is 0 (profile default): the quick profile a
+# seeded sample of 3, the nightly every chunk that has the check's records (as the earlier harness).
+DEFAULT_CHUNKS = {"quick": 3, "nightly": None}
 # Which records a check needs (formats.md §4.1 quick test), for choosing its chunks.
 CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback": ("morph", "object"),
                "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
@@ -54,7 +55,7 @@ def chunks_for(config, check):
         return [pytest.param(None, id="corpus-unavailable", marks=pytest.mark.eediff_error(err))]
     n = config.getoption("--chunks") or DEFAULT_CHUNKS[config.getoption("--profile")]
     pool = selection.pool(corpus, CHECK_KINDS[check])
-    return selection.sample(pool, n, f"{opts.seed}:{check}")
+    return list(pool) if n is None else selection.sample(pool, n, f"{opts.seed}:{check}")
 
 
 def pytest_generate_tests(metafunc):
