@@ -165,14 +165,15 @@ def _params_html(run, summary) -> str:
                             f'class="copy" data-copy="{e(cmd)}">copy</button></span>')
     out = '<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{cells[k]}</td></tr>'
                                          for k, _ in rows if k in cells) + '</table>'
+    # The SHA-256 is one clipped line; the whole value is its title and its text (selecting the
+    # cell copies all 64 digits). Copy buttons are kept for commands.
     ident = []
     for label, key in (("executable", "image"), ("corpus", "data")):
         d = p.get(key) or {}
         sha = d.get("sha256", "?")
         ident.append(f'<tr><th>{label}</th><td class="mono">{e(d.get("path", "?"))}</td>'
                      f'<td>{_size(d.get("size"))}</td><td class="mono sha" title="{e(sha)}">'
-                     f'<span class="shav">{e(sha)}</span><button type="button" class="copy" '
-                     f'data-copy="{e(sha)}" title="copy the SHA-256">copy</button></td></tr>')
+                     f'<span class="shav">{e(sha)}</span></td></tr>')
     out += ('<table class="grid-t"><tr><th></th><th>path</th><th>size</th><th>SHA-256</th></tr>'
             + "".join(ident) + '</table>')
     return out
