@@ -21,7 +21,7 @@ import time
 from corpus.names import printable, printable_lines, shell_word
 import reports
 
-from harness.runners import morph_pseudo, selection, shard
+from harness.runners import morph_pseudo, schedule, selection, shard
 from harness.runners.chunk import check_chunk
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
@@ -243,6 +243,8 @@ def run_bulk(opts: Options, argv=()):
     ids = rd.params()["chunks"]
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
+    todo = schedule.order(todo, lambda cid: opts.open_corpus().chunk(cid).data,
+                          schedule.last_timings(os.path.dirname(rd.path), rd.path))
     out = sys.stderr
     print(f"eediff bulk: run {rd.path}\n  corpus {rd.params().get('corpus_chunks')} Anime chunks; {len(ids)} chunks, {len(done)} already done, "
           f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "

@@ -53,18 +53,19 @@ class RunDirError(OSError):
 
 
 # DECISION: chunk records are written atomically (a temp file renamed into place) but made durable
-# in batches: one os.sync() per SYNC_EVERY records a process writes, and one before summary.json
-# says a run is complete. A crash of the process loses nothing (the page cache has every renamed
-# record); a crash of the machine may leave the last batch's records empty or torn, which
-# done_indices() finds (they do not parse) and removes, so a resume checks those chunks again.
+# in batches: one syncfs(2) of their file system per SYNC_EVERY records a process writes, and one
+# before summary.json says a run is complete. A crash of the process loses nothing (the page cache
+# has every renamed record); a crash of the machine may leave the last batch's records empty or
+# torn, which done_indices() finds (they do not parse) and removes, so a resume checks those
+# chunks again. A full disk fails the write itself (ext4 and xfs reserve the blocks at write());
+# an error that only writeback meets is reported by syncfs, naming the directory.
 SYNC_EVERY = 256
-_unsynced = 0
+_unsynced = []         # the directories of the records written since the last sync
 
 
 def write_json(path, obj, durable=True):
     """Write `obj` to `path` atomically; on any OSError remove the temp file and raise RunDirError.
     durable=False: leave the fsync to the next batch (see SYNC_EVERY)."""
-    global _unsynced
     tmp = f"{path}.tmp{os.getpid()}"
     text = json.dumps(obj, indent=1, sort_keys=False)
     try:
@@ -75,8 +76,8 @@ def write_json(path, obj, durable=True):
                 os.fsync(f.fileno())
         os.replace(tmp, path)
         if not durable:
-            _unsynced += 1
-            if _unsynced >= SYNC_EVERY:
+            _unsynced.append(os.path.dirname(path))
+            if len(_unsynced) >= SYNC_EVERY:
                 sync_records()
     except OSError as exc:
         try:
@@ -115,10 +116,32 @@ def param_differences(old, new, ignore=()):
 
 
 def sync_records():
-    """Make every record written so far durable (one flush of the file system's dirty data)."""
-    global _unsynced
-    os.sync()
-    _unsynced = 0
+    """Make every record written so far durable: one syncfs of each directory's file system (an
+    error there is a RunDirError naming the directory)."""
+    dirs = sorted(set(_unsynced))
+    _unsynced.clear()
+    for d in dirs:
+        _syncfs(d)
+
+
+def _syncfs(directory):
+    import ctypes
+    import errno as _errno
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError as exc:
+        raise RunDirError(exc.errno, exc.strerror or str(exc), directory) from None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        syncfs = getattr(libc, "syncfs", None)
+        if syncfs is None:                # not Linux: flush everything, errors unseen
+            os.sync()
+            return
+        if syncfs(fd) != 0:
+            e = ctypes.get_errno() or _errno.EIO
+            raise RunDirError(e, os.strerror(e), directory)
+    finally:
+        os.close(fd)
 
 
 def read_json(path):
@@ -295,6 +318,7 @@ class RunDir:
         failing = []
         ran_checks = Counter()
         no_check = []
+        seconds_of = {}
         for r in self.results():
             done += 1
             ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
@@ -316,6 +340,8 @@ class RunDir:
             errors += 1 if r.get("error") else 0
             failed += 1 if (n_mis or r.get("error")) else 0
             chunk_seconds += r.get("seconds", 0.0)
+            if r.get("chunk") is not None:
+                seconds_of[str(r["chunk"])] = r.get("seconds", 0.0) or 0.0
             machine_steps += r.get("machine_steps", 0) or 0
             cpu += r.get("cpu_seconds", 0.0) or 0.0
             machine_cpu.update(r.get("machine_cpu") or {})
@@ -346,7 +372,10 @@ class RunDir:
         summary["chunks_nothing_compared"] = no_check
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary["status"] = status(summary)
-        sync_records()                 # the records a summary counts are on disk before it is
+        from harness.runners.schedule import write_timings
+        write_timings(self.path, seconds_of)       # the next run's order (harness/runners/schedule.py)
+        _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
+        sync_records()
         write_json(os.path.join(self.path, "summary.json"), summary)
         return summary
 

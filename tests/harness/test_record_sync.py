@@ -17,20 +17,39 @@ def rec(i):
 
 def test_records_are_synced_once_per_batch_and_before_the_summary(tmp_path, monkeypatch):
     syncs, fsyncs = [], []
-    monkeypatch.setattr(os, "sync", lambda: syncs.append(1))
+    real_syncfs = run_mod._syncfs
+    monkeypatch.setattr(run_mod, "_syncfs", lambda d: (syncs.append(d), real_syncfs(d))[1])
     real_fsync = os.fsync
     monkeypatch.setattr(os, "fsync", lambda fd: (fsyncs.append(fd), real_fsync(fd))[1])
     monkeypatch.setattr(run_mod, "SYNC_EVERY", 2)
-    monkeypatch.setattr(run_mod, "_unsynced", 0)
+    monkeypatch.setattr(run_mod, "_unsynced", [])
     rd = RunDir.create(PARAMS, runs=str(tmp_path))
     fsyncs.clear()
     rd.write_chunk(rec(0))
     assert not syncs and not fsyncs, "one record: no sync yet"
     rd.write_chunk(rec(1))
-    assert len(syncs) == 1, "the batch of two is synced at once"
+    assert syncs == [rd.chunks_dir], "the batch of two is synced at once"
     rd.write_chunk(rec(2))
     s = rd.summarize(1.0)
     assert s["complete"] and len(syncs) == 2, "the summary's records are synced before it"
+
+
+def test_a_sync_that_fails_is_one_clear_error_naming_the_directory(tmp_path, monkeypatch):
+    import ctypes
+    import errno
+    import pytest
+    from harness.runners.run import RunDirError
+    rd = RunDir.create(PARAMS, runs=str(tmp_path))
+    rd.write_chunk(rec(0))
+
+    class Libc:
+        def syncfs(self, fd):
+            ctypes.set_errno(errno.EIO)
+            return -1
+    monkeypatch.setattr(ctypes, "CDLL", lambda *a, **k: Libc())
+    with pytest.raises(RunDirError) as e:
+        rd.summarize(1.0)
+    assert str(e.value) == f"cannot write {rd.chunks_dir}: Input/output error"
 
 
 def test_a_torn_record_is_checked_again_on_resume(tmp_path):

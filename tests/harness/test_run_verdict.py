@@ -328,14 +328,17 @@ def test_workers_exit_when_their_parent_is_killed(tmp_path):
 
 
 DISK_FULL = r"""
-import errno, os, sys
-real, calls = os.fsync, [0]
-def fsync(fd):
-    calls[0] += 1
-    if calls[0] > 1:                   # params.json fits; the first chunk record does not
+import builtins, errno, io, os, sys
+real_open = builtins.open
+class Full(io.StringIO):               # a full disk fails the write (the blocks are reserved then)
+    def write(self, s):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-    return real(fd)
-os.fsync = fsync
+def full_open(path, mode="r", *a, **k):
+    if "chunks" in str(path) and "w" in mode:      # params.json fits; the first chunk record does not
+        real_open(path, mode, *a, **k).close()
+        return Full()
+    return real_open(path, mode, *a, **k)
+builtins.open = full_open
 from harness.__main__ import main
 sys.exit(main(sys.argv[1:]))
 """
