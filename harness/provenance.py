@@ -1,0 +1,318 @@
+"""Provenance of a mismatch: the game's instructions behind the word a check compared.
+
+A mismatch is replayed (its shrunk input when there is one) with the machine's recorder on
+(eemu_ext/record.py) around the one game call that wrote the compared word: SetAnmCtrlWork of the
+compared time for a controllers mismatch, the last _AnimateForward for a playback one. The store
+that last wrote the word (``rec.last_store_to``) starts a walk of the data flow backward
+(``rec.producer_chain``, depth DEPTH): the instruction that produced the stored register, the
+producers of its operands, and so on, stopping at loads of chunk data (the data buffer and the
+loaded chunk region of driver/memory_map.py) and at the call's arguments.
+
+The first differing step: the reference (reference.Animation on its Python float model) is run on
+the same case with its float operations traced, which gives the set of every f32 pattern it
+computed or consumed for the compared value.
+DECISION: the first differing step is the first step, in execution order, of the chain's float
+computations (a line writing an FPR, a VF lane or an accumulator that loads nothing and whose
+output equals none of its inputs) whose output bits are none of the reference's patterns: the
+reference names no intermediate there. A chain without such a step says so (`first_differs`
+None, `note`).
+
+Everything is plain JSON (interfaces.md §4, `provenance` of a Mismatch record).
+"""
+from __future__ import annotations
+
+import struct
+from typing import Dict, List, Optional
+
+from harness.compare.tables import entries_by_record
+from harness.driver import memory_map as mm
+from harness.driver.game import FORWARD, SET_WORK
+
+DEPTH = 12
+# DECISION: a chunk's first PER_CHUNK mismatches are traced (each costs one recorded replay,
+# about a second), so a broken build that fails every chunk stays cheap.
+PER_CHUNK = 3
+FLOAT_KINDS = ("fpr", "vf", "vacc", "acc")
+CHECKS = ("controllers", "playback")
+SCRATCH_FIELDS = {"position": (mm.SCRATCH_POS, 1), "scale": (mm.SCRATCH_SCALE, 5)}
+AXES = "xyz"
+
+
+class NoProvenance(Exception):
+    """The mismatch cannot be traced (says why: a check without a replay, a word not re-made)."""
+
+
+# -- values --------------------------------------------------------------------------------------
+def f32_text(v: int) -> str:
+    """The float of a pattern's low 32 bits, as the EE reads it (E = 0 is zero, E = 255 a number)."""
+    from reference.eefloat import bits_to_double
+    return f"{bits_to_double(v & 0xFFFFFFFF):.9g}"
+
+
+def value(loc: str, v: int) -> dict:
+    return {"loc": loc, "hex": f"0x{v:08x}" if v <= 0xFFFFFFFF else f"0x{v:016x}", "float": f32_text(v)}
+
+
+# -- the reference's traced float patterns --------------------------------------------------------
+class TracedOps:
+    """A reference FloatOps whose every operation records its operands and result (u32 patterns)."""
+
+    NAMES = ("f_add", "f_sub", "f_mul", "f_madd", "f_msub", "f_div", "f_sqrt", "f_rsqrt", "f_from_int",
+             "u2f")
+
+    def __init__(self, base):
+        self.base, self.model, self.values = base, base.model, set()
+        self.f_cmp, self.f_to_int = base.f_cmp, base.f_to_int
+        for name in self.NAMES:
+            setattr(self, name, self._traced(getattr(base, name)))
+
+    def _traced(self, fn):
+        seen = self.values
+
+        def op(*args):
+            r = fn(*args)
+            seen.update(a & 0xFFFFFFFF for a in args)
+            seen.add(r & 0xFFFFFFFF)
+            return r
+        return op
+
+    def mac4(self, terms):
+        r = self.base.mac4(terms)
+        self.values.update(x & 0xFFFFFFFF for t in terms for x in t)
+        self.values.add(r & 0xFFFFFFFF)
+        return r
+
+
+def reference_patterns(ch, float_model, track, T, local=False):
+    """Every f32 pattern the reference computes or consumes evaluating one track at time T."""
+    from reference import Animation
+    anim = Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model, native=False)
+    ops = TracedOps(anim.ops)
+    # DECISION: the traced bundle replaces the model's own before anything is compiled (the
+    # Python model compiles a track's controllers on first use with the track's ops).
+    anim.ops = ops
+    for tr in anim.tracks:
+        tr._o = ops
+    anim.pose(track, T)
+    if local:
+        anim.local_matrix(track, T)
+    return ops.values
+
+
+# -- the compared word ------------------------------------------------------------------------
+def scratch_offset(field: str) -> int:
+    """The scratch byte offset of a controllers field (executable-abi.md §5.6, Game.scratch)."""
+    if field == "transparency":
+        return mm.SCRATCH_ALPHA
+    if field.startswith("rotation["):
+        r, c = int(field[9]), int(field[12])
+        return mm.SCRATCH_ROT + 4 * (4 * c + r)
+    name, _, axis = field.partition(".")
+    if name in SCRATCH_FIELDS and axis in AXES:
+        base, stride = SCRATCH_FIELDS[name]
+        return base + 4 * stride * AXES.index(axis)
+    raise NoProvenance(f"controllers field {field!r} is no scratch word")
+
+
+def coord_offset(field: str) -> int:
+    """The coord byte offset of a playback field (+0x40 matrix, +0x88 localtp)."""
+    if field == "localtp":
+        return mm.COORD_LOCALTP
+    if field.startswith("matrix["):
+        r, c = int(field[7]), int(field[10])
+        return mm.COORD_MATRIX + 4 * (4 * c + r)
+    if field.startswith("translation.") and field[-1] in AXES:
+        return mm.COORD_MATRIX + 4 * (12 + AXES.index(field[-1]))
+    raise NoProvenance(f"playback field {field!r} is no coord word")
+
+
+def _u32(s) -> Optional[int]:
+    return int(s, 16) if isinstance(s, str) and s.startswith("0x") else None
+
+
+def inputs(game):
+    """The chunk data ranges a walk stops at: the data buffer and the last load's output buffer."""
+    return [(mm.DATA_BUF, mm.DATA_BUF_END)] + ([tuple(game.out_buffer)] if game.out_buffer[1] else [])
+
+
+# -- the recorded replay ----------------------------------------------------------------------
+def _anim(ch, float_model):
+    from harness.runners.chunk import parse_reference
+    return parse_reference(ch, float_model)
+
+
+def record_controllers(game, ch, ctx, m):
+    """SetAnmCtrlWork of the mismatch's (shrunk) time, recorded; returns (rec, address, track, T)."""
+    anim = _anim(ch, ctx.float_model)
+    times = ((m.get("shrunk") or {}).get("times") or [m["time"]])
+    t = int(times[-1]) if m["check"] == "controllers" else int(m["time"])
+    track = int(m["track"])
+    entries = game.load(ch.data)
+    entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+    if entry is None:
+        raise NoProvenance(f"track {track}: no table entry")
+    game.new_anm()
+    work, coord = game.work(entry.ctrl)
+    game.reset_work(work)
+    game.poison_scratch()
+    addr = coord + mm.COORD_LOCALTP if m["field"] == "localtp" else mm.SCRATCH + scratch_offset(m["field"])
+    with game.m.recording() as rec:
+        game.call(SET_WORK, mm.ANM, work, t & 0xFFFFFFFF)
+    return rec, addr, track, min(t, anim.last), False
+
+
+def record_playback(game, ch, ctx, m):
+    """The mismatch's (shrunk) steps, the last _AnimateForward recorded."""
+    anim = _anim(ch, ctx.float_model)
+    c = m.get("context") or {}
+    steps = [int(s) for s in ((m.get("shrunk") or {}).get("steps") or c.get("step_sizes") or ())]
+    if not steps or m.get("track") is None:
+        raise NoProvenance("a playback mismatch without steps or track")
+    track = int(m["track"])
+    off = coord_offset(m["field"])
+    entries = game.load(ch.data)
+    pb = game.playback(entries, ch.names, steps[0])
+    entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+    if entry is None or entry.position not in pb.coords:
+        raise NoProvenance(f"track {track}: no coord")
+    for s in steps[:-1]:
+        game.forward(s)
+    game.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(steps[-1] & 0xFFFFFFFF, 0xFFFF))
+    with game.m.recording() as rec:
+        game.call(FORWARD, mm.ANM, steps[-1] & 0xFFFFFFFF)
+    T = min(game.time(), anim.last)
+    return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp"
+
+
+RECORDERS = {"controllers": record_controllers, "multistep": None, "playback": record_playback}
+
+
+def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
+    """The provenance of mismatch m (see the module docstring); raises NoProvenance."""
+    fn = RECORDERS.get(m["check"])
+    if fn is None:
+        raise NoProvenance(f"no recorded replay for the {m['check']} check")
+    rec, addr, track, T, local = fn(game, ch, ctx, m)
+    got = game.u32(addr)
+    want = _u32(m.get("got"))
+    store = rec.last_store_to(addr)
+    out = {"address": f"0x{addr:08x}", "field": m["field"], "word": f"0x{got:08x}", "depth": depth,
+           "lines": len(rec)}
+    if want is not None and got != want:
+        out["note"] = f"the replay left 0x{got:08x} at 0x{addr:08x}, not the recorded 0x{want:08x}"
+    if store is None:
+        raise NoProvenance(f"no recorded store wrote 0x{addr:08x} ({m['field']})")
+    chain = rec.producer_chain(store, depth=depth, inputs=inputs(game))
+    patterns = reference_patterns(ch, ctx.float_model, track, T, local)
+    steps = chain_steps(game.m, rec, chain)
+    first = first_differing(rec, steps, patterns)
+    for s in steps:
+        s["first_differs"] = s.get("line") == first
+    out["chain"] = steps
+    out["first_differs"] = None
+    if first is not None:
+        out["first_differs"] = next(i for i, s in enumerate(steps) if s.get("line") == first)
+    else:
+        out["note"] = (out.get("note", "") + "; " if out.get("note") else "") + \
+            "the reference names every float output on this chain (no first differing step)"
+    out["origin"] = origin(steps, out["first_differs"])
+    return out
+
+
+def chain_steps(m, rec, chain) -> List[dict]:
+    """The chain as JSON: per step pc, symbol+offset, the instruction, its inputs and outputs."""
+    out = []
+    for k in chain:
+        s = {"depth": k.depth, "via": k.via}
+        if k.index is None:
+            s["leaf"] = k.leaf
+            out.append(s)
+            continue
+        ln = rec[k.index]
+        s.update(line=k.index, pc=f"0x{ln.pc:08x}", symbol=m.symbolize(ln.pc),
+                 insn=(f"hook {ln.hook}" if ln.hook else m.decoder.disasm(ln.word, ln.pc, m.symbolize)),
+                 inputs=[value(str(x), v) for x, v in sorted(ln.reads.items())]
+                 + [value(f"[0x{a:08x}]", v) for a, _w, v in ln.loads if v is not None],
+                 outputs=[value(str(x), v) for x, v in sorted(ln.writes.items())]
+                 + [value(f"[0x{a:08x}]", v) for a, _w, v in ln.stores if v is not None])
+        if k.leaf:
+            s["leaf"] = k.leaf
+        out.append(s)
+    return out
+
+
+def _float_outputs(ln) -> List[int]:
+    return [v & 0xFFFFFFFF for x, v in ln.writes.items() if x.kind in FLOAT_KINDS]
+
+
+def first_differing(rec, steps, patterns) -> Optional[int]:
+    """The recorded line index of the first differing step (module docstring), or None."""
+    lines = sorted({s["line"] for s in steps if "line" in s and not s.get("leaf")})
+    for i in lines:
+        ln = rec[i]
+        if ln.loads or ln.hook or not ln.writes:
+            continue
+        outs = _float_outputs(ln)
+        if not outs:
+            continue
+        ins = {v & 0xFFFFFFFF for v in ln.reads.values()}
+        if all(v in ins for v in outs):
+            continue                                    # a move: the value is an input's
+        if any(v not in patterns for v in outs):
+            return i
+    return None
+
+
+def origin(steps, first) -> dict:
+    """The instruction a mismatch is grouped under: the first differing step, else the producer
+    of the stored value (the first step below the store), else the store."""
+    lines = [s for s in steps if "line" in s]
+    if first is not None:
+        pick = steps[first]
+    elif len(lines) > 1:
+        pick = lines[1]
+    else:
+        pick = lines[0]
+    return {"pc": pick["pc"], "symbol": pick["symbol"], "insn": pick["insn"],
+            "first_differs": first is not None}
+
+
+def attach(game, ch, ctx, res, per_chunk=PER_CHUNK) -> int:
+    """Trace the first per_chunk traceable mismatches of a chunk record (res) in place; a
+    mismatch that cannot be traced gets `provenance: {"error": why}`. Returns how many were traced."""
+    n = 0
+    for mis in res["mismatches"]:
+        if n >= per_chunk:
+            break
+        if mis["check"] not in CHECKS:
+            continue
+        n += 1
+        try:
+            mis["provenance"] = provenance(game, ch, ctx, mis)
+        except NoProvenance as exc:
+            mis["provenance"] = {"error": str(exc)}
+        except Exception as exc:                       # a machine error on the replay: named
+            mis["provenance"] = {"error": f"{type(exc).__name__}: {exc}"}
+    return n
+
+
+def format_chain(p: dict) -> str:
+    """A provenance as annotated disassembly (the terminal's and the report's text form)."""
+    if "error" in p:
+        return f"no provenance: {p['error']}"
+    lines = [f"{p['field']} at {p['address']} = {p['word']}"]
+    for s in p.get("chain", ()):
+        pad = "  " * s["depth"]
+        via = f"{s['via']} <- " if s.get("via") else ""
+        if "line" not in s:
+            lines.append(f"{pad}{via}{s['leaf']}")
+            continue
+        mark = ">>" if s.get("first_differs") else "  "
+        ins = ", ".join(f"{v['loc']}={v['hex']} ({v['float']})" for v in s["inputs"])
+        outs = ", ".join(f"{v['loc']}={v['hex']} ({v['float']})" for v in s["outputs"])
+        lines.append(f"{mark}{pad}{via}{s['pc'][2:]} {s['symbol']}  {s['insn']}   {ins or '-'} -> {outs or '-'}"
+                     + (f"  {s['leaf']}" if s.get("leaf") else "")
+                     + ("   <- first differs from the reference" if s.get("first_differs") else ""))
+    if p.get("note"):
+        lines.append(f"note: {p['note']}")
+    return "\n".join(lines)
