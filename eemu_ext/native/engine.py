@@ -110,6 +110,7 @@ class Program:
         self.sizes = list(arr.in_dll(lib, "ee_block_n"))[:n]
         self.taken = list(arr.in_dll(lib, "ee_block_taken"))[:n]     # coverage (runtime.h)
         self.index = {a: i for i, a in enumerate(self.starts)}
+        self.span = (min(self.starts), max(self.ends)) if n else (0, 0)     # [lo, hi) of all blocks
 
 
 _PROGRAMS: Dict[str, Program] = {}
@@ -334,7 +335,7 @@ class NativeEngine:
     def covers(self, lo: int, hi: int) -> bool:
         """Whether [lo, hi) overlaps a translated block (a write there makes the program stale)."""
         prog = self.prog
-        if prog is None:
+        if prog is None or hi <= prog.span[0] or lo >= prog.span[1]:
             return False
         import bisect
         i = bisect.bisect_right(prog.starts, (hi - 1) & 0xFFFFFFFF) - 1
