@@ -39,8 +39,8 @@ class Options:
     chunk_ids: Optional[List[str]] = None
     corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
     fail_fast: int = 5                   # stop a bulk after this many same failures in a row
-    cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/cluster.py)
-    shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/shard.py)
+    cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/runners/cluster.py)
+    shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/runners/shard.py)
     image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
     reload: bool = False                 # --reload: every load afresh, checked against the restored one
     _corpus: object = field(default=None, repr=False, compare=False)

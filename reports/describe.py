@@ -86,7 +86,7 @@ def default_repro(m: dict, params: dict) -> str:
     """The harness command of a case, used when a record carries no repro."""
     # DECISION: records should carry their own repro (interfaces.md §4); a missing one is
     # rebuilt from the run's parameters so the report never lacks a command. Like the harness's
-    # (harness/mismatch.py), it is a direct command whose every value is one shell word.
+    # (harness/compare/mismatch.py), it is a direct command whose every value is one shell word.
     seed = m.get("seed", params.get("seed"))
     parts = [".venv/bin/python", "-m", "harness", "one", "--case", shell_word(str(m.get("chunk")))]
     if seed is not None:

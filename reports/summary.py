@@ -246,7 +246,7 @@ def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> 
 
 
 def status(s: dict) -> str:
-    """The run's verdict, as the harness decides it (harness/run.py status; exit statuses in the
+    """The run's verdict, as the harness decides it (harness/runners/run.py status; exit statuses in the
     README): interrupted, mismatches, errors, bad members, incomplete, nothing compared, pass."""
     if s.get("interrupted"):
         return "interrupted"

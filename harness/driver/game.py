@@ -14,7 +14,7 @@ from harness.driver import stubs
 from harness import HarnessError
 
 # The functions the harness calls (executable-abi.md §4) with the spec's step budgets (the ceiling;
-# the budgets used are derived from measured need, harness/budgets.py).
+# the budgets used are derived from measured need, harness/driver/budgets.py).
 CONV = "ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiUs"
 INIT_WORK = "InitAnmCtrlWork__5ccAnmFP9ccAnmCtrlP10ccAnmIndex"
 RESET_WORK = "ResetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWork"
@@ -34,7 +34,7 @@ FRAME_SPD_MAX = 0xFFFF
 
 
 def derived_budgets(overrides=None):
-    """Mangled name -> steps: MARGIN x the stand-in's measured largest count (harness/budgets.py),
+    """Mangled name -> steps: MARGIN x the stand-in's measured largest count (harness/driver/budgets.py),
     never above the spec's budget; `overrides` ({short or mangled name: steps}) win."""
     out = {}
     for name, spec in BUDGET.items():

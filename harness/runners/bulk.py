@@ -167,7 +167,7 @@ def prepare(opts: Options, argv):
     if opts.chunk_ids:
         ids = opts.chunk_ids
     shard_info = None
-    if opts.shard:                    # one balanced slice of the selection (harness/shard.py)
+    if opts.shard:                    # one balanced slice of the selection (harness/runners/shard.py)
         ids, shard_info = shard.select(ids, [shard.predicted_cost(corpus, c) for c in ids], *opts.shard)
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
@@ -254,7 +254,7 @@ def run_bulk(opts: Options, argv=()):
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
-        if opts.cluster:              # a Dask scheduler instead of the process pool (harness/cluster.py)
+        if opts.cluster:              # a Dask scheduler instead of the process pool (harness/runners/cluster.py)
             from harness.runners.cluster import run_cluster
         if not opts.cluster and (opts.jobs <= 1 or len(todo) <= 1):
             _init_serial(opts)

@@ -2,7 +2,7 @@
 
 The disc's F_Morpher weights all lie in [0, 8) (corpus-stats.md §6), so negative, -0 and >= 8
 weights, wrapping differences and saturating adds exist only here. Each pseudo-chunk has its own id
-and its own fixed cases; its record has the per-chunk format of harness/chunk.py, under check
+and its own fixed cases; its record has the per-chunk format of harness/runners/chunk.py, under check
 "morph". Every draw comes from the generators' fixed seeds (harness/suites.py SEEDS) or from
 (seed, pseudo-chunk id).
 """
