@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from corpus.names import from_argv, printable, shell_word
+from corpus.names import from_argv, printable, printable_lines, shell_word
 
 from harness.arguments import Parser, job_count, whole_number
 from harness import HarnessError
@@ -206,6 +206,32 @@ def cmd_probe(a):
     return run_cli(options(a), budgets=budgets)
 
 
+def cmd_coverage(a):
+    """Per function: instructions and branch directions covered; --function NAME: its disassembly
+    with never-executed instructions ('!!') and never-taken directions marked."""
+    from harness.driver.game import SHORT
+    from harness.runners import codecov
+    cov = codecov.run_coverage(a.run)
+    image = codecov.run_image(a.run)
+    if not image or not os.path.isfile(image):
+        raise HarnessError(f"{a.run}: the run's executable {image!r} is not there to disassemble")
+    name = a.function
+    if name:
+        name = {v: k for k, v in SHORT.items()}.get(name, name)
+    try:
+        funcs = codecov.report(image, cov, name)
+    except ValueError as exc:
+        raise HarnessError(f"--function {a.function}: {exc}") from None
+    ic, it, dc, dt = codecov.totals(funcs)
+    for f in funcs:
+        print(printable(f.summary()))
+    print(f"total: instructions {ic}/{it}, branch directions {dc}/{dt} ({len(funcs)} functions)")
+    if name:
+        for f in funcs:
+            print(printable_lines("\n".join(f.lines)))
+    return 0
+
+
 def main(argv=None):
     ap = Parser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -259,6 +285,10 @@ def main(argv=None):
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")
     mu.add_argument("--shrink", action="store_true")
+    cv = sub.add_parser("coverage", help="coverage of the game's code in a run: per function, instructions "
+                        "and branch directions covered, with --function its annotated disassembly")
+    cv.add_argument("run", help="the run directory")
+    cv.add_argument("--function", default=None, metavar="NAME", help="one function (symbol or short name)")
     pr = sub.add_parser("probe", help="readiness probe: each entry point on a few small chunks, watched")
     common(pr)
     pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
@@ -269,7 +299,7 @@ def main(argv=None):
         a.case = from_argv(a.case)
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
-                "probe": cmd_probe, "merge": cmd_merge}[a.cmd](a)
+                "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2

@@ -144,8 +144,9 @@ def _anim(ch, float_model):
 def record_controllers(game, ch, ctx, m):
     """SetAnmCtrlWork of the mismatch's (shrunk) time, recorded; returns (rec, address, track, T)."""
     anim = _anim(ch, ctx.float_model)
-    times = ((m.get("shrunk") or {}).get("times") or [m["time"]])
-    t = int(times[-1]) if m["check"] == "controllers" else int(m["time"])
+    # DECISION: the mismatch's own time (one SetAnmCtrlWork from the reset work): a shrunk case
+    # fails in the same field, not necessarily at this time
+    t = int(m["time"])
     track = int(m["track"])
     entries = game.load(ch.data)
     entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)
@@ -165,7 +166,9 @@ def record_playback(game, ch, ctx, m):
     """The mismatch's (shrunk) steps, the last _AnimateForward recorded."""
     anim = _anim(ch, ctx.float_model)
     c = m.get("context") or {}
-    steps = [int(s) for s in ((m.get("shrunk") or {}).get("steps") or c.get("step_sizes") or ())]
+    # DECISION: the mismatch's own step list, which makes its word again; a shrunk list fails in
+    # the same field, not necessarily of this object at this time
+    steps = [int(s) for s in (c.get("step_sizes") or ())]
     if not steps or m.get("track") is None:
         raise NoProvenance("a playback mismatch without steps or track")
     track = int(m["track"])
@@ -180,7 +183,7 @@ def record_playback(game, ch, ctx, m):
     game.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(steps[-1] & 0xFFFFFFFF, 0xFFFF))
     with game.m.recording() as rec:
         game.call(FORWARD, mm.ANM, steps[-1] & 0xFFFFFFFF)
-    T = min(game.time(), anim.last)
+    T = min(int(m["time"]) if m.get("time") is not None else game.time(), anim.last)
     return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp"
 
 
@@ -205,7 +208,7 @@ def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
     chain = rec.producer_chain(store, depth=depth, inputs=inputs(game))
     patterns = reference_patterns(ch, ctx.float_model, track, T, local)
     steps = chain_steps(game.m, rec, chain)
-    first = first_differing(rec, steps, patterns)
+    first = first_differing(rec, chain, patterns)
     for s in steps:
         s["first_differs"] = s.get("line") == first
     out["chain"] = steps
@@ -245,10 +248,33 @@ def _float_outputs(ln) -> List[int]:
     return [v & 0xFFFFFFFF for x, v in ln.writes.items() if x.kind in FLOAT_KINDS]
 
 
-def first_differing(rec, steps, patterns) -> Optional[int]:
-    """The recorded line index of the first differing step (module docstring), or None."""
-    lines = sorted({s["line"] for s in steps if "line" in s and not s.get("leaf")})
-    for i in lines:
+def _wrong(ln, patterns) -> bool:
+    """A line whose output the reference never names: a written register's or a stored word's
+    low 32 bits that are none of the reference's patterns."""
+    outs = [v & 0xFFFFFFFF for v in ln.writes.values()]
+    outs += [(v >> (32 * k)) & 0xFFFFFFFF for _a, w, v in ln.stores if v is not None for k in range(max(1, w // 4))]
+    return any(v not in patterns for v in outs)
+
+
+def first_differing(rec, chain, patterns) -> Optional[int]:
+    """The recorded line index of the first differing step (module docstring), or None.
+
+    DECISION: only the chain's wrong path is searched: from the store, the producers whose own
+    output the reference never names (a correct operand's producers are not followed), so a
+    value the game computes another way but to the reference's bits does not mark a step."""
+    if not chain or chain[0].index is None:
+        return None
+    below: Dict[int, set] = {}
+    for k in chain[1:]:
+        if k.index is not None:
+            below.setdefault(k.parent, set()).add(k.index)
+    wrong, todo = {chain[0].index}, [chain[0].index]
+    while todo:
+        for j in below.get(todo.pop(), ()):
+            if j not in wrong and _wrong(rec[j], patterns):
+                wrong.add(j)
+                todo.append(j)
+    for i in sorted(wrong):
         ln = rec[i]
         if ln.loads or ln.hook or not ln.writes:
             continue

@@ -289,6 +289,8 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=Non
     sh = shrunk_view(m.get("shrunk"), m)
     if sh:
         v["shrunk"] = sh
+    if isinstance(m.get("provenance"), dict):
+        v["provenance"] = m["provenance"]
     v["full"] = True
     return _compact(v)
 

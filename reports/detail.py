@@ -10,6 +10,7 @@ from html import escape
 from corpus.names import printable
 
 from . import svg
+from .origins import chain_html
 
 
 # DECISION: the two sides are named for what they are, the reference (our model) and the game (the
@@ -78,6 +79,8 @@ def detail_html(v: dict) -> str:
                    f'</table><p class="note">Smallest input that still fails.{orig}{tests}</p>'
                    + (repro_html(sh["repro"], "shrunk repro") if sh.get("repro") else "")
                    + '</div><h4>Original case</h4>')
+    if v.get("provenance"):
+        out.append("<h4>Provenance</h4>" + chain_html(v["provenance"]))
     kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
           ("field", v.get("field")), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
     kv_html = ('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'

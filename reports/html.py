@@ -26,6 +26,7 @@ from .causes import CAUSES, RULES
 from .describe import default_repro
 from .detail import e, list_head_html, mismatch_html
 from .coverage import counter_groups, coverage_rows
+from .origins import groups_html
 from .summary import bound_params, dropped, rotation_samples
 
 PAGE_SIZE = 100
@@ -469,7 +470,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
                        "pages": pages_payload(views, rendered) if views else ""},
                       separators=(",", ":"))
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
-        ("run", "Run"), ("checks", "Checks"), ("causes", "Causes"), ("rotation", "Rotation drift"),
+        ("run", "Run"), ("checks", "Checks"), ("origins", "Instructions"), ("causes", "Causes"), ("rotation", "Rotation drift"),
         ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
@@ -490,6 +491,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <section id="checks"><h2>Checks</h2>{_checks_html(summary)}
 <h3>Pass/fail per chunk</h3>{_grid_html(run, first_of_chunk)}</section>
 </div>
+<section id="origins"><h2>Mismatches by instruction</h2>{groups_html(run.chunks)}</section>
 <section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>

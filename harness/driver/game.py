@@ -84,10 +84,11 @@ class Scratch:
         return self.pos + self.scale + self.rot + (self.alpha,)
 
 
-def load_machine(image, float_model="hw"):
-    """A fresh Machine with `image` loaded (imported lazily so the harness imports without eemu_ext)."""
+def load_machine(image, float_model="hw", coverage=False):
+    """A fresh Machine with `image` loaded (imported lazily so the harness imports without eemu_ext);
+    coverage: count executions per instruction and branch direction (m.code_coverage)."""
     from eemu_ext import Machine
-    m = Machine(float_model=float_model)
+    m = Machine(float_model=float_model, coverage=coverage)
     img = m.load_elf(image)
     # issue 13: any data access below the executable's lowest segment faults, naming pc and symbol
     m.data_floor = lowest_segment(img)
@@ -102,13 +103,14 @@ def missing_symbols(symbols) -> List[str]:
 class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
-    def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False):
+    def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
+                 coverage=False):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
-        budgets of executable-abi.md §4 (for measuring need)."""
+        budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
         self.image_path = str(image)
         self.float_model = float_model
         if machine is None:
-            self.m, self.img = load_machine(image, float_model)
+            self.m, self.img = load_machine(image, float_model, coverage)
         else:
             self.m, self.img = machine, machine.load_elf(image)
         symbols = getattr(self.img, "symbols", {})
