@@ -20,9 +20,12 @@ import time
 
 from corpus.names import printable, printable_lines, shell_word
 import reports
+from reports.origins import headline as origin_headline
 
 from harness.runners import morph_pseudo, schedule, selection, shard
 from harness.runners.chunk import check_chunk
+from harness.runners import codecov
+from harness import provenance
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
@@ -77,7 +80,7 @@ def _init_serial(opts: Options):
 def _game():
     if _W.get("game") is None:
         from harness.driver.game import Game
-        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model)
+        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model, coverage=codecov.enabled())
     return _W["game"]
 
 
@@ -85,6 +88,10 @@ def _check_one(task):
     """Worker: check one chunk, write its record atomically, return a short status."""
     index, cid, run_path, only = task
     res = check_record(_W["opts"], index, cid, only, _W["corpus"].chunk, _game)
+    if _W.get("game") is not None and codecov.enabled():
+        total = _W.setdefault("coverage", codecov.Total())
+        total.add(codecov.take(_W["game"]))
+        total.write(run_path)
     if res.get("error") and not morph_pseudo.is_pseudo(cid):
         _W["game"] = None             # a fresh machine after an emulation error
     RunDir(run_path).write_chunk(res)
@@ -113,6 +120,9 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
+        # DECISION: provenance is traced on the chunks that are shrunk (the first
+        # AUTO_SHRINK_CHUNKS failing chunks per worker by default), provenance.PER_CHUNK each
+        provenance.attach(game, ch, ctx, res)
     return res
 
 
@@ -282,8 +292,12 @@ def run_bulk(opts: Options, argv=()):
     progress.finish()
     if ff.stop:
         print(ff.stop, file=out)
+    codecov.finish(rd.path)
     summary = rd.summarize(time.time() - t0)
     print(printable_lines(format_summary(summary)), file=sys.stdout)
+    origin = origin_headline(reports.load_run(rd.path).chunks)
+    if origin:
+        print(printable(f"  by instruction: {origin}"), file=sys.stdout)
     render_report(rd.path)
     if ff.stop:
         print(ff.stop, file=sys.stdout)
