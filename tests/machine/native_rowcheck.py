@@ -1,20 +1,27 @@
-"""Unit check of compiled row semantics (``Row.c``) against the Python engine, one row at a time.
+"""One row's compiled semantics (``Row.c``) against its Python ``sem``, bit for bit, on random state.
 
-For a row with ``c``, ``check_rows(rows, model)`` picks a few random valid encodings, turns each
-into one C function (its field tokens substituted, as the native engine does, wrapped in the names
-of eemu_ext/native/csrc/ee.h: ``#define R (st->R)`` ... ``#define S (*st)`` and LD*/ST* macros on
-``st->ram``), and runs it on an ``ee_state`` while ``Machine.step()`` runs the same word in the
-Python engine, both from the same random register, FPU, VU0 and memory state. It compares every
-GPR (both halves), HI/LO, FPR, VF, VI, every scalar of ``m.S`` the state struct carries (FCR31,
-ACC, its overflow latch ...), the memory window the row may touch, and for control-flow rows the
-next pc (``cond``/``tgt`` as the engine would use them, with the link register).
+For every case (a row, one of its encodings, one random machine state) the row's C, with the
+encoding's field tokens substituted by value (whole-word tokens not preceded by '.' or '->', as
+ee.h states; C comments and string or character literals are left as they are), runs as its own C
+function on a ctypes ``ee_state``, and the Python engine runs the same word through
+``Machine.step()``. Then everything is compared as raw integers: R, RH, HI, LO, F, VF (VF0
+included), VI, every scalar of ee_state (FCR31, ACC, its overflow latch, Q, I, R, MAC, status,
+CLIP ...), a 64 KiB window of RAM, VU0 memory, the addresses the C stored to, and for control-flow
+rows the next pc (``cond``/``tgt`` as the engine uses them).
 
-The C loads and stores serve RAM addresses below 32 MiB that are aligned; any other access leaves
-the function, as a native block hands such an instruction back to the Python engine. Such a trial
-checks ee.h's rule instead: nothing (register, scalar or memory) may have changed before the exit.
+The C side is built as block code will be: the csrc headers first, then ``#define R (st->R)`` ...
+``#define S (*st)``, then one function per encoding; after the row's C come the engine's r0 rule
+(a written GPR field that is 0 restores R[0] = RH[0] = 0) and its link write.
 
-Generic: rows of any module (integer, COP1, VU0, MMI) go through the same path. Every random
-choice derives from the seed string and the row.
+Memory: the LD*/ST* macros here serve aligned RAM addresses below 32 MiB and VU0 memory
+(0x11004000-0x11007FFF, wrapping at 4 KiB); any other address, or a misaligned one, leaves the
+function (returns 1) the way a native block exits to the Python engine. Such a case is an *exit*:
+it passes when the C left the whole state and memory exactly as it found them (ee.h: no state
+written before a load or store that can fail), whatever Python then did with the access. Rows
+whose operands include ``mem`` get their base register aimed into the RAM window most of the time.
+
+Generic: rows of any module (integer, COP1, VU0, MMI) go through the same path; every random
+choice derives from (seed, model, mnemonic).
 """
 from __future__ import annotations
 
@@ -22,63 +29,77 @@ import ctypes
 import mmap
 import random
 import re
+import struct
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from eemu_ext import Machine, eefloat
 from eemu_ext.engine import FIELD_TOKENS
 from eemu_ext.errors import EmulationError
 from eemu_ext.isa.row import Row, fields_of
 from eemu_ext.native import build
-from eemu_ext.testing import put_words
-from tests.machine.test_float_crosscheck import operand
+from tests.machine.test_float_crosscheck import operand, partner
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
-RAM_SIZE = 0x02000000
-CODE = 0x00080000                 # one encoding per 8 bytes (the word and a NOP delay slot)
-WINDOW = 0x00100000               # the memory rows' addresses fall in [WINDOW, WINDOW + WINDOW_SIZE)
-WINDOW_SIZE = 0x1000
-MIRROR = 0x80000000               # KSEG0: mapped by the Python engine, not by the C fast path
-LOG_CAP = 64
+RAM_SIZE = 0x02000000            # RAM the C side serves: aligned addresses below 32 MiB
+WINDOW = 0x10000                 # RAM randomised and compared: [0, WINDOW)
+CODE = 0x00080000                # where the Python engine runs the word (outside the window)
+VU0_BASE = 0x11004000            # VU0 memory, mapped at [VU0_BASE, VU0_BASE + 4 * VU0_SIZE)
+VU0_SIZE = 0x1000
+LOG_CAP = 64                     # stores the C side records per case
+HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h")
 
 u8, u32, u64, i32, vp = ctypes.c_uint8, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32, ctypes.c_void_p
 
 
 class EEState(ctypes.Structure):
-    """ee.h's ``ee_state``; check_layout() compares it with the C compiler's layout."""
+    """ee.h's ``ee_state`` (checked field by field against the compiler's offsetof)."""
     _fields_ = [
         ("R", u64 * 32), ("RH", u64 * 32), ("HI", u64 * 2), ("LO", u64 * 2), ("F", u32 * 32),
-        ("VF", (u32 * 4) * 32), ("VI", u32 * 16), ("VJUNK", u32 * 4),
-        ("acc_ovf", u64),
+        ("VF", (u32 * 4) * 32), ("VI", u32 * 16), ("VJUNK", u32 * 4), ("acc_ovf", u64),
         ("sa", u32), ("fcr31", u32), ("acc", u32), ("vacc", u32 * 4), ("q", u32), ("i", u32),
         ("r", u32), ("mac", u32), ("status", u32), ("clip", u32), ("cop0", u32 * 32),
         ("cmsar0", u32), ("cpcond0", u32), ("vi24", u32),
-        ("ram", vp), ("spr", vp), ("vu0", vp),
-        ("data_floor", u32), ("pc", u32), ("steps", u64), ("limit", u64), ("why", i32),
+        ("ram", vp), ("spr", vp), ("vu0", vp), ("data_floor", u32), ("pc", u32),
+        ("steps", u64), ("limit", u64), ("why", i32),
         ("log_on", i32), ("log_n", i32), ("log_cap", i32),
         ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
         ("prev", u32), ("annulled", i32), ("bcount", vp), ("dirty", vp),
     ]
 
 
-# scalar -> (lanes or 0 for a plain value, random generator); m.S carries most of them
+# Python machine scalars (m.S.<name>) mirrored in ee_state; lists are compared element-wise.
 SCALARS = ("acc_ovf", "sa", "fcr31", "acc", "vacc", "q", "i", "r", "mac", "status", "clip", "cop0",
            "cmsar0", "cpcond0", "vi24")
-ARRAYS = ("R", "RH", "HI", "LO", "F", "VF", "VI")
-ENGINE_PRIVATE = ("VJUNK", "ram", "spr", "vu0", "data_floor", "pc", "steps", "limit", "why",
-                  "log_on", "log_n", "log_cap", "log_addr", "log_size", "log_old", "log_new", "prev", "annulled",
-                  "bcount", "dirty")
+ARRAYS = ("R", "RH", "HI", "LO", "F", "VI")     # and VF, 32 x 4 lanes
 
-_MEM_RE = re.compile(r"\b(?:(?:ld|st)(?:8|16|32|64|128)\s*\(|MV(?:8|16|32|64)\[)")
+# A whole-word field token not preceded by '.' or '->' (ee.h's rule); C comments and string or
+# character literals are matched first and kept as they are.
+_TOKEN_RE = re.compile(r"(/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')"
+                       r"|(?<![.\w])(?<!->)\b(" + "|".join(sorted(FIELD_TOKENS)) + r")\b", re.S)
 
-WRAPPER_INCLUDES = r"""
+
+def substitute_c(c: str, fields: Dict[str, int]) -> str:
+    """The row's C with every field token replaced by its value (negative values parenthesised)."""
+    def one(mo):
+        if mo.group(1) is not None:
+            return mo.group(1)
+        v = fields[mo.group(2)]
+        return str(v) if v >= 0 else f"({v})"
+    return _TOKEN_RE.sub(one, c)
+
+
+_INCLUDES = r"""
 #include "ee.h"
 #include "model.h"
+#include "vu0.h"
+#include "mmi.h"
 #include <stddef.h>
 """
 
-WRAPPER_HEAD = r"""
+_MACROS = r"""
+/* block code's names for the state (ee.h) */
 #define R (st->R)
 #define RH (st->RH)
 #define HI (st->HI)
@@ -88,387 +109,435 @@ WRAPPER_HEAD = r"""
 #define VI (st->VI)
 #define VJUNK (st->VJUNK)
 #define S (*st)
-#define RC_RAM 0x02000000ULL
 
-static void rc_log(ee_state *st, uint64_t a, int n)
+/* memory: aligned RAM below RC_RAM and VU0 memory; anything else leaves the row (returns 1) */
+static inline uint8_t *rc_ptr(ee_state *st, uint32_t a, uint32_t n)
+{
+    if (a & (n - 1))
+        return 0;
+    if (a < RC_RAM && a + n <= RC_RAM)
+        return st->ram + a;
+    if (a >= 0x11004000U && a < 0x11008000U)
+        return st->vu0 + (a & 0xFFFU);
+    return 0;
+}
+
+static void rc_log(ee_state *st, uint32_t a, uint32_t n)
 {
     if (st->log_n < st->log_cap) {
-        st->log_addr[st->log_n] = (uint32_t)a;
+        st->log_addr[st->log_n] = a;
         st->log_size[st->log_n] = (uint8_t)n;
     }
     st->log_n++;
 }
 
-/* served: an aligned RAM address below 32 MiB; anything else leaves the function (rc_exit) */
-#define RC_LD(a, n, T) ({ uint64_t _la = (uint64_t)(a); \
-    if (_la > RC_RAM - (n) || (_la & ((n) - 1))) goto rc_exit; \
-    T _lv; memcpy(&_lv, st->ram + _la, (n)); _lv; })
-#define RC_ST(a, v, n, T) ({ uint64_t _sa = (uint64_t)(a); \
-    if (_sa > RC_RAM - (n) || (_sa & ((n) - 1))) goto rc_exit; \
-    T _sv = (T)(v); memcpy(st->ram + _sa, &_sv, (n)); rc_log(st, _sa, (n)); (void)0; })
-#define LD8(a)  ((uint64_t)RC_LD(a, 1, uint8_t))
-#define LD16(a) ((uint64_t)RC_LD(a, 2, uint16_t))
-#define LD32(a) ((uint64_t)RC_LD(a, 4, uint32_t))
-#define LD64(a) ((uint64_t)RC_LD(a, 8, uint64_t))
-#define LD128(a) RC_LD(a, 16, u128)
-#define ST8(a, v)   RC_ST(a, v, 1, uint8_t)
-#define ST16(a, v)  RC_ST(a, v, 2, uint16_t)
-#define ST32(a, v)  RC_ST(a, v, 4, uint32_t)
-#define ST64(a, v)  RC_ST(a, v, 8, uint64_t)
-#define ST128(a, v) RC_ST(a, v, 16, u128)
+#define RC_LD(T, a) ({ uint8_t *p_ld_ = rc_ptr(st, (uint32_t)(a), sizeof(T)); T v_ld_;           \
+                       if (!p_ld_) return 1; memcpy(&v_ld_, p_ld_, sizeof(T)); v_ld_; })
+#define RC_ST(T, a, v) do { uint32_t a_st_ = (uint32_t)(a); uint8_t *p_st_ = rc_ptr(st, a_st_, sizeof(T)); \
+                            T v_st_ = (T)(v); if (!p_st_) return 1;                              \
+                            memcpy(p_st_, &v_st_, sizeof(T)); rc_log(st, a_st_, sizeof(T)); } while (0)
+#define LD8(a) ((uint64_t)RC_LD(uint8_t, a))
+#define LD16(a) ((uint64_t)RC_LD(uint16_t, a))
+#define LD32(a) ((uint64_t)RC_LD(uint32_t, a))
+#define LD64(a) ((uint64_t)RC_LD(uint64_t, a))
+#define LD128(a) RC_LD(u128, a)
+#define ST8(a, v) RC_ST(uint8_t, a, v)
+#define ST16(a, v) RC_ST(uint16_t, a, v)
+#define ST32(a, v) RC_ST(uint32_t, a, v)
+#define ST64(a, v) RC_ST(uint64_t, a, v)
+#define ST128(a, v) RC_ST(u128, a, v)
+#define TO_PYTHON return 1
+
+typedef int (*rc_fn)(ee_state *st, int *cond_out, uint32_t *tgt_out);
 """
 
 
-# A whole-word field token not preceded by '.' or '->' (ee.h's rule); C comments and string or
-# character literals are matched first and kept as they are.
-_C_TOKEN_RE = re.compile(r"(/\*.*?\*/|//[^\n]*|\"(?:\\.|[^\"\\])*\"|'(?:\\.|[^'\\])*')"
-                         r"|(?<![.\w])(?<!->)\b(" + "|".join(sorted(FIELD_TOKENS)) + r")\b", re.S)
+def layout_source() -> str:
+    """``rc_offset(k)``: offsetof the k-th EEState field in the compiler's ee_state (-1 past the
+    end); ``rc_sizeof()``. Written before the state macros rename the fields."""
+    offs = ", ".join(f"offsetof(ee_state, {name})" for name, _ in EEState._fields_)
+    return (f"static const size_t rc_offsets[] = {{ {offs} }};\n"
+            "long rc_offset(int k) { return k >= 0 && k < (int)(sizeof rc_offsets / sizeof rc_offsets[0])"
+            " ? (long)rc_offsets[k] : -1; }\n"
+            "long rc_sizeof(void) { return (long)sizeof(ee_state); }\n")
 
 
-def c_source(row: Row, word: int, pc: int) -> str:
-    """The row's c with the encoding's field values in place of its field tokens."""
-    if not row.c.strip():
-        raise ValueError(f"row {row.mnemonic} has no compiled semantics (c)")
+def case_function(name: str, row: Row, c: str, word: int, pc: int = CODE) -> str:
+    """C source of one encoding's function: the row's C, then the r0 rule and the link write
+    (engine.BlockCompiler's), then cond and tgt out. Returns 0 when the row completed, 1 when it
+    left through an access the C side does not serve (or TO_PYTHON)."""
     f = fields_of(word, pc)
-
-    def value(mo):
-        if mo.group(1) is not None:
-            return mo.group(1)
-        v = f[mo.group(2)]
-        return str(v) if v >= 0 else f"({v})"
-    return _C_TOKEN_RE.sub(value, row.c)
-
-
-def wrapper(k: int, row: Row, word: int, pc: int) -> str:
-    """``int rc_k(ee_state *st, int *cond, uint32_t *tgt)``: 0 when the row completed, 1 when it
-    left through rc_exit (a load or store the fast path does not serve)."""
-    f = fields_of(word, pc)
-    body = c_source(row, word, pc)
+    body = substitute_c(c, f)
     tail = []
-    for w in row.gpr_writes:                 # the engine's r0 rule (engine.BlockCompiler._insn)
+    for w in row.gpr_writes:
         if (int(w) if w.isdigit() else f[w]) == 0:
             tail.append("R[0] = 0; RH[0] = 0;")
             break
-    if row.link:                             # the engine's link write (engine._flow)
+    if row.link:
         reg = 31 if row.link.isdigit() else f[row.link]
         if reg:
             tail.append(f"R[{reg}] = SX32({(pc + 8) & M32:#x}U);")
     return (f"/* {row.mnemonic} {word:#010x} at {pc:#x} */\n"
-            f"int rc_{k}(ee_state *st, int *cond_out, uint32_t *tgt_out)\n{{\n"
-            f"    int cond = 0; uint32_t tgt = 0;\n"
-            f"    {{\n{body}\n    }}\n    " + "\n    ".join(tail) + "\n"
-            f"    *cond_out = cond; *tgt_out = tgt;\n    return 0;\nrc_exit:\n    return 1;\n}}\n")
+            f"static int {name}(ee_state *st, int *cond_out, uint32_t *tgt_out)\n{{\n"
+            f"    int cond = 0; uint32_t tgt = 0;\n    {{\n{body}\n    }}\n    "
+            + "\n    ".join(tail) + "\n"
+            f"    *cond_out = cond; *tgt_out = tgt; (void)cond; (void)tgt;\n    return 0;\n}}\n")
 
 
-_LAYOUT_FIELDS = [n for n, _ in EEState._fields_]
+def library_source(model: str, functions: Sequence[str]) -> Dict[str, str]:
+    """{filename: text} of a check library: the csrc headers and one C file of case functions."""
+    define = {"hw": "#define EE_MODEL_HW 1\n", "trunc": "#define EE_MODEL_TRUNC 1\n"}[model]
+    n = len(functions)
+    body = [define, f"#define RC_RAM 0x{RAM_SIZE:x}U\n", _INCLUDES, layout_source(), _MACROS]
+    body += functions
+    body.append("static const rc_fn rc_table[] = {" + ", ".join(f"rc_{k}" for k in range(n)) + "};\n")
+    body.append(f"int rc_count(void) {{ return {n}; }}\n"
+                "int rc_run(int k, ee_state *st, int *cond_out, uint32_t *tgt_out)\n"
+                f"{{ return k >= 0 && k < {n} ? rc_table[k](st, cond_out, tgt_out) : -1; }}\n")
+    src = {h: build.csrc(h) for h in HEADERS}
+    src["rows.c"] = "".join(body)
+    return src
 
 
-def layout_source() -> str:
-    lines = ["uint64_t rc_layout(int k) {"]
-    for i, n in enumerate(_LAYOUT_FIELDS):
-        lines.append(f"    if (k == {i}) return offsetof(ee_state, {n});")
-    lines.append("    return sizeof(ee_state);\n}")
-    return "\n".join(lines) + "\n"
+_LAYOUT_CHECKED = set()
 
 
-@dataclass
-class Instance:
-    row: Row
-    word: int
-    pc: int
-    fn: object
+def check_layout(lib) -> None:
+    """EEState must match the compiler's ee_state, field by field."""
+    if id(lib) in _LAYOUT_CHECKED:
+        return
+    lib.rc_offset.restype = ctypes.c_long
+    lib.rc_offset.argtypes = [ctypes.c_int]
+    lib.rc_sizeof.restype = ctypes.c_long
+    for k, (name, _) in enumerate(EEState._fields_):
+        off = lib.rc_offset(k)
+        if off != getattr(EEState, name).offset:
+            raise AssertionError(f"ee.h's ee_state.{name} is at offset {off}, the checker's copy "
+                                 f"(tests/machine/native_rowcheck.py EEState) has "
+                                 f"{getattr(EEState, name).offset}")
+    if lib.rc_sizeof() != ctypes.sizeof(EEState):
+        raise AssertionError(f"sizeof(ee_state): C {lib.rc_sizeof()}, ctypes {ctypes.sizeof(EEState)}")
+    _LAYOUT_CHECKED.add(id(lib))
 
 
-@dataclass
-class Report:
-    """What check_rows compared: per row, trials compared and trials handed back; mismatches."""
-    compared: Dict[str, int] = field(default_factory=dict)
-    handed_back: Dict[str, int] = field(default_factory=dict)
-    mismatches: List[str] = field(default_factory=list)
+# ---------------------------------------------------------------- random encodings and state
 
-    def total(self) -> int:
-        return sum(self.compared.values())
+def random_word(row: Row, rng: random.Random, decoder, row_id: int, tries: int = 200,
+                accept: Optional[Callable[[int], bool]] = None) -> int:
+    """An encoding of ``row`` (one the decoder gives back to it, and ``accept`` if given) with
+    register fields biased to 0 and to aliasing (rd = rs, fd = ft, ...)."""
+    free = ~row.mask & M32
+    for _ in range(tries):
+        w = row.match | (rng.getrandbits(32) & free)
+        for shift in (21, 16, 11, 6):
+            if (free >> shift) & 31 != 31:
+                continue
+            r = rng.random()
+            if r < 0.12:
+                w &= ~(31 << shift)
+            elif r < 0.3:
+                other = rng.choice([s for s in (21, 16, 11, 6) if s != shift])
+                w = (w & ~(31 << shift)) | (((w >> other) & 31) << shift)
+        if decoder.decode(w) == row_id and (accept is None or accept(w)):
+            return w
+    raise AssertionError(f"row {row.mnemonic}: no random encoding decodes back to it")
 
 
-def encodings(row: Row, decoder, rng: random.Random, n: int) -> List[int]:
-    """n random words that decode to this row (memory rows get a nonzero base register)."""
+def lane_value(rng: random.Random, prev: Optional[int]) -> int:
+    """A float lane pattern, edge-biased; sometimes close in exponent to the previous lane."""
+    if prev is not None and rng.random() < 0.3:
+        return partner(rng, prev)
+    return operand(rng)
+
+
+def _u64(rng: random.Random) -> int:
+    r = rng.random()
+    if r < 0.1:
+        return rng.choice((0, M64, 0x8000000000000000, 0x7FFFFFFFFFFFFFFF, 1, 0xFFFFFFFF80000000))
+    if r < 0.3:
+        return sum(rng.choice((0, 0x8000, 0xFFFF, 0x7FFF, 1, rng.getrandbits(16))) << (16 * k)
+                   for k in range(4))
+    return rng.getrandbits(64)
+
+
+def _vi(rng: random.Random) -> int:
+    return rng.choice((rng.randint(0, 255), rng.getrandbits(16), 0, 0xFFFF, 0x8000, 0x7FFF))
+
+
+def _lanes(rng: random.Random, prev: Optional[int]) -> List[int]:
     out = []
-    ids = [i for i, r in enumerate(decoder.rows)
-           if (r.mnemonic, r.mask, r.match) == (row.mnemonic, row.mask, row.match)]
-    if not ids:
-        raise ValueError(f"row {row.mnemonic} ({row.mask:#x}/{row.match:#x}) is not in the decoder's table")
-    rid = ids[0]
-    mem = bool(_MEM_RE.search(row.sem))
-    for _ in range(n * 200):
-        w = (rng.getrandbits(32) & ~row.mask) | row.match
-        if mem and not (w >> 21) & 31:
-            continue
-        if decoder.decode(w) == rid:
-            out.append(w)
-            if len(out) == n:
-                return out
-    raise ValueError(f"row {row.mnemonic}: no random encoding decodes to it (mask {row.mask:#x})")
+    for _ in range(4):
+        prev = lane_value(rng, prev)
+        out.append(prev)
+    return out
 
 
-_PATTERNS: List[int] = []
+def base_state(rng: random.Random) -> dict:
+    """A random value for every register (the registers a case does not name keep these)."""
+    return {"R": [0] + [_u64(rng) for _ in range(31)], "RH": [0] + [_u64(rng) for _ in range(31)],
+            "F": [operand(rng) for _ in range(32)],
+            "VF": [[0, 0, 0, 0x3F800000]] + [_lanes(rng, None) for _ in range(31)],
+            "VI": [0] + [_vi(rng) for _ in range(15)]}
 
 
-def patterns() -> List[int]:
-    """4,096 edge-biased float patterns (the cross-check's generator, fixed seed); states draw
-    their FPR, ACC and VF values from here, which is much cheaper than one generator call each."""
-    if not _PATTERNS:
-        rng = random.Random("rowcheck-patterns")
-        _PATTERNS.extend(operand(rng) for _ in range(4096))
-    return _PATTERNS
-
-
-def random_state(rng: random.Random, model: str) -> dict:
-    """A random machine state: GPRs, HI/LO, FPRs (edge-biased patterns), VU0 and scalars."""
-    def gpr():
-        r = rng.random()
-        if r < 0.3:
-            v = rng.getrandbits(32)
-            return v | 0xFFFFFFFF00000000 if v & 0x80000000 else v
-        if r < 0.4:
-            return rng.choice((0, 1, M64, 0x80000000, 0x7FFFFFFF))
-        return rng.getrandbits(64)
-    fl = rng.choices(patterns(), k=32 + 124 + 7)
-    R = [0] + [gpr() for _ in range(31)]
-    RH = [0] + [rng.getrandbits(64) for _ in range(31)]
-    fcr_mask = eefloat.FCR_WRITABLE if model == "hw" else eefloat.FCR_C
-    S = {
-        "acc_ovf": eefloat.OVF if model == "hw" and rng.random() < 0.1 else 0,
-        "sa": rng.getrandbits(4), "fcr31": (rng.getrandbits(32) & fcr_mask) | eefloat.FCR_FIXED,
-        "acc": fl[156], "vacc": fl[157:161], "q": fl[161], "i": fl[162],
-        "r": 0x3F800000 | rng.getrandbits(23), "mac": rng.getrandbits(16),
+def random_state(rng: random.Random, base: dict, word: int, model: str) -> dict:
+    """A random machine state (every field of ee_state the rows can read or write): fresh values
+    for the registers the word's register fields name (bits 25-21, 20-16, 15-11, 10-6, as GPR, VF,
+    VI and FPR numbers), for HI/LO, every scalar and memory; ``base`` for the other registers.
+    VF0, VI0 and r0 keep their fixed values. FCR31 and the ACC overflow latch take values the
+    model can hold: under trunc only the condition bit of FCR31 moves and the latch stays clear."""
+    regs = {(word >> sh) & 31 for sh in (21, 16, 11, 6)}
+    R, RH, F = list(base["R"]), list(base["RH"]), list(base["F"])
+    VF = [list(v) for v in base["VF"]]
+    VI = list(base["VI"])
+    prev = None
+    for n in regs:
+        if n:
+            R[n], RH[n], F[n] = _u64(rng), _u64(rng), operand(rng)
+            VF[n] = _lanes(rng, prev)
+            prev = VF[n][rng.randrange(4)]
+        if n & 15:
+            VI[n & 15] = _vi(rng)
+    hw = model == "hw"
+    fcr_mask = eefloat.FCR_WRITABLE if hw else eefloat.FCR_C
+    return {
+        "R": R, "RH": RH, "HI": [_u64(rng), _u64(rng)], "LO": [_u64(rng), _u64(rng)],
+        "F": F, "VF": VF, "VI": VI,
+        "acc_ovf": eefloat.OVF if hw and rng.random() < 0.25 else 0, "sa": rng.randint(0, 15),
+        "fcr31": eefloat.FCR_FIXED | (rng.getrandbits(32) & fcr_mask), "acc": operand(rng),
+        "vacc": _lanes(rng, prev), "q": operand(rng), "i": operand(rng),
+        "r": 0x3F800000 | rng.getrandbits(23),
+        "mac": rng.choice((0, rng.getrandbits(16), rng.getrandbits(16) & 0x0FFF)),
         "status": rng.getrandbits(12), "clip": rng.getrandbits(24),
         "cop0": [rng.getrandbits(32) for _ in range(32)], "cmsar0": rng.getrandbits(16),
-        "cpcond0": rng.getrandbits(1), "vi24": rng.getrandbits(16),
+        "cpcond0": rng.randint(0, 1), "vi24": rng.getrandbits(16) & 0x0C0C,
+        "ram": rng.randbytes(WINDOW), "vu0": rng.randbytes(VU0_SIZE),
     }
-    VF = [[0, 0, 0, 0x3F800000]] + [fl[32 + 4 * k:36 + 4 * k] for k in range(31)]
-    return {"R": R, "RH": RH, "HI": [rng.getrandbits(64) for _ in range(2)],
-            "LO": [rng.getrandbits(64) for _ in range(2)], "F": fl[:32],
-            "VF": VF, "VI": [0] + [rng.getrandbits(16) for _ in range(15)], "S": S,
-            "mem": rng.randbytes(WINDOW_SIZE)}
 
 
-def aim_memory(state: dict, row: Row, word: int, rng: random.Random) -> None:
-    """For a row that loads or stores: R[rs] so that R[rs] + imm lands in the window (mostly
-    aligned to 16; sometimes unaligned, sometimes through a mirror the C path does not serve)."""
+def aim_memory_operand(row: Row, word: int, st: dict, rng: random.Random) -> None:
+    """For a row with a ``mem`` operand: base register aimed at an aligned RAM address in the window
+    (70%), a misaligned one (10%), VU0 memory (5%), else at an address the C side does not serve
+    (a KSEG0 mirror of the window, unmapped, the top of the address space): an exit. The upper 32
+    bits of the base stay random."""
+    if "mem" not in row.operands:
+        return
     f = fields_of(word)
     rs = f["rs"]
-    if not rs or not _MEM_RE.search(row.sem):
+    if rs == 0:
         return
     r = rng.random()
-    addr = WINDOW + (rng.randrange(0, WINDOW_SIZE - 16) & ~15)
-    if r < 0.1:
-        addr += rng.randrange(1, 16)
-    elif r < 0.15:
-        addr |= MIRROR
-    state["R"][rs] = (rng.getrandbits(32) << 32) | ((addr - f["imm"]) & M32)
+    if r < 0.8:
+        target = rng.randrange(0, WINDOW - 16) & ~15
+        if r >= 0.7:
+            target += rng.randrange(1, 16)
+    elif r < 0.85:
+        target = VU0_BASE + (rng.randrange(0, VU0_SIZE) & ~15)
+    else:
+        target = rng.choice((0x80000000 | rng.randrange(0, WINDOW - 16), 0x40000000,
+                             0xFFFFFFF0 + rng.randrange(0, 16)))
+    low = (target - f["imm"]) & M32
+    st["R"][rs] = (st["R"][rs] & 0xFFFFFFFF00000000) | low
 
 
-class RowChecker:
-    """Compiles and runs rows' c against Machine.step(); one per float model."""
+# ---------------------------------------------------------------- state transfer
 
-    def __init__(self, model: str = "hw"):
-        if build.compiler() is None:
-            raise build.NativeUnavailable("no host C compiler (cc or gcc) on PATH")
-        self.model = model
-        self.m = Machine(float_model=model)
-        self.py_scalars = [s for s in SCALARS if hasattr(self.m.S, s)]
-        self.c_only = [s for s in SCALARS if s not in self.py_scalars]
+def load_python(m: Machine, st: dict) -> None:
+    for name in ARRAYS:
+        getattr(m, name)[:] = st[name]
+    for k in range(32):
+        m.VF[k][:] = st["VF"][k]
+    for name in SCALARS:
+        v = st[name]
+        setattr(m.S, name, list(v) if isinstance(v, list) else v)
+    m.mem.ram[0:WINDOW] = st["ram"]
+    m.mem.vu0[:] = st["vu0"]
+
+
+def python_snapshot(m: Machine) -> dict:
+    out = {name: list(getattr(m, name)) for name in ARRAYS}
+    out["VF"] = [list(v) for v in m.VF]
+    for name in SCALARS:
+        v = getattr(m.S, name)
+        out[name] = list(v) if isinstance(v, list) else v
+    out["ram"] = bytes(m.mem.ram[0:WINDOW])
+    out["vu0"] = bytes(m.mem.vu0)
+    return out
+
+
+class CSide:
+    """A ctypes ee_state with its own 32 MiB of RAM, VU0 memory and a store log."""
+
+    def __init__(self):
+        self.st = EEState()
         self.ram = mmap.mmap(-1, RAM_SIZE)
         self._ram_c = ctypes.c_char.from_buffer(self.ram)
-        self.st = EEState()
+        self.vu0 = (u8 * VU0_SIZE)()
         self.log_addr = (u32 * LOG_CAP)()
         self.log_size = (u8 * LOG_CAP)()
-        self.st.ram = ctypes.addressof(self._ram_c)
-        self.st.log_addr = ctypes.addressof(self.log_addr)
-        self.st.log_size = ctypes.addressof(self.log_size)
-        self.st.log_cap = LOG_CAP
-        self.st.log_on = 1
+        st = self.st
+        st.ram = ctypes.addressof(self._ram_c)
+        st.vu0 = ctypes.addressof(self.vu0)
+        st.log_addr = ctypes.addressof(self.log_addr)
+        st.log_size = ctypes.addressof(self.log_size)
+        st.log_cap = LOG_CAP
+        st.log_on = 1
 
-    # ------------------------------------------------------------------ building
-    def compile(self, rows: Sequence[Row], seed: str, per_row: int, patch=None) -> List[Instance]:
-        """One C function per (row, random encoding), all in one library. ``patch(row, c)`` may
-        rewrite a row's C text (tests plant faults with it)."""
-        insts: List[Tuple[Row, int, int]] = []
-        for row in rows:
-            rng = random.Random(f"{seed}:enc:{row.mnemonic}:{row.match:#x}")
-            for w in encodings(row, self.m.decoder, rng, per_row):
-                insts.append((row, w, CODE + 8 * len(insts)))
-        flag = "EE_MODEL_HW" if self.model == "hw" else "EE_MODEL_TRUNC"
-        parts = [f"#define {flag} 1", WRAPPER_INCLUDES, layout_source(), WRAPPER_HEAD]
-        for k, (row, w, pc) in enumerate(insts):
-            if patch is not None:
-                row = _with_c(row, patch(row, row.c))
-            parts.append(wrapper(k, row, w, pc))
-        srcs = {"ee.h": build.csrc("ee.h"), "model.h": build.csrc("model.h"),
-                "eefloat.h": build.csrc("eefloat.h"), "rowcheck.c": "\n".join(parts)}
-        lib = build.shared_library(f"rowcheck-{self.model}", srcs)
-        self._check_layout(lib)
-        words = []
-        for _, w, _ in insts:
-            words += [w, 0]
-        put_words(self.m, CODE, words)
-        out = []
-        for k, (row, w, pc) in enumerate(insts):
-            fn = getattr(lib, f"rc_{k}")
-            fn.argtypes = [ctypes.POINTER(EEState), ctypes.POINTER(ctypes.c_int), ctypes.POINTER(u32)]
-            fn.restype = ctypes.c_int
-            out.append(Instance(row, w, pc, fn))
-        return out
-
-    def _check_layout(self, lib) -> None:
-        lib.rc_layout.restype = u64
-        lib.rc_layout.argtypes = [ctypes.c_int]
-        for i, n in enumerate(_LAYOUT_FIELDS):
-            want = getattr(EEState, n).offset
-            got = lib.rc_layout(i)
-            if got != want:
-                raise AssertionError(f"ee.h's ee_state.{n} is at offset {got}, the checker's copy "
-                                     f"(tests/machine/native_rowcheck.py EEState) has {want}")
-        if lib.rc_layout(len(_LAYOUT_FIELDS)) != ctypes.sizeof(EEState):
-            raise AssertionError("ee.h's ee_state size differs from native_rowcheck.EEState")
-
-    # ------------------------------------------------------------------ state transfer
-    def _load(self, state: dict) -> None:
-        m, st = self.m, self.st
+    def load(self, s: dict) -> None:
+        st = self.st
         for name in ARRAYS:
-            src = state[name]
-            dst = getattr(m, name)
-            if name == "VF":
-                for i, v in enumerate(src):
-                    dst[i][:] = v
-                    st.VF[i][:] = v
-            else:
-                dst[:] = src
-                getattr(st, name)[:] = src
-        for s in SCALARS:
-            v = state["S"][s]
-            if s in self.py_scalars:
-                cur = getattr(m.S, s)
-                if isinstance(cur, list):
-                    cur[:] = v
-                else:
-                    setattr(m.S, s, v)
+            getattr(st, name)[:] = s[name]
+        for k in range(32):
+            st.VF[k][:] = s["VF"][k]
+        st.VJUNK[:] = [0, 0, 0, 0]
+        for name in SCALARS:
+            v = s[name]
             if isinstance(v, list):
-                getattr(st, s)[:] = v
+                getattr(st, name)[:] = v
             else:
-                setattr(st, s, v)
-        m.write(WINDOW, state["mem"])
-        self.ram[WINDOW:WINDOW + WINDOW_SIZE] = state["mem"]
+                setattr(st, name, v)
+        self.ram[0:WINDOW] = s["ram"]
+        ctypes.memmove(self.vu0, s["vu0"], VU0_SIZE)
         st.log_n = 0
 
-    def _c_snapshot(self) -> dict:
+    def snapshot(self) -> dict:
         st = self.st
-        snap = {n: [list(v) for v in st.VF] if n == "VF" else list(getattr(st, n)) for n in ARRAYS}
-        for s in SCALARS:
-            v = getattr(st, s)
-            snap[s] = list(v) if not isinstance(v, int) else v
-        snap["mem"] = bytes(self.ram[WINDOW:WINDOW + WINDOW_SIZE])
-        return snap
+        out = {name: list(getattr(st, name)) for name in ARRAYS}
+        out["VF"] = [list(st.VF[k]) for k in range(32)]
+        for name in SCALARS:
+            v = getattr(st, name)
+            out[name] = list(v) if not isinstance(v, int) else v
+        out["ram"] = bytes(self.ram[0:WINDOW])
+        out["vu0"] = bytes(self.vu0)
+        return out
 
-    def _py_snapshot(self) -> dict:
-        m = self.m
-        snap = {n: [list(v) for v in m.VF] if n == "VF" else list(getattr(m, n)) for n in ARRAYS}
-        for s in self.py_scalars:
-            v = getattr(m.S, s)
-            snap[s] = list(v) if isinstance(v, list) else v
-        snap["mem"] = m.read(WINDOW, WINDOW_SIZE)
-        return snap
-
-    # ------------------------------------------------------------------ one trial
-    def trial(self, inst: Instance, state: dict) -> Tuple[str, List[str]]:
-        """Run one instance from state in both engines: ('compared' | 'handed_back', diffs)."""
-        self._load(state)
-        before = self._c_snapshot()
-        cond, tgt = ctypes.c_int(0), u32(0)
-        left = inst.fn(ctypes.byref(self.st), ctypes.byref(cond), ctypes.byref(tgt))
-        c = self._c_snapshot()
-        if left:
-            diffs = [f"{k} changed before the unserved access" for k in before if c[k] != before[k]]
-            return "handed_back", diffs
-        m = self.m
-        m.pc = inst.pc
-        try:
-            npc = m.step()
-        except EmulationError as e:
-            return "compared", [f"the Python engine raised ({type(e).__name__}: {e}); C completed"]
-        py = self._py_snapshot()
-        diffs = []
-        for k in py:
-            if k == "mem":
-                if py[k] != c[k]:
-                    off = next(i for i in range(WINDOW_SIZE) if py[k][i] != c[k][i])
-                    diffs.append(f"memory at {WINDOW + off:#x}: python {py[k][off]:#04x} C {c[k][off]:#04x}")
-            elif py[k] != c[k]:
-                diffs.append(_diff(k, before[k], py[k], c[k]))
-        for s in self.c_only:
-            if c[s] != before[s]:
-                diffs.append(f"C wrote {s} ({before[s]!r} -> {c[s]!r}), which m.S does not carry")
+    def stray_stores(self) -> List[str]:
+        """Stores the C made outside the compared memory (the RAM window and VU0 memory)."""
+        out = []
         for j in range(min(self.st.log_n, LOG_CAP)):
-            a = self.log_addr[j]
-            if not WINDOW <= a < WINDOW + WINDOW_SIZE:
-                diffs.append(f"C stored {self.log_size[j]} bytes at {a:#x}, outside the window")
-        want_npc = _next_pc(inst, cond.value, tgt.value)
-        if want_npc is not None and want_npc != npc:
-            diffs.append(f"next pc: python {npc:#x}, C {want_npc:#x} (cond={cond.value}, tgt={tgt.value:#x})")
-        return "compared", diffs
-
-    def check(self, rows: Sequence[Row], seed: str, per_row: int = 4, trials: int = 50,
-              patch=None, limit: int = 20) -> Report:
-        """Every row in rows: per_row encodings x trials random states, both engines."""
-        rep = Report()
-        for row in rows:
-            if row.flow == "stop":
-                raise ValueError(f"row {row.mnemonic}: flow 'stop' rows are not checked one by one")
-        for inst in self.compile(rows, seed, per_row, patch):
-            name = inst.row.mnemonic
-            rep.compared.setdefault(name, 0)
-            rep.handed_back.setdefault(name, 0)
-            rng = random.Random(f"{seed}:state:{name}:{inst.word:#x}")
-            for t in range(trials):
-                state = random_state(rng, self.model)
-                aim_memory(state, inst.row, inst.word, rng)
-                kind, diffs = self.trial(inst, state)
-                if kind == "compared":
-                    rep.compared[name] += 1
-                else:
-                    rep.handed_back[name] += 1
-                if diffs and len(rep.mismatches) < limit:
-                    rep.mismatches.append(
-                        f"{name} {inst.word:#010x} ({self.m.decoder.disasm(inst.word, inst.pc)}) "
-                        f"at {inst.pc:#x}, {kind}, trial {t}: " + "; ".join(diffs[:4]))
-        return rep
+            a, n = self.log_addr[j], self.log_size[j]
+            if not (a + n <= WINDOW or VU0_BASE <= a < VU0_BASE + 4 * VU0_SIZE):
+                out.append(f"c stored {n} bytes at 0x{a:x}, outside the compared memory")
+        return out
 
 
-def _diff(name: str, before, py, c) -> str:
-    if isinstance(py, list):
-        for i, (b, p, q) in enumerate(zip(before, py, c)):
-            if p != q:
-                return f"{name}[{i}]: before {_h(b)} python {_h(p)} C {_h(q)}"
-    return f"{name}: before {_h(before)} python {_h(py)} C {_h(c)}"
+def differences(want: dict, got: dict, limit: int = 4) -> List[str]:
+    """The first few differing state members, named, as hex patterns."""
+    out = []
+    for name in want:
+        a, b = want[name], got[name]
+        if a == b:
+            continue
+        if isinstance(a, bytes):
+            k = next(i for i in range(len(a)) if a[i] != b[i])
+            out.append(f"{name}[0x{k:x}]: python 0x{a[k]:02x}, c 0x{b[k]:02x}")
+        elif isinstance(a, list):
+            for k, (x, y) in enumerate(zip(a, b)):
+                if x != y:
+                    out.append(f"{name}[{k}]: python {_hex(x)}, c {_hex(y)}")
+        else:
+            out.append(f"{name}: python {_hex(a)}, c {_hex(b)}")
+        if len(out) >= limit:
+            break
+    return out[:limit]
 
 
-def _h(v) -> str:
-    return "[" + ", ".join(_h(x) for x in v) + "]" if isinstance(v, list) else hex(v)
+def _hex(v):
+    return "[" + ", ".join(_hex(x) for x in v) + "]" if isinstance(v, list) else f"0x{v:x}"
 
 
-def _next_pc(inst: Instance, cond: int, tgt: int) -> Optional[int]:
-    """The pc the engine continues at after a flow row (None for straight-line rows)."""
-    f = fields_of(inst.word, inst.pc)
-    flow = inst.row.flow
-    if flow in ("branch", "likely"):
-        return f["btarget"] if cond else (inst.pc + 8) & M32
-    if flow == "jump":
+def next_pc(row: Row, word: int, pc: int, cond: int, tgt: int) -> Optional[int]:
+    """The pc the engine continues at after a flow row, from the C's cond and tgt (None for
+    straight-line rows)."""
+    f = fields_of(word, pc)
+    if row.flow in ("branch", "likely"):
+        return f["btarget"] if cond else (pc + 8) & M32
+    if row.flow == "jump":
         return f["jtarget"]
-    if flow == "jump_reg":
+    if row.flow == "jump_reg":
         return tgt
     return None
 
 
-def _with_c(row: Row, c: str) -> Row:
-    import dataclasses
-    return dataclasses.replace(row, c=c)
+# ---------------------------------------------------------------- the check
+
+@dataclass
+class Result:
+    """Counts of one check run; ``failures`` names row, word and the differing members."""
+    compared: Dict[str, int] = field(default_factory=dict)   # mnemonic -> cases compared
+    exits: Dict[str, int] = field(default_factory=dict)      # mnemonic -> cases that left C
+    failures: List[str] = field(default_factory=list)
+
+
+def check_rows(model: str, rows: Sequence[Tuple[Row, str]], words_per_row: int, states_per_word: int,
+               seed: str, prepare: Optional[Callable[[Row, int, dict, random.Random], None]] = None,
+               accept: Optional[Callable[[int], bool]] = None) -> Result:
+    """Check each (table row, C text) on ``words_per_row`` random encodings times
+    ``states_per_word`` random states under ``model``. The C text is normally ``row.c``; a test may
+    pass another to show a wrong one is caught. ``prepare(row, word, state, rng)`` may bias a
+    case's state; ``accept(word)`` limits the encodings. Every random choice derives from (seed,
+    model, mnemonic)."""
+    m = Machine(float_model=model)
+    dec = m.decoder
+    ids = {id(r): k for k, r in enumerate(dec.rows)}
+    cases = []          # (row, word, rng)
+    functions = []
+    for row, c in rows:
+        if not c:
+            raise AssertionError(f"row {row.mnemonic}: no C to check")
+        if row.flow == "stop":
+            raise AssertionError(f"row {row.mnemonic}: flow 'stop' rows are not checked one by one")
+        rid = ids.get(id(row))
+        if rid is None:
+            raise AssertionError(f"row {row.mnemonic}: not a row of the machine's table")
+        rng = random.Random(f"{seed}:{model}:{row.mnemonic}")
+        for _ in range(words_per_row):
+            w = random_word(row, rng, dec, rid, accept=accept)
+            functions.append(case_function(f"rc_{len(cases)}", row, c, w))
+            cases.append((row, w, rng))
+    lib = build.shared_library(f"rowcheck-{model}", library_source(model, functions))
+    lib.rc_run.argtypes = [ctypes.c_int, ctypes.POINTER(EEState), ctypes.POINTER(ctypes.c_int),
+                           ctypes.POINTER(ctypes.c_uint32)]
+    lib.rc_run.restype = ctypes.c_int
+    check_layout(lib)
+
+    side = CSide()
+    cond, tgt = ctypes.c_int(), ctypes.c_uint32()
+    res = Result()
+    nop = struct.pack("<I", 0)
+    base = base_state(random.Random(f"{seed}:{model}:base"))
+    for k, (row, w, rng) in enumerate(cases):
+        m.write(CODE, struct.pack("<I", w) + nop)
+        name = f"{row.mnemonic} 0x{w:08x} ({dec.disasm(w, CODE)}, {model})"
+        for _ in range(states_per_word):
+            st0 = random_state(rng, base, w, model)
+            aim_memory_operand(row, w, st0, rng)
+            if prepare is not None:
+                prepare(row, w, st0, rng)
+            side.load(st0)
+            rc = lib.rc_run(k, ctypes.byref(side.st), ctypes.byref(cond), ctypes.byref(tgt))
+            got = side.snapshot()
+            if rc == 1:
+                diff = differences(st0, got)
+                if diff:
+                    res.failures.append(f"{name}: left native code after writing state: {'; '.join(diff)}")
+                res.exits[row.mnemonic] = res.exits.get(row.mnemonic, 0) + 1
+                continue
+            if rc != 0:
+                raise AssertionError(f"rc_run({k}) returned {rc}")
+            load_python(m, st0)
+            m.pc = CODE
+            try:
+                npc = m.step()
+            except EmulationError as e:
+                res.failures.append(f"{name}: Python raised {type(e).__name__} ({e}), C completed")
+                continue
+            diff = differences(python_snapshot(m), got) + side.stray_stores()
+            want_npc = next_pc(row, w, CODE, cond.value, tgt.value)
+            if want_npc is not None and want_npc != npc:
+                diff.append(f"next pc: python 0x{npc:x}, c 0x{want_npc:x} "
+                            f"(cond={cond.value}, tgt=0x{tgt.value:x})")
+            if diff:
+                res.failures.append(f"{name}: {'; '.join(diff)}")
+            res.compared[row.mnemonic] = res.compared.get(row.mnemonic, 0) + 1
+    return res

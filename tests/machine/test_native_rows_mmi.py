@@ -5,7 +5,7 @@ mmi_* helpers). For every row its C (field tokens substituted) and its sem run o
 state — 128-bit GPRs biased to lane edges (0, all ones, 0x8000 / 0x7FFF / 0xFFFF halfwords, the
 most negative word), rd, rs, rt including r0 and aliasing each other, every shift amount and SA
 value, divisors 0 and -1 against 0x80000000 — and GPRs, HI/LO (both pipelines) and the rest of
-the state are compared as raw integers (tests/machine/native_rowcheck_vumi.py). A planted
+the state are compared as raw integers (tests/machine/native_rowcheck.py). A planted
 off-by-one in one lane is caught.
 
 DECISION: MMI rows touch no float state, so they are checked under the hw model only.
@@ -22,7 +22,7 @@ if build.compiler() is None:
     pytest.skip("no host C compiler (cc or gcc): compiled row semantics cannot be built",
                 allow_module_level=True)
 
-from tests.machine import native_rowcheck_vumi as rowcheck  # noqa: E402
+from tests.machine import native_rowcheck as rowcheck  # noqa: E402
 
 
 @pytest.fixture

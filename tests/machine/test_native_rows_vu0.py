@@ -5,7 +5,7 @@ Python-only. For every VU0 row with C, its C (field tokens substituted) and its 
 random state — VF lanes biased to the float edges (E = 0, E = 255, Fmax, 1 +- ulp, close exponents),
 random dest masks, registers including 0 and aliasing each other, the ACC overflow latch in MAC —
 under both float models, and all state is compared as raw patterns: GPRs, VF (VF0 included), VI,
-ACC, Q, I, R, MAC, status, CLIP, VU0 memory and RAM (tests/machine/native_rowcheck_vumi.py).
+ACC, Q, I, R, MAC, status, CLIP, VU0 memory and RAM (tests/machine/native_rowcheck.py).
 A planted one-ulp error and a planted write before a load that can fail are both caught.
 """
 from __future__ import annotations
@@ -19,7 +19,7 @@ if build.compiler() is None:
     pytest.skip("no host C compiler (cc or gcc): compiled row semantics cannot be built",
                 allow_module_level=True)
 
-from tests.machine import native_rowcheck_vumi as rowcheck  # noqa: E402
+from tests.machine import native_rowcheck as rowcheck  # noqa: E402
 
 
 @pytest.fixture
