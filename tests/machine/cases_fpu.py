@@ -13,7 +13,7 @@ import os
 import random
 from typing import Callable, Dict, List
 
-from eemu_ext import Machine
+from eemu_ext import Machine, eefloat
 from eemu_ext.machine import choose_engine
 from eemu_ext.isa import ROWS
 from eemu_ext.testing import run_words
@@ -166,6 +166,31 @@ def run_vectors(vectors, model="hw", m=None) -> Machine:
                        f"want {want:08x} got {got:08x}")
     assert not bad, f"{len(bad)} of {len(vectors)} vectors differ:\n" + "\n".join(bad[:20])
     return m
+
+
+def vector_result(M, op: str, args) -> int:
+    """One vector's result computed by the float model ``M``'s functions (eefloat.HW, or another
+    with the same names), in the protocol vector_words runs on a machine: ACC set with ADDA.S x, -0
+    and read back with MADD.S fd, -0, +0."""
+    OVF = eefloat.OVF
+    unary = {"abs": M.fabs, "neg": M.fneg, "mov": lambda x: x, "cvt.s.w": M.from_int,
+             "cvt.w.s": M.to_int, "sqrt": M.sqrt}
+    binary = {"add": M.add, "sub": M.sub, "mul": M.mul, "div": M.div, "rsqrt": M.rsqrt,
+              "max": M.fmax, "min": M.fmin}
+    if op in unary:
+        return unary[op](args[0]) & M32
+    if op in binary:
+        return binary[op](*args) & M32
+    if op in ("adda", "suba", "mula"):
+        r = {"adda": M.add, "suba": M.sub, "mula": M.mul}[op](*args)
+        return M.madd(r & M32, 0x80000000, 0, bool(r & OVF)) & M32
+    r = M.add(args[0], 0x80000000)
+    acc, latch = r & M32, bool(r & OVF)
+    f = M.madd if op.startswith("madd") else M.msub
+    r = f(acc, args[1], args[2], latch)
+    if op in ("madd", "msub"):
+        return r & M32
+    return M.madd(r & M32, 0x80000000, 0, bool(r & OVF)) & M32
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ import pytest
 
 from eemu_ext import Machine, eefloat
 from eemu_ext.native import build
-from tests.machine.cases_fpu import parse_vectors
+from tests.machine.cases_fpu import parse_vectors, vector_result
 from tests.machine.test_float_crosscheck import operand, partner
 
 if build.compiler() is None:
@@ -172,38 +172,15 @@ def test_model_bindings_match_eefloat_models(lib):
             assert cfloat.C_NAMES.get(py, py) == cfloat.MODEL_BINDINGS[name][attr], (name, attr)
 
 
-def _vector_result(M, op, args):
-    """The vector file's protocol (ACC set with ADDA.S x, -0, read back with MADD.S fd, -0, +0)."""
-    OVF = eefloat.OVF
-    unary = {"abs": M.fabs, "neg": M.fneg, "mov": lambda x: x, "cvt.s.w": M.from_int,
-             "cvt.w.s": M.to_int, "sqrt": M.sqrt}
-    binary = {"add": M.add, "sub": M.sub, "mul": M.mul, "div": M.div, "rsqrt": M.rsqrt,
-              "max": M.fmax, "min": M.fmin}
-    if op in unary:
-        return unary[op](args[0]) & M32
-    if op in binary:
-        return binary[op](*args) & M32
-    if op in ("adda", "suba", "mula"):
-        r = {"adda": M.add, "suba": M.sub, "mula": M.mul}[op](*args)
-        return M.madd(r & M32, 0x80000000, 0, bool(r & OVF)) & M32
-    r = M.add(args[0], 0x80000000)
-    acc, latch = r & M32, bool(r & OVF)
-    f = M.madd if op.startswith("madd") else M.msub
-    r = f(acc, args[1], args[2], latch)
-    if op in ("madd", "msub"):
-        return r & M32
-    return M.madd(r & M32, 0x80000000, 0, bool(r & OVF)) & M32
-
-
 def test_all_636_hardware_vectors(lib):
     """ee-fpu-hw.txt: the C hw model reproduces every recorded result, as eefloat.HW does."""
     vectors = parse_vectors()
     assert len(vectors) == 636
     C = lib.model("hw")
-    bad = [(no, op, [hex(a) for a in args], hex(want), hex(_vector_result(C, op, args)))
-           for no, op, args, want in vectors if _vector_result(C, op, args) != want]
+    bad = [(no, op, [hex(a) for a in args], hex(want), hex(vector_result(C, op, args)))
+           for no, op, args, want in vectors if vector_result(C, op, args) != want]
     assert not bad, f"ee-fpu-hw.txt lines where the C hw model differs: {bad[:10]}"
-    assert all(_vector_result(C, op, args) == _vector_result(eefloat.HW, op, args)
+    assert all(vector_result(C, op, args) == vector_result(eefloat.HW, op, args)
                for _, op, args, _ in vectors)
 
 
