@@ -16,20 +16,8 @@ import pytest
 
 from eemu_ext.isa import mmi
 from eemu_ext.isa.row import fields_of
-from eemu_ext.native import build
-
-if build.compiler() is None:
-    pytest.skip("no host C compiler (cc or gcc): compiled row semantics cannot be built",
-                allow_module_level=True)
-
-from tests.machine import native_rowcheck as rowcheck  # noqa: E402
-
-
-@pytest.fixture
-def engine():
-    """Once, not once per engine (overrides conftest.py's fixture by name): each row's C runs on
-    its own ee_state against Machine.step(), the Python engine's."""
-    return None
+from tests.machine import native_rowcheck as rowcheck   # skips the module without a C compiler
+from tests.machine.native_rowcheck import engine  # noqa: F401  (conftest.py's, once, not per engine)
 
 
 WORDS, STATES = 12, 6

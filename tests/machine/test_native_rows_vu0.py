@@ -13,20 +13,8 @@ from __future__ import annotations
 import pytest
 
 from eemu_ext.isa import vu0
-from eemu_ext.native import build
-
-if build.compiler() is None:
-    pytest.skip("no host C compiler (cc or gcc): compiled row semantics cannot be built",
-                allow_module_level=True)
-
-from tests.machine import native_rowcheck as rowcheck  # noqa: E402
-
-
-@pytest.fixture
-def engine():
-    """Once, not once per engine (overrides conftest.py's fixture by name): each row's C runs on
-    its own ee_state against Machine.step(), the Python engine's."""
-    return None
+from tests.machine import native_rowcheck as rowcheck   # skips the module without a C compiler
+from tests.machine.native_rowcheck import engine  # noqa: F401  (conftest.py's, once, not per engine)
 
 
 WORDS, STATES = 10, 6          # per row and model: 10 encodings x 6 states = 60 cases
