@@ -78,28 +78,38 @@ def loop_ips(model: str, body, n: int = 20000, engine: str = "python") -> float:
     return m.steps / dt
 
 
+def op_operands(model: str, n: int) -> list:
+    """n + 1 random normal patterns (exponents 100-154), the same for every call with this model;
+    the ops are timed on the n pairs of neighbours."""
+    rng = random.Random(f"bench_float_ops:{model}")
+    return [(rng.getrandbits(1) << 31) | (rng.randint(100, 154) << 23) | rng.getrandbits(23)
+            for _ in range(n + 1)]
+
+
+def op_seconds(fm, name: str, pairs) -> float:
+    """CPU seconds for one call of the float model ``fm``'s ``name`` per pair (sqrt takes the first
+    of each pair, madd (a, b, a) with the latch clear)."""
+    f = getattr(fm, name)
+    t = time.process_time()
+    if name == "sqrt":
+        for a, _ in pairs:
+            f(a)
+    elif name == "madd":
+        for a, b in pairs:
+            f(a, b, a, False)
+    else:
+        for a, b in pairs:
+            f(a, b)
+    return time.process_time() - t
+
+
 def op_us(model: str, n: int = 20000) -> dict:
     """µs per call of the model's arithmetic on random normal operands."""
     fm = eefloat.model(model)
-    rng = random.Random(f"bench_float_ops:{model}")
-    xs = [(rng.getrandbits(1) << 31) | (rng.randint(100, 154) << 23) | rng.getrandbits(23)
-          for _ in range(n + 1)]
+    xs = op_operands(model, n)
     pairs = list(zip(xs, xs[1:]))
-    out = {}
-    for name in ("add", "mul", "madd", "div", "sqrt", "rsqrt"):
-        f = getattr(fm, name)
-        t = time.process_time()
-        if name == "sqrt":
-            for a, _ in pairs:
-                f(a)
-        elif name == "madd":
-            for a, b in pairs:
-                f(a, b, a, False)
-        else:
-            for a, b in pairs:
-                f(a, b)
-        out[name] = (time.process_time() - t) / n * 1e6
-    return out
+    return {name: op_seconds(fm, name, pairs) / n * 1e6
+            for name in ("add", "mul", "madd", "div", "sqrt", "rsqrt")}
 
 
 def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000, engines=("python",)) -> dict:

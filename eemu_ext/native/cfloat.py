@@ -184,15 +184,12 @@ BENCH_OPS = ("add", "mul", "madd", "div", "sqrt", "rsqrt")
 
 def op_ns(model: str, n: int = 20000, lib: Optional[CFloat] = None) -> Dict[str, Dict[str, float]]:
     """{op: {"c": ns, "python": ns}} per call of the model's arithmetic, C timed inside C, on
-    the random normal operands of eemu_ext.bench_float.op_us (CPU time)."""
-    import random
-
+    the random normal operands of eemu_ext.bench_float.op_operands (CPU time)."""
     from .. import eefloat
+    from ..bench_float import op_operands, op_seconds
     lib = lib or load()
     fm = eefloat.model(model)
-    rng = random.Random(f"bench_float_ops:{model}")
-    xs = [(rng.getrandbits(1) << 31) | (rng.randint(100, 154) << 23) | rng.getrandbits(23)
-          for _ in range(n + 1)]
+    xs = op_operands(model, n)
     a, b = np.array(xs[:-1], dtype=np.uint64), np.array(xs[1:], dtype=np.uint64)
     zero = np.zeros(n, dtype=np.uint64)
     pairs = list(zip(xs, xs[1:]))
@@ -201,16 +198,5 @@ def op_ns(model: str, n: int = 20000, lib: Optional[CFloat] = None) -> Dict[str,
         cname = MODEL_BINDINGS[model][op]
         args = {"sqrt": (a,), "madd": (a, b, a, zero)}.get(op, (a, b))
         c_ns = lib.ns_per_op(cname, *args, rounds=max(1, 200000 // n))
-        f = getattr(fm, op)
-        t = time.process_time()
-        if op == "sqrt":
-            for x, _ in pairs:
-                f(x)
-        elif op == "madd":
-            for x, y in pairs:
-                f(x, y, x, False)
-        else:
-            for x, y in pairs:
-                f(x, y)
-        out[op] = {"c": c_ns, "python": (time.process_time() - t) * 1e9 / n}
+        out[op] = {"c": c_ns, "python": op_seconds(fm, op, pairs) * 1e9 / n}
     return out
