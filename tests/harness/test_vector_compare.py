@@ -20,9 +20,9 @@ from .test_closing_summary import built
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MUTANTS = os.path.join(ROOT, "standin", "build", "mutants")
 # mutants whose difference shows in the playback (matrices, localtp, frame counter, morph states)
-IMAGES = ["standin", "swap_scale_operands", "swap_interp_operands", "u2f_signed", "play_once_returns_0",
-          "morph_one_frame_late", "loop_at_n"]
-N_CHUNKS = 3
+IMAGES = ["standin", "swap_scale_operands", "swap_interp_operands", "play_once_returns_0",
+          "morph_one_frame_late"]
+N_CHUNKS = 2
 CORPUS = Options().open_corpus()
 
 
@@ -61,10 +61,14 @@ def played(game, cid, speed, exact_local, vector, monkeypatch):
 
 @pytest.mark.parametrize("name", IMAGES)
 def test_the_vectorised_playback_compare_equals_the_per_entry_compare(name, monkeypatch):
-    game = Game(image(name))
     compared = failing = 0
     for cid in CHUNKS:
-        for speed in (256, 100, 384, 700):
+        # a machine per chunk: a mutant may leave state that faults the next chunk (a stale
+        # morpher pointer of morph_one_frame_late does), which is not the compare's business;
+        # within a chunk every playback starts from the restored load
+        game = Game(image(name))
+        # the stand-in at all four speeds; a mutant at a dividing and a sub-frame speed
+        for speed in ((256, 100, 384, 700) if name == "standin" else (256, 100)):
             for exact_local in (True, False):
                 a_ok, a = played(game, cid, speed, exact_local, True, monkeypatch)
                 b_ok, b = played(game, cid, speed, exact_local, False, monkeypatch)
