@@ -210,7 +210,7 @@ def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
     steps = chain_steps(game.m, rec, chain)
     first = first_differing(rec, chain, patterns)
     for s in steps:
-        s["first_differs"] = s.get("line") == first
+        s["first_differs"] = first is not None and s.get("line") == first   # a leaf has no line
     out["chain"] = steps
     out["first_differs"] = None
     if first is not None:

@@ -506,7 +506,8 @@ class NativeEngine:
                 self._ensure(pc)
             self.sync_in()
         self.sync_out(lazy=True)
-        self._flush_coverage()
+        # the block counters stay in C until m.coverage / m.code_coverage is read (or the program
+        # changes): a flush walks every block of the program, far more than one call's work
         return pc, steps
 
     # -- coverage (Machine(coverage=True)): per-block exit counts, spread over the instructions --
