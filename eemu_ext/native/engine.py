@@ -381,8 +381,12 @@ class NativeEngine:
                 if self.m.coverage_enabled:
                     self._bcount = (ctypes.c_uint64 * max(4 * len(prog.starts), 1))()
                     self._bcount[0:4 * len(prog.starts):4] = prog.taken
-                    self._cov_blocks = {}
                     self.st.bcount = self._bcount
+                    # each block's instructions as the program has them: the counters are
+                    # spread only when read, perhaps after the code under them has changed
+                    self._cov_blocks = {}
+                    for b in range(len(prog.starts)):
+                        self._cov_block(b)
             self._code_stale = False
             self._hooks_stale = True
         if self._hooks_stale:
