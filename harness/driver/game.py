@@ -100,6 +100,9 @@ def missing_symbols(symbols) -> List[str]:
     return [s for s in REQUIRED if s not in symbols]
 
 
+_POISON_FILL = struct.pack(f"<{mm.SCRATCH_BYTES // 4}I", *[mm.POISON] * (mm.SCRATCH_BYTES // 4))
+
+
 class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
@@ -288,8 +291,7 @@ class Game:
 
     def poison_scratch(self):
         """Fill the scratch results with mm.POISON, so a word the game does not write shows up."""
-        self.m.write(mm.SCRATCH, struct.pack(f"<{mm.SCRATCH_BYTES // 4}I",
-                                             *[mm.POISON] * (mm.SCRATCH_BYTES // 4)))
+        self.m.write(mm.SCRATCH, _POISON_FILL)
 
     def new_anm(self, speed=256):
         self.zero(mm.ANM, mm.ANM_SIZE)
