@@ -1,5 +1,5 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
-from harness.checks.playback import step_quirks
+from harness.checks.playback import forward_mismatches, step_quirks
 from harness.compare.mismatch import record
 from harness.compare.steps import note_plan, note_step_count
 
@@ -40,10 +40,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
         passed = anim.passed_notes(time, s)
         exp = [(n.event, n.param, n.time, n.object) for n in passed]
         tally.count("note steps")
-        if got != (want.time, int(bool(want.ended))):
-            for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
-                if e != g:
-                    tally.fail(record(ctx, "notes", field, e, g, step=i, time=time, floats=False, context=where))
+        if forward_mismatches(ctx, tally, "notes", got, want, i, time, where):
             return False
         fwd = anim.forward_notes(time, s)
         if fwd != [(n[0], n[1]) for n in exp]:

@@ -65,13 +65,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
     the failing entries go through compare_matrix / compare_localtp, which build the records."""
     if not VECTOR:
         return check_playback_each(game, anim, entries, names, ctx, tally, steps, speed, exact_local)
-    speed = speed if speed is not None else (steps[0] if steps else 256)
-    pb = game.playback(entries, names, speed)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
-             if tr.record.index in paired]
-    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
-    tally.count("playbacks")
+    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps)
     ref = anim.playback(steps)
     coords = [c for _, c in posed]
     mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
@@ -125,12 +119,34 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
                                       object=obj, step=i, time=T, floats=False, context=where))
     if stop is not None:
         i, time, got, want = stop
-        where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
-        for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
-            if e != g:
-                tally.fail(record(ctx, "playback", field, e, g, step=i, time=time, floats=False, context=where))
+        forward_mismatches(ctx, tally, "playback", got, want, i, time,
+                           {"step_sizes": list(steps[:i + 1]), "time_before": time})
         return False
     return True
+
+
+def start_playback(game, anim, entries, names, tally, speed, steps):
+    """The chunk set up for playback at `speed` (default: the first step): (the game's Playback,
+    [(track, coord)] of every track paired with a table entry, [(object, morpher)])."""
+    speed = speed if speed is not None else (steps[0] if steps else 256)
+    pb = game.playback(entries, names, speed)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+             if tr.record.index in paired]
+    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    tally.count("playbacks")
+    return pb, posed, morphers
+
+
+def forward_mismatches(ctx, tally, check, got, want, step, time, where):
+    """The frame counter and the return value of one _AnimateForward against the reference's
+    Forward; True when either differs (each difference recorded)."""
+    bad = False
+    for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
+        if e != g:
+            bad = True
+            tally.fail(record(ctx, check, field, e, g, step=step, time=time, floats=False, context=where))
+    return bad
 
 
 def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
@@ -175,23 +191,14 @@ def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
 
 def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
     """check_playback one entry at a time: the reference per pose, the compare per word."""
-    speed = speed if speed is not None else (steps[0] if steps else 256)
-    pb = game.playback(entries, names, speed)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
-             if tr.record.index in paired]
-    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
-    tally.count("playbacks")
+    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps)
     time, looped = 0, False
     for i, s in enumerate(steps):
         got = game.forward(s)
         want = anim.forward(time, s)
         tally.count("steps")
         where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
-        if got != (want.time, int(bool(want.ended))):
-            for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
-                if e != g:
-                    tally.fail(record(ctx, "playback", field, e, g, step=i, time=time, floats=False, context=where))
+        if forward_mismatches(ctx, tally, "playback", got, want, i, time, where):
             return False
         count_step_kind(anim, time, s, want, tally)
         time = want.time
