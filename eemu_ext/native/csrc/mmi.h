@@ -143,45 +143,34 @@ static inline uint64_t mmi_rsb_(uint32_t w)
 MMI_FN uint64_t mmi_plzcw(uint64_t v) { return mmi_rsb_((uint32_t)v) | mmi_rsb_((uint32_t)(v >> 32)) << 32; }
 
 /* pack, extend and shuffle (§6.3) */
+/* The w-bit lanes 0 to 64/w - 1 of a 64-bit x, each moved to the low bits of a 2w-bit lane. */
+static inline u128 mmi_spread_(uint64_t x, int w)
+{
+    u128 out = 0;
+    int i;
+    for (i = 0; i < 64 / w; i++)
+        out |= (u128)mmi_get_(x, w * i, w) << (2 * w * i);
+    return out;
+}
+
+/* The low w bits of each 2w-bit lane of x, packed into 64 bits. */
+static inline uint64_t mmi_compact_(u128 x, int w)
+{
+    uint64_t out = 0;
+    int i;
+    for (i = 0; i < 64 / w; i++)
+        out |= (mmi_get_(x, 2 * w * i, w)) << (w * i);
+    return out;
+}
+
 /* Halfwords 0-3 of a 64-bit x moved to the low halfword of words 0-3. */
-MMI_FN u128 mmi_spread16(uint64_t x)
-{
-    u128 out = 0;
-    int i;
-    for (i = 0; i < 4; i++)
-        out |= (u128)((x >> (16 * i)) & 0xFFFF) << (32 * i);
-    return out;
-}
-
+MMI_FN u128 mmi_spread16(uint64_t x) { return mmi_spread_(x, 16); }
 /* Bytes 0-7 of a 64-bit x moved to the low byte of halfwords 0-7. */
-MMI_FN u128 mmi_spread8(uint64_t x)
-{
-    u128 out = 0;
-    int i;
-    for (i = 0; i < 8; i++)
-        out |= (u128)((x >> (8 * i)) & 0xFF) << (16 * i);
-    return out;
-}
-
+MMI_FN u128 mmi_spread8(uint64_t x) { return mmi_spread_(x, 8); }
 /* The low halfword of each word of x, packed into 64 bits (PPACH's half). */
-MMI_FN uint64_t mmi_compact16(u128 x)
-{
-    uint64_t out = 0;
-    int i;
-    for (i = 0; i < 4; i++)
-        out |= (mmi_get_(x, 32 * i, 16)) << (16 * i);
-    return out;
-}
-
+MMI_FN uint64_t mmi_compact16(u128 x) { return mmi_compact_(x, 16); }
 /* The low byte of each halfword of x, packed into 64 bits (PPACB's half). */
-MMI_FN uint64_t mmi_compact8(u128 x)
-{
-    uint64_t out = 0;
-    int i;
-    for (i = 0; i < 8; i++)
-        out |= (mmi_get_(x, 16 * i, 8)) << (8 * i);
-    return out;
-}
+MMI_FN uint64_t mmi_compact8(u128 x) { return mmi_compact_(x, 8); }
 
 /* Halfwords of each doubleword in a new order: out halfword k := in halfword sel[k]. */
 static inline u128 mmi_halves_(u128 v, int h0, int h1, int h2, int h3)
