@@ -1,7 +1,7 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
-from harness.compare.steps import note_plan
+from harness.compare.steps import note_plan, time_after
 from harness.driver import memory_map as mm
 
 NAME = "fobj"
@@ -63,12 +63,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
             tally.quirk("fobj_persisted", len(state) - read)
             for obj, rec in state.items():
                 compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, f, where)
-        time = want.time
-        if want.ended and not anim.loops and restart:
-            game.restart()
-            time = 0
-            tally.count("fobj restarts")
-            tally.quirk("restarts")
+        time = time_after(game, anim, want, restart, tally, "fobj restarts")
     return True
 
 

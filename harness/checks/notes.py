@@ -1,7 +1,7 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
 from harness.checks.playback import forward_mismatches, step_quirks
 from harness.compare.mismatch import record
-from harness.compare.steps import note_plan, note_step_count
+from harness.compare.steps import note_plan, note_step_count, time_after
 
 NAME = "notes"
 
@@ -51,12 +51,7 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
             tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
                               step=i, time=time, floats=False, context=where))
         count_notes(anim, s, want, passed, tally)
-        time = want.time
-        if want.ended and not anim.loops and restart:
-            game.restart()
-            time = 0
-            tally.count("note restarts")
-            tally.quirk("restarts")
+        time = time_after(game, anim, want, restart, tally, "note restarts")
     return True
 
 

@@ -36,3 +36,14 @@ def note_plan(rng, frames, count):
 def note_step_count(frames, lo=30, hi=200):
     """max(30, min(200, 3N)) (checks.md §6.4), with the profile's bounds."""
     return max(lo, min(hi, 3 * frames))
+
+
+def time_after(game, anim, want, restart, tally, counter):
+    """The time after one planned step: the reference's, or 0 when the plan restarts a play-once
+    animation that ended (checks.md §6.2 step 9; the restart counted under `counter`)."""
+    if want.ended and not anim.loops and restart:
+        game.restart()
+        tally.count(counter)
+        tally.quirk("restarts")
+        return 0
+    return want.time
