@@ -7,7 +7,8 @@
 Modules: load (read a run), causes (likely-cause heuristic), describe (a mismatch's display
 model), enrich (reference plots and object names from the corpus), detail (one mismatch as
 HTML, the only renderer of it), html / svg / coverage (the page; its CSS and script are
-reports/assets/*), summary (summary.json), junit (JUnit XML), bits (raw-bit views).
+reports/assets/*), code_coverage (the code coverage section and code_coverage.html), summary
+(summary.json), junit (JUnit XML), bits (raw-bit views).
 """
 from __future__ import annotations
 
@@ -61,9 +62,14 @@ def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     causes = classify_run(run.chunks)
     summary = summ.complete(run, causes)
     views = build_views(run, causes, names)
-    page = html.render(run, summary, views)
+    from . import code_coverage
+    code = code_coverage.load(run.path)
+    page = html.render(run, summary, views, code)
     report = out / "report.html"
     write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    if code is not None:
+        cpage = code_coverage.page_html(code, summary.get("run_id"))
+        write_atomic(out / code_coverage.PAGE, lambda tmp: tmp.write_text(cpage, encoding="utf-8"))
     write_atomic(out / "junit.xml", lambda tmp: junit.write(run, summary, tmp))
     summ.write(run, summary, out)
     return report

@@ -18,10 +18,11 @@ import json
 from collections import Counter, defaultdict
 from functools import cache
 from importlib.resources import files
+from pathlib import Path
 
 from corpus.names import printable, shell_word
 
-from . import svg
+from . import code_coverage, svg
 from .causes import CAUSES, RULES
 from .describe import default_repro
 from .detail import e, list_head_html, mismatch_html
@@ -451,8 +452,8 @@ def _bad_members_html(summary) -> str:
             f'<th>kind</th><th>reason</th></tr>{rows}</table></section>')
 
 
-def render(run, summary: dict, views: list[dict]) -> str:
-    """The complete report page."""
+def render(run, summary: dict, views: list[dict], code: dict | None = None) -> str:
+    """The complete report page; code: the run's coverage_functions.json (reports.code_coverage.load)."""
     first_of_chunk: dict = {}
     views_by_chunk = defaultdict(list)
     for v in views:
@@ -471,7 +472,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
                       separators=(",", ":"))
     nav = "".join(f'<a href="#{i}">{t}</a>' for i, t in (
         ("run", "Run"), ("checks", "Checks"), ("origins", "Instructions"), ("causes", "Causes"), ("rotation", "Rotation drift"),
-        ("coverage", "Coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
+        ("coverage", "Coverage"), ("codecov", "Code coverage"), ("chunks", "Failing chunks"), ("mismatches", "Mismatches")))
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
@@ -495,6 +496,7 @@ def render(run, summary: dict, views: list[dict]) -> str:
 <section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
+<section id="codecov"><h2>Code coverage</h2>{code_coverage.section_html(code, (Path(run.path) / code_coverage.COUNTS).is_file())}</section>
 <section id="chunks"><h2>Failing chunks</h2>{_chunks_html(run, views_by_chunk, first_of_chunk)}</section>
 <section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views, rendered, summary.get("mismatches_dropped") or 0, run.notes)}</section>
 </main>
