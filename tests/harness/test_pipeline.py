@@ -194,7 +194,8 @@ def test_a_mutant_playback_failure_shrinks_to_at_most_three_steps():
 def test_a_killed_worker_costs_only_its_chunk_in_flight(tmp_path):
     """A worker killed mid-run (out of memory, a signal) is replaced; the run still completes."""
     runs = str(tmp_path / "runs")
-    args = ["bulk", "--n", "12", "--jobs", "2", "--seed", "12", "--profile", "quick", "--check", "controllers",
+    # enough work that the poll below sees a record while chunks are still in flight
+    args = ["bulk", "--n", "30", "--jobs", "2", "--seed", "12", "--profile", "quick", "--check", "playback",
             "--runs", runs]
     proc = subprocess.Popen([PY, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -213,4 +214,4 @@ def test_a_killed_worker_costs_only_its_chunk_in_flight(tmp_path):
     assert proc.returncode == 0, out[-2000:] + err[-2000:]
     assert "a worker died" in err
     summary = json.load(open(os.path.join(os.path.realpath(os.path.join(runs, "latest")), "summary.json")))
-    assert summary["complete"] and summary["chunks_done"] == 12 and summary["errors"] == 0
+    assert summary["complete"] and summary["chunks_done"] == 30 and summary["errors"] == 0
