@@ -6,7 +6,9 @@ chunk the worker takes the counts (`take`) into its own total and writes it to
 record brings back under CARRY); `finish` sums the files into `coverage.json` (interfaces.md §4),
 `make merge` sums the parts' coverage.json files. `report` gives per function, over the functions
 reached from the harness's entry points, instructions covered/total and branch directions
-covered/total with the annotated disassembly (eemu_ext.coverage.function_report).
+covered/total with the annotated disassembly (eemu_ext.coverage.function_report); with the counts
+the run directory gets `coverage_functions.json`, those figures and every instruction's line as
+data, which reports renders into code_coverage.html (reports never imports the harness).
 
 DECISION: coverage is on by default (EEDIFF_CODE_COVERAGE=0 turns it off: make bench measures the
 two); the counts include the replays of shrinking and provenance, which run the game's code too.
@@ -20,6 +22,8 @@ import socket
 FILE = "coverage.json"
 PARTS = "coverage"
 CARRY = "_code_coverage"        # a record's own counts, on their way from a cluster worker
+FUNCTIONS = "coverage_functions.json"
+FUNCTIONS_FORMAT = "eediff-coverage-functions/1"
 
 
 def enabled() -> bool:
@@ -65,14 +69,19 @@ class Total:
                    durable=False)
 
 
-def load(path):
+def parse(d, where):
+    """The CodeCoverage of its JSON form d; a HarnessError naming `where` when it is not one."""
     from eemu_ext.coverage import CodeCoverage
-    from harness.runners.run import read_json
     try:
-        return CodeCoverage.from_json(read_json(path))
+        return CodeCoverage.from_json(d)
     except ValueError as exc:
         from harness import HarnessError
-        raise HarnessError(f"{path}: {exc}") from None
+        raise HarnessError(f"{where}: {exc}") from None
+
+
+def load(path):
+    from harness.runners.run import read_json
+    return parse(read_json(path), path)
 
 
 def finish(run_path):
@@ -86,6 +95,7 @@ def finish(run_path):
     for p in parts:
         total.merge(load(p))
     write_json(os.path.join(run_path, FILE), total.to_json())
+    write_functions(run_path, total)
     return total
 
 
@@ -100,18 +110,71 @@ def merge_files(paths, out_dir):
     for p in found:
         total.merge(load(p))
     write_json(os.path.join(out_dir, FILE), total.to_json())
+    write_functions(out_dir, total)
     return total
 
 
-def report(image, cov, function=None):
-    """[FunctionCoverage] of the functions reached from the entry points (or the one named)."""
+def _machine(image):
     from eemu_ext import Machine
-    from eemu_ext.coverage import function_report
     m = Machine()
     m.load_elf(image)
+    return m
+
+
+def report(image, cov, function=None, m=None):
+    """[FunctionCoverage] of the functions reached from the entry points (or the one named)."""
+    from eemu_ext.coverage import function_report
+    m = m or _machine(image)
     if function:
         return function_report(m, cov, [function], reachable=False)
     return function_report(m, cov, entry_points())
+
+
+def functions_json(image, cov) -> dict:
+    """coverage_functions.json (interfaces.md §4): per function reached from the entry points its
+    figures and one line per instruction, [address "0x%08x", executions, disassembly, taken,
+    not taken] (the two directions' counts of a conditional branch, else null)."""
+    from eemu_ext.coverage import CONDITIONAL
+    m = _machine(image)
+    funcs = report(image, cov, m=m)
+    rows = m.decoder.rows
+    out = []
+    for f in funcs:
+        lines = []
+        for pc in range(f.start, f.end, 4):
+            d = m.decoded(pc)
+            t = nt = None
+            if d is not None and d[0] >= 0 and rows[d[0]].flow in CONDITIONAL:
+                t, nt = cov.directions(pc)
+            lines.append([f"0x{pc:08x}", cov.insns.get(pc, 0), m.disasm(pc), t, nt])
+        out.append({"name": f.name, "start": f"0x{f.start:08x}", "end": f"0x{f.end:08x}",
+                    "insns_covered": f.insns_covered, "insns_total": f.insns_total,
+                    "directions_covered": f.directions_covered, "directions_total": f.directions_total,
+                    "lines": lines})
+    ic, it, dc, dt = totals(funcs)
+    return {"format": FUNCTIONS_FORMAT, "image": str(image),
+            "totals": {"functions": len(funcs), "insns_covered": ic, "insns_total": it,
+                       "directions_covered": dc, "directions_total": dt},
+            "functions": out}
+
+
+def write_functions(run_path, cov):
+    """coverage_functions.json of the run's counts; the path, or None when the run's executable
+    is not there to disassemble (the report then says so)."""
+    from harness.runners.run import write_json
+    try:
+        image = run_image(run_path)
+    except (OSError, ValueError):
+        image = None
+    # DECISION: without the run's executable (a merge of shards run elsewhere) coverage.json is
+    # still written and only the per-function file is missing; the report names what is missing.
+    path = os.path.join(run_path, FUNCTIONS)
+    if not image or not os.path.isfile(image):
+        if os.path.isfile(path):
+            os.remove(path)            # figures of other counts
+        return None
+    write_json(path, functions_json(image, cov))
+    return path
 
 
 def totals(funcs):
