@@ -5,7 +5,9 @@ each task carries its chunk's bytes (and, for a chunk with morphs, its CCSF memb
 filesystem is shared. Each record comes back to the client, which writes chunks/<index>.json itself:
 resume, the kill guarantees (a killed client loses only the chunks in flight) and the summary are
 those of the process pool. A worker that dies costs nothing but a retry: the scheduler gives its
-tasks to another worker, and the record is still written once, by the client.
+tasks to another worker, and the record is still written once, by the client. A record brings
+the game's code coverage its check counted on the worker (under codecov.CARRY, removed before
+the record is written); the client sums them into its coverage/<host>-<pid>.json.
 """
 from __future__ import annotations
 
@@ -96,7 +98,7 @@ def ship(corpus, cid, only):
         return exc
 
 
-_LOCAL = threading.local()     # per worker thread: {(sha256, float model): Game}
+_LOCAL = threading.local()     # per worker thread: {(sha256, float model, counting): Game}
 
 
 def _executable_file(data, sha):
@@ -120,8 +122,10 @@ def worker_code_version():
     return _CODE["v"]
 
 
-def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code=None):
-    """The Dask task: one chunk's record, checked as a process-pool worker checks it."""
+def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code=None, coverage=False):
+    """The Dask task: one chunk's record, checked as a process-pool worker checks it; coverage:
+    count the game's code coverage and bring it back under codecov.CARRY."""
+    from harness.runners import codecov
     from harness.runners.bulk import check_record
     if code is not None and worker_code_version() != code:
         # DECISION: a worker with other harness/reference/corpus sources would write records of
@@ -131,12 +135,14 @@ def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code
     if engine:
         os.environ["EEMU_ENGINE"] = engine
     games = _LOCAL.__dict__.setdefault("games", {})
-    key = (sha, opts.float_model)
+    # DECISION: the client's EEDIFF_CODE_COVERAGE decides, not the worker's environment; a
+    # machine counts or not for its life, so whether it counts is part of its key.
+    key = (sha, opts.float_model, bool(coverage))
 
     def game_of():
         if key not in games:
             from harness.driver.game import Game
-            games[key] = Game(_executable_file(exe, sha), opts.float_model)
+            games[key] = Game(_executable_file(exe, sha), opts.float_model, coverage=bool(coverage))
         return games[key]
 
     def chunk_of(_cid):
@@ -144,6 +150,10 @@ def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code
             raise shipped
         return shipped
     res = check_record(opts, index, cid, only, chunk_of, game_of)
+    if coverage and key in games:
+        cov = codecov.take(games[key])
+        if cov is not None:
+            res[codecov.CARRY] = cov.to_json()
     if res.get("error"):
         games.pop(key, None)          # a fresh machine after an emulation error
     return res
@@ -152,9 +162,11 @@ def check_on_worker(opts, index, cid, only, shipped, exe, sha, engine=None, code
 def run_cluster(opts, rd, todo, progress, out, ff=None):
     """Check `todo` on the cluster; the client writes each record. False when workers keep dying
     (the scheduler gave up on a task), as the process pool's run_pool."""
+    from harness.runners import codecov
     distributed = _distributed()
     client, close = connect(opts.cluster)
     futures = []
+    coverage = codecov.Total()
     try:
         with open(opts.image, "rb") as f:
             exe_bytes = f.read()
@@ -165,6 +177,7 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
         print(f"  cluster {opts.cluster}: {len(client.nthreads())} workers, {threads} threads "
               f"(dashboard {client.dashboard_link or 'off'})", file=out)
         engine = os.environ.get("EEMU_ENGINE")
+        counting = codecov.enabled()
         run_key, code = rd.params().get("key"), rd.params().get("code")
         queue = iter(todo)
         index_of = {}
@@ -175,7 +188,7 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
                 return None
             index, cid, _, only = task
             fut = client.submit(check_on_worker, opts, index, cid, only, ship(corpus, cid, only), exe, sha,
-                                engine, code, key=f"eediff-{run_key}-chunk-{index}", pure=False)
+                                engine, code, counting, key=f"eediff-{run_key}-chunk-{index}", pure=False)
             futures.append(fut)
             index_of[fut.key] = (index, cid)
             return fut
@@ -192,6 +205,10 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
                 i, cid = index_of.get(fut.key, ("?", "?"))
                 raise HarnessError(f"CLUSTER={opts.cluster}: the task of chunk {i} ({cid}) failed on its "
                                    f"worker: {type(exc).__name__}: {exc}") from None
+            carried = res.pop(codecov.CARRY, None)
+            if carried is not None:
+                coverage.add(codecov.parse(carried, f"the coverage chunk {res.get('index')} brought back"))
+                coverage.write(rd.path)
             rd.write_chunk(res)
             r = _status(res)
             progress.update(*r[:4])

@@ -1,8 +1,8 @@
 """`make merge RUNS="dir1 dir2 ..." OUT=dir`: the shard runs of one selection as one run directory.
 
 The merged directory is the run an unsplit bulk would have written: params.json with the whole
-selection, every chunk record under its selection index, one summary, one report and one JUnit
-file. Only its params keep how it was split ("merged_from"), which the report's Run table shows.
+selection, every chunk record under its selection index, the shards' code coverage summed into
+one coverage.json, one summary, one report and one JUnit file. Only its params keep how it was split ("merged_from"), which the report's Run table shows.
 """
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import sys
 from corpus.names import printable, printable_lines
 
 from harness import HarnessError
+from harness.runners import codecov
 from harness.runners.run import EXIT, RunDir, param_differences, read_json
 from harness.runners.shard import label, selection_digest
 
@@ -127,6 +128,9 @@ def merge_runs(paths, out, argv=None):
     for srd, p in shards:
         for rec in shard_records(srd, p):
             rd.write_chunk(rec)
+    # the game's code coverage of the whole selection: the shards' counts summed (a shard run
+    # with EEDIFF_CODE_COVERAGE=0 has none and adds nothing)
+    codecov.merge_files([os.path.join(srd.path, codecov.FILE) for srd, _p in shards], rd.path)
     # DECISION: the merged run's duration is the sum of its shards' durations (the machine time
     # the run took, wherever it ran); chunks/minute is then per machine, as for one bulk.
     summary = rd.summarize(seconds)
