@@ -251,6 +251,21 @@ def report(env):
     assert bad.returncode == 2 and "not a run directory" in bad.stderr
 
 
+def coverage(env):
+    """The run's per-function figures and totals; one function's annotated disassembly; a directory
+    that is not a run is refused, named."""
+    _, run = env.bulk("nightly", f"N=2 {env.files}")
+    r = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)}"))
+    m = re.search(r"total: instructions (\d+)/(\d+), branch directions (\d+)/(\d+)", r)
+    assert m and 0 < int(m[1]) < int(m[2]) and 0 < int(m[3]) < int(m[4]), r[-2000:]
+    assert re.search(r"^NoteProcess__\w+: instructions \d+/\d+, branch directions \d+/\d+$", r, re.M), r[-2000:]
+    one = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)} --function NoteProcess"))
+    assert re.search(r"^(  |!!) [0-9a-f]{8} +\d+ \S", one, re.M) and "[taken " in one, one[-2000:]
+    assert "code_coverage.html" in (run / "report.html").read_text() and (run / "code_coverage.html").is_file()
+    bad = env.sh(f".venv/bin/python -m harness coverage {q(env.tmp / 'in put')}")
+    assert bad.returncode == 2 and "no coverage.json" in bad.stderr, bad.stderr
+
+
 def mutants_dry(env):
     r = ok(env.sh("make -n mutants"))
     assert "-m harness mutants" in r
@@ -366,6 +381,7 @@ FORMS = {
     "make one CASE=xp_flag.cmp::ANM_xpflnut0 [CHECK=notes] [SEED=] [TIME=T] [SHOW=20]": [one],
     ".venv/bin/python -m harness replay --case C --check notes --plan 38195:0 …": [replay],
     "make report RUN=build/runs/<id>": [report],
+    ".venv/bin/python -m harness coverage RUN [--function NAME]": [coverage],
     ". .venv/bin/activate; pytest -k notes": [developer_loop],
     "make mutants": [mutants_dry],
     "make probe [IMAGE= DATA= DISC=]": [probe, probe_disc],
