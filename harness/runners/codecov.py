@@ -86,28 +86,23 @@ def load(path):
 
 def finish(run_path):
     """Sum coverage/*.json into coverage.json; returns the CodeCoverage (None without parts)."""
-    from eemu_ext.coverage import CodeCoverage
-    from harness.runners.run import write_json
-    parts = sorted(glob.glob(os.path.join(run_path, PARTS, "*.json")))
-    if not parts:
-        return None
-    total = CodeCoverage()
-    for p in parts:
-        total.merge(load(p))
-    write_json(os.path.join(run_path, FILE), total.to_json())
-    write_functions(run_path, total)
-    return total
+    return _sum_into(sorted(glob.glob(os.path.join(run_path, PARTS, "*.json"))), run_path)
 
 
 def merge_files(paths, out_dir):
     """`make merge`: the parts' coverage.json files summed into out_dir/coverage.json."""
+    return _sum_into([p for p in paths if os.path.isfile(p)], out_dir)
+
+
+def _sum_into(paths, out_dir):
+    """The coverage files at `paths` summed into out_dir's coverage.json (and its per-function
+    file); None when there is none."""
     from eemu_ext.coverage import CodeCoverage
     from harness.runners.run import write_json
-    found = [p for p in paths if os.path.isfile(p)]
-    if not found:
+    if not paths:
         return None
     total = CodeCoverage()
-    for p in found:
+    for p in paths:
         total.merge(load(p))
     write_json(os.path.join(out_dir, FILE), total.to_json())
     write_functions(out_dir, total)
