@@ -209,12 +209,21 @@ def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
     patterns = reference_patterns(ch, ctx.float_model, track, T, local)
     steps = chain_steps(game.m, rec, chain)
     first = first_differing(rec, chain, patterns)
+    wanted = _u32(m.get("expected"))
+    producer = None
+    if first is None and wanted is not None and wanted != got:
+        producer = stored_value_producer(rec, chain, got)
+        first = producer
     for s in steps:
         s["first_differs"] = first is not None and s.get("line") == first   # a leaf has no line
     out["chain"] = steps
     out["first_differs"] = None
     if first is not None:
         out["first_differs"] = next(i for i, s in enumerate(steps) if s.get("line") == first)
+        if producer is not None:
+            out["note"] = (out.get("note", "") + "; " if out.get("note") else "") + (
+                f"the reference names every value on this chain, but stores 0x{wanted:08x} where this "
+                f"step's 0x{got:08x} was stored: the step that computed it is marked")
     else:
         out["note"] = (out.get("note", "") + "; " if out.get("note") else "") + \
             "the reference names every float output on this chain (no first differing step)"
@@ -256,6 +265,19 @@ def _wrong(ln, patterns) -> bool:
     return any(v not in patterns for v in outs)
 
 
+# float data movement (the loads and stores are skipped by their memory access)
+FLOAT_MOVES = frozenset(("mov.s", "mtc1", "mfc1", "qmtc2", "qmfc2", "ctc2", "cfc2", "vmove", "vmr32",
+                         "vmfir", "vmtir", "vsqi", "vlqi", "vsqd", "vlqd"))
+
+
+def _is_move(rec, ln) -> bool:
+    m = rec.m
+    try:
+        return m.decoder.rows[m.decoded(ln.pc)[0]].mnemonic in FLOAT_MOVES
+    except Exception:               # code no longer decodable at that pc: judge by the values
+        return True
+
+
 def first_differing(rec, chain, patterns) -> Optional[int]:
     """The recorded line index of the first differing step (module docstring), or None.
 
@@ -282,11 +304,32 @@ def first_differing(rec, chain, patterns) -> Optional[int]:
         if not outs:
             continue
         ins = {v & 0xFFFFFFFF for v in ln.reads.values()}
-        if all(v in ins for v in outs):
-            continue                                    # a move: the value is an input's
+        # a move passes an input on; an arithmetic row whose result equals an input (x * 1.0)
+        # still computed it, where the reference may have computed it another way
+        if _is_move(rec, ln) and all(v in ins for v in outs):
+            continue
         if any(v not in patterns for v in outs):
             return i
     return None
+
+
+def stored_value_producer(rec, chain, word) -> Optional[int]:
+    """The nearest float computation on the chain (by depth) whose output is the stored word.
+
+    DECISION: when every value on the chain is one the reference also computes, the stored word
+    is still not the reference's value for that place (the mismatch says so); the instruction that
+    computed it, not a move or a load passing it on, is the first differing step (a multiply by
+    1.0 that the reference does as a multiply-add keeps its input's bits, yet is the change)."""
+    best = None
+    for k in chain:
+        if k.index is None:
+            continue
+        ln = rec[k.index]
+        if ln.loads or ln.hook or _is_move(rec, ln):
+            continue
+        if word in _float_outputs(ln) and (best is None or k.depth < best[0]):
+            best = (k.depth, k.index)
+    return None if best is None else best[1]
 
 
 def origin(steps, first) -> dict:
