@@ -45,6 +45,10 @@ def asset(name: str) -> str:
 def bound_text(d: float, bound: float) -> str:
     """d against its bound, readable however far over: "73% of its bound", "1.6e5× its bound"."""
     r = d / bound
+    if r != r:
+        return "not comparable with its bound"
+    if r == float("inf"):
+        return f"{d:.3g} over a bound of {bound:.3g}"
     if r < 10:
         return f"{r:.0%} of its bound"
     if r < 1000:
