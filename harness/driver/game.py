@@ -130,7 +130,7 @@ class Game:
         self._wire_sys()
         self.calls = 0
         self.steps = 0
-        self.cpu = Counter()       # CPU seconds spent in the machine per game function
+        self.cpu = Counter()       # seconds in the machine per game function (perf_counter, see call)
         self.budget = dict(BUDGET) if unbounded else derived_budgets(budgets)
         self.max_steps = Counter()  # largest steps of one call per function (short name)
         self.note_calls: List[tuple] = []    # a0-a3 of every note-hook call (reset by note_process)

@@ -437,7 +437,9 @@ def format_summary(s):
         inside = sum(mc.values())
         # DECISION: CPU figures rounded to 0 (a run of a few tiny chunks) print no ratios.
         if mc and s.get("cpu_seconds") and inside > 0:
-            lines.append(f"  CPU in the machine {inside:.1f} s ({100 * inside / s['cpu_seconds']:.0f}%: "
+            # the machine's share is timed per call (driver/game.py, perf_counter): on an idle
+            # machine it is CPU time, on a shared one it includes time the worker waited
+            lines.append(f"  time in the machine {inside:.1f} s ({100 * inside / s['cpu_seconds']:.0f}% of the CPU: "
                          + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
                          + f"); reference + harness {s['cpu_seconds'] - inside:.1f} s; "
                          f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
