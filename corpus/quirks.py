@@ -1,6 +1,7 @@
 """The documented quirks the disc's census (corpus-stats.md) does not count, counted over an archive:
-late first keys, transparencies outside [0, 1], wrapping texture scrolls, F_Obj scales, and the
-light records' forms (animation-semantics.md §2.2, §4, §6, §11; formats.md §4.7).
+late first keys, rotations held after a turn, transparencies outside [0, 1], wrapping texture
+scrolls, F_Obj scales, and the light records' forms (animation-semantics.md §2.2, §3.4, §4, §6,
+§11; formats.md §4.7).
 
 quirk_census(corpus) -> dict; every figure is a count of records or controllers.
 """
@@ -27,6 +28,16 @@ def _is_zero(w):
     return (w >> 23) & 0xFF == 0
 
 
+def held_rotation_keys(c) -> int:
+    """Keys of a keyed rotation that repeat the key before them on a later frame, right after a
+    turn into it: a step with no axis whose pose is the running matrix the turn reached (§3.4, §3.6)."""
+    if c.kind != 2:
+        return 0
+    k = c.keys
+    return sum(1 for i in range(2, len(k))
+               if k[i][1] == k[i - 1][1] != k[i - 2][1] and k[i][0] > k[i - 1][0] > k[i - 2][0])
+
+
 def quirk_census(corpus) -> dict:
     late = Counter()
     s = Counter()
@@ -38,6 +49,7 @@ def quirk_census(corpus) -> dict:
                 c = getattr(t, ch)
                 if c.kind == 2 and c.keys[0][0] > 0:
                     late[ch] += 1
+            s["held_rotation_keys"] += held_rotation_keys(t.rot)
             if t.alpha.kind:
                 s["alpha_outside_0_1"] += sum(1 for w in _values(t.alpha)
                                               if not _is_zero(w) and not 0.0 <= _f(w) <= 1.0)

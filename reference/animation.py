@@ -232,6 +232,16 @@ class Animation:
         rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
         return rot_c.passed(self.clamp(time)) if tr.keyed_rotation else 0
 
+    def rotation_holds(self, track) -> List[Tuple[int, int, Tuple[int, ...]]]:
+        """[(T, key, words)] for the track's keyed rotation: each key held after a turn into it
+        (rotation.KeyedRotation.holds), with that key's own sceVu0RotMatrix words, for T ≤ last − 1.
+        Empty for other rotations."""
+        tr = self._track(track)
+        if not tr.keyed_rotation:
+            return []
+        rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
+        return [(T, k, rot_c.key_words[k]) for T, k in rot_c.holds() if T < self.last]
+
     def local_matrix(self, track, time: int):
         """§4 step 3: local = T(p)·R·S. 16 u32 column-major words (R ⊗ S in EE arithmetic, then
         the translation add) when the rotation is single-value or absent; a 4x4 float64 (math

@@ -172,27 +172,33 @@ def a2m(axis, angle: float):
 class KeyedRotation:
     """A kind-2 rotation controller compiled per §3.6, evaluated in double."""
 
-    __slots__ = ("base", "segments", "key_matrices", "_cum", "_W", "_ops")
+    __slots__ = ("base", "segments", "key_matrices", "key_words", "_holds", "_cum", "_W", "_ops")
 
     def __init__(self, keys, frames: int, o, rot=None):
         """rot(rx, ry, rz): sceVu0RotMatrix (default rot_matrix with o; the compiled kernel's when given)."""
         if not keys:
             raise ValueError("a keyed rotation needs at least one key")
         self._ops = o
-        mats = []
+        mats, words = [], []
         for _, deg in keys:
             rad = [quantise(d, o) for d in deg]
             R = rot(*rad) if rot is not None else rot_matrix(rad[0], rad[1], rad[2], o)
+            words.append(tuple(R))
             mats.append(to_double3(R))
         self.key_matrices = mats
+        self.key_words = words          # each key's own sceVu0RotMatrix, 16 raw words
         self.base = mats[0]
         t = (keys[0][0] * 256) & M32
         segs = []
+        holds = []                      # (segment, key): a held key right after a turn into it
         if t != 0:
             segs.append((t, None, 0.0))
         for i in range(1, len(keys)):
             t_new = (keys[i][0] * 256) & M32
             axis, angle = m2a(mat3_mul(mats[i], mat3_t(mats[i - 1])))
+            if (i >= 2 and axis is None and keys[i][1] == keys[i - 1][1]
+                    and keys[i - 2][0] < keys[i - 1][0] < keys[i][0] and segs[-1][1] is not None):
+                holds.append((len(segs), i - 1))
             segs.append(((t_new - t) & M32, axis, angle))
             t = t_new
         end = (frames * 256) & M32
@@ -211,6 +217,14 @@ class KeyedRotation:
             W.append(mat3_mul(a2m(axis, angle), W[-1]))      # the step multiplies on the left
         self._cum = cum
         self._W = W
+        self._holds = tuple((cum[j - 1], k) for j, k in holds)
+
+    def holds(self):
+        """[(T, key)]: each key held after a turn into it. At T the turn into `key` ends (frac 1);
+        after T the step has no axis and the pose is the running matrix the turn reached
+        (§3.4 step 4, §3.6). Only keys whose words repeat exactly, so no float rounding can
+        give the step an axis."""
+        return list(self._holds)
 
     def passed(self, T: int) -> int:
         """passed(T) of §3.6: how many segments the walk multiplies in."""

@@ -27,6 +27,11 @@ F1 = 0x3F800000
 # default `make bulk` sample (seed 4, N = 200) holds chunks with each, rare against the ordinary case.
 LATE_FIRST_KEY = 0.03          # keyed channels whose first key is after frame 0
 ALPHA_OUTSIDE = 0.10           # controller transparencies outside [0, 1] (only F_Obj clamps)
+# DECISION: keyed rotations that hold still after a turn (a key repeated on a later frame), as
+# animated poses do; the step between the two has no axis (animation-semantics.md §3.4 step 4),
+# and the pose in it is the running matrix the turn reached (§3.6). The disc's census does not
+# count key values, so the proportion is ours.
+HELD_ROT_KEY = 0.06
 FAR_SCROLL = 0.35              # material channels scrolled to |U| >= 8, where U * 4096 wraps in s16
 
 
@@ -178,7 +183,12 @@ class _Gen:
             if r.random() < 0.03:
                 base[r.randrange(3)] = r.choice((1, -1)) * r.uniform(181, 720)
             return Controller(1, 3, self.words(base))
-        return Controller(2, 3, (), tuple(self.vec_keys(self.frames(self.nkeys()), base, 25.0, wrap=True)))
+        keys = self.vec_keys(self.frames(self.nkeys()), base, 25.0, wrap=True)
+        if len(keys) >= 3 and r.random() < HELD_ROT_KEY:
+            i = r.randint(1, len(keys) - 2)
+            if keys[i + 1][0] > keys[i][0]:
+                keys[i + 1] = (keys[i + 1][0], keys[i][1])     # the turn into key i, then a hold
+        return Controller(2, 3, (), tuple(keys))
 
     def scale(self):
         r = self.r
@@ -247,6 +257,7 @@ def _role_tracks(feature, g: _Gen, tracks: list):
     elif feature == "keyed_rot":
         setc(2, rot=_keys([0, 10, 10, N - 1], [[0, 0, 0], [0, 30, 0], [0, 30, 15], [0, 60, 15]]))
         setc(3, rot=_keys([0, 30, 5, N - 1], [[10, 0, 0], [40, 0, 0], [20, 0, 0], [80, 0, 0]]))
+        setc(4, rot=_keys([0, N // 4, N // 2, N - 1], [[0, 0, 0], [0, 45, 10], [0, 45, 10], [0, 90, 10]]))
     elif feature == "past_end":
         setc(0, pos=_keys([0, N // 2, N + 10], [[0, 0, 0], [50, 0, 0], [120, 0, 0]]),
              rot=_keys([0, N - 1, N + 5], [[0, 0, 0], [0, 0, 90], [0, 0, 135]]))

@@ -1,4 +1,5 @@
 """Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1, §2.3)."""
+from corpus.quirks import held_rotation_keys
 from harness.compare.bits import f32, f32_bits
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
@@ -27,7 +28,12 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
     """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk."""
     tracks = list(anim.tracks)
     if len(tracks) > prof.max_tracks:
-        tracks = sorted(rng.sample(tracks, prof.max_tracks), key=lambda t: t.index)
+        # DECISION: a track with a rotation held after a turn is checked even beyond the sample
+        # (check_running_matrix): it is rare, and it is the only place a missing running product
+        # shows. The sample's draws are the same with or without it.
+        chosen = set(rng.sample(range(len(tracks)), prof.max_tracks))
+        chosen |= {i for i, t in enumerate(tracks) if held_rotation_keys(t.record.rot)}
+        tracks = [tracks[i] for i in sorted(chosen)]
     # pair over ALL records: the k-th record of an object is counted in file order, sample or not
     paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
     game.new_anm()
@@ -47,6 +53,9 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             tally.quirk(k, v)
         work, coord = game.work(entry.ctrl)
         ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
+        holds = anim.rotation_holds(tr)
+        if holds:       # both sides of every held key's start, under any profile (no draw taken)
+            ts = sorted(set(ts) | {t for T, _, _ in holds for t in (T, T + 1)})
         single, seen, before = None, [], len(tally.mismatches)
         for t in ts:
             game.reset_work(work)
@@ -56,6 +65,8 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             pose = anim.pose(tr, T)
             compare_pose(single, pose, tr, t, T, ctx, tally)
             compare_localtp(game.u32(coord + mm.COORD_LOCALTP), pose.alpha, tr.record, t, ctx, tally)
+        if holds:
+            check_running_matrix(dict(seen), holds, tr, ctx, tally)
         if len(tally.mismatches) > before:
             attach_series(tally.mismatches[before], anim, tr, seen)
         check_multistep(game, work, ts, single, tr, ctx, tally)
@@ -98,6 +109,41 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     if not d <= bound:
         fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
              deviation=d, tolerance=bound, passed=pose.passed)
+
+
+def _zero_exp0(w):
+    """A word with a zero exponent reads as +0 (EE float has no denormals; ±0 are one value)."""
+    return w if (w >> 23) & 0xFF else 0
+
+
+def check_running_matrix(seen, holds, tr, ctx, tally):
+    """animation-semantics.md §3.6: the pose is the running matrix W. A held key after a turn
+    has a step with no axis (§3.4 step 4), so from T + 1 the pose is the W that the turn reached,
+    which is the pose at T, where the turn ends with frac = 1. An executable that instead starts
+    each segment from its key's own matrix poses the held key's sceVu0RotMatrix bits there: it
+    keeps no running product and never drifts as the seeds document. Keyed rotations are
+    otherwise compared within a tolerance, and that error lies inside it.
+
+    DECISION: only that signature fails: the held pose is the key's own matrix exactly, in all
+    nine words, and differs from the pose at T. A float running product reproduces a key's
+    polynomial matrix in all nine words only by coincidence. It is not enough for the poses at T
+    and T + 1 to differ: that needs only an executable that forms W with other roundings than its
+    evaluation does, which the documents allow (executable-abi.md §8.2)."""
+    for T, key, words in holds:
+        end, held = seen[T].rot9, seen[T + 1].rot9
+        own = tuple(words[4 * c + r] for c in range(3) for r in range(3))
+        tally.count("running-matrix holds")
+        same = lambda a, b: all(_zero_exp0(x) == _zero_exp0(y) for x, y in zip(a, b))
+        if same(held, end):
+            tally.count("running-matrix holds continuous")
+        elif same(held, own):
+            rec = tr.record
+            tally.fail(record(ctx, "controllers", "running matrix", list(end), list(held), object=rec.object,
+                              track=rec.index, time=T + 1,
+                              context={"keys": keys_around(rec.rot, T), "held_key": key, "turn_ends_at": T,
+                                       "why": "the pose after the held key's turn is that key's own "
+                                              "sceVu0RotMatrix, not the running matrix the turn reached "
+                                              "(animation-semantics.md §3.6)"}))
 
 
 def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", **kw):

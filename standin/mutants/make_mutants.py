@@ -93,11 +93,8 @@ mut("texture_saturates", "materials", "U x 4096 saturated to the s16 range inste
     "xd024.cmp::ANM_xd024000",
     [("anm.c", "    s32 i = (s16)f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));",
       "    s32 i = f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));\n    i = i > 32767 ? 32767 : i < -32768 ? -32768 : i;")])
-# DECISION: drift/ holds mutants no differential check can catch: per-key matrices are closer to the
-# reference than the game is, inside any tolerance. tests/standin/test_keyed_drift.py catches it by
-# the drift the seeds document; `make mutants` builds it, harness.runners.mutants does not run it.
-mut("drift/rot_per_key_matrix", "drift", "keyed rotations start each segment from the key's own matrix instead of the running float product, so the stand-in never drifts like the game",
-    "",
+mut("rot_per_key_matrix", "controllers", "keyed rotations start each segment from the key's own matrix instead of the running float product, so the stand-in never drifts like the game (a held key poses its own matrix, not the one the turn reached)",
+    "cbu3body.cmp::ANM_cbu3nut2",
     [("ctrl.c", """        if (has) {                               /* the passed step multiplies in on the left */
             u32 A[16] ALIGN16;
             a2m(A, ax, ang);

@@ -1,6 +1,7 @@
 """The synthetic archive carries every documented quirk the disc's census does not count (issue 14),
 each in realistic proportion, while test_stats.py's disc figures still match exactly: late first
-keys on all four channels and on materials (animation-semantics.md §2.2 step 2), controller
+keys on all four channels and on materials (animation-semantics.md §2.2 step 2), keyed rotations
+held after a turn (a step with no axis, §3.4 step 4, whose pose is the running matrix, §3.6), controller
 transparencies outside [0, 1] (only F_Obj clamps, §11), texture scrolls with |U| or |V| >= 8 whose
 U * 4096 wraps in 16 bits (§6), F_Obj scales that are not 1, unequal and negative (§11), and the
 light and camera records in every form formats.md §4.7-4.8 lists."""
@@ -22,6 +23,11 @@ def test_late_first_keys_on_every_channel_and_on_materials(quirks, figures_kinds
         assert late.get(ch, 0) > 0, ch
         assert late[ch] < 0.1 * figures_kinds[f"{ch}:2"], f"{ch}: not rare"
     assert late.get("material_u", 0) + late.get("material_v", 0) > 0
+
+
+def test_rotations_held_after_a_turn(quirks, figures_kinds):
+    held = quirks["held_rotation_keys"]
+    assert 0 < held < 0.1 * figures_kinds["rot:2"], held
 
 
 def test_transparency_scroll_and_fobj_quirks(quirks):

@@ -306,3 +306,30 @@ def test_cossin_accuracy_within_the_known_errors(model):
         worst_s = max(worst_s, err)
         assert err < 6e-4, hex(a)
     assert worst_s > 1e-5            # the coarse sine near 0 is really there
+
+
+def test_a_key_held_after_a_turn_is_a_step_without_axis_whose_pose_is_the_running_matrix():
+    """§3.4 step 4 and §3.6: a key repeated on a later frame after a turn into it gives a step with
+    no axis; holds() names the time the turn ends (frac 1) and the held key, with the key's own
+    sceVu0RotMatrix words."""
+    a = track_anim(frames=12, rot=keyed((0, 0.0, 0.0, 0.0), (4, 0.0, 30.0, 10.0), (8, 0.0, 30.0, 10.0),
+                                        (11, 0.0, 60.0, 10.0)))
+    (T, key, words), = a.rotation_holds(0)
+    assert (T, key) == (4 * 256, 1)
+    rot = a.tracks[0].compiled()[1]
+    assert rot.segments[1][1] is None and rot.segments[0][1] is not None
+    assert words == rot.key_words[1] and len(words) == 16
+    # in the hold the pose does not move, and it is the turn's end
+    end, held = a.pose(0, T).rot_matrix, a.pose(0, T + 1).rot_matrix
+    assert np.array_equal(end, held) and np.array_equal(held, a.pose(0, 8 * 256).rot_matrix)
+
+
+@pytest.mark.parametrize("keys", [
+    ((0, 0.0, 30.0, 0.0), (4, 0.0, 30.0, 0.0), (8, 0.0, 60.0, 0.0)),     # a hold with no turn before it
+    ((0, 0.0, 0.0, 0.0), (4, 0.0, 30.0, 0.0), (4, 0.0, 30.0, 0.0)),      # the repeat shares the frame
+    ((0, 0.0, 0.0, 0.0), (4, 0.0, 0.0, 0.0), (8, 0.0, 0.0, 0.0)),        # no turn at all
+    ((0, 0.0, 0.0, 0.0), (4, 0.0, 30.0, 0.0), (8, 0.0, 30.5, 0.0)),      # a small turn is no hold
+], ids=["no-turn-before", "shared-frame", "still", "small-turn"])
+def test_only_a_held_key_after_a_turn_is_a_hold(keys):
+    a = track_anim(frames=10, rot=keyed(*keys))
+    assert a.rotation_holds(0) == []
