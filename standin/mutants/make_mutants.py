@@ -86,11 +86,11 @@ mut("no_hold_before_late_key", "playback", "a keyed float or vector channel whos
         seg += 1 + w; S++;
     }""", """    t = keys[0] << 8;""")])
 mut("controller_alpha_clamped", "controllers", "the controller transparency clamped to [0, 1] as F_Obj's is (the clamp is F_Obj's alone)",
-    "xd007.cmp::ANM_xd007001, xd016.cmp::ANM_xd016001",
+    "xd013.cmp::ANM_xd013000, xd023.cmp::ANM_xd023000",
     [("anm.c", "    if ((ch = U32(ctrl + 0x10)) != 0) ccAnmCtrlFVec3_Set((const u32 *)ch, T, &alpha);\n",
       "    if ((ch = U32(ctrl + 0x10)) != 0) ccAnmCtrlFVec3_Set((const u32 *)ch, T, &alpha);\n    if (fkey(alpha) < 0) alpha = 0;\n    else if (fkey(alpha) > fkey(ONE_BITS)) alpha = ONE_BITS;\n")])
 mut("texture_saturates", "materials", "U x 4096 saturated to the s16 range instead of wrapping, so a scroll of 8 or more sticks at the edge",
-    "xd024.cmp::ANM_xd024000",
+    "xd017.cmp::ANM_xd017000, xd024.cmp::ANM_xd024001",
     [("anm.c", "    s32 i = (s16)f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));",
       "    s32 i = f_to_int(FMUL(12, bf(uv), bf(F4096_BITS)));\n    i = i > 32767 ? 32767 : i < -32768 ? -32768 : i;")])
 mut("rot_per_key_matrix", "controllers", "keyed rotations start each segment from the key's own matrix instead of the running float product, so the stand-in never drifts like the game (a held key poses its own matrix, not the one the turn reached)",
