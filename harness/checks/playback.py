@@ -95,19 +95,21 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         G = np.stack(mats)                   # (n, ntracks, 16)
         A = np.stack(alphas)                 # (n, ntracks)
         bad_m, bad_a, keyed = _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally)
+    _keyed_samples(tally, ctx, posed, keyed, ref.times[:n])
+    bad_rows = (bad_m.any(axis=1) | bad_a.any(axis=1)) if n and posed else np.zeros(n, dtype=bool)
     for k, (i, before, looped_before, frame, got_w) in enumerate(rows):
+        if not bad_rows[k] and got_w is None:
+            continue
         T = int(ref.times[k])
         where = {"step_sizes": list(steps[:i + 1]), "time_before": before}
-        for j, (tr, coord) in enumerate(posed):
-            if keyed[j] is not None:
-                d, bound, keys = keyed[j]
-                tally.keyed(float(d[k]), float(bound[k]), ctx.chunk, tr.record.index, T, "playback", int(keys[k]))
-            if bad_m[k, j]:
-                compare_matrix([int(w) for w in G[k, j]], anim, tr, T, ctx, tally, i, where, exact_local,
-                               count=False)
-            if bad_a[k, j]:
-                compare_localtp(int(A[k, j]), anim.pose(tr, T).alpha, tr.record, T, ctx, tally,
-                                check="playback", step=i)
+        if bad_rows[k]:
+            for j, (tr, coord) in enumerate(posed):
+                if bad_m[k, j]:
+                    compare_matrix([int(w) for w in G[k, j]], anim, tr, T, ctx, tally, i, where, exact_local,
+                                   count=False)
+                if bad_a[k, j]:
+                    compare_localtp(int(A[k, j]), anim.pose(tr, T).alpha, tr.record, T, ctx, tally,
+                                    check="playback", step=i)
         if got_w is not None:
             # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
             want_w = anim.morph_weights(frame, after_loop=looped_before)
@@ -123,6 +125,24 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
                            {"step_sizes": list(steps[:i + 1]), "time_before": time})
         return False
     return True
+
+
+def _keyed_samples(tally, ctx, posed, keyed, times):
+    """Every keyed deviation of the playback into the tally at once, in the per-entry path's order
+    (step by step, tracks in order), so the samples and the worst case are the same."""
+    cols = [j for j, kd in enumerate(keyed) if kd is not None]
+    if not cols or not len(times):
+        return
+    D = np.stack([keyed[j][0] for j in cols], axis=1).ravel()          # (n * len(cols),), step-major
+    B = np.stack([keyed[j][1] for j in cols], axis=1).ravel()
+    K = np.stack([keyed[j][2] for j in cols], axis=1).ravel()
+    tally.rotation_samples.extend(zip(K.tolist(), D.tolist(), B.tolist()))
+    w = int(np.argmax(D))                       # the first largest, as a strict > scan keeps
+    k, c = divmod(w, len(cols))
+    d = float(D[w])
+    if tally.worst_keyed is None or d > tally.worst_keyed["d"]:
+        tr = posed[cols[c]][0]
+        tally.keyed_worst(d, float(B[w]), ctx.chunk, tr.record.index, int(times[k]), "playback")
 
 
 def start_playback(game, anim, entries, names, tally, speed, steps):

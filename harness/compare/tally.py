@@ -33,8 +33,12 @@ class Tally:
     def keyed(self, d, bound, chunk, track, time, where, passed=0):
         self.rotation_samples.append((passed, d, bound))
         if self.worst_keyed is None or d > self.worst_keyed["d"]:
-            self.worst_keyed = {"d": d, "bound": bound, "chunk": chunk, "track": track,
-                                "time": time, "check": where}
+            self.keyed_worst(d, bound, chunk, track, time, where)
+
+    def keyed_worst(self, d, bound, chunk, track, time, where):
+        """A new worst keyed deviation (the caller has added its samples)."""
+        self.worst_keyed = {"d": d, "bound": bound, "chunk": chunk, "track": track,
+                            "time": time, "check": where}
 
     def merge(self, other):
         self.counters.update(other.counters)
