@@ -1,6 +1,6 @@
 """Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1, §2.3)."""
 from corpus.quirks import held_rotation_keys
-from harness.compare.bits import f32, f32_bits
+from harness.compare.bits import f32, f32_bits, zero_exponent
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from harness.compare.mismatch import record
@@ -111,9 +111,9 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
              deviation=d, tolerance=bound, passed=pose.passed)
 
 
-def _zero_exp0(w):
-    """A word with a zero exponent reads as +0 (EE float has no denormals; ±0 are one value)."""
-    return w if (w >> 23) & 0xFF else 0
+def _same_pose(a, b):
+    """Word for word equal, a zero exponent reading as +0 (EE float has no denormals; ±0 are one value)."""
+    return all((0 if zero_exponent(x) else x) == (0 if zero_exponent(y) else y) for x, y in zip(a, b))
 
 
 def check_running_matrix(seen, holds, tr, ctx, tally):
@@ -133,10 +133,9 @@ def check_running_matrix(seen, holds, tr, ctx, tally):
         end, held = seen[T].rot9, seen[T + 1].rot9
         own = tuple(words[4 * c + r] for c in range(3) for r in range(3))
         tally.count("running-matrix holds")
-        same = lambda a, b: all(_zero_exp0(x) == _zero_exp0(y) for x, y in zip(a, b))
-        if same(held, end):
+        if _same_pose(held, end):
             tally.count("running-matrix holds continuous")
-        elif same(held, own):
+        elif _same_pose(held, own):
             rec = tr.record
             tally.fail(record(ctx, "controllers", "running matrix", list(end), list(held), object=rec.object,
                               track=rec.index, time=T + 1,
