@@ -95,6 +95,41 @@ def pytest_configure(config):
         os.environ["EEMU_ENGINE"] = engine
 
 
+# The check words whose `pytest -k <word>` is collected from tests/differential alone: those no
+# test outside it carries (tests/test_check_words.py keeps this true). The other check words also
+# name tests of the corpus, the harness and the reports (test_morphing_role, ...), so they collect
+# the whole suite.
+SHORTCUT_WORDS = ("notes",)
+DIFFERENTIAL = os.path.join(ROOT, "tests", "differential")
+
+
+def shortcut_word(config):
+    """The check word that `-k` names, when -k is exactly one word of SHORTCUT_WORDS; else None."""
+    word = (config.getoption("keyword") or "").strip()
+    return word if word in SHORTCUT_WORDS else None
+
+
+def pytest_ignore_collect(collection_path, config):
+    """`pytest -k notes`, the developer loop: only tests/differential is collected.
+
+    DECISION (issue 12): that loop used to import and collect the whole suite (13,000 tests, 4-5 s
+    in each xdist worker) to select the 945 that carry the word. No test id outside
+    tests/differential carries it (tests/test_check_words.py collects the whole suite the plain way
+    and fails on one that does), so skipping the other test directories selects exactly the same
+    tests. EEDIFF_COLLECT_ALL=1 turns the shortcut off."""
+    if os.environ.get("EEDIFF_COLLECT_ALL") == "1" or shortcut_word(config) is None:
+        return None
+    path = os.path.abspath(str(collection_path))
+    tests = os.path.join(ROOT, "tests")
+    if not path.startswith(tests + os.sep):
+        return None                      # the checkout, tests/ itself, or files elsewhere
+    if path == DIFFERENTIAL or path.startswith(DIFFERENTIAL + os.sep):
+        return None
+    if os.path.basename(path) in ("__init__.py", "conftest.py"):
+        return None
+    return True
+
+
 def pytest_collection_modifyitems(config, items):
     if config.getoption("--slow"):
         return

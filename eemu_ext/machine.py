@@ -164,6 +164,7 @@ class Machine:
         self.on_syscall: Optional[Callable] = None      # fn(m, kind, code); kind 'syscall' | 'break'
         self.on_step: Optional[Callable] = None         # fn(m, pc) before every unit; runs single-step
         self._hooks: Dict[int, Callable] = {}
+        self._hook_pages = set()                 # the pages of the hooked addresses (_invalidate)
         self._depth = 0
         self._call_target = None
         self.decoder = decoder or default_decoder()
@@ -507,6 +508,7 @@ class Machine:
         """fn(m) runs instead of the code at addr; an int result -> v0 (sign-extended); pc := ra."""
         addr = self._resolve(addr)
         self._hooks[addr] = fn
+        self._hook_pages.add((addr & 0x1FFFFFFF) >> 12)
         self._invalidate(addr, addr + 4)
         if self._native is not None:
             self._native.invalidate_hooks()
@@ -514,6 +516,7 @@ class Machine:
     def unhook(self, addr) -> None:
         addr = self._resolve(addr)
         self._hooks.pop(addr, None)
+        self._hook_pages = {(a & 0x1FFFFFFF) >> 12 for a in self._hooks}
         self._invalidate(addr, addr + 4)
         if self._native is not None:
             self._native.invalidate_hooks()
@@ -843,6 +846,12 @@ class Machine:
     # ---------------------------------------------------------------- code cache
     def _invalidate(self, lo: int, hi: int) -> None:
         plo, phi = (lo & 0x1FFFFFFF) >> 12, ((hi - 1) & 0x1FFFFFFF) >> 12
+        # the common case first (a harness write to data): one page with no decoded code, no
+        # hook and no native block on it; everything below would find nothing to drop
+        if plo == phi and plo not in self._code_pages and plo not in self._hook_pages:
+            nat = self._native
+            if nat is None or not nat.covers(lo, hi):
+                return
         # native blocks may cover code this machine never decoded (a program from the cache)
         if self._native is not None and self._native.covers(lo, hi):
             self._native.invalidate_code()

@@ -119,6 +119,15 @@ class Memory:
         data = bytes(data)
         if not data:
             return
+        n = len(data)
+        if 0 <= addr and addr + n <= RAM_SIZE:        # kuseg RAM, the common case
+            self.ram[addr:addr + n] = data
+            lo, hi = addr >> PAGE_SHIFT, (addr + n - 1) >> PAGE_SHIFT
+            if lo == hi:
+                self.dirty[lo] = 1
+            else:
+                self.dirty[lo:hi + 1] = b"\1" * (hi - lo + 1)
+            return
         buf, off = self.locate(addr, len(data), True)
         buf[off:off + len(data)] = data
         if buf is self.ram:
