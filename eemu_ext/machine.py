@@ -6,6 +6,7 @@ call, hook/unhook, gpr, args, read/write (+ u8..u64), fpr, vf, fcr31, steps, cov
 """
 from __future__ import annotations
 
+import struct
 import collections
 from typing import Callable, Dict, Optional
 
@@ -26,6 +27,7 @@ DEFAULT_LIMIT = 5_000_000
 # the frames of the code that called the hooked function stay intact (the spec's fixed 0x01FFF000
 # would overwrite them).
 NESTED_STACK_GAP = 0x100
+_ARGS = [struct.Struct(f"<{n}Q") for n in range(9)]     # a call's argument registers a0..a7
 
 
 def sx32(x: int) -> int:
@@ -165,6 +167,7 @@ class Machine:
         self.on_step: Optional[Callable] = None         # fn(m, pc) before every unit; runs single-step
         self._hooks: Dict[int, Callable] = {}
         self._hook_pages = set()                 # the pages of the hooked addresses (_invalidate)
+        self._call_gpr: Dict[int, bytes] = {}    # gp -> a call's R, RH image before its arguments
         self._depth = 0
         self._call_target = None
         self.decoder = decoder or default_decoder()
@@ -516,8 +519,8 @@ class Machine:
     def unhook(self, addr) -> None:
         addr = self._resolve(addr)
         self._hooks.pop(addr, None)
+        self._invalidate(addr, addr + 4)          # (its page still counts as hooked here)
         self._hook_pages = {(a & 0x1FFFFFFF) >> 12 for a in self._hooks}
-        self._invalidate(addr, addr + 4)
         if self._native is not None:
             self._native.invalidate_hooks()
 
@@ -533,6 +536,19 @@ class Machine:
             raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
         R, RH = self.R, self.RH
         nested = self._depth > 0
+        nat = self._native
+        if (not nested and nat is not None and not self.single_step and self._recording is None
+                and self.on_step is None and nat.ready(addr)):
+            # the native engine's own form of the same call: the registers are written straight
+            # into its C state, and the lists get them back when the run ends
+            gpr = self._call_image(target, args)
+            self._depth += 1
+            self._call_target = target
+            try:
+                self.steps = self._run(addr, limit, gpr)
+            finally:
+                self._depth -= 1
+            return R[2] & M32
         if nested:
             saved = (R[:], RH[:], self.pc, self._call_target)
             sp = (((R[29] & M32) - NESTED_STACK_GAP) & ~0xF) & M32
@@ -558,6 +574,50 @@ class Machine:
         if not nested:
             self.steps = steps
         return v0
+
+    def call_each(self, target, arglists, limit: int = DEFAULT_LIMIT):
+        """call(target, *args, limit=limit) for each args of arglists, in order, as one outermost
+        call after another; returns [(v0, steps)] of each (m.steps is the last one's). The native
+        engine keeps its state in C from one call to the next, so a call costs little more than
+        its own code; any other engine makes the calls one by one."""
+        addr = self._resolve(target)
+        nat = self._native
+        if (self._depth > 0 or nat is None or self.single_step or self._recording is not None
+                or self.on_step is not None or not nat.ready(addr)):
+            out = []
+            for args in arglists:
+                v0 = self.call(target, *args, limit=limit)
+                out.append((v0, self.steps))
+            return out
+        gprs = [self._call_image(target, args) for args in arglists]
+        if not gprs:
+            return []
+        self._depth += 1
+        self._call_target = target
+        try:
+            out = self._run(addr, limit, gprs)
+        finally:
+            self._depth -= 1
+        self.steps = out[-1][1]
+        return out
+
+    def _call_image(self, target, args) -> bytearray:
+        """An outermost call's R, RH (executable-abi.md §3.1): zero but for gp, sp, ra and the
+        arguments, as the native engine takes them (NativeEngine.call)."""
+        if len(args) > 8:
+            raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
+        gp = self.image.gp if self.image is not None else 0
+        base = self._call_gpr.get(gp)
+        if base is None:
+            img = bytearray(512)
+            for reg, v in ((28, sx32(gp)), (29, STACK_TOP), (31, sx32(SENTINEL))):
+                struct.pack_into("<Q", img, 8 * reg, v)
+            base = bytes(img)
+            self._call_gpr = {gp: base}
+        gpr = bytearray(base)
+        if args:
+            _ARGS[len(args)].pack_into(gpr, 32, *[sx32(int(a)) for a in args])
+        return gpr
 
     def run(self, pc: int, limit: int = DEFAULT_LIMIT) -> int:
         """Run from pc with the current registers until pc reaches the sentinel; returns steps.
@@ -611,7 +671,7 @@ class Machine:
     # DECISION: steps count executed instructions: a delay slot counts when it runs, an annulled one
     # (likely branch not taken) does not, a hook counts as one, and the steps of a nested call made
     # by a hook are that call's own (they are neither added to the outer m.steps nor its budget).
-    def _run(self, pc: int, limit: int) -> int:
+    def _run(self, pc: int, limit: int, gpr=None) -> int:
         single = self.single_step
         blocks = self._single if single else self._blocks
         compile_ = self._compile
@@ -626,6 +686,14 @@ class Machine:
             if self.on_step is not None:
                 self._pull()
                 pc, steps = self._run_exact(pc, 0, limit, self.on_step)
+            elif gpr is not None:                 # call(), call_each(): the native engine, ready
+                if isinstance(gpr, list):
+                    out = self._native.call_each(pc, gpr, limit)
+                    self.pc = SENTINEL
+                    return out
+                pc, steps = self._native.call(pc, gpr, limit)
+                self.pc = pc
+                return steps
             elif self._native is not None and not single and self._native.ready(pc):
                 pc, steps = self._native.run(pc, limit)
                 self.pc = pc

@@ -82,7 +82,12 @@ _OFF = {name: getattr(EeState, name).offset for name, _ in EeState._fields_}
 _REGS = struct.Struct("<32Q32Q2Q2Q32I128I16I")          # R RH HI LO F VF VI: one contiguous run
 _GPR = struct.Struct("<32Q32Q2Q2Q")                     # R RH HI LO
 _FPU = struct.Struct("<32I128I16I")                     # F VF VI
+_R32 = struct.Struct("<32Q")                            # R, or RH
+_HILO = struct.Struct("<2Q2Q")                          # HI LO
+_V0 = struct.Struct("<Q")
 _SCAL = struct.Struct("<Q3I4I6I32I3I")                  # acc_ovf sa fcr31 acc vacc q i r mac status clip cop0 cmsar0 cpcond0 vi24
+_OFF_R = _OFF["R"]
+assert _OFF["RH"] == _OFF_R + 256 and _OFF["HI"] == _OFF_R + 512
 assert _OFF["VJUNK"] - _OFF["R"] == _REGS.size
 assert _OFF["pc"] >= _OFF["acc_ovf"] + _SCAL.size
 
@@ -418,26 +423,39 @@ class NativeEngine:
     # note hooks, most hand-overs, touch neither. Lockstep crosses everything every time.
     def sync_in(self):
         m = self.m
-        _GPR.pack_into(self.mv, _OFF["R"], *m.R, *m.RH, *m.HI, *m.LO)
+        _GPR.pack_into(self.mv, _OFF_R, *m.R, *m.RH, *m.HI, *m.LO)
         if not self.c_owns:
-            F, VF, VI, S = m._F, m._VF, m._VI, m._S
-            if F != self._F or VF != self._VF or VI != self._VI:
-                vf = [x for v in VF for x in v]
-                _FPU.pack_into(self.mv, _OFF["F"], *F, *vf, *VI)
-                self._F, self._VF, self._VI = F[:], [v[:] for v in VF], VI[:]
-                self._fv_raw = None
-            sc = (int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac,
-                  S.status, S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
-            if sc != self._sc:
-                _SCAL.pack_into(self.mv, _OFF["acc_ovf"], *sc)
-                self._sc = sc
-                self._sc_raw = None
+            self._fpu_in()
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
+
+    def _sync_rest_in(self):
+        """sync_in but for R and RH (a call wrote its own)."""
+        m = self.m
+        _HILO.pack_into(self.mv, _OFF_R + 512, *m.HI, *m.LO)
+        if not self.c_owns:
+            self._fpu_in()
+        self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
+
+    def _fpu_in(self):
+        """The FPU/VU0 registers and the scalars into C, where they changed since they crossed."""
+        m = self.m
+        F, VF, VI, S = m._F, m._VF, m._VI, m._S
+        if F != self._F or VF != self._VF or VI != self._VI:
+            vf = [x for v in VF for x in v]
+            _FPU.pack_into(self.mv, _OFF["F"], *F, *vf, *VI)
+            self._F, self._VF, self._VI = F[:], [v[:] for v in VF], VI[:]
+            self._fv_raw = None
+        sc = (int(S.acc_ovf) & 0xFFFFFFFFFFFFFFFF, S.sa, S.fcr31, S.acc, *S.vacc, S.q, S.i, S.r, S.mac,
+              S.status, S.clip, *S.cop0, S.cmsar0, int(getattr(S, "cpcond0", 1)), getattr(S, "vi24", 0))
+        if sc != self._sc:
+            _SCAL.pack_into(self.mv, _OFF["acc_ovf"], *sc)
+            self._sc = sc
+            self._sc_raw = None
 
     def sync_out(self, lazy: bool = False):
         """C state -> the machine: the GPRs now; the rest now, or (lazy) when Python reads it."""
         m = self.m
-        v = _GPR.unpack_from(self.mv, _OFF["R"])
+        v = _GPR.unpack_from(self.mv, _OFF_R)
         m.R[:] = v[0:32]
         m.RH[:] = v[32:64]
         m.HI[:] = v[64:66]
@@ -480,10 +498,57 @@ class NativeEngine:
         """Run from pc until the sentinel; returns (pc, steps). Faults propagate as the Python
         engine raises them (the caller translates them)."""
         self._ensure(pc)
+        self.sync_in()
+        return self._loop(pc, limit)
+
+    def call(self, pc: int, gpr: bytes, limit: int) -> Tuple[int, int]:
+        """An outermost call: `gpr` is the call's R, RH image (Machine.call's zeroed registers with
+        gp, sp, ra and the arguments), written straight into the C state; HI, LO and the rest
+        cross as in run(). The Python lists get every GPR when the run ends, as after run()."""
+        self._ensure(pc)
+        if self.lockstep:
+            m = self.m
+            m.R[:] = _R32.unpack_from(gpr, 0)
+            m.RH[:] = _R32.unpack_from(gpr, 256)
+            self.sync_in()
+        else:
+            self.mv[_OFF_R:_OFF_R + 512] = gpr
+            self._sync_rest_in()
+        return self._loop(pc, limit)
+
+    def call_each(self, pc: int, gprs, limit: int) -> List[Tuple[int, int]]:
+        """Outermost calls from pc, one per R, RH image, one after the other as call() makes them;
+        returns (v0, steps) of each. The C state carries over from one call to the next (the lists
+        get it once, at the end), so a call costs little more than its own code."""
+        if self.lockstep:
+            out = []
+            for gpr in gprs:
+                _, steps = self.call(pc, gpr, limit)
+                out.append((self.m.R[2] & 0xFFFFFFFF, steps))
+            return out
+        out = []
+        current = False                 # the C state holds everything but the next call's R, RH
+        mv = self.mv
+        for gpr in gprs:
+            self._ensure(pc)
+            mv[_OFF_R:_OFF_R + 512] = gpr
+            if not current:
+                self._sync_rest_in()
+            _, steps = self._loop(pc, limit, sync=False)
+            current = self._ended_in_c
+            out.append((_V0.unpack_from(mv, _OFF_R + 16)[0] & 0xFFFFFFFF, steps))
+        if current:
+            self.sync_out(lazy=True)
+        return out
+
+    def _loop(self, pc: int, limit: int, sync: bool = True) -> Tuple[int, int]:
+        """The run from pc (its registers in C) to the sentinel. sync=False leaves the registers
+        in C at the end (call_each); _ended_in_c says whether C holds the newest state then (a run
+        that met its budget ends in the Python engine, on the lists)."""
         m = self.m
         st = self.st
         steps = 0
-        self.sync_in()
+        self._ended_in_c = False
         while pc != SENTINEL:
             prog = self.prog
             if self.lockstep:
@@ -509,7 +574,9 @@ class NativeEngine:
             if self._stale:                 # a hook changed the code or the hooks
                 self._ensure(pc)
             self.sync_in()
-        self.sync_out(lazy=True)
+        self._ended_in_c = True
+        if sync:
+            self.sync_out(lazy=True)
         # the block counters stay in C until m.coverage / m.code_coverage is read (or the program
         # changes): a flush walks every block of the program, far more than one call's work
         return pc, steps

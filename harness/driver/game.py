@@ -170,6 +170,24 @@ class Game:
                 self.max_steps[short] = n
             self.cpu[short] += time.perf_counter() - c0
 
+    def call_each(self, name, arglists):
+        """call(name, *args) for each args of arglists, in order, as the machine's call_each (the
+        native engine keeps its state in C between them); returns the v0s."""
+        if not arglists:
+            return []
+        self.calls += len(arglists)
+        c0 = time.perf_counter()
+        try:
+            out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name])
+        finally:
+            self.cpu[SHORT.get(name, name)] += time.perf_counter() - c0
+        short = SHORT.get(name, name)
+        for _, n in out:
+            self.steps += n
+            if n > self.max_steps[short]:
+                self.max_steps[short] = n
+        return [v0 for v0, _ in out]
+
     def zero(self, addr, n):
         self.m.write(addr, bytes(n))
 
@@ -416,15 +434,29 @@ class Game:
 
     def restart(self):
         """checks.md §6.2 step 9: mimic a loop's reset (works reset, reader rewound, time 0)."""
-        work = self.u32(mm.ANM + mm.ANM_WORKS)
-        seen = set()
-        while work and work not in seen:
-            seen.add(work)
-            self.reset_work(work)
-            work = self.u32(work)
+        works = self.works()
+        self.call_each(RESET_WORK, [(mm.ANM, w) for w in works])
+        after = self.works()
+        if after != works:
+            # DECISION: the works are reset in one batch, so the list is walked before the resets;
+            # an executable whose ResetAnmCtrlWork relinks the works (work +0) is named, not followed
+            raise HarnessError(
+                f"{SHORT[RESET_WORK]} changed the work list at anm +0x{mm.ANM_WORKS:X} (linked through "
+                f"work +0): {len(works)} works before the resets, {len(after)} after "
+                f"(first before 0x{(works or [0])[0]:08x}, after 0x{(after or [0])[0]:08x})")
         self.open_reader()
         self.m.write_u32(mm.ANM + mm.ANM_FRAME_NOW, 0)
         self.m.write_u16(mm.ANM + mm.ANM_FRAME_CNT, 0)
+
+    def works(self):
+        """The works of the list at anm +0x104, linked through work +0 (each once)."""
+        work = self.u32(mm.ANM + mm.ANM_WORKS)
+        seen, out = set(), []
+        while work and work not in seen:
+            seen.add(work)
+            out.append(work)
+            work = self.u32(work)
+        return out
 
     def coord_matrix(self, coord):
         return self.words(coord + mm.COORD_MATRIX, 16)

@@ -186,3 +186,26 @@ def test_heap_exhaustion_inside_the_game_is_the_chunks_error(game, monkeypatch):
     monkeypatch.setattr(game.heap, "end", game.heap.start + 0x200)
     res = run(game, LOOP, only=["playback"])
     assert res["error"]["type"] == "HeapExhausted" and "heap exhausted" in res["error"]["message"]
+
+
+def test_a_restart_resets_every_work_in_one_batch_and_names_a_game_that_relinks_them(game):
+    """checks.md §6.2 step 9: ResetAnmCtrlWork on every work of the list at anm +0x104 (linked
+    through work +0). The works are walked once, then reset in one batch; a ResetAnmCtrlWork that
+    changed the links would have met other works one by one, so it is an error naming the function."""
+    from harness import HarnessError
+    from harness.driver.game import RESET_WORK
+    ch = CORPUS.chunk(ONCE)
+    entries = game.load(ch.data)
+    game.playback(entries, ch.names, 256)
+    works = game.works()
+    assert len(works) > 1
+    seen = []
+    game.m.hook(game.sym[RESET_WORK], lambda m: seen.append(m.args(2)[1]))
+    try:
+        game.restart()
+        assert seen == works
+        game.m.hook(game.sym[RESET_WORK], lambda m: m.write_u32(m.args(2)[1], 0))   # unlinks the rest
+        with pytest.raises(HarnessError, match="ResetAnmCtrlWork changed the work list"):
+            game.restart()
+    finally:
+        game.m.unhook(game.sym[RESET_WORK])
