@@ -7,6 +7,7 @@ from harness.compare.bits import f32, f32_array, trans_add
 from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
 from harness.compare.keys import keys_around
 from harness.compare.mismatch import record
+from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 
@@ -136,7 +137,17 @@ def _keyed_samples(tally, ctx, posed, keyed, times):
     D = np.stack([keyed[j][0] for j in cols], axis=1).ravel()          # (n * len(cols),), step-major
     B = np.stack([keyed[j][1] for j in cols], axis=1).ravel()
     K = np.stack([keyed[j][2] for j in cols], axis=1).ravel()
-    tally.rotation_samples.extend(zip(K.tolist(), D.tolist(), B.tolist()))
+    tally.rotation_count += D.size
+    if D.size > ROTATION_SAMPLES_KEPT:
+        # only this playback's ROTATION_SAMPLES_KEPT largest d/bound can be among the chunk's
+        # (Tally.rotation_deviation: d/bound descending, the order they came in among equals)
+        ratio = np.divide(D, B, out=np.zeros_like(D), where=B != 0)
+        top = np.lexsort((np.arange(D.size), -ratio))[:ROTATION_SAMPLES_KEPT]
+        top.sort()
+        K, D_kept, B_kept = K[top], D[top], B[top]
+    else:
+        D_kept, B_kept = D, B
+    tally.rotation_samples.extend(zip(K.tolist(), D_kept.tolist(), B_kept.tolist()))
     w = int(np.argmax(D))                       # the first largest, as a strict > scan keeps
     k, c = divmod(w, len(cols))
     d = float(D[w])

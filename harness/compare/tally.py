@@ -2,6 +2,7 @@
 from collections import Counter
 
 MISMATCHES_KEPT_PER_CHUNK = 200   # past it a chunk's mismatches are counted, not recorded
+ROTATION_SAMPLES_KEPT = 200       # the keyed-rotation samples a chunk record keeps (the drift plot)
 
 
 class Tally:
@@ -12,7 +13,9 @@ class Tally:
         self.dropped = 0
         self.max_mismatches = max_mismatches
         self.worst_keyed = None      # {d, bound, chunk, track, time}
-        self.rotation_samples = []   # (passed, d, bound) of every keyed comparison
+        self.rotation_samples = []   # (passed, d, bound) of keyed comparisons: every one, or a superset
+                                     # of the ROTATION_SAMPLES_KEPT that rotation_deviation keeps
+        self.rotation_count = 0      # keyed comparisons made (samples added, kept or not)
         self.checks = []             # the checks that ran
         self.applicable = []         # the checks the chunk's content calls for (selected or not)
 
@@ -32,6 +35,7 @@ class Tally:
 
     def keyed(self, d, bound, chunk, track, time, where, passed=0):
         self.rotation_samples.append((passed, d, bound))
+        self.rotation_count += 1
         if self.worst_keyed is None or d > self.worst_keyed["d"]:
             self.keyed_worst(d, bound, chunk, track, time, where)
 
@@ -50,12 +54,14 @@ class Tally:
                 self.dropped += 1
         self.dropped += other.dropped
         self.rotation_samples.extend(other.rotation_samples)
+        self.rotation_count += other.rotation_count
         if other.worst_keyed and (self.worst_keyed is None or other.worst_keyed["d"] > self.worst_keyed["d"]):
             self.worst_keyed = other.worst_keyed
 
-    def rotation_deviation(self, keep=200):
-        """[[passed, d], ...] for the report's drift plot: at most `keep`, the largest d/bound first."""
+    def rotation_deviation(self, keep=ROTATION_SAMPLES_KEPT):
+        """[[passed, d], ...] for the report's drift plot: every sample when there are at most
+        `keep`, else the `keep` largest d/bound (in the order they were added among equals)."""
         s = self.rotation_samples
-        if len(s) > keep:
+        if self.rotation_count > keep or len(s) > keep:
             s = sorted(s, key=lambda x: x[1] / x[2] if x[2] else 0.0, reverse=True)[:keep]
         return [[p, d] for p, d, _ in s]
