@@ -112,6 +112,8 @@ class Memory:
         """n bytes from addr; the range may cross into nothing but one region."""
         if n <= 0:
             return b""
+        if 0 <= addr and addr + n <= RAM_SIZE:        # kuseg RAM, the common case
+            return bytes(self.ram[addr:addr + n])
         buf, off = self.locate(addr, n)
         return bytes(buf[off:off + n])
 

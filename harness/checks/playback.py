@@ -68,7 +68,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         return check_playback_each(game, anim, entries, names, ctx, tally, steps, speed, exact_local)
     pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps)
     ref = anim.playback(steps)
-    coords = [c for _, c in posed]
+    read_coords = game.coord_reader([c for _, c in posed])
     mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
     time, looped, stop = 0, False, None
     for i, s in enumerate(steps):
@@ -83,8 +83,9 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:
             continue
-        mats.append(game.coord_matrices(coords))
-        alphas.append(game.coord_localtps(coords))
+        got_m, got_a = read_coords()
+        mats.append(got_m)
+        alphas.append(got_a)
         frame = want.pose_at >> 8
         got_w = ([(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
                  if frame >= 1 and morphers else None)

@@ -469,11 +469,33 @@ class Game:
         """The localtp word (+0x88) of every coord, as an (n,) uint32 array."""
         return self._ram_words(coords, mm.COORD_LOCALTP, 1)[:, 0]
 
-    def _ram_words(self, addrs, offset, n):
+    def coord_reader(self, coords):
+        """A function giving, each time it is called, (coord_matrices(coords), coord_localtps(coords))
+        as they are then: the word indices are worked out once, and each call is one gather."""
         import numpy as np
-        ram = np.frombuffer(self.m.ram_view(), dtype=np.uint32)
-        base = (np.asarray(addrs, dtype=np.int64) & 0x1FFFFFFF) + offset
-        return ram[(base[:, None] + 4 * np.arange(n)) >> 2]
+        idx = np.concatenate([self._word_index(coords, mm.COORD_MATRIX, 16),
+                              self._word_index(coords, mm.COORD_LOCALTP, 1)], axis=1)
+        ram = self._ram_u32()
+
+        def read():
+            got = ram[idx]
+            return got[:, :16], got[:, 16]
+        return read
+
+    def _ram_u32(self):
+        import numpy as np
+        view = getattr(self, "_ram_np", None)
+        if view is None:
+            view = self._ram_np = np.frombuffer(self.m.ram_view(), dtype=np.uint32)
+        return view
+
+    def _word_index(self, addrs, offset, n):
+        import numpy as np
+        base = (np.asarray(addrs, dtype=np.int64).reshape(-1) & 0x1FFFFFFF) + offset
+        return (base[:, None] + 4 * np.arange(n)) >> 2
+
+    def _ram_words(self, addrs, offset, n):
+        return self._ram_u32()[self._word_index(addrs, offset, n)]
 
     def morph_state(self, morpher, models):
         """[(target object or model address, weight bits)] read from a ccMorpher (checks.md §4.1)."""

@@ -89,11 +89,14 @@ def test_a_wrong_texture_offset_is_a_material_mismatch(game, monkeypatch):
 
 
 def test_a_wrong_matrix_or_frame_counter_is_a_playback_mismatch(game, monkeypatch):
-    def flip13(W):
-        W = W.copy()
-        W[0, 13] ^= 1
-        return W
-    corrupt(monkeypatch, game, "coord_matrices", flip13)
+    def flip13(read):
+        def flipped():
+            W, A = read()
+            W = W.copy()
+            W[0, 13] ^= 1
+            return W, A
+        return flipped
+    corrupt(monkeypatch, game, "coord_reader", flip13)
     res = run(game, LOOP, only=["playback"])
     assert res["mismatches"][0]["field"] == "translation.y"
     monkeypatch.undo()
