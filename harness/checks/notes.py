@@ -28,28 +28,31 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
     for i, (s, restart) in enumerate(plan):
         got = game.forward(s)
         first = game.note_process()
-        where = {"plan": [list(p) for p in plan[:i + 1]], "time_before": time}
+        def where(i=i, time=time):
+            # a mismatch's context, built only for one (the plan so far is O(steps) to copy)
+            return {"plan": [list(p) for p in plan[:i + 1]], "time_before": time}
         if i % 5 == 0:
             again = game.note_process()
             tally.count("repeated NoteProcess")
             tally.quirk("repeated_noteprocess")
             if again != first:
                 tally.fail(record(ctx, "notes", "repeated NoteProcess", [list(n) for n in first],
-                                  [list(n) for n in again], step=i, time=time, floats=False, context=where))
+                                  [list(n) for n in again], step=i, time=time, floats=False, context=where()))
         want = anim.forward(time, s)
         passed = anim.passed_notes(time, s)
         exp = [(n.event, n.param, n.time, n.object) for n in passed]
         tally.count("note steps")
-        if forward_mismatches(ctx, tally, "notes", got, want, i, time, where):
+        if got != (want.time, int(bool(want.ended))) and forward_mismatches(ctx, tally, "notes", got, want, i,
+                                                                           time, where()):
             return False
         fwd = anim.forward_notes(time, s)
         if fwd != [(n[0], n[1]) for n in exp]:
             # checks.md §6.2 step 7: the reference's two routes to the note list must agree
             tally.fail(record(ctx, "notes", "reference forward_notes", [list(n[:2]) for n in exp],
-                              [list(p) for p in fwd], step=i, time=time, floats=False, context=where))
+                              [list(p) for p in fwd], step=i, time=time, floats=False, context=where()))
         if first != exp:
             tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
-                              step=i, time=time, floats=False, context=where))
+                              step=i, time=time, floats=False, context=where()))
         count_notes(anim, s, want, passed, tally)
         time = time_after(game, anim, want, restart, tally, "note restarts")
     return True
