@@ -41,8 +41,10 @@ class TrackKernel:
         if isinstance(rot_c, tuple):
             self.R16 = np.ascontiguousarray(rot_c, dtype=np.uint32)
             self._R16p = self.R16.ctypes.data_as(K._u32p)
+            self.struct = K.TrackStruct(ctypes.addressof(self.ch3), self.R16.ctypes.data, None)
         else:
             self.keyed = K.keyed_struct(rot_c, self._keep)
+            self.struct = K.TrackStruct(ctypes.addressof(self.ch3), None, ctypes.addressof(self.keyed))
         # per-call buffers
         self._t = (ctypes.c_uint32 * 1)()
         self._out7 = (ctypes.c_uint32 * 7)()
@@ -119,6 +121,21 @@ class Poses:
                     self.rot_kind)
 
 
+class TrackBatch:
+    """Several object records at a playback's pose times (Playback.tracks), entry (k, t) for time k
+    and track t: chan (n, ntr, 7) uint32, each track's pos, scale and alpha words; keyed (ntr,)
+    bool, whether its rotation is keyed; local (n, ntr, 16) uint32, the local matrix of a track
+    whose rotation is not keyed; rot (n, ntr, 3, 3) float64 and passed (n, ntr) int64, the rotation
+    and passed(T) of a keyed one. Each entry equals Poses / local_matrices of that track."""
+
+    def __init__(self, chan, local, rot, passed, keyed):
+        self.chan = chan
+        self.local = local
+        self.rot = rot
+        self.passed = passed
+        self.keyed = keyed
+
+
 class Playback:
     """All steps of one playback from `time` (animation-semantics.md §8.1), and every track
     evaluated at the steps' pose times in one call per track.
@@ -156,6 +173,31 @@ class Playback:
         if L is None:
             L = self._locals[tr.index] = self.anim.local_matrices(tr, self.times)
         return L
+
+    def tracks(self, tracks) -> TrackBatch:
+        """Every track of `tracks` at the pose times, in one call of the compiled kernels (else
+        from each track's poses and local matrices)."""
+        anim = self.anim
+        trs = [anim._track(t) for t in tracks]
+        keyed = np.array([tr.keyed_rotation for tr in trs], dtype=bool)
+        kern = anim.kernels
+        if kern is not None and trs:
+            arr = (K.TrackStruct * len(trs))(*(tr.kernel(kern, anim.float_model).struct for tr in trs))
+            chan, local, rot, passed = kern.tracks(anim.float_model, arr, self.times)
+            return TrackBatch(chan, local, rot, passed, keyed)
+        n, ntr = self.times.size, len(trs)
+        chan = np.empty((n, ntr, 7), dtype=np.uint32)
+        local = np.zeros((n, ntr, 16), dtype=np.uint32)
+        rot = np.zeros((n, ntr, 3, 3), dtype=np.float64)
+        passed = np.zeros((n, ntr), dtype=np.int64)
+        for t, tr in enumerate(trs):
+            P = self.poses(tr)
+            chan[:, t, 0:3], chan[:, t, 3:6], chan[:, t, 6] = P.pos, P.scale, P.alpha
+            if keyed[t]:
+                rot[:, t], passed[:, t] = P.rot_matrix, P.passed
+            else:
+                local[:, t] = self.local_matrices(tr)
+        return TrackBatch(chan, local, rot, passed, keyed)
 
     def pose(self, track, step: int):
         """The Pose of `track` at step `step`'s pose time (the step must have one)."""

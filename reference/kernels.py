@@ -48,6 +48,11 @@ class KeyedStruct(ctypes.Structure):
                 ("angle", _vp), ("W", _vp), ("base", _vp)]
 
 
+class TrackStruct(ctypes.Structure):
+    """ref_track of kernels.c: a track's three channels and its constant or keyed rotation."""
+    _fields_ = [("ch", _vp), ("R16", _vp), ("keyed", _vp)]
+
+
 def _ptr(a: np.ndarray, t=None):
     """The array's address (every kernel pointer argument is declared void *: a typed cast per
     call costs more than the kernel)."""
@@ -79,6 +84,8 @@ class Kernels:
         lib.ref_track_local.restype = None
         lib.ref_keyed_eval.argtypes = [_int, _vp, _vp, _i64, _vp, _vp]
         lib.ref_keyed_eval.restype = None
+        lib.ref_tracks.argtypes = [_int, _vp, _i64, _vp, _i64, _vp, _vp, _vp, _vp]
+        lib.ref_tracks.restype = None
         lib.ref_rot_matrix.argtypes = [_int, _vp, _i64, _vp]
         lib.ref_rot_matrix.restype = None
         self._rad = (ctypes.c_uint32 * 3)()
@@ -158,6 +165,20 @@ class Kernels:
         self.lib.ref_local_exact(MODEL_CODE[model], _ptr(R, _u32p), stride, _ptr(s, _u32p),
                                  _ptr(p, _u32p), n, _ptr(out, _u32p))
         return out
+
+    def tracks(self, model: str, tracks, times: np.ndarray):
+        """Several tracks (a ctypes TrackStruct array) at every time of `times`: (chan (n, ntr, 7)
+        uint32, local (n, ntr, 16) uint32, rot (n, ntr, 3, 3) float64, passed (n, ntr) int64);
+        local holds the constant-rotation tracks' entries, rot and passed the keyed ones'."""
+        t = _u32(times)
+        n, ntr = t.size, len(tracks)
+        chan = np.empty((n, ntr, 7), dtype=np.uint32)
+        local = np.zeros((n, ntr, 16), dtype=np.uint32)
+        rot = np.zeros((n, ntr, 3, 3), dtype=np.float64)
+        passed = np.zeros((n, ntr), dtype=np.int64)
+        self.lib.ref_tracks(MODEL_CODE[model], ctypes.addressof(tracks), ntr, _ptr(t), n, _ptr(chan),
+                            _ptr(local), _ptr(rot), _ptr(passed))
+        return chan, local, rot, passed
 
     def rot_matrix(self, model: str, rx: int, ry: int, rz: int):
         """sceVu0RotMatrix from radian bits: 16 words (a tuple), as rotation.rot_matrix."""

@@ -181,9 +181,53 @@ def forward_mismatches(ctx, tally, check, got, want, step, time, where):
     return bad
 
 
+NINE_AND_T = NINE + [12, 13, 14]     # the words an exact local matrix is compared on
+
+
 def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
     """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
-    deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases."""
+    deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases.
+
+    Every track at once: the reference evaluates all of them at every pose time in one call
+    (Playback.tracks) and the compares run over (step, track) arrays. DECISION: the tolerance
+    compare of a non-keyed 3x3 (exact_local off, the first-contact profile) goes track by track."""
+    if not exact_local:
+        return _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally)
+    nt = len(posed)
+    tb = ref.tracks([tr for tr, _ in posed])
+    C = tb.chan[:n]                                                 # (n, nt, 7): pos, scale, alpha
+    bad_a = A != C[:, :, 6]
+    bad_m = np.zeros((n, nt), dtype=bool)
+    keyed = [None] * nt
+    tally.count("object matrices", n * nt)
+    plain = np.flatnonzero(~tb.keyed)
+    if plain.size:
+        L = tb.local[:n][:, plain]                                  # (n, np, 16)
+        bad_m[:, plain] = (G[:, plain][:, :, NINE_AND_T] != L[:, :, NINE_AND_T]).any(axis=2)
+        tally.count("exact local matrices", n * plain.size)
+    kc = np.flatnonzero(tb.keyed)
+    if kc.size:
+        W = G[:, kc]                                                # (n, nk, 16)
+        pos = C[:, kc, 0:3]
+        want_t = np.where((pos >> 23) & 0xFF == 0, 0, pos).astype(np.uint32)   # trans_add
+        bm = (W[:, :, 12:15] != want_t).any(axis=2)
+        M = tb.rot[:n][:, kc]                                       # (n, nk, 3, 3)
+        keys = tb.passed[:n][:, kc]                                 # (n, nk)
+        scale = f32_array(C[:, kc, 3:6])                            # (n, nk, 3)
+        want = (M.swapaxes(2, 3) * scale[:, :, :, None]).reshape(n, kc.size, 9)  # c-major, times scale[c]
+        d = np.abs(f32_array(W[:, :, NINE]) - want)
+        d[np.isnan(d)] = np.inf                                     # NaN never passes
+        d = d.max(axis=2)
+        bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=2))
+        bad_m[:, kc] = bm | ~(d <= bound)
+        for i, j in enumerate(kc):
+            keyed[j] = (d[:, i], bound[:, i], keys[:, i])
+    tally.count("localtp cases", int((~bad_a).sum()))
+    return bad_m, bad_a, keyed
+
+
+def _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally):
+    """_compare_tracks one track at a time."""
     nt = len(posed)
     bad_m = np.zeros((n, nt), dtype=bool)
     bad_a = np.zeros((n, nt), dtype=bool)

@@ -38,10 +38,20 @@ def f32_array(words):
     ordinary number): the vectorised form of f32, equal to it element for element."""
     import numpy as np
     w = np.asarray(words, dtype=np.uint32)
-    e = ((w >> 23) & 0xFF).astype(np.int64)
-    mant = 1.0 + (w & 0x7FFFFF).astype(np.float64) / 8388608.0
-    v = np.where(e == 0, 0.0, np.ldexp(mant, e - 127))
-    return np.where(w >> 31 == 1, -v, v)
+    e = w & 0x7F800000
+    # an IEEE single with the same bits is the same number, but for E=0 (read as a signed zero)
+    # and E=255 (an ordinary number, 2^128 times the significand)
+    src = np.where(e == 0, w & 0x80000000, w).astype(np.uint32)
+    big = e == 0x7F800000
+    some_big = bool(big.any())
+    if some_big:
+        src[big] = 0                     # no NaN or infinity goes through the float32 view
+    v = src.view(np.float32).astype(np.float64)
+    if some_big:
+        wb = w[big]
+        mag = np.ldexp(1.0 + (wb & 0x7FFFFF).astype(np.float64) / 8388608.0, 128)
+        v[big] = np.where(wb >> 31 == 1, -mag, mag)
+    return v
 
 
 def trans_add(bits):

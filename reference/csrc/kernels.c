@@ -229,6 +229,39 @@ void ref_keyed_eval(int model, const ref_keyed *k, const u32 *times, int64_t n, 
     }
 }
 
+/* ------------------------------------------------------------------ many tracks at once */
+
+/* One object record for ref_tracks: its pos, scale and alpha channels (3 + 3 + 1 words), and its
+ * rotation, either a constant 16-word R16 (keyed = NULL) or a keyed rotation (R16 = NULL). */
+typedef struct {
+    const ref_ctrl *ch;
+    const u32 *R16;
+    const ref_keyed *keyed;
+} ref_track;
+
+/* Every track at every time, the times shared (a playback's pose times): entry (j, t) of chan
+ * (n x ntr x 7 words) is track t's pos, scale and alpha at times[j], as ref_channels gives them;
+ * of local (n x ntr x 16 words) its local matrix as ref_track_local gives it, for a constant
+ * rotation; of rot (n x ntr x 9 doubles) and passed (n x ntr) its keyed rotation as ref_keyed_eval
+ * gives it. Entries of the other rotation kind are left as they are. */
+void ref_tracks(int model, const ref_track *tr, int64_t ntr, const u32 *times, int64_t n, u32 *chan,
+                u32 *local, double *rot, int64_t *passed) {
+    for (int64_t j = 0; j < n; j++) {
+        for (int64_t t = 0; t < ntr; t++) {
+            const ref_track *k = &tr[t];
+            int64_t e = j * ntr + t;
+            u32 *c = chan + 7 * e;
+            ctrl_eval(model, &k->ch[0], times[j], c);
+            ctrl_eval(model, &k->ch[1], times[j], c + 3);
+            ctrl_eval(model, &k->ch[2], times[j], c + 6);
+            if (k->R16)
+                local_exact(model, k->R16, c + 3, c, local + 16 * e);
+            else
+                ref_keyed_eval(model, k->keyed, times + j, 1, rot + 9 * e, passed + e);
+        }
+    }
+}
+
 /* ------------------------------------------------------------------ sceVu0RotMatrix (§3.2, §3.3) */
 
 static const u32 SIN5432[4] = {0x362E9C14u, 0xB94FB21Fu, 0x3C08873Eu, 0xBE2AAAA4u};

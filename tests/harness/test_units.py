@@ -234,3 +234,17 @@ def test_suite_thresholds_report_what_is_unmet():
     assert unmet({"failures": 0, "morph cases": 3}, "morph") == []
     assert unmet({"failures": 1, "morph cases": 2}, "morph") == ["failures = 1, must be == 0",
                                                                 "morph cases = 2, must be > 2"]
+
+
+def test_f32_array_reads_every_word_as_f32_does():
+    """EE float reads E=0 as a signed zero and E=255 as an ordinary number (ee-float.md): the
+    vectorised read equals f32 word for word, as raw float64 bits, in any array shape."""
+    import numpy as np
+    from harness.compare.bits import f32, f32_array
+    rng = np.random.default_rng(12)
+    w = rng.integers(0, 2 ** 32, 50_000, dtype=np.uint64).astype(np.uint32)
+    w[:10] = [0, 0x80000000, 0x007FFFFF, 0x807FFFFF, 0x7F800000, 0xFF800000, 0x7FFFFFFF, 0xFFFFFFFF,
+              0x00800000, 0x3F800000]
+    want = np.array([f32(int(x)) for x in w])
+    assert np.array_equal(f32_array(w).view(np.uint64), want.view(np.uint64))
+    assert np.array_equal(f32_array(w[:60].reshape(3, 4, 5)).reshape(-1).view(np.uint64), want[:60].view(np.uint64))

@@ -68,6 +68,7 @@ def compare_chunk(ch, seed, model, fast, per_playback=None):
     for speed in SPEEDS:
         steps = [speed] * min(400, (2 * slow.frames * 256) // speed + 3)
         pb = fast.playback(steps)
+        tb = pb.tracks([tr.index for tr in slow.tracks])          # every track in one call
         stride = max(1, len(steps) // per_playback) if per_playback else 1
         t = 0
         for i, s in enumerate(steps):
@@ -80,10 +81,18 @@ def compare_chunk(ch, seed, model, fast, per_playback=None):
             if i % stride and i != len(steps) - 1:
                 continue
             T = min(f.pose_at, slow.last)
-            for tr in slow.tracks:
-                same_pose(pb.pose(tr.index, i), slow.pose(tr, T))
+            k = pb.row[i]
+            for c, tr in enumerate(slow.tracks):
+                want = slow.pose(tr, T)
+                same_pose(pb.pose(tr.index, i), want)
+                assert tuple(tb.chan[k, c].tolist()) == want.pos + want.scale + (want.alpha,), (ch.id, tr.index, i)
+                assert bool(tb.keyed[c]) == tr.keyed_rotation
                 if not tr.keyed_rotation:
                     assert pb.local_matrix(tr.index, i) == slow.local_matrix(tr, T)
+                    assert tuple(tb.local[k, c].tolist()) == slow.local_matrix(tr, T)
+                else:
+                    assert np.array_equal(tb.rot[k, c].view(np.uint64), np.asarray(want.rot_matrix).view(np.uint64))
+                    assert tb.passed[k, c] == want.passed
                 compared += 1
     return compared
 
@@ -139,10 +148,14 @@ PLANTS = [
     # a keyed rotation's fraction one ulp up
     ("kernels.c", "if (k->has_axis[i]) a2m(k->axis + 3 * i, k->angle[i] * bits_to_double(fb), step);",
      "if (k->has_axis[i]) a2m(k->axis + 3 * i, k->angle[i] * bits_to_double(fb ? fb + 1 : 0), step);"),
+    # every track at once: the alpha channel of the fourth pose time read one unit later
+    ("kernels.c", "ctrl_eval(model, &k->ch[2], times[j], c + 6);",
+     "ctrl_eval(model, &k->ch[2], times[j] + (j == 3), c + 6);"),
 ]
 
 
-@pytest.mark.parametrize("edit", PLANTS, ids=["mul-operand-order", "translation-ulp", "keyed-frac-ulp"])
+@pytest.mark.parametrize("edit", PLANTS, ids=["mul-operand-order", "translation-ulp", "keyed-frac-ulp",
+                                                   "tracks-alpha-time"])
 def test_a_planted_wrong_batched_kernel_is_caught(request, tmp_path, kern, edit):
     """The agreement check above goes red on kernels built with one deliberate error."""
     model = request.config.getoption("--float-model")
