@@ -157,3 +157,18 @@ def test_disc_image(small_dir, small_manifest, tmp_path, exe):
     assert c.chunk(ids[5]).data == direct.chunk(ids[5]).data
     with pytest.raises(CorpusError):
         open_corpus(disc=os.path.join(small_dir, "DATA.BIN"), use_cache=False)
+
+
+def test_a_chunks_object_names_come_from_the_index_without_inflating_its_member(tmp_path, monkeypatch):
+    """The cached index keeps each member's object names (including a hostile one) beside its
+    chunks: a chunk's names are its file's names, read with no member inflated."""
+    from corpus import archive as arc_mod
+    from corpus.anime import build_anime
+    monkeypatch.setenv("EEDIFF_CACHE", str(tmp_path / "cache"))
+    a, _ = archive([("m.cmp", ccsf(["ANM_a", "OBJ_\x1b[31mred", "MDL_b"], [build_anime(object=1, frames=1)]))])
+    p = write(tmp_path, "D.BIN", a)
+    want = open_corpus(data=p).file("m.cmp").names
+    assert "OBJ_\x1b[31mred" in want.values()
+    c = open_corpus(data=p)
+    monkeypatch.setattr(arc_mod, "inflate_member", lambda *a: pytest.fail("a member was inflated"))
+    assert c.chunk("m.cmp::ANM_a").names == want
