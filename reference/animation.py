@@ -86,10 +86,13 @@ class RefTrack:
         compiled kernel's when the model has one, else rotation.rot_matrix)."""
         if self._compiled is None:
             r, n, o = self.record, self._frames, self._o
-            pos = compile_controller(r.pos, DEFAULT_POS, n, o)
-            scale = compile_controller(r.scale, DEFAULT_SCALE, n, o)
-            alpha = compile_controller(r.alpha, DEFAULT_ALPHA, n, o)
-            if r.rot.kind == 2:
+            kern, model = (rot_fn.kern, rot_fn.model) if isinstance(rot_fn, KernelRot) else (None, None)
+            pos = compile_controller(r.pos, DEFAULT_POS, n, o, kern, model)
+            scale = compile_controller(r.scale, DEFAULT_SCALE, n, o, kern, model)
+            alpha = compile_controller(r.alpha, DEFAULT_ALPHA, n, o, kern, model)
+            if r.rot.kind == 2 and isinstance(rot_fn, KernelRot):
+                rot = KeyedRotation.compiled(r.rot.keys, n, o, rot_fn.kern, rot_fn.model)
+            elif r.rot.kind == 2:
                 rot = KeyedRotation(r.rot.keys, n, o, rot=rot_fn)
             elif r.rot.kind == 1:
                 rot = single_rotation(r.rot.value, o, rot=rot_fn)   # §3.7, bit-exact, constant
@@ -108,11 +111,24 @@ class RefTrack:
         return f"RefTrack(index={self.index}, object={self.object}, target={self.target})"
 
 
+class KernelRot:
+    """sceVu0RotMatrix through the compiled kernels (rot(rx, ry, rz)); a keyed rotation is then set
+    up by them too (KeyedRotation.compiled)."""
+
+    __slots__ = ("kern", "model")
+
+    def __init__(self, kern, model):
+        self.kern, self.model = kern, model
+
+    def __call__(self, rx, ry, rz):
+        return self.kern.rot_matrix(self.model, rx, ry, rz)
+
+
 def _rot_fn(kern, model):
     """sceVu0RotMatrix through the compiled kernels, or None (rotation.rot_matrix) without them."""
     if kern is None:
         return None
-    return lambda rx, ry, rz: kern.rot_matrix(model, rx, ry, rz)
+    return KernelRot(kern, model)
 
 
 class RefMaterial:

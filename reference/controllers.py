@@ -18,13 +18,14 @@ ONE = 0x3F800000
 class FloatController:
     """A kind-2 float (w = 1) or vector (w = 3) controller, compiled per §2.2."""
 
-    __slots__ = ("width", "base", "segments", "_cum", "_acc", "_ops")
+    __slots__ = ("width", "base", "segments", "_cum", "_acc", "_ops", "_arrays")
 
     def __init__(self, keys: Sequence[Tuple[int, Sequence[int]]], width: int, frames: int, ops):
         if not keys:
             raise ValueError("a keyed controller needs at least one key")
         f_add, f_sub = ops.f_add, ops.f_sub
         self._ops = ops
+        self._arrays = None
         self.width = width
         zeros = (0,) * width
         f0, v0 = keys[0]
@@ -52,6 +53,23 @@ class FloatController:
             acc.append(tuple(f_add(prev_acc[k], delta[k]) for k in range(width)))
         self._cum = cum
         self._acc = acc
+
+    @classmethod
+    def compiled(cls, keys, width: int, frames: int, ops, kern, model: str) -> "FloatController":
+        """The same controller, set up by the compiled kernels (kern.ctrl_compile mirrors __init__
+        step for step; tests/reference checks every field bit for bit). It keeps the kernels'
+        arrays (_arrays), which the batched evaluation takes as they are."""
+        if not keys:
+            raise ValueError("a keyed controller needs at least one key")
+        dur, delta, cum, acc = kern.ctrl_compile(model, keys, width, frames)
+        self = cls.__new__(cls)
+        self._ops, self.width = ops, width
+        self.base = tuple(keys[0][1])
+        self.segments = tuple((d, tuple(dl)) for d, dl in zip(dur.tolist(), delta.tolist()))
+        self._cum = cum.tolist()
+        self._acc = [tuple(a) for a in acc.tolist()]
+        self._arrays = (dur, delta.reshape(-1), cum, acc.reshape(-1))
+        return self
 
     def passed(self, T: int) -> int:
         """How many segments the §2.4 walk passes at time T."""
@@ -87,12 +105,15 @@ class ConstantController:
         return self.value
 
 
-def compile_controller(ctrl, default: Sequence[int], frames: int, ops):
-    """A corpus Controller (kind 0, 1 or 2) as an evaluator; absent gives `default`."""
+def compile_controller(ctrl, default: Sequence[int], frames: int, ops, kern=None, model=None):
+    """A corpus Controller (kind 0, 1 or 2) as an evaluator; absent gives `default`. With the
+    compiled kernels (kern, model) a keyed one is set up by them (FloatController.compiled)."""
     if ctrl.kind == 0:
         return ConstantController(default)
     if ctrl.kind == 1:
         return ConstantController(ctrl.value)
+    if ctrl.kind == 2 and kern is not None:
+        return FloatController.compiled(ctrl.keys, ctrl.width, frames, ops, kern, model)
     if ctrl.kind == 2:
         return FloatController(ctrl.keys, ctrl.width, frames, ops)
     raise ValueError(f"controller kind {ctrl.kind} (only 0, 1 and 2 exist, formats.md §4.4)")

@@ -19,6 +19,7 @@ from typing import Optional
 import numpy as np
 
 from . import cbuild
+from .controllers import FloatController
 
 MODEL_CODE = {"hw": 0, "trunc": 1}
 OPS = ("add", "sub", "mul", "madd", "msub", "div", "sqrt", "rsqrt", "from_int", "to_int", "cmp",
@@ -53,10 +54,17 @@ class TrackStruct(ctypes.Structure):
     _fields_ = [("ch", _vp), ("R16", _vp), ("keyed", _vp)]
 
 
+_addressof, _char_at = ctypes.addressof, ctypes.c_char.from_buffer
+
+
 def _ptr(a: np.ndarray, t=None):
     """The array's address (every kernel pointer argument is declared void *: a typed cast per
-    call costs more than the kernel)."""
-    return a.ctypes.data
+    call costs more than the kernel). Through ctypes' view of its buffer, a third of the cost of
+    a.ctypes; a read-only or empty array takes a.ctypes."""
+    try:
+        return _addressof(_char_at(a))
+    except (TypeError, ValueError):
+        return a.ctypes.data
 
 
 def _u32(x, n=None) -> np.ndarray:
@@ -86,6 +94,10 @@ class Kernels:
         lib.ref_keyed_eval.restype = None
         lib.ref_tracks.argtypes = [_int, _vp, _i64, _vp, _i64, _vp, _vp, _vp, _vp]
         lib.ref_tracks.restype = None
+        lib.ref_ctrl_compile.argtypes = [_int, _i64, _vp, _vp, _i64, _i64, _vp, _vp, _vp, _vp]
+        lib.ref_ctrl_compile.restype = _i64
+        lib.ref_keyed_compile.argtypes = [_int, _i64, _vp, _vp, _i64] + [_vp] * 11
+        lib.ref_keyed_compile.restype = _i64
         lib.ref_rot_matrix.argtypes = [_int, _vp, _i64, _vp]
         lib.ref_rot_matrix.restype = None
         self._rad = (ctypes.c_uint32 * 3)()
@@ -180,6 +192,46 @@ class Kernels:
                             _ptr(local), _ptr(rot), _ptr(passed))
         return chan, local, rot, passed
 
+    def ctrl_compile(self, model: str, keys, width: int, frames: int):
+        """controllers.FloatController's set-up of keys [(frame, words)] as arrays: (dur (s,),
+        delta (s, width), cum (s - 1,), acc (s, width)) uint32 but cum uint64."""
+        n = len(keys)
+        frame = np.array([f for f, _ in keys], dtype=np.int64)
+        val = _u32([x for _, v in keys for x in v], n * width)
+        dur = np.empty(n + 1, dtype=np.uint32)
+        delta = np.empty((n + 1, width), dtype=np.uint32)
+        cum = np.empty(n + 1, dtype=np.uint64)
+        acc = np.empty((n + 1, width), dtype=np.uint32)
+        ns = self.lib.ref_ctrl_compile(MODEL_CODE[model], n, _ptr(frame), _ptr(val), width, frames,
+                                       _ptr(dur), _ptr(delta), _ptr(cum), _ptr(acc))
+        return dur[:ns], delta[:ns], cum[:ns - 1], acc[:ns]
+
+    def keyed_compile(self, model: str, keys, frames: int) -> dict:
+        """rotation.KeyedRotation's set-up of keys [(frame, (x, y, z) degrees bits)] as arrays:
+        words (n, 16), mats (n, 3, 3), dur (s,), has_axis (s,), axis (s, 3), angle (s,),
+        cum (s - 1,), W (s, 3, 3) and holds [(segment, key)]."""
+        n = len(keys)
+        frame = np.array([f for f, _ in keys], dtype=np.int64)
+        deg = _u32([w for _, d in keys for w in d], 3 * n)
+        words = np.empty((n, 16), dtype=np.uint32)
+        mats = np.empty((n, 3, 3), dtype=np.float64)
+        dur = np.empty(n + 1, dtype=np.uint32)
+        has = np.empty(n + 1, dtype=np.uint8)
+        axis = np.empty((n + 1, 3), dtype=np.float64)
+        angle = np.empty(n + 1, dtype=np.float64)
+        cum = np.empty(n + 1, dtype=np.uint64)
+        W = np.empty((n + 1, 3, 3), dtype=np.float64)
+        hseg = np.empty(n, dtype=np.int64)
+        hkey = np.empty(n, dtype=np.int64)
+        nh = np.zeros(1, dtype=np.int64)
+        ns = self.lib.ref_keyed_compile(MODEL_CODE[model], n, _ptr(frame), _ptr(deg), frames, _ptr(words),
+                                        _ptr(mats), _ptr(dur), _ptr(has), _ptr(axis), _ptr(angle),
+                                        _ptr(cum), _ptr(W), _ptr(hseg), _ptr(hkey), _ptr(nh))
+        h = int(nh[0])
+        return {"words": words, "mats": mats, "dur": dur[:ns], "has_axis": has[:ns], "axis": axis[:ns],
+                "angle": angle[:ns], "cum": cum[:max(ns - 1, 0)], "W": W[:ns],
+                "holds": list(zip(hseg[:h].tolist(), hkey[:h].tolist()))}
+
     def rot_matrix(self, model: str, rx: int, ry: int, rz: int):
         """sceVu0RotMatrix from radian bits: 16 words (a tuple), as rotation.rot_matrix."""
         self._rad[0], self._rad[1], self._rad[2] = rx, ry, rz
@@ -206,9 +258,13 @@ class Kernels:
 def ctrl_struct(ctrl, keep: list) -> CtrlStruct:
     """A CtrlStruct for a reference controller (FloatController or ConstantController). The arrays
     it points into are appended to `keep`, which must outlive the struct."""
-    from .controllers import FloatController
     s = CtrlStruct()
-    if isinstance(ctrl, FloatController):
+    if isinstance(ctrl, FloatController) and ctrl._arrays is not None:
+        dur, delta, cum, acc = ctrl._arrays              # set up by the kernels: no conversion
+        if not cum.size:
+            cum = np.zeros(1, np.uint64)
+        s.nseg, s.width = dur.size, ctrl.width
+    elif isinstance(ctrl, FloatController):
         w = ctrl.width
         cum = np.ascontiguousarray(ctrl._cum, dtype=np.uint64) if ctrl._cum else np.zeros(1, np.uint64)
         dur = _u32([d for d, _ in ctrl.segments])
@@ -221,7 +277,7 @@ def ctrl_struct(ctrl, keep: list) -> CtrlStruct:
         acc = _u32(ctrl.value)
         s.nseg, s.width = 0, w
     keep.extend((cum, dur, acc, delta))
-    s.cum, s.dur, s.acc, s.delta = cum.ctypes.data, dur.ctypes.data, acc.ctypes.data, delta.ctypes.data
+    s.cum, s.dur, s.acc, s.delta = _ptr(cum), _ptr(dur), _ptr(acc), _ptr(delta)
     return s
 
 
@@ -247,9 +303,9 @@ def keyed_struct(kr, keep: list) -> KeyedStruct:
     base = np.array(kr.base, dtype=np.float64).reshape(-1)
     keep.extend((cum, dur, axis, has, angle, W, base))
     s.nseg = n
-    s.cum, s.dur = cum.ctypes.data, dur.ctypes.data
-    s.axis, s.has_axis, s.angle = axis.ctypes.data, has.ctypes.data, angle.ctypes.data
-    s.W, s.base = W.ctypes.data, base.ctypes.data
+    s.cum, s.dur = _ptr(cum), _ptr(dur)
+    s.axis, s.has_axis, s.angle = _ptr(axis), _ptr(has), _ptr(angle)
+    s.W, s.base = _ptr(W), _ptr(base)
     return s
 
 

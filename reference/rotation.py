@@ -219,6 +219,26 @@ class KeyedRotation:
         self._W = W
         self._holds = tuple((cum[j - 1], k) for j, k in holds)
 
+    @classmethod
+    def compiled(cls, keys, frames: int, o, kern, model: str) -> "KeyedRotation":
+        """The same KeyedRotation, set up by the compiled kernels (kern.keyed_compile, which mirrors
+        __init__ step for step; tests/reference checks every field bit for bit)."""
+        if not keys:
+            raise ValueError("a keyed rotation needs at least one key")
+        k = kern.keyed_compile(model, keys, frames)
+        self = cls.__new__(cls)
+        self._ops = o
+        self.key_words = [tuple(w) for w in k["words"].tolist()]
+        self.key_matrices = [tuple(map(tuple, m)) for m in k["mats"].tolist()]
+        self.base = self.key_matrices[0]
+        self.segments = tuple((d, tuple(a) if h else None, g) for d, h, a, g in
+                              zip(k["dur"].tolist(), k["has_axis"].tolist(), k["axis"].tolist(),
+                                  k["angle"].tolist()))
+        self._cum = k["cum"].tolist()
+        self._W = [tuple(map(tuple, m)) for m in k["W"].tolist()]
+        self._holds = tuple((self._cum[j - 1], key) for j, key in k["holds"])
+        return self
+
     def holds(self):
         """[(T, key)]: each key held after a turn into it. At T the turn into `key` ends (frac 1);
         after T the step has no axis and the pose is the running matrix the turn reached

@@ -139,6 +139,42 @@ void ref_channels(int model, const ref_ctrl *ch, int64_t nch, const u32 *times, 
     }
 }
 
+/* controllers.py FloatController.__init__ (§2.2) for n >= 1 keys (frame_i, w words val[w*i ..]) of
+ * an animation of `frames` frames: the segments (dur, delta w each), at most n + 1; the prefix
+ * sums cum of all but the last; the accumulator acc (w each) after 0 .. s - 1 passed segments.
+ * Returns the number of segments s. */
+int64_t ref_ctrl_compile(int model, int64_t n, const int64_t *frame, const u32 *val, int64_t w,
+                         int64_t frames, u32 *dur, u32 *delta, u64 *cum, u32 *acc) {
+    int64_t ns = 0;
+    u32 t = (u32)((u64)frame[0] * 256), prev[4];
+    if (t != 0) {                           /* §2.2 step 2: hold to the first key */
+        dur[ns] = t;
+        for (int64_t k = 0; k < w; k++) delta[k] = 0;
+        ns++;
+    }
+    for (int64_t k = 0; k < w; k++) prev[k] = val[k];
+    for (int64_t i = 1; i < n; i++) {
+        u32 d = (u32)((u64)frame[i] * 256) - t;   /* u32 wrap: a key back in time */
+        t += d;
+        for (int64_t k = 0; k < w; k++) {
+            delta[ns * w + k] = f_sub(model, val[i * w + k], prev[k]);
+            prev[k] = f_add(model, prev[k], delta[ns * w + k]);
+        }
+        dur[ns++] = d;
+    }
+    dur[ns] = (u32)((u64)frames * 256) - t;   /* §2.2 step 4: the final hold */
+    for (int64_t k = 0; k < w; k++) delta[ns * w + k] = 0;
+    ns++;
+    u64 c = 0;
+    for (int64_t k = 0; k < w; k++) acc[k] = val[k];
+    for (int64_t q = 0; q + 1 < ns; q++) {
+        c += dur[q];
+        cum[q] = c;
+        for (int64_t k = 0; k < w; k++) acc[(q + 1) * w + k] = f_add(model, acc[q * w + k], delta[q * w + k]);
+    }
+    return ns;
+}
+
 /* ------------------------------------------------------------------ local matrices (§4 step 3) */
 
 /* L := R ⊗ S (S = diag(s, 1)), then col3 lane k := f_add(col3[k], p_k): reference local_exact. */
@@ -310,4 +346,124 @@ void ref_rot_matrix(int model, const u32 *rad, int64_t n, u32 *out) {
         c1 = f_add(model, 0, c); s1 = f_add(model, 0, s); ng = f_sub(model, 0, s);
         { u32 Lx[16] = {ONE, 0, 0, 0, 0, c1, s1, 0, 0, ng, c1, 0, 0, 0, 0, ONE}; mul_matrix(model, Lx, M, out + 16 * j); }
     }
+}
+
+/* ------------------------------------------------------------------ keyed rotation set-up (§3.1, §3.4-§3.6) */
+
+#define TO_S16 0x43360B61u
+#define FROM_S16 0x38C90FDBu
+#define EIGEN_MIN 0x2D2FEBFFu
+
+/* §3.1 (rotation.py quantise): degrees bits -> radians bits on the 1/65536-turn grid. */
+static inline u32 quantise(int model, u32 d) {
+    u32 i = f_to_int(f_mul(model, TO_S16, d));
+    int32_t s = (int16_t)(i & 0xFFFF);
+    return f_mul(model, FROM_S16, f_from_int((u32)s));
+}
+
+static inline void normalize3(const double *v, double *out) {
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    if (n == 0.0) { out[0] = out[1] = out[2] = 0.0; return; }   /* §3.4: a zero vector stays zero */
+    out[0] = v[0] / n; out[1] = v[1] / n; out[2] = v[2] / n;
+}
+
+static inline void cross3(const double *a, const double *b, double *out) {
+    out[0] = a[1] * b[2] - a[2] * b[1];
+    out[1] = a[2] * b[0] - a[0] * b[2];
+    out[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static inline void mat3_t(const double *A, double *out) {
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) out[3 * r + c] = A[3 * c + r];
+}
+
+/* §3.4 (rotation.py m2a): the axis u and angle of the step m (rows); 0 when it has no axis. */
+static int m2a(const double *m, double *u, double *angle) {
+    double col[3][3];                       /* col[c][r] = m[r][c] - δ(r, c) */
+    for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++) col[c][r] = m[3 * r + c] - (r == c ? 1.0 : 0.0);
+    double best = -1.0;
+    int row = 0;
+    for (int i = 0; i < 3; i++) {
+        int r1 = (i + 1) % 3, r2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int c1 = (j + 1) % 3, c2 = (j + 2) % 3;
+            double cof = fabs(col[r1][c1] * col[r2][c2] - col[r1][c2] * col[r2][c1]);
+            if (cof > best) { best = cof; row = i; }
+        }
+    }
+    *angle = 0.0;
+    if (best < bits_to_double(EIGEN_MIN)) return 0;
+    const double *ca = col[(row + 1) % 3], *cb = col[(row + 2) % 3];
+    double t[3], F[9], Ft[9], mF[9], local[9];
+    cross3(ca, cb, t);
+    normalize3(t, F);                       /* F's rows: u, w, x */
+    normalize3(ca, F + 3);
+    cross3(F, F + 3, t);
+    normalize3(t, F + 6);
+    mat3_t(F, Ft);
+    mat3_mul(m, Ft, mF);
+    mat3_mul(F, mF, local);
+    u[0] = F[0]; u[1] = F[1]; u[2] = F[2];
+    *angle = atan2(local[7], local[4]);
+    return 1;
+}
+
+/* rotation.py KeyedRotation.__init__ for n >= 1 keys (frame_i, degrees bits deg[3i .. 3i+2]) of an
+ * animation of `frames` frames: each key's sceVu0RotMatrix (words, 16 each) and its double 3x3
+ * (mats, 9 each, rows); the segments (dur, has_axis, axis 3 each, angle), at most n + 1; the
+ * prefix sums cum of all but the last; the running matrices W (9 each, one per segment, W_0 the
+ * first key's); and the held keys (hold_seg, hold_key). Returns the number of segments and
+ * stores the number of held keys in *nholds. */
+int64_t ref_keyed_compile(int model, int64_t n, const int64_t *frame, const u32 *deg, int64_t frames,
+                          u32 *words, double *mats, u32 *dur, uint8_t *has, double *axis, double *angle,
+                          u64 *cum, double *W, int64_t *hold_seg, int64_t *hold_key, int64_t *nholds) {
+    static const double I3[9] = {1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0};
+    for (int64_t i = 0; i < n; i++) {
+        u32 rad[3];
+        for (int k = 0; k < 3; k++) rad[k] = quantise(model, deg[3 * i + k]);
+        ref_rot_matrix(model, rad, 1, words + 16 * i);
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 3; c++) mats[9 * i + 3 * r + c] = bits_to_double(words[16 * i + 4 * c + r]);
+    }
+    int64_t ns = 0, nh = 0;
+    u32 t = (u32)((u64)frame[0] * 256);
+    if (t != 0) { dur[ns] = t; has[ns] = 0; axis[3 * ns] = axis[3 * ns + 1] = axis[3 * ns + 2] = 0.0; angle[ns] = 0.0; ns++; }
+    for (int64_t i = 1; i < n; i++) {
+        u32 t_new = (u32)((u64)frame[i] * 256);
+        double step[9], prevt[9];
+        mat3_t(mats + 9 * (i - 1), prevt);
+        mat3_mul(mats + 9 * i, prevt, step);
+        double u[3], g;
+        int ok = m2a(step, u, &g);
+        if (i >= 2 && !ok && deg[3 * i] == deg[3 * i - 3] && deg[3 * i + 1] == deg[3 * i - 2]
+            && deg[3 * i + 2] == deg[3 * i - 1] && frame[i - 2] < frame[i - 1] && frame[i - 1] < frame[i]
+            && has[ns - 1]) {
+            hold_seg[nh] = ns; hold_key[nh] = i - 1; nh++;
+        }
+        dur[ns] = t_new - t; has[ns] = (uint8_t)ok; angle[ns] = g;
+        for (int k = 0; k < 3; k++) axis[3 * ns + k] = ok ? u[k] : 0.0;
+        ns++;
+        t = t_new;
+    }
+    u32 end = (u32)((u64)frames * 256);
+    if (t < end) {   /* §3.6 step 4: the final hold reuses the last segment's axis and angle */
+        if (ns) { has[ns] = has[ns - 1]; angle[ns] = angle[ns - 1];
+                  for (int k = 0; k < 3; k++) axis[3 * ns + k] = axis[3 * (ns - 1) + k]; }
+        else { has[ns] = 0; angle[ns] = 0.0; axis[0] = axis[1] = axis[2] = 0.0; }
+        dur[ns] = t - end;
+        ns++;
+    }
+    u64 c = 0;
+    for (int q = 0; q < 9; q++) W[q] = mats[q];
+    for (int64_t k = 0; k + 1 < ns; k++) {
+        c += dur[k];
+        cum[k] = c;
+        double step[9];
+        if (has[k]) a2m(axis + 3 * k, angle[k], step);
+        mat3_mul(has[k] ? step : I3, W + 9 * k, W + 9 * (k + 1));
+    }
+    *nholds = nh;
+    return ns;
 }
