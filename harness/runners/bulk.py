@@ -356,6 +356,9 @@ def run_pool(opts, rd, todo, progress, out, ff=None):
                 r = fut.result()
                 progress.update(*r[:4])
                 if ff is not None and ff.observe(r[4], r[0]):
+                    # the chunks in flight finish (their records and the workers' last coverage
+                    # counts are written before the summary); those not started are dropped
+                    ex.shutdown(wait=True, cancel_futures=True)
                     return True
             ex.shutdown(wait=True)
             return True

@@ -45,7 +45,7 @@ def _done(run):
 def test_bulk_run_killed_mid_way_resumes_without_redoing_finished_chunks(tmp_path):
     """issue 7: a killed bulk run resumes; finished chunk records are neither redone nor lost."""
     runs = str(tmp_path / "runs")
-    args = ["bulk", "--n", "10", "--jobs", "1", "--seed", "11", "--profile", "quick", "--check", "controllers",
+    args = ["bulk", "--n", "40", "--jobs", "1", "--seed", "11", "--profile", "quick", "--check", "controllers",
             "--runs", runs]
     proc = subprocess.Popen([PY, "-m", "harness", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
