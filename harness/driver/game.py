@@ -461,17 +461,10 @@ class Game:
     def coord_matrix(self, coord):
         return self.words(coord + mm.COORD_MATRIX, 16)
 
-    def coord_matrices(self, coords):
-        """The 16 words at +0x40 of every coord, as an (n, 16) uint32 array (one read for all)."""
-        return self._ram_words(coords, mm.COORD_MATRIX, 16)
-
-    def coord_localtps(self, coords):
-        """The localtp word (+0x88) of every coord, as an (n,) uint32 array."""
-        return self._ram_words(coords, mm.COORD_LOCALTP, 1)[:, 0]
-
     def coord_reader(self, coords):
-        """A function giving, each time it is called, (coord_matrices(coords), coord_localtps(coords))
-        as they are then: the word indices are worked out once, and each call is one gather."""
+        """A function giving, each time it is called, the 16 words at +0x40 of every coord as an
+        (n, 16) uint32 array and the localtp word (+0x88) of each as an (n,) array, as they are
+        then: the word indices are worked out once, and each call is one gather."""
         import numpy as np
         idx = np.concatenate([self._word_index(coords, mm.COORD_MATRIX, 16),
                               self._word_index(coords, mm.COORD_LOCALTP, 1)], axis=1)
@@ -493,9 +486,6 @@ class Game:
         import numpy as np
         base = (np.asarray(addrs, dtype=np.int64).reshape(-1) & 0x1FFFFFFF) + offset
         return (base[:, None] + 4 * np.arange(n)) >> 2
-
-    def _ram_words(self, addrs, offset, n):
-        return self._ram_u32()[self._word_index(addrs, offset, n)]
 
     def morph_state(self, morpher, models):
         """[(target object or model address, weight bits)] read from a ccMorpher (checks.md §4.1)."""
