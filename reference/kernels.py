@@ -196,6 +196,9 @@ class Kernels:
         """controllers.FloatController's set-up of keys [(frame, words)] as arrays: (dur (s,),
         delta (s, width), cum (s - 1,), acc (s, width)) uint32 but cum uint64."""
         n = len(keys)
+        if not n or not 1 <= width <= 4:
+            raise ValueError(f"a keyed controller set-up takes 1 or more keys of 1 to 4 words, not "
+                             f"{n} keys of {width}")
         frame = np.array([f for f, _ in keys], dtype=np.int64)
         val = _u32([x for _, v in keys for x in v], n * width)
         dur = np.empty(n + 1, dtype=np.uint32)
@@ -211,6 +214,8 @@ class Kernels:
         words (n, 16), mats (n, 3, 3), dur (s,), has_axis (s,), axis (s, 3), angle (s,),
         cum (s - 1,), W (s, 3, 3) and holds [(segment, key)]."""
         n = len(keys)
+        if not n:
+            raise ValueError("a keyed rotation needs at least one key")
         frame = np.array([f for f, _ in keys], dtype=np.int64)
         deg = _u32([w for _, d in keys for w in d], 3 * n)
         words = np.empty((n, 16), dtype=np.uint32)

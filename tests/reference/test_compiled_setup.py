@@ -142,3 +142,18 @@ def test_a_planted_wrong_setup_is_caught(request, tmp_path, kern):
             frames = max(f for f, _ in keys) + 6
             same_setup(KeyedRotation(keys, frames, ops("hw")),
                        KeyedRotation.compiled(keys, frames, ops("hw"), bad, "hw"), name)
+
+
+def test_the_setup_kernels_refuse_what_they_cannot_hold(kern):
+    """No keys, a value wider than the kernel's 4 words, or a key of the wrong width: a ValueError
+    naming the shape, never a read or write past an array."""
+    with pytest.raises(ValueError, match="1 or more keys of 1 to 4 words"):
+        kern.ctrl_compile("hw", [], 1, 10)
+    with pytest.raises(ValueError, match="1 or more keys of 1 to 4 words"):
+        kern.ctrl_compile("hw", [(0, (ONE,) * 5)], 5, 10)
+    with pytest.raises(ValueError, match="expected 6 words"):
+        kern.ctrl_compile("hw", [(0, (ONE, ONE, ONE)), (4, (ONE,))], 3, 10)
+    with pytest.raises(ValueError, match="at least one key"):
+        kern.keyed_compile("hw", [], 10)
+    with pytest.raises(ValueError, match="expected 6 words"):
+        kern.keyed_compile("hw", [(0, (0, 0, 0)), (3, (0,))], 10)
