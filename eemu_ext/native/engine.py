@@ -536,7 +536,9 @@ class NativeEngine:
                 self._sync_rest_in()
             _, steps = self._loop(pc, limit, sync=False)
             current = self._ended_in_c
-            out.append((_V0.unpack_from(mv, _OFF_R + 16)[0] & 0xFFFFFFFF, steps))
+            # a call the Python engine finished (its budget met mid-block) left v0 in the lists
+            v0 = _V0.unpack_from(mv, _OFF_R + 16)[0] if current else self.m.R[2]
+            out.append((v0 & 0xFFFFFFFF, steps))
         if current:
             self.sync_out(lazy=True)
         return out

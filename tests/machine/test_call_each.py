@@ -67,3 +67,23 @@ def test_a_hook_may_make_a_batch_of_nested_calls():
     m.allow_fetch(B, B + 4 * len(CALLER))
     m.hook(HOOKED, lambda mm: sum(v for v, _ in mm.call_each("fib", [(mm.args(1)[0],), (2,)])))
     assert m.call(B, 7, 0) == 13 + 1
+
+
+def test_calls_that_need_exactly_their_budget_complete_in_a_batch_as_alone():
+    """The budget is each call's own: calls needing exactly `limit` steps complete, with the
+    v0, steps and state that the same calls made one by one give."""
+    probe = Machine()
+    probe.load_elf(ELF)
+    probe.call("fib", 9)
+    limit = probe.steps                              # fib(9) needs exactly this many steps
+    one, batch = Machine(), Machine()
+    for m in (one, batch):
+        m.load_elf(ELF)
+    args = [(9,), (9,), (2,)]
+    want = []
+    for a in args:
+        v0 = one.call("fib", *a, limit=limit)
+        want.append((v0, one.steps))
+    assert batch.call_each("fib", args, limit=limit) == want
+    assert want[0] == (34, limit)
+    assert state(batch) == state(one)
