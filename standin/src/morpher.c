@@ -18,9 +18,9 @@ static void weight_lanes(Target *tg, u32 w)
     u64 v = (u64)x | ((w >> 31) ? 0xFFFFFFFF00000000ull : 0);
     u64 t = v | (v << 16) | (v << 32);
     u64 lx = t & 0xFFFF, ly = (t >> 16) & 0xFFFF, lz = (t >> 32) & 0xFFFF;
-    u64 lo = lx | (ly << 32);
-    /* PCPYLD joins the two doublewords into the 128-bit lane vector */
-    __asm__ volatile ("pcpyld $12, %1, %0\n\tsq $12, 32(%2)" : : "r"(lo), "r"(lz), "r"(tg) : "$12", "memory");
+    /* the 128-bit lane vector as its two doublewords (blend_vertex loads it whole) */
+    tg->lanes_lo = lx | (ly << 32);
+    tg->lanes_hi = lz;
 }
 
 static void blend_vertex(const u8 *b, u8 *o, const Target *tg, u32 nt, u32 off)
@@ -31,7 +31,7 @@ static void blend_vertex(const u8 *b, u8 *o, const Target *tg, u32 nt, u32 off)
         "ldr $12, 0(%0)\n\t"              /* $12: base halfwords x, y, z, (next) */
         "pmthi $0\n\t"
         "pmtlo $0\n\t"
-        "por $15, $0, $0\n"               /* result words when there is no target */
+        "pcpyld $15, $0, $0\n"            /* result words when there is no target: 0 */
         "1: beq %3, $0, 3f\n\t"
         "nop\n\t"
         "lw $13, 0(%2)\n\t"
@@ -52,7 +52,8 @@ static void blend_vertex(const u8 *b, u8 *o, const Target *tg, u32 nt, u32 off)
         "ppach $14, $0, $13\n"            /* s16 of each word */
         "2: psubh $13, $14, $12\n\t"      /* t - b, wrapping */
         "pextlh $13, $0, $13\n\t"         /* differences at halfwords 0, 2, 4, 6 */
-        "lq $24, 32(%2)\n\t"
+        "lqc2 $vf3, 32(%2)\n\t"          /* the lane vector, whole, through VU0 */
+        "qmfc2 $24, $vf3\n\t"
         "pmaddh $15, $13, $24\n\t"        /* acc x += dx*lx (LOw0), y (HIw0), z (LOw2) */
         "addiu %2, %2, 48\n\t"
         "b 1b\n\t"

@@ -80,9 +80,12 @@ def load(path: str = ELF_PATH) -> Image:
                 shndx = s["st_shndx"]
                 secname = elf.get_section(shndx).name if isinstance(shndx, int) else str(shndx)
                 syms[s.name] = Sym(s.name, s["st_value"], s["st_size"], s["st_info"]["type"][4:], secname)
-        text = elf.get_section_by_name(".text")
+        # the retail layout: code, read-only data and data share the section `main`; its code is
+        # what lies below _etext
+        main = elf.get_section_by_name("main")
+        code = main.data()[:syms["_etext"].value - main["sh_addr"]]
         ms = elf.get_section_by_name(".eediff.mulsites")
         ri = elf.get_section_by_name(".reginfo")
-        return Image(path, elf.header["e_flags"], elf.header["e_entry"], syms, text["sh_addr"],
-                     text.data(), _sites(ms.data(), path) if ms else [],
+        return Image(path, elf.header["e_flags"], elf.header["e_entry"], syms, main["sh_addr"],
+                     code, _sites(ms.data(), path) if ms else [],
                      struct.unpack_from("<I", ri.data(), 20)[0] if ri else 0)

@@ -1,0 +1,82 @@
+"""retail.py: the build steps that give the stand-in the retail executable's companions.
+
+    python3 retail.py prg NAME ID TEXT.bin OUT.PRG   an overlay file: the 0x40-byte header, then the bytes
+    python3 retail.py syms IN.elf OUT.syms           the symbol sidecar of the stripped volumes
+    python3 retail.py unname IN.elf OUT.elf          the section names blanked (a stripped volume's shape)
+
+Only the standard library: the stand-in builds wherever the cross compiler is.
+"""
+import struct
+import sys
+
+OVERLAY_BASE = 0x00400800
+PRG_MAGIC = b"MWo3"
+OVERLAYS = ("gcmn.prg", "demo.prg", "desktop.prg", "toppage.prg")
+
+
+def prg(name, ident, text_path, out_path):
+    """Header: magic, u32 id, base, text size, data size, bss size, ctor start, ctor end, a 32-byte
+    name; then the bytes. DECISION: the stand-in's overlays are text alone (data and bss sizes 0) and
+    have no static constructors (ctor start = ctor end = 0)."""
+    with open(text_path, "rb") as f:
+        text = f.read()
+    label = name.encode("ascii")
+    if len(label) >= 32:
+        sys.exit(f"retail.py prg: overlay name {name!r} longer than 31 bytes")
+    head = PRG_MAGIC + struct.pack("<7I", int(ident), OVERLAY_BASE, len(text), 0, 0, 0, 0) + label.ljust(32, b"\0")
+    assert len(head) == 0x40
+    with open(out_path, "wb") as f:
+        f.write(head + text)
+
+
+def sections(raw):
+    """[(name, sh_type, sh_flags, sh_addr, sh_offset, sh_size, sh_link)] of an ELF32 LE file."""
+    shoff, = struct.unpack_from("<I", raw, 0x20)
+    shentsize, shnum, shstrndx = struct.unpack_from("<3H", raw, 0x2E)
+    rows = [struct.unpack_from("<10I", raw, shoff + i * shentsize) for i in range(shnum)]
+    names = rows[shstrndx]
+    out = []
+    for r in rows:
+        start = names[4] + r[0]
+        name = raw[start:raw.index(b"\0", start)].decode("ascii")
+        out.append((name, r[1], r[2], r[3], r[4], r[5], r[6]))
+    return out, rows, shoff, shentsize, shstrndx
+
+
+def syms(elf_path, out_path):
+    """One line per FUNC or OBJECT symbol of `main` or an overlay: section, va, size, type, name
+    (tab-separated; va and size in hex), sorted by section order, then va, then name."""
+    with open(elf_path, "rb") as f:
+        raw = f.read()
+    secs = sections(raw)[0]
+    symtab = next(s for s in secs if s[1] == 2)
+    strtab = secs[symtab[6]]
+    order = ("main",) + OVERLAYS
+    lines = []
+    for off in range(symtab[4], symtab[4] + symtab[5], 16):
+        st_name, value, size, info, _, shndx = struct.unpack_from("<IIIBBH", raw, off)
+        kind = {1: "OBJECT", 2: "FUNC"}.get(info & 15)
+        if kind is None or not 0 < shndx < len(secs) or secs[shndx][0] not in order:
+            continue
+        start = strtab[4] + st_name
+        name = raw[start:raw.index(b"\0", start)].decode("ascii")
+        section = secs[shndx][0]
+        lines.append((order.index(section), value, name, f"{section}\t0x{value:08x}\t0x{size:x}\t{kind}\t{name}\n"))
+    with open(out_path, "w") as f:
+        f.writelines(line for *_, line in sorted(lines))
+
+
+def unname(elf_path, out_path):
+    """The section header string table zeroed: every section keeps its place but loses its name."""
+    with open(elf_path, "rb") as f:
+        raw = bytearray(f.read())
+    secs = sections(bytes(raw))
+    _, _, _, _, offset, size, _ = secs[0][secs[4]]
+    raw[offset:offset + size] = bytes(size)
+    with open(out_path, "wb") as f:
+        f.write(raw)
+
+
+if __name__ == "__main__":
+    cmd, *args = sys.argv[1:]
+    {"prg": prg, "syms": syms, "unname": unname}[cmd](*args)
