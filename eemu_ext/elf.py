@@ -5,12 +5,14 @@ import bisect
 import os
 import struct
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from elftools.common.exceptions import ELFError as _PyElfError
 from elftools.elf.elffile import ELFFile
 
 from .errors import ElfError
+from . import layout as _layout
+from .layout import Layout
 
 EM_MIPS = 8
 
@@ -26,6 +28,7 @@ class Image:
     flags: int = 0
     stripped: bool = False
     code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code sections
+    layout: Optional["Layout"] = field(default=None, repr=False)   # sections, overlays, symbol sources (layout.py)
     _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
     _funcs: List[Tuple[int, int, str]] = field(default_factory=list, repr=False)
 
@@ -33,6 +36,9 @@ class Image:
         try:
             return self.symbols[name]
         except KeyError:
+            foreign = self.layout.not_resident(name) if self.layout is not None else None
+            if foreign:
+                raise ElfError(f"{self.path}: {foreign}") from None
             if self.stripped:
                 raise ElfError(f"{self.path}: no symbol {name!r}: the file has no symbol table "
                                f"(stripped); give an address instead") from None
@@ -57,9 +63,16 @@ class Image:
         return f"0x{addr:08x}"
 
 
-def load_image(path) -> Image:
-    """Parse an R5900 ELF into an Image. Any problem -> ElfError naming the path and the problem."""
+def load_image(path, syms=None, overlay=None, prg=None) -> Image:
+    """Parse an R5900 ELF into an Image. Any problem -> ElfError naming the path and the problem.
+    syms: the symbol sidecar (default: <path>.syms when it exists); overlay: the overlay to make
+    resident ('gcmn', ...), read from prg or else DATA/<NAME>.PRG beside the executable."""
     path = os.fspath(path)
+    if isinstance(overlay, tuple):          # (name, the .PRG file's path)
+        overlay, prg = overlay
+    if syms is None:
+        from .sidecar import beside
+        syms = beside(path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
@@ -77,14 +90,14 @@ def load_image(path) -> Image:
     if machine != EM_MIPS:
         raise ElfError(f"{path}: not a MIPS ELF (e_machine {machine})")
     try:
-        return _parse(path, raw)
+        return _parse(path, raw, syms, overlay, prg)
     except ElfError:
         raise
     except (_PyElfError, struct.error, ValueError, IndexError, KeyError, AssertionError) as e:
         raise ElfError(f"{path}: malformed or truncated ELF: {type(e).__name__}: {e}") from None
 
 
-def _parse(path: str, raw: bytes) -> Image:
+def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     import io
     elf = ELFFile(io.BytesIO(raw))
     entry = elf.header.e_entry
@@ -103,6 +116,12 @@ def _parse(path: str, raw: bytes) -> Image:
         segments.append((vaddr, data))
         loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
 
+    lay = _layout.build(elf, path, loaded_ranges, path, overlay, prg)
+    main_ranges = list(loaded_ranges)
+    if lay.resident is not None:             # the resident overlay's bytes, loaded whole at its base
+        ovl = lay.resident
+        segments.append((ovl.base, ovl.image()))
+        loaded_ranges.append((ovl.base, ovl.base + ovl.extent))
     sections = list(elf.iter_sections())
     code = sorted((s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in sections
                   if s["sh_flags"] & 6 == 6 and s["sh_size"]       # SHF_ALLOC | SHF_EXECINSTR
@@ -131,13 +150,17 @@ def _parse(path: str, raw: bytes) -> Image:
             shndx = sym["st_shndx"]
             if not name or typ in ("STT_SECTION", "STT_FILE") or shndx == "SHN_UNDEF":
                 continue
-            if not sec_loaded(shndx):
-                continue                # overlay symbols (§1.5)
+            if not _layout.keeps(lay, shndx, name) or not sec_loaded(shndx):
+                continue                # overlay symbols (§1.5): only the resident overlay's resolve
             value = sym["st_value"] & 0xFFFFFFFF
             if name in symbols and not (typ == "STT_FUNC" and kinds[name] != "STT_FUNC"):
                 continue                # FUNC preferred over OBJECT; else the first wins
             symbols[name] = value
             kinds[name] = typ
+            sec = lay.section_at(shndx)
+            lay.source[name] = _layout.SYMBOL_TABLE
+            lay.home[name] = sec.label if sec is not None else "absolute"
+            lay.foreign.pop(name, None)
         for name, value in symbols.items():
             allsyms.append((value, name))
             if kinds[name] == "STT_FUNC":
@@ -146,12 +169,16 @@ def _parse(path: str, raw: bytes) -> Image:
         for sym in symtab.iter_symbols():
             if sym.name in symbols and symbols[sym.name] == (sym["st_value"] & 0xFFFFFFFF):
                 sizes[sym.name] = sym["st_size"]
-        func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
     else:
-        func_list = []
+        sizes = {}
+    if syms:
+        _layout.merge_sidecar(lay, os.fspath(syms), symbols, kinds, sizes, main_ranges)
+        allsyms = [(v, n) for n, v in symbols.items()]
+    func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
 
     gp = 0
-    reginfo = elf.get_section_by_name(".reginfo")
+    reginfo = elf.get_section_by_name(".reginfo") or next(
+        (sec for sec in sections if sec["sh_type"] == "SHT_MIPS_REGINFO"), None)   # a stripped volume's
     if reginfo is not None:
         data = reginfo.data()
         if len(data) >= 24:
@@ -159,7 +186,7 @@ def _parse(path: str, raw: bytes) -> Image:
     if gp == 0:
         gp = symbols.get("_gp", 0)
     img = Image(path=path, entry=entry, gp=gp, symbols=symbols, segments=segments,
-                flags=elf.header.e_flags, stripped=stripped, code=code)
+                flags=elf.header.e_flags, stripped=stripped and not syms, code=code, layout=lay)
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img

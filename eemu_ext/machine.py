@@ -270,12 +270,24 @@ class Machine:
         for k in ("ld8", "ld16", "ld32", "ld64", "ld128", "st8", "st16", "st32", "st64", "st128"):
             G[k] = getattr(mem, k)
         G["DF"] = mem.data_floor
+        G["DH0"], G["DH1"] = (mem.data_hole or (0, 0))[:2]
         if not self._floored:
             self._floored = True
             c = self._compiler
-            c.templates = [[p.replace("a < 0x2000000", "DF <= a < 0x2000000") if type(p) is str else p
-                            for p in t] for t in c.templates]
+            c.templates = [[p.replace("a < 0x2000000", "DF <= a < 0x2000000 and not DH0 <= a < DH1")
+                            if type(p) is str else p for p in t] for t in c.templates]
         self.flush_code_cache()
+
+    @property
+    def data_hole(self):
+        return self.mem.data_hole
+
+    @data_hole.setter
+    def data_hole(self, hole) -> None:
+        """(lo, hi, why) or None: data accesses in [lo, hi) fault with why (memory.py), under both
+        engines; set with the floor's machinery."""
+        self.mem.data_hole = hole
+        self.data_floor = self.mem.data_floor
 
     # ---------------------------------------------------------------- state
     def _reset_state(self):
@@ -431,10 +443,11 @@ class Machine:
         return self.mem.differences(snap, limit)
 
     # ---------------------------------------------------------------- images and symbols
-    def load_elf(self, path):
-        """Load an R5900 ELF (PT_LOAD segments, symbols, gp); returns the image."""
+    def load_elf(self, path, syms=None, overlay=None):
+        """Load an R5900 ELF (PT_LOAD segments, symbols, gp); returns the image. syms: its symbol
+        sidecar (default <path>.syms when it exists); overlay: the overlay made resident (layout.py)."""
         from .elf import load_image
-        img = load_image(path)
+        img = load_image(path, syms=syms, overlay=overlay)
         for vaddr, data in img.segments:
             try:
                 self.mem.write(vaddr, data)
@@ -445,6 +458,9 @@ class Machine:
             self._invalidate(vaddr, vaddr + len(data))
         self.image = img
         self._code_ranges = [(v, v + len(d)) for v, d in img.segments]
+        hole = img.layout.hole() if img.layout is not None else None
+        if hole is not None or self.mem.data_hole is not None:
+            self.data_hole = hole
         return img
 
     def allow_fetch(self, lo: int, hi: int) -> None:
@@ -810,6 +826,9 @@ class Machine:
             if j is not None:
                 via = f", reached by {self.disasm(j)} at 0x{j:08x} ({self.symbolize(j)})"
         ra = self.R[31] & M32
+        hole = self.mem.data_hole
+        if hole is not None and hole[0] <= pc < hole[1]:
+            segs += f"; the fetch is {hole[2]}"
         raise MemoryFault(f"memory fault: instruction fetch at 0x{pc:08x}, outside the executable's loaded "
                           f"segments ({segs}){via}; ra = 0x{ra:08x} ({self.symbolize(ra)})", pc, pc, 4)
 

@@ -8,6 +8,9 @@ and the instruction, which only it knows.
 floor 0x...'), so a null or low-memory pointer cannot read zeroes silently. 0 (the default) turns the
 check off. Instruction fetch (``fetch``) and the debugger-style ``read``/``write`` are not floored.
 Setting it rebuilds the fast paths with the floor captured in their closures.
+
+``data_hole``: (lo, hi, why) or None: a data load or store at a physical RAM address in [lo, hi)
+faults with that why (the overlay window with no resident overlay, layout.py). Set like the floor.
 """
 from __future__ import annotations
 
@@ -58,6 +61,7 @@ class Memory:
         self._written = set()        # pages that may hold a nonzero byte, as of the last sync
         self._line = []              # [(token, pages dirtied before it)]: how the current state came about
         self._floor = 0
+        self._hole = None
         self.data_floor = data_floor
 
     @property
@@ -71,6 +75,24 @@ class Memory:
             raise ValueError(f"data_floor 0x{addr:x} lies outside RAM (0..0x{RAM_SIZE:x})")
         self._floor = addr
         self._build()
+
+    @property
+    def data_hole(self):
+        return self._hole
+
+    @data_hole.setter
+    def data_hole(self, hole) -> None:
+        if hole is not None:
+            lo, hi, why = hole
+            if not 0 <= lo <= hi <= RAM_SIZE:
+                raise ValueError(f"data_hole 0x{lo:x}-0x{hi:x} lies outside RAM (0..0x{RAM_SIZE:x})")
+            hole = (int(lo), int(hi), str(why)) if lo < hi else None
+        self._hole = hole
+        self._build()
+
+    def hole_span(self):
+        """(lo, length) of the data hole, (0, 0) without one."""
+        return (self._hole[0], self._hole[1] - self._hole[0]) if self._hole else (0, 0)
 
     def below_floor(self, addr: int, size: int) -> bool:
         """True when a data access at virtual addr reaches RAM below the data floor (any mirror)."""
@@ -151,6 +173,7 @@ class Memory:
         RS = RAM_SIZE
         FL = self._floor
         floor_why = f"below the data floor 0x{FL:08x}"
+        HL, HH, hole_why = self._hole or (0, 0, "")
         D = self.dirty
 
         def slow_ld(a, n):
@@ -159,6 +182,8 @@ class Memory:
             buf, off = locate(a, n)
             if off < FL and buf is ram:
                 raise AccessFault(a, n, floor_why)
+            if HL <= off < HH and buf is ram:
+                raise AccessFault(a, n, hole_why)
             return frm(buf[off:off + n], "little")
 
         def slow_st(a, n, v):
@@ -167,6 +192,8 @@ class Memory:
             buf, off = locate(a, n, True)
             if off < FL and buf is ram:
                 raise AccessFault(a, n, floor_why, True)
+            if HL <= off < HH and buf is ram:
+                raise AccessFault(a, n, hole_why, True)
             buf[off:off + n] = (v & ((1 << (8 * n)) - 1)).to_bytes(n, "little")
             if buf is ram:
                 D[off >> 12] = 1
@@ -177,7 +204,7 @@ class Memory:
 
         # RAM first, then the scratchpad (the game keeps matrices there), then everything else
         def ld8(a):
-            if FL <= a < RS:
+            if FL <= a < RS and not HL <= a < HH:
                 return m8[a]
             o = a - SB
             if 0 <= o < SS:
@@ -186,7 +213,7 @@ class Memory:
 
         def ld16(a):
             if not a & 1:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     return m16[a >> 1]
                 o = a - SB
                 if 0 <= o < SS:
@@ -195,7 +222,7 @@ class Memory:
 
         def ld32(a):
             if not a & 3:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     return m32[a >> 2]
                 o = a - SB
                 if 0 <= o < SS:
@@ -204,7 +231,7 @@ class Memory:
 
         def ld64(a):
             if not a & 7:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     return m64[a >> 3]
                 o = a - SB
                 if 0 <= o < SS:
@@ -213,7 +240,7 @@ class Memory:
 
         def ld128(a):
             if not a & 15:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     i = a >> 3
                     return m64[i] | (m64[i + 1] << 64)
                 o = a - SB
@@ -223,7 +250,7 @@ class Memory:
             return slow_ld(a, 16)
 
         def st8(a, v):
-            if FL <= a < RS:
+            if FL <= a < RS and not HL <= a < HH:
                 m8[a] = v & 0xFF
                 D[a >> 12] = 1
                 return
@@ -235,7 +262,7 @@ class Memory:
 
         def st16(a, v):
             if not a & 1:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     m16[a >> 1] = v & 0xFFFF
                     D[a >> 12] = 1
                     return
@@ -247,7 +274,7 @@ class Memory:
 
         def st32(a, v):
             if not a & 3:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     m32[a >> 2] = v & 0xFFFFFFFF
                     D[a >> 12] = 1
                     return
@@ -259,7 +286,7 @@ class Memory:
 
         def st64(a, v):
             if not a & 7:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     m64[a >> 3] = v & 0xFFFFFFFFFFFFFFFF
                     D[a >> 12] = 1
                     return
@@ -271,7 +298,7 @@ class Memory:
 
         def st128(a, v):
             if not a & 15:
-                if FL <= a < RS:
+                if FL <= a < RS and not HL <= a < HH:
                     i = a >> 3
                     m64[i] = v & 0xFFFFFFFFFFFFFFFF
                     m64[i + 1] = (v >> 64) & 0xFFFFFFFFFFFFFFFF

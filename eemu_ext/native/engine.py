@@ -75,6 +75,7 @@ class EeState(ctypes.Structure):
         ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
         ("prev", ctypes.c_uint32), ("annulled", ctypes.c_int32),
         ("bcount", ctypes.POINTER(ctypes.c_uint64)), ("dirty", ctypes.c_void_p),
+        ("hole_lo", ctypes.c_uint32), ("hole_len", ctypes.c_uint32),
     ]
 
 
@@ -427,6 +428,7 @@ class NativeEngine:
         if not self.c_owns:
             self._fpu_in()
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
+        self.st.hole_lo, self.st.hole_len = m.mem.hole_span()
 
     def _sync_rest_in(self):
         """sync_in but for R and RH (a call wrote its own)."""
@@ -435,6 +437,7 @@ class NativeEngine:
         if not self.c_owns:
             self._fpu_in()
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
+        self.st.hole_lo, self.st.hole_len = m.mem.hole_span()
 
     def _fpu_in(self):
         """The FPU/VU0 registers and the scalars into C, where they changed since they crossed."""

@@ -16,24 +16,25 @@
 enum { WHY_NONE = 0, WHY_UNIT = 1, WHY_MISS = 2, WHY_HOOK = 3, WHY_LIMIT = 4, WHY_ONE = 5 };
 
 /* The host address of an access of n bytes at a (n a power of two), or 0: misaligned, unmapped,
- * below the data floor or anything else the Python slow path must serve. RAM is the inline fast
+ * below the data floor, in the data hole or anything else the Python slow path must serve. RAM is the inline fast
  * path; the rest is out of line, to keep blocks small. */
 static __attribute__((noinline)) uint8_t *ee_host_slow(ee_state *st, uint32_t a, uint32_t n) {
     if (a & (n - 1)) return 0;
-    if (a < RAM_SIZE) return a >= st->data_floor ? st->ram + a : 0;
+    if (a < RAM_SIZE) return a >= st->data_floor && a - st->hole_lo >= st->hole_len ? st->ram + a : 0;
     uint32_t o = a - SPR_BASE;
     if (o < SPR_SIZE) return st->spr + o;
     o = a - VU0_BASE;
     if (o < VU0_WINDOW) return st->vu0 + (o & (VU0_SIZE - 1));
     switch (a >> 28) {               /* RAM mirrors (memory.py RAM_MIRRORS) */
-    case 0x2: case 0x3: o = a & 0x0FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor ? st->ram + o : 0;
-    case 0x8: case 0xA: o = a & 0x1FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor ? st->ram + o : 0;
+    case 0x2: case 0x3: o = a & 0x0FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor && o - st->hole_lo >= st->hole_len ? st->ram + o : 0;
+    case 0x8: case 0xA: o = a & 0x1FFFFFFFu; return o < RAM_SIZE && o >= st->data_floor && o - st->hole_lo >= st->hole_len ? st->ram + o : 0;
     }
     return 0;
 }
 
 static inline uint8_t *ee_host(ee_state *st, uint32_t a, uint32_t n) {
-    if (__builtin_expect(!(a & (n - 1)) && a < RAM_SIZE && a >= st->data_floor, 1)) return st->ram + a;
+    if (__builtin_expect(!(a & (n - 1)) && a < RAM_SIZE && a >= st->data_floor && a - st->hole_lo >= st->hole_len, 1))
+        return st->ram + a;
     return ee_host_slow(st, a, n);
 }
 

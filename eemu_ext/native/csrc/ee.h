@@ -59,6 +59,7 @@ typedef struct ee_state {
                                  * or took a branch whose target is its fall-through (2) */
     uint64_t *bcount;           /* coverage: per block, [taken pc, completed, likely not taken, taken] (or NULL) */
     uint8_t *dirty;             /* one byte per 4 KiB RAM page, set by every store there (memory.py) */
+    uint32_t hole_lo, hole_len; /* data accesses in [hole_lo, hole_lo + hole_len) leave native code */
 } ee_state;
 
 #define M32 0xFFFFFFFFULL

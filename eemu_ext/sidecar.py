@@ -1,0 +1,103 @@
+"""The symbol sidecar of a stripped executable: ``<executable>.syms``, the users' format.
+
+One symbol a line, five tab-separated fields: ``section va size type name``. The section is ``main``
+or an overlay's name (``gcmn.prg``, ...); the type is ``FUNC`` or ``OBJECT``. The later volumes of the
+game ship stripped, and this file is where their symbols live. A malformed line is an ElfError that
+names ``file:line`` and what is wrong with it; a field is quoted short, never printed raw.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import List, Optional
+
+from .errors import ElfError
+from .overlays import overlay_name
+
+MAIN = "main"
+KINDS = ("FUNC", "OBJECT")
+_NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*\Z")
+_HEX = re.compile(r"(0[xX])?[0-9A-Fa-f]{1,8}\Z")
+MAX_LINE = 4096
+
+
+class SidecarError(ElfError):
+    """A sidecar that cannot be read, or a malformed line of one (the message starts file:line)."""
+
+
+@dataclass(frozen=True)
+class SideSymbol:
+    section: str          # 'main' or an overlay section name ('gcmn.prg')
+    va: int
+    size: int
+    kind: str             # 'FUNC' | 'OBJECT'
+    name: str
+    line: int
+
+
+def beside(image_path: str) -> Optional[str]:
+    """``<image>.syms`` when that file exists, else None."""
+    path = os.fspath(image_path) + ".syms"
+    return path if os.path.isfile(path) else None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:40] + "...")
+
+
+def _number(path, n, what, text) -> int:
+    # DECISION: va and size are hexadecimal, with or without 0x (a symbol list's addresses are
+    # always hex); at most 32 bits.
+    if not _HEX.match(text):
+        raise SidecarError(f"{path}:{n}: {what} {_short(text)} is not a hexadecimal number (0x00100000)")
+    return int(text, 16)
+
+
+def parse_line(path: str, n: int, line: str) -> Optional[SideSymbol]:
+    """The symbol of line n, None for a blank line or a '#' comment; SidecarError when malformed."""
+    # DECISION: blank lines, '#' comments and a trailing CR are allowed; the separator is the tab.
+    text = line.rstrip("\r\n")
+    if not text.strip() or text.lstrip().startswith("#"):
+        return None
+    if len(text) > MAX_LINE:
+        raise SidecarError(f"{path}:{n}: line of {len(text)} characters (at most {MAX_LINE})")
+    fields = text.split("\t")
+    if len(fields) != 5:
+        raise SidecarError(f"{path}:{n}: {len(fields)} tab-separated fields, expected 5 "
+                           f"(section va size type name)")
+    section, va, size, kind, name = (f.strip() for f in fields)
+    if section != MAIN:
+        ovl = overlay_name(section)
+        if ovl is None:
+            raise SidecarError(f"{path}:{n}: section {_short(section)} is neither main nor an overlay "
+                               f"(gcmn.prg, demo.prg, desktop.prg, toppage.prg)")
+        section = ovl
+    va_i = _number(path, n, "va", va)
+    size_i = _number(path, n, "size", size)
+    if kind not in KINDS:
+        raise SidecarError(f"{path}:{n}: type {_short(kind)} is neither FUNC nor OBJECT")
+    if not _NAME.match(name):
+        raise SidecarError(f"{path}:{n}: name {_short(name)} is not a symbol name")
+    return SideSymbol(section, va_i, size_i, kind, name, n)
+
+
+def read_sidecar(path) -> List[SideSymbol]:
+    """Every symbol of the sidecar at path, in file order."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as e:
+        raise SidecarError(f"{path}: cannot read the symbol sidecar: {e.strerror or e}") from None
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as e:
+        line = raw.count(b"\n", 0, e.start) + 1
+        raise SidecarError(f"{path}:{line}: not ASCII text (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
+    out = []
+    for n, line in enumerate(text.split("\n"), 1):
+        sym = parse_line(path, n, line)
+        if sym is not None:
+            out.append(sym)
+    return out
