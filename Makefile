@@ -24,6 +24,7 @@ ifneq ($(ENGINE),)
 export EEMU_ENGINE := $(ENGINE)
 endif
 IMAGE   ?=
+SYMS    ?=
 DATA    ?=
 DISC    ?=
 CASE    ?=
@@ -47,6 +48,7 @@ export MK_PROFILE := $(value PROFILE)
 export MK_JOBS := $(value JOBS)
 export MK_FLOAT := $(value FLOAT)
 export MK_IMAGE := $(value IMAGE)
+export MK_SYMS := $(value SYMS)
 export MK_DATA := $(value DATA)
 export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
@@ -58,12 +60,13 @@ export MK_CLUSTER := $(value CLUSTER)
 export MK_SHARD := $(value SHARD)
 export MK_OUT := $(value OUT)
 export MK_RUNS := $(value RUNS)
-unexport N SEED PROFILE JOBS FLOAT IMAGE DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS
+unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS
 # the synthetic corpus is a prerequisite unless DATA or DISC names another archive
 CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
-	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
+	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
+	$${MK_SYMS:+--syms "$$MK_SYMS"}
 
 .PHONY: help all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean
 
@@ -94,6 +97,7 @@ help:
 	@echo '  FLOAT=hw       EE float model: hw | trunc'
 	@echo '  ENGINE=        the machine engine: native | python | lockstep (default: native with a C compiler)'
 	@echo '  IMAGE=         the executable (default: standin/standin.elf)'
+	@echo '  SYMS=          the symbol sidecar of a stripped IMAGE (default: IMAGE.syms when it exists)'
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
 	@echo '  CASE=          one: the chunk id (python -m corpus list --grep NAME)'

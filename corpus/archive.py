@@ -359,7 +359,30 @@ def find_on_disc(disc):
         iso.close()
 
 
-def open_corpus(data=None, image=None, disc=None, use_cache=True) -> Corpus:
+def read_disc_file(disc, paths):
+    """The bytes of the first of `paths` (ISO 9660 paths, e.g. '/DATA/GCMN.PRG;1') on the disc
+    image, or None when it has none of them."""
+    import pycdlib
+    from pycdlib.pycdlibexception import PyCdlibException
+    iso = pycdlib.PyCdlib()
+    try:
+        iso.open(os.fspath(disc))
+    except (PyCdlibException, OSError) as e:
+        raise CorpusError(f"not an ISO 9660 image: {e}", member=os.fspath(disc), kind="iso") from None
+    try:
+        for p in paths:
+            try:
+                bio = io.BytesIO()
+                iso.get_file_from_iso_fp(bio, iso_path=p)
+                return bio.getvalue()
+            except PyCdlibException:
+                continue
+        return None
+    finally:
+        iso.close()
+
+
+def open_corpus(data=None, image=None, disc=None, use_cache=True, image_symbols=None) -> Corpus:
     """Open DATA.BIN (data=path), optionally with the executable's index tables (image=path), or an
     ISO 9660 image (disc=path) holding DATA/DATA.BIN and SLUS_202.67 (used unless image= is given).
     With no arguments: the synthetic corpus build/synth/DATA.BIN."""
@@ -379,7 +402,7 @@ def open_corpus(data=None, image=None, disc=None, use_cache=True) -> Corpus:
         refuse_non_regular(os.fspath(image), "executable")
         try:
             with open(image, "rb") as f:
-                img = ElfImage(f.read(), os.fspath(image))
+                img = ElfImage(f.read(), os.fspath(image), image_symbols)
         except OSError as e:
             raise CorpusError(f"cannot read executable: {e.strerror}", member=os.fspath(image),
                               kind="elf") from None

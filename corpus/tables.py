@@ -45,7 +45,9 @@ def member_to_record_name(member: str) -> str:
 class ElfImage:
     """Just enough of an ELF to read initialised data by symbol (pyelftools)."""
 
-    def __init__(self, data: bytes, path="executable"):
+    def __init__(self, data: bytes, path="executable", extra_symbols=None):
+        """extra_symbols: {name: address} for names the ELF's symbol table lacks (a stripped
+        volume's sidecar, read by the caller)."""
         from elftools.common.exceptions import ELFError
         from elftools.elf.elffile import ELFFile
         self.path = path
@@ -59,6 +61,8 @@ class ElfImage:
                     for s in sec.iter_symbols():
                         if s.name and s["st_shndx"] != "SHN_UNDEF":
                             self.symbols.setdefault(s.name, s["st_value"])
+            for name, value in (extra_symbols or {}).items():
+                self.symbols.setdefault(name, value)
         except (ELFError, struct.error, ValueError, KeyError) as e:
             raise CorpusError(f"cannot read ELF {path}: {e}", member=path, kind="elf") from None
         self.data = data

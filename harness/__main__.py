@@ -21,6 +21,8 @@ def common(p):
     p.add_argument("--image", default=None, help="R5900 ELF (default: the stand-in)")
     p.add_argument("--data", default=None, help="DATA.BIN (default: build/synth/DATA.BIN)")
     p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
+    p.add_argument("--syms", default=None, help="the image's symbol sidecar (default: <image>.syms when it exists)")
+    p.add_argument("--overlay", default=None, help="make this overlay resident (gcmn, demo, desktop, toppage)")
     p.add_argument("--seed", type=whole_number(), default=4)
     p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
@@ -43,7 +45,8 @@ def options(a, **kw):
         image = disc_executable(a.disc)
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
-                   corpus_image=a.image if explicit else None, reload=getattr(a, "reload", False), **kw)
+                   corpus_image=a.image if explicit else None, reload=getattr(a, "reload", False),
+                   syms=a.syms, overlay=a.overlay, **kw)
 
 
 def cmd_bulk(a):
@@ -111,7 +114,8 @@ def cmd_one(a):
     if mism and a.shrink:
         from harness.shrinking import shrink_mismatch
         try:
-            mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model), ch, ctx, mism[0])
+            mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model, **opts.machine_args()),
+                                                ch, ctx, mism[0])
         except Exception as exc:
             print(f"(shrinking failed: {type(exc).__name__}: {exc})", file=sys.stderr)
     if a.json:

@@ -15,7 +15,7 @@ import sys
 MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "PROFILE",
                   "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
                   "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
-                  "--engine": "ENGINE"}
+                  "--engine": "ENGINE", "--syms": "SYMS"}
 
 
 def whole_number(minimum=None):

@@ -43,6 +43,8 @@ class Options:
     shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/runners/shard.py)
     image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
     reload: bool = False                 # --reload: every load afresh, checked against the restored one
+    syms: Optional[str] = None           # the image's symbol sidecar (default: <image>.syms when it exists)
+    overlay: Optional[str] = None        # --overlay NAME: the overlay made resident (DATA/NAME.PRG)
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -70,7 +72,8 @@ class Options:
             self._corpus = _CORPORA[key]
             return self._corpus
         try:
-            c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc)
+            c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc,
+                            image_symbols=self._sidecar_symbols())
             c.chunk_ids()
         except CorpusError as exc:
             raise HarnessError(f"corpus {self.data or self.disc}: {exc}") from exc
@@ -82,13 +85,32 @@ class Options:
     def data_path(self, corpus=None):
         return self.data if self.data and os.path.isfile(self.data) else None
 
+    def _sidecar_symbols(self):
+        """{name: va} of main's symbols in the corpus image's sidecar (its category tables), or None."""
+        if not self.corpus_image:
+            return None
+        from eemu_ext.sidecar import MAIN, beside, read_sidecar
+        path = self.syms or beside(self.corpus_image)
+        if not path:
+            return None
+        from eemu_ext.errors import ElfError
+        try:
+            return {r.name: r.va for r in read_sidecar(path) if r.section == MAIN}
+        except ElfError as exc:
+            raise HarnessError(str(exc)) from exc
+
+    def machine_args(self):
+        """What load_elf takes besides the image: the sidecar and the resident overlay."""
+        from harness.executable import machine_args
+        return machine_args(self)
+
     def validate_image(self):
         """Load the executable once and check its required symbols (executable-abi.md §4, §6)."""
         if not os.path.isfile(self.image):
             raise HarnessError(f"IMAGE={self.image}: no such file")
         from harness.driver.game import Game
         try:
-            return Game(self.image, self.float_model)
+            return Game(self.image, self.float_model, **self.machine_args())
         except HarnessError:
             raise
         except Exception as exc:

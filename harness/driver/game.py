@@ -84,12 +84,13 @@ class Scratch:
         return self.pos + self.scale + self.rot + (self.alpha,)
 
 
-def load_machine(image, float_model="hw", coverage=False):
+def load_machine(image, float_model="hw", coverage=False, syms=None, overlay=None):
     """A fresh Machine with `image` loaded (imported lazily so the harness imports without eemu_ext);
-    coverage: count executions per instruction and branch direction (m.code_coverage)."""
+    coverage: count executions per instruction and branch direction (m.code_coverage); syms, overlay:
+    the symbol sidecar and the resident overlay (harness/executable.py)."""
     from eemu_ext import Machine
     m = Machine(float_model=float_model, coverage=coverage)
-    img = m.load_elf(image)
+    img = m.load_elf(image, syms=syms, overlay=overlay)
     # issue 13: any data access below the executable's lowest segment faults, naming pc and symbol
     m.data_floor = lowest_segment(img)
     return m, img
@@ -107,15 +108,16 @@ class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
     def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
-                 coverage=False):
+                 coverage=False, syms=None, overlay=None):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
         budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
         self.image_path = str(image)
         self.float_model = float_model
+        self.machine_args = {"syms": syms, "overlay": overlay}
         if machine is None:
-            self.m, self.img = load_machine(image, float_model, coverage)
+            self.m, self.img = load_machine(image, float_model, coverage, syms, overlay)
         else:
-            self.m, self.img = machine, machine.load_elf(image)
+            self.m, self.img = machine, machine.load_elf(image, syms=syms, overlay=overlay)
         symbols = getattr(self.img, "symbols", {})
         missing = missing_symbols(symbols)
         if missing:

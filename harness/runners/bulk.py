@@ -82,7 +82,8 @@ def _init_serial(opts: Options):
 def _game():
     if _W.get("game") is None:
         from harness.driver.game import Game
-        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model, coverage=codecov.enabled())
+        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model, coverage=codecov.enabled(),
+                          **_W["opts"].machine_args())
     return _W["game"]
 
 

@@ -163,6 +163,13 @@ def run_cluster(opts, rd, todo, progress, out, ff=None):
     """Check `todo` on the cluster; the client writes each record. False when workers keep dying
     (the scheduler gave up on a task), as the process pool's run_pool."""
     from harness.runners import codecov
+    from eemu_ext.sidecar import beside
+    args = opts.machine_args()
+    if args["syms"] or args["overlay"] or beside(opts.image):
+        # DECISION: the workers receive the executable's bytes alone, so an image that needs its
+        # sidecar or an overlay runs on the local pool (no CLUSTER=), never half-symbolled remotely.
+        raise HarnessError(f"CLUSTER={opts.cluster}: {opts.image} needs its symbol sidecar or an overlay, "
+                           f"which the cluster's workers do not receive; run it without CLUSTER=")
     distributed = _distributed()
     client, close = connect(opts.cluster)
     futures = []

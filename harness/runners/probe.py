@@ -177,10 +177,12 @@ class Watch:
         self.r.syscalls[(kind, m.symbolize(m.pc), code)] += 1
 
 
-def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None) -> Report:
-    """Probe `image` on a few small chunks of `corpus` (those with objects, notes, materials)."""
+def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_args=None) -> Report:
+    """Probe `image` on a few small chunks of `corpus` (those with objects, notes, materials);
+    machine_args: its sidecar and resident overlay (harness/executable.py)."""
     ids = pick_chunks(corpus, n_chunks)
     report = Report(str(image), ids)
+    report.machine_args = dict(machine_args or {})
     game = new_game(image, float_model, report, budgets)
     if game is None:
         return report
@@ -207,7 +209,7 @@ def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None) -> Report:
 
 def new_game(image, float_model, report, budgets):
     try:
-        game = Game(image, float_model, budgets=budgets)
+        game = Game(image, float_model, budgets=budgets, **getattr(report, "machine_args", {}))
     except Exception as exc:
         report.add("error", "image", describe(exc, str(image)))
         return None
@@ -410,6 +412,6 @@ def short(name):
 
 def run_cli(opts, budgets=None) -> int:
     corpus = opts.open_corpus()
-    r = probe(opts.image, corpus, opts.float_model, budgets=budgets)
+    r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args())
     print(format_report(r))
     return 0 if r.ready else 1
