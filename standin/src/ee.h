@@ -46,7 +46,10 @@ static inline u32 fb(float f) { union { u32 u; float f; } x; x.f = f; return x.u
              "\t.popsection" : "=f"(_r) : "f"(_a), "f"(_b)); _r; })
 
 /* Free-code dot products with the FPU accumulator: a0*b0 + a1*b1 + a2*b2 via MULA/MADDA/MADD.
- * Only used in the keyed-rotation internals (§1 row 15), which are compared within a tolerance. */
+ * Only used in the keyed-rotation internals (§1 row 15), which are compared within a tolerance.
+ * MIX(mula.s, madda.s, madd.s): the EE FPU's accumulator forms, outside the list of what the users'
+ * machine is known to interpret; kept because the keyed-rotation internals are free code compared
+ * only within a tolerance, and their dot products are recorded multiply sites like every other. */
 #define FDOT3(a0, b0, a1, b1, a2, b2) ({ float _r; \
     __asm__ ("1: mula.s %1, %2\n2: madda.s %3, %4\n3: madd.s %0, %5, %6\n" \
              "\t.pushsection .eediff.mulsites,\"\",@progbits\n" \
