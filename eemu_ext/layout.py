@@ -43,6 +43,7 @@ class Layout:
     source: Dict[str, str] = field(default_factory=dict)     # symbol -> SYMBOL_TABLE | SIDECAR
     home: Dict[str, str] = field(default_factory=dict)       # symbol -> the section label it lives in
     foreign: Dict[str, str] = field(default_factory=dict)    # symbol of a non-resident overlay -> overlay
+    loads: List[Tuple[int, int, int]] = field(default_factory=list)   # every PT_LOAD: (vaddr, filesz, memsz)
 
     def overlays(self) -> List[Section]:
         return [s for s in self.sections if s.role == "overlay"]
@@ -135,6 +136,8 @@ def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None
         ends = [s.addr + s.size for s in sections if s.role == "overlay"]
         window = (OVERLAY_BASE, max(ends))
     lay = Layout(sections, window)
+    lay.loads = [(seg["p_vaddr"], seg["p_filesz"], seg["p_memsz"]) for seg in elf.iter_segments()
+                 if seg["p_type"] == "PT_LOAD"]
     if overlay:
         name = overlay_name(overlay)
         if name is None:

@@ -69,6 +69,7 @@ class Report:
     allocs: List[tuple] = field(default_factory=list)
     high_water: List[tuple] = field(default_factory=list)  # (chunk, bytes used, buffer bytes)
     forward: Optional[Tuple[str, int]] = None              # (reading, measured time)
+    layout: List[str] = field(default_factory=list)       # what the loader found (probe_layout.py)
     symbolize: object = field(default=lambda a: f"0x{a:08x}", repr=False)
 
     @property
@@ -186,6 +187,10 @@ def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_arg
     game = new_game(image, float_model, report, budgets)
     if game is None:
         return report
+    from harness.runners.probe_layout import layout_lines
+    report.layout, found = layout_lines(game.img, str(image))
+    for severity, kind, text in found:
+        report.add(severity, kind, text)
     for cid in ids:
         ch = corpus.chunk(cid)
         for stage in (stage_load, stage_controllers, stage_forward, stage_notes):
@@ -352,7 +357,8 @@ def stage_modify(game, report):
 
 # -- the report ---------------------------------------------------------------------------------
 def format_report(r: Report, max_allocs=12) -> str:
-    L = [f"eediff probe: {r.image}", f"  chunks: {', '.join(r.chunks)}", "", "call tree (calls per edge):"]
+    L = [f"eediff probe: {r.image}", f"  chunks: {', '.join(r.chunks)}", ""] + (r.layout + [""] if r.layout else [])
+    L.append("call tree (calls per edge):")
     children: Dict[Optional[str], Counter] = {}
     for (a, b), n in r.edges.items():
         children.setdefault(a, Counter())[b] += n
