@@ -263,6 +263,8 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=Non
          "gs": brief(m.get("expected"), m.get("got"))[1],
          "ulp": ulp_of(m), "repro": m.get("repro") or default_repro(m, params),
          "seed": m.get("seed")}
+    if m.get("inferred"):
+        v["inferred"] = str(m["inferred"])     # harness/compare/inferred.py: the spec's [INF] rule it falls on
     if isinstance(m.get("deviation"), (int, float)):
         v["dev"] = f"{m['deviation']:.4g}"
         v["tol"] = "" if m.get("tolerance") is None else f"{m['tolerance']:.4g}"

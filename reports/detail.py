@@ -82,7 +82,8 @@ def detail_html(v: dict) -> str:
     if v.get("provenance"):
         out.append("<h4>Provenance</h4>" + chain_html(v["provenance"]))
     kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
-          ("field", v.get("field")), ("likely cause", v["cause"]), ("seed", v.get("seed"))]
+          ("field", v.get("field")), ("likely cause", v["cause"]), ("question", v.get("inferred")),
+          ("seed", v.get("seed"))]
     kv_html = ('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
                                               for k, x in kv if x not in (None, "")) + '</table>')
     if "sv" in v:                                   # one u32: identity and bits side by side
@@ -134,7 +135,7 @@ def summary_line_html(v: dict) -> str:
     cells = {"mn": f'#{v["n"]}', "mc": v["check"], "mch": v["chunk"], "mw": v.get("place"),
              "mt": v.get("at"), "mf": v.get("field"),
              "mv": f'{v.get("es") or ""} → {v.get("gs") or ""}', "mu": v.get("ulp"),
-             "md": v.get("dev"), "cause": v["cause"]}
+             "md": v.get("dev"), "cause": v["cause"] + (" · " + v["inferred"] if v.get("inferred") else "")}
     mono = {"mv", "mu", "md"}
     return "".join(f'<span class="{c}{" mono" if c in mono else ""}">{e(cells[c])}</span>'
                    for c, _ in ROW_COLUMNS)

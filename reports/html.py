@@ -399,7 +399,7 @@ def chunk_repro(ch: dict, params: dict) -> str:
 
 def search_text(v: dict) -> str:
     """What the mismatch filter matches against, lowercased."""
-    return " ".join(str(v.get(k) or "") for k in ("chunk", "field", "where", "check", "cause")).lower()
+    return " ".join(str(v.get(k) or "") for k in ("chunk", "field", "where", "check", "cause", "inferred")).lower()
 
 
 def pages_payload(views: list[dict], rendered: list[str]) -> str:

@@ -6,6 +6,7 @@ from typing import Optional
 from corpus.names import shell_word
 
 from harness.compare.bits import hx, ulp
+from harness.compare.inferred import tag as inferred_tag
 
 
 class CaseContext:
@@ -67,6 +68,9 @@ def record(ctx: CaseContext, check, field, expected, got, *, object=None, track=
            "context": context or {}}
     if series:
         rec["series"] = series
+    rule = inferred_tag(rec, ctx.float_model)
+    if rule:
+        rec["inferred"] = rule
     return rec
 
 

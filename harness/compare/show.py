@@ -36,6 +36,8 @@ def format_mismatch(m):
         lines.append(f"  {'xor':9s} 0x{(e ^ g) & 0xFFFFFFFF:08x}" + (f"  ulp {m['ulp']}" if m.get("ulp") is not None else ""))
     if m.get("deviation") is not None:
         lines.append(f"  deviation {m['deviation']:.3g} > tolerance {m['tolerance']:.3g}")
+    if m.get("inferred"):
+        lines.append(f"  {m['inferred']}: a question about the spec (README.md, \"Your own disc\")")
     ctx = m.get("context") or {}
     if ctx:
         text = json.dumps(ctx)
