@@ -1,0 +1,93 @@
+"""A stripped volume runs with its sidecar: IMAGE= takes it with SYMS= (default IMAGE.syms when it
+exists); a DISC finds the sidecar beside its executable; --overlay NAME makes one overlay resident
+from DATA/NAME.PRG beside the executable or on the disc. Records equal the unstripped stand-in's."""
+import io
+import os
+import shutil
+
+import pytest
+
+from harness import HarnessError
+from harness.__main__ import common, options
+from harness.arguments import Parser
+from harness.driver.game import REQUIRED, Game
+from tests.harness.archives import small_archive
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ELF = os.path.join(ROOT, "standin", "standin.elf")
+STRIPPED = os.path.join(ROOT, "standin", "standin-stripped.elf")
+
+
+@pytest.fixture(autouse=True)
+def python_engine(monkeypatch):
+    monkeypatch.setenv("EEMU_ENGINE", "python")
+
+
+def opts_of(*argv):
+    p = Parser(prog="harness")
+    common(p)
+    return options(p.parse_args(list(argv)))
+
+
+def test_the_stripped_image_finds_its_sidecar_and_the_same_required_symbols():
+    a = Game(ELF)
+    b = opts_of("--image", STRIPPED).validate_image()
+    assert b.sym == a.sym and set(b.sym) == set(REQUIRED)
+
+
+def test_syms_names_a_sidecar_elsewhere_and_without_one_the_symbols_are_missing(tmp_path):
+    exe = tmp_path / "vol2.elf"
+    shutil.copy(STRIPPED, exe)
+    with pytest.raises(HarnessError, match="required symbols missing"):
+        opts_of("--image", str(exe)).validate_image()
+    side = tmp_path / "symbols" / "vol2.txt"
+    side.parent.mkdir()
+    shutil.copy(STRIPPED + ".syms", side)
+    assert opts_of("--image", str(exe), "--syms", str(side)).validate_image().sym == Game(ELF).sym
+    with pytest.raises(HarnessError, match=r"SYMS=.*nosuch.syms: no such file"):
+        opts_of("--image", str(exe), "--syms", str(tmp_path / "nosuch.syms")).validate_image()
+
+
+def test_a_malformed_sidecar_stops_the_run_naming_file_and_line(tmp_path):
+    exe = tmp_path / "vol2.elf"
+    shutil.copy(STRIPPED, exe)
+    lines = open(STRIPPED + ".syms").read().splitlines()
+    lines[4] = lines[4].replace("FUNC", "FUNCTION")
+    (tmp_path / "vol2.elf.syms").write_text("\n".join(lines) + "\n")
+    with pytest.raises(HarnessError, match=rf"{tmp_path}/vol2.elf.syms:5: type 'FUNCTION' is neither FUNC nor OBJECT"):
+        opts_of("--image", str(exe)).validate_image()
+
+
+def test_overlay_beside_the_executable():
+    g = opts_of("--image", STRIPPED, "--overlay", "demo").validate_image()
+    assert g.m.call(g.m.symbol("DemoMain__Fv")) == 0x6F6D6564
+    with pytest.raises(HarnessError, match=r"--overlay 'lobby': not an overlay"):
+        opts_of("--image", STRIPPED, "--overlay", "lobby").validate_image()
+
+
+def test_a_disc_finds_the_sidecar_and_the_overlay_beside_its_executable(tmp_path):
+    pycdlib = pytest.importorskip("pycdlib")
+    data = tmp_path / "DATA.BIN"
+    small_archive(str(data))
+    iso = pycdlib.PyCdlib()
+    iso.new(interchange_level=4)
+    iso.add_directory("/DATA")
+    for path, raw in (("/SLUS_202.67;1", open(STRIPPED, "rb").read()),
+                      ("/SLUS_202.67.SYMS;1", open(STRIPPED + ".syms", "rb").read()),
+                      ("/DATA/GCMN.PRG;1", open(os.path.join(ROOT, "standin", "DATA", "GCMN.PRG"), "rb").read()),
+                      ("/DATA/DATA.BIN;1", data.read_bytes())):
+        iso.add_fp(io.BytesIO(raw), len(raw), path)
+    iso.write(str(tmp_path / "disc.iso"))
+    iso.close()
+    disc = str(tmp_path / "disc.iso")
+    from harness.options import disc_executable
+    exe = disc_executable(disc)                 # what an earlier run extracted beside it must not count
+    if os.path.exists(exe + ".syms"):
+        os.remove(exe + ".syms")
+    shutil.rmtree(exe + ".DATA", ignore_errors=True)
+    g = opts_of("--disc", disc, "--overlay", "gcmn").validate_image()
+    assert os.path.isfile(exe + ".syms") and os.path.isfile(os.path.join(exe + ".DATA", "GCMN.PRG"))
+    assert g.sym == Game(ELF).sym
+    assert g.m.call(g.m.symbol("AnimCtrl__8ccPlayerFv")) == 0x6E6D6367
+    with pytest.raises(HarnessError, match=r"--overlay demo.prg: no /DATA/DEMO.PRG on the disc"):
+        opts_of("--disc", disc, "--overlay", "demo").validate_image()
