@@ -121,7 +121,7 @@ class Options:
         # (a cache file that `make clean` removes, and IMAGE+DISC reads the corpus another way).
         return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
                            self.disc, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
-                                                "DATA": DEFAULT_DATA})
+                                                "DATA": DEFAULT_DATA}, syms=self.syms, overlay=self.overlay)
 
 
 def disc_executable(disc, out_dir=os.path.join(ROOT, "build", "disc")):

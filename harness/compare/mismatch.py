@@ -13,10 +13,11 @@ class CaseContext:
     """Identity of the case being checked: chunk, seed and the run options a repro must repeat."""
 
     def __init__(self, chunk, seed, profile="quick", float_model="hw", image=None, data=None,
-                 disc=None, defaults=None):
+                 disc=None, defaults=None, syms=None, overlay=None):
         self.chunk, self.seed, self.profile, self.float_model = chunk, seed, profile, float_model
         self.image, self.data, self.disc = image, data, disc
         self.defaults = defaults or {}
+        self.syms, self.overlay = syms, overlay      # the image's explicit sidecar, its resident overlay
 
     def repro(self, check=None, time=None):
         """The command that repeats this case, safe to paste whatever the chunk id holds.
@@ -39,6 +40,9 @@ class CaseContext:
         for flag, key, val in (("--image", "IMAGE", self.image), ("--data", "DATA", self.data),
                                ("--disc", "DISC", self.disc)):
             if val and val != self.defaults.get(key):
+                parts += [flag, shell_word(val)]
+        for flag, val in (("--syms", getattr(self, "syms", None)), ("--overlay", getattr(self, "overlay", None))):
+            if val:
                 parts += [flag, shell_word(val)]
         return parts
 
