@@ -185,12 +185,14 @@ def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_arg
     report = Report(str(image), ids)
     report.machine_args = dict(machine_args or {})
     game = new_game(image, float_model, report, budgets)
+    from harness.runners.probe_layout import layout_lines, loaded_layout
+    img = game.img if game is not None else loaded_layout(image, report.machine_args)
+    if img is not None:              # the layout shows even when the image cannot be driven
+        report.layout, found = layout_lines(img, str(image))
+        for severity, kind, text in found:
+            report.add(severity, kind, text)
     if game is None:
         return report
-    from harness.runners.probe_layout import layout_lines
-    report.layout, found = layout_lines(game.img, str(image))
-    for severity, kind, text in found:
-        report.add(severity, kind, text)
     for cid in ids:
         ch = corpus.chunk(cid)
         for stage in (stage_load, stage_controllers, stage_forward, stage_notes):

@@ -21,6 +21,16 @@ HARNESS_PARTS = [(mm.SYS, mm.SCRATCH, "the harness's structures"), (mm.SCRATCH, 
                  (mm.HEAP_END, 0x02000000, "the stack")]
 
 
+def loaded_layout(path, machine_args):
+    """The image as the loader reads it, or None when it cannot (the probe reports why elsewhere)."""
+    from eemu_ext.elf import load_image
+    from eemu_ext.errors import ElfError
+    try:
+        return load_image(path, **(machine_args or {}))
+    except (ElfError, OSError):
+        return None
+
+
 def layout_lines(img, path: str) -> Tuple[List[str], List[Tuple[str, str, str]]]:
     """(lines, [(severity, kind, text)]) for the image's layout."""
     lay = getattr(img, "layout", None)
