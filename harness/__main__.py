@@ -8,7 +8,7 @@ import sys
 
 from corpus.names import from_argv, printable, printable_lines, shell_word
 
-from harness.arguments import Parser, job_count, whole_number
+from harness.arguments import Parser, engine_in_use, job_count, whole_number
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
@@ -297,6 +297,11 @@ def main(argv=None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     if getattr(a, "case", None) is not None:
         a.case = from_argv(a.case)
+    try:
+        engine_in_use()
+    except ValueError as exc:
+        print(f"harness: {printable(exc)}", file=sys.stderr)
+        return 2
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage}[a.cmd](a)

@@ -30,7 +30,7 @@ from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile, run_profile
 from harness.runners.run import EXIT, RunDir, code_version, file_identity, param_differences
-from harness.runners.terminal import Progress, format_summary
+from harness.runners.terminal import Progress, format_summary, run_header
 
 _W = {}   # per-worker state: game, corpus, profile
 REAL_DISC_CHUNKS = 4091
@@ -247,7 +247,13 @@ def same_run_or_refuse(rd, params, opts):
 
 
 def resume_command(rd, opts):
-    """The command that resumes this run with its own parameters."""
+    """The command that resumes this run with its own parameters: the make form when the run was
+    started through make (and make can say it), else the module form."""
+    from harness.arguments import via_make
+    if via_make():
+        line = make_resume_command(rd, opts)
+        if line:
+            return line
     p = rd.params()
     parts = [".venv/bin/python", "-m", "harness", "bulk", "--resume", shell_word(rd.path),
              "--n", str(p.get("n")), "--seed", str(p.get("seed")), "--profile", shell_word(p.get("profile")),
@@ -270,6 +276,24 @@ def resume_command(rd, opts):
     return " ".join(parts)
 
 
+def make_resume_command(rd, opts):
+    """`make bulk N=... OUT=<run dir>` with this run's parameters (OUT= resumes exactly that
+    directory), or None when the run used something only the module form says (--chunks, more
+    than one --check)."""
+    p = rd.params()
+    checks = p.get("checks") or []
+    if opts.chunk_ids or len(checks) > 1:
+        return None
+    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
+    values = [("N", p.get("n")), ("SEED", p.get("seed")), ("PROFILE", p.get("profile")),
+              ("FLOAT", p.get("float_model")), ("JOBS", opts.jobs), ("CHECK", checks[0] if checks else None),
+              ("IMAGE", image), ("DATA", opts.data if opts.data != DEFAULT_DATA else None),
+              ("DISC", opts.disc), ("SHARD", shard.label(p) if p.get("shard") else None),
+              ("CLUSTER", opts.cluster), ("ALLOW_BAD_MEMBERS", 1 if opts.allow_bad_members else None),
+              ("OUT", rd.path)]
+    return " ".join(["make bulk"] + [f"{k}={shell_word(str(v))}" for k, v in values if v not in (None, "")])
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a CI timeout, `kill`): handled like Ctrl-C."""
 
@@ -283,14 +307,14 @@ def run_bulk(opts: Options, argv=()):
     ids = rd.params()["chunks"]
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
+    costs = {}
     todo = schedule.order(todo, lambda cid: opts.open_corpus().chunk(cid).data,
-                          schedule.last_timings(os.path.dirname(rd.path), rd.path))
+                          schedule.last_timings(os.path.dirname(rd.path), rd.path), costs)
     out = sys.stderr
-    print(f"eediff bulk: run {rd.path}\n  corpus {rd.params().get('corpus_chunks')} Anime chunks; {len(ids)} chunks, {len(done)} already done, "
-          f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "
-          f"jobs {opts.jobs}", file=out)
+    print(printable_lines(run_header(rd, opts, ids, done, todo)), file=out)
     t0 = time.time() - previous_seconds(rd)
-    progress = Progress(len(ids), len(done), out)
+    progress = Progress(len(ids), len(done), out, chunks=dict(zip(shard.indices_of(rd.params()), ids)),
+                        costs=costs, done_ids=done)
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:

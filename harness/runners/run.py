@@ -319,8 +319,12 @@ class RunDir:
         ran_checks = Counter()
         no_check = []
         seconds_of = {}
+        by_check_counters, done_ids = {}, []
         for r in self.results():
             done += 1
+            done_ids.append(r.get("chunk"))
+            for c, cs in (r.get("counters_by_check") or {}).items():
+                by_check_counters.setdefault(c, Counter()).update(cs)
             ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
             ran_checks.update(ran)
             # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
@@ -372,6 +376,9 @@ class RunDir:
         summary["chunks_nothing_compared"] = no_check
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary["status"] = status(summary)
+        summary["exit_status"] = EXIT.get(summary["status"], 1)
+        summary["counters_by_check"] = {c: dict(v) for c, v in by_check_counters.items()}
+        summary.update(split_counts(params.get("chunks", []), done_ids))
         from harness.runners.schedule import write_timings
         write_timings(self.path, seconds_of)       # the next run's order (harness/runners/schedule.py)
         _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
@@ -381,6 +388,20 @@ class RunDir:
 
 
 FAILING_CHUNKS_LISTED = 10
+SYNTHETIC_PREFIX = "synthetic::"
+
+
+def is_synthetic(cid) -> bool:
+    """A case the harness makes up (synthetic::morph/..., synthetic::edge/...), not an archive chunk."""
+    return isinstance(cid, str) and cid.startswith(SYNTHETIC_PREFIX)
+
+
+def split_counts(selected, done_ids):
+    """The selection and the finished records counted as the archive's chunks and synthetic cases."""
+    syn_total = sum(1 for c in selected if is_synthetic(c))
+    syn_done = sum(1 for c in done_ids if is_synthetic(c))
+    return {"archive_chunks_total": len(selected) - syn_total, "archive_chunks_done": len(done_ids) - syn_done,
+            "synthetic_total": syn_total, "synthetic_done": syn_done}
 
 
 def failing_chunk(r, n_mis):

@@ -31,7 +31,10 @@ def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, ca
                     "object matrices", "morph states", "note steps", "notes delivered", "F_Obj poses"):
         assert s["counters"].get(counter, 0) > 0, counter
     assert s["worst_keyed_rotation"]["d"] <= s["worst_keyed_rotation"]["bound"]
-    assert f"[{n}/{n}] mismatches 0 errors 0" in out.err and "counters:" in out.out and "quirk coverage:" in out.out
+    synthetic = len(morph_pseudo.ids())
+    assert f"[2/2] + {synthetic}/{synthetic} synthetic mismatches 0 errors 0" in out.err, out.err
+    assert f"2 chunks of the archive and {synthetic} synthetic cases" in out.out, out.out
+    assert "compared, by check:" in out.out and "quirks exercised:" in out.out
     chunk = json.load(open(os.path.join(run, "chunks", "00000.json")))
     assert chunk["chunk"] == "mini.cmp::ANM_loop" and chunk["error"] is None and chunk["rotation_deviation"]
 

@@ -372,7 +372,7 @@ def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
          "mismatches": 0, "errors": 0, "seconds": 0.1, "chunks_per_minute": 600, "counters": {},
          "quirks": {}, "machine_steps": 1200, "chunk_seconds": 0.01, "cpu_seconds": 0.01,
          "cpu_seconds_per_chunk": 0.01, "machine_cpu_seconds": {"ConvLCNum2ALCNum": 0.0}}
-    assert "machine: 1200 instructions" in format_summary(s)
+    assert "machine: 1,200 instructions" in format_summary(s)
 
 
 def test_the_readme_tables_the_exit_statuses_the_harness_uses():
