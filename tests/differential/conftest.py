@@ -9,7 +9,7 @@ from harness.profiles import profile
 
 # How many chunks a per-chunk test takes when --chunks is 0 (profile default): the quick profile a
 # seeded sample of 3, the nightly every chunk that has the check's records (as the earlier harness).
-DEFAULT_CHUNKS = {"quick": 3, "nightly": None}
+DEFAULT_CHUNKS = {"quick": None, "nightly": None}
 # Which records a check needs (formats.md §4.1 quick test), for choosing its chunks.
 CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback": ("morph", "object"),
                "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
