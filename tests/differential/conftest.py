@@ -6,6 +6,7 @@ from harness.runners import selection
 from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
+from tests.differential.failure import ChunkFailure
 
 # How many chunks a per-chunk test takes when --chunks is 0 (profile default): the quick profile a
 # seeded sample of 3, the nightly every chunk that has the check's records (as the earlier harness).
@@ -68,6 +69,17 @@ def pytest_generate_tests(metafunc):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "eediff_error(msg): the corpus could not be opened")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing chunk reads in a few lines (the mismatches one line each, the repro); with -v the
+    full records and the traceback (tests/differential/failure.py)."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed and call.excinfo is not None and isinstance(call.excinfo.value, ChunkFailure) \
+            and item.config.getoption("verbose") <= 0:
+        rep.longrepr = call.excinfo.value.short
 
 
 @pytest.fixture(scope="session")
