@@ -209,23 +209,22 @@ def cmd_probe(a):
 def cmd_coverage(a):
     """Per function: instructions and branch directions covered; --function NAME: its disassembly
     with never-executed instructions ('!!') and never-taken directions marked."""
-    from harness.driver.game import SHORT
     from harness.runners import codecov
     cov = codecov.run_coverage(a.run)
     image = codecov.run_image(a.run)
     if not image or not os.path.isfile(image):
         raise HarnessError(f"{a.run}: the run's executable {image!r} is not there to disassemble")
     name = a.function
-    if name:
-        name = {v: k for k, v in SHORT.items()}.get(name, name)
     try:
         funcs = codecov.report(image, cov, name)
     except ValueError as exc:
         raise HarnessError(f"--function {a.function}: {exc}") from None
     ic, it, dc, dt = codecov.totals(funcs)
-    for f in funcs:
-        print(printable(f.summary()))
-    print(f"total: instructions {ic}/{it}, branch directions {dc}/{dt} ({len(funcs)} functions)")
+    print(printable_lines("\n".join(codecov.table(funcs))))
+    n_served = len(codecov.served(funcs))
+    print(f"total: instructions {ic}/{it} ({codecov.pct(ic, it)}), branch directions {dc}/{dt} "
+          f"({codecov.pct(dc, dt)}) over {len(funcs) - n_served} functions"
+          + (f"; {n_served} served by the harness, not counted" if n_served else ""))
     if name:
         for f in funcs:
             print(printable_lines("\n".join(f.lines)))

@@ -256,9 +256,15 @@ def coverage(env):
     that is not a run is refused, named."""
     _, run = env.bulk("nightly", f"N=2 {env.files}")
     r = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)}"))
-    m = re.search(r"total: instructions (\d+)/(\d+), branch directions (\d+)/(\d+)", r)
+    m = re.search(r"total: instructions (\d+)/(\d+) \([\d.]+%\), branch directions (\d+)/(\d+) \([\d.]+%\)", r)
     assert m and 0 < int(m[1]) < int(m[2]) and 0 < int(m[3]) < int(m[4]), r[-2000:]
-    assert re.search(r"^NoteProcess__\w+: instructions \d+/\d+, branch directions \d+/\d+$", r, re.M), r[-2000:]
+    rows = re.findall(r"^(\S+) +(\d+/\d+ +[\d.]+%|served by the harness.*?) +\S", r, re.M)
+    names = [n for n, _ in rows]
+    assert names == sorted(names, key=str.lower) and "ccAnm::NoteProcess" in names, r[-2000:]
+    assert dict(rows)["ccMalloc"].startswith("served by the harness"), r[-2000:]
+    assert "served by the harness, not counted" in r
+    short = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)} --function ccMalloc"))
+    assert "ccMalloc__FUi" in short
     one = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)} --function NoteProcess"))
     assert re.search(r"^(  |!!) [0-9a-f]{8} +\d+ \S", one, re.M) and "[taken " in one, one[-2000:]
     assert "code_coverage.html" in (run / "report.html").read_text() and (run / "code_coverage.html").is_file()
