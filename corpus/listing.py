@@ -5,7 +5,7 @@ import difflib
 import re
 import sys
 
-from .names import printable
+from .names import counted, printable
 
 
 def matching(ids, pattern=None):
@@ -36,6 +36,6 @@ def list_main(a):
         return 2
     for i in ids:
         print(printable(i))
-    print(f"{len(ids)} chunk(s) in {printable(c.label)}" + (f" matching {printable(a.grep)}" if a.grep else ""),
+    print(f"{counted(len(ids), 'chunk', sep='')} in {printable(c.label)}" + (f" matching {printable(a.grep)}" if a.grep else ""),
           file=sys.stderr)
     return 0 if ids else 1

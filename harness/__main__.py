@@ -6,7 +6,7 @@ import json
 import os
 import sys
 
-from corpus.names import from_argv, printable, printable_lines, shell_word
+from corpus.names import counted, from_argv, printable, printable_lines, shell_word
 
 from harness.arguments import Parser, engine_in_use, job_count, whole_number
 from harness import HarnessError
@@ -120,7 +120,7 @@ def cmd_one(a):
         for m in mism[:a.show]:
             print(format_mismatch(m))
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
-              f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
+              f"{counted(len(mism), 'mismatch')}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
               f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
@@ -141,7 +141,7 @@ def one_synthetic_morph(opts, a):
     t = morph_synthetic_suite(opts.validate_image(), opts)
     for m in t.mismatches[:a.show]:
         print(format_mismatch(m))
-    print(f"synthetic::morph: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}")
+    print(f"synthetic::morph: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}")
     return 1 if t.mismatches else 0
 
 
@@ -164,7 +164,7 @@ def cmd_replay(a):
         t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
     for m in t.mismatches:
         print(format_mismatch(m))
-    print(printable(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}"))
+    print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))
     return 1 if t.mismatches else 0
 
 
@@ -186,7 +186,7 @@ def cmd_mutants(a):
         errs = [r["error"] for r in results if r.get("error")]
         status = "caught" if caught else "NOT CAUGHT"
         print(f"{'ok  ' if caught else 'FAIL'} {mut.name}: {status} by {mut.catches} "
-              f"({len(results)} chunks; checks that saw it: {', '.join(seen) or 'none'}"
+              f"({counted(len(results), 'chunk')}; checks that saw it: {', '.join(seen) or 'none'}"
               f"{'; errors: ' + '; '.join(e['message'][:80] for e in errs) if errs else ''})")
         if caught:
             first = next(m for r in results for m in r["mismatches"] if m["check"] == mut.catches)

@@ -450,7 +450,7 @@ def _bad_members_html(summary) -> str:
     rows = "".join(f'<tr><td class="mono">{e(b.get("member"))}</td><td class="num mono">'
                    f'0x{int(b.get("offset") or 0):X}</td><td>{e(b.get("kind"))}</td>'
                    f'<td>{e(b.get("error"))}</td></tr>' for b in bad)
-    return (f'<section id="bad-members" class="problems"><h2>{len(bad)} bad archive member(s)</h2>'
+    return (f'<section id="bad-members" class="problems"><h2>{_n(len(bad), "bad archive member")}</h2>'
             f'<p>{"Allowed by --allow-bad-members: " if allowed else "The run fails: "}their chunks '
             'were not checked.</p><table class="grid-t"><tr><th>member</th><th>offset</th>'
             f'<th>kind</th><th>reason</th></tr>{rows}</table></section>')

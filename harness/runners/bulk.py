@@ -389,7 +389,7 @@ def run_pool(opts, rd, todo, progress, out, ff=None):
             done = rd.done_indices()
             pending = [t for t in pending if t[0] not in done]
             progress.done = len(done)
-            print(f"\na worker died; restarting the workers on the {len(pending)} chunks not yet written",
+            print(f"\na worker died; restarting the workers on the {len(pending)} {'chunk' if len(pending) == 1 else 'chunks'} not yet written",
                   file=out)
         except BaseException:
             stop_workers(ex)          # Ctrl-C, SIGTERM, a full disk: no worker outlives the run

@@ -162,7 +162,7 @@ def nothing_compared(total, done, selected, ran_checks, no_check):
             why.append(f"the selected check {c} ran on no chunk")
     if no_check:
         shown = ", ".join(str(x) for x in no_check[:5]) + (" ..." if len(no_check) > 5 else "")
-        why.append(f"{len(no_check)} chunk(s) ran no check: {shown}")
+        why.append(f"{len(no_check)} {'chunk' if len(no_check) == 1 else 'chunks'} ran no check: {shown}")
     return why
 
 

@@ -18,7 +18,8 @@ def test_corpus_list_prints_every_chunk_id_one_a_line():
     r = run(PY, "-m", "corpus", "list")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == open_corpus().chunk_ids()
-    assert f"{len(r.stdout.splitlines())} chunk(s) in" in r.stderr
+    n = len(r.stdout.splitlines())
+    assert f"{n} {'chunk' if n == 1 else 'chunks'} in" in r.stderr
 
 
 def test_corpus_list_grep_keeps_the_matching_ids_in_any_case():
@@ -28,7 +29,7 @@ def test_corpus_list_grep_keeps_the_matching_ids_in_any_case():
 
 def test_corpus_list_grep_matching_nothing_exits_1():
     r = run(PY, "-m", "corpus", "list", "--grep", "no-such-chunk-anywhere")
-    assert r.returncode == 1 and r.stdout == "" and "0 chunk(s)" in r.stderr
+    assert r.returncode == 1 and r.stdout == "" and "0 chunks" in r.stderr
 
 
 def test_make_one_with_a_typo_suggests_the_chunk_meant():

@@ -41,7 +41,7 @@ def _corpus_or_error(config):
             if bad and not config.getoption("--allow-bad-members"):
                 listed = "; ".join(f"{b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"
                                    for b in bad[:5])
-                cache = (opts, None, f"{len(bad)} bad member(s) in {opts.data or opts.disc} (their chunks "
+                cache = (opts, None, f"{len(bad)} bad {'member' if len(bad) == 1 else 'members'} in {opts.data or opts.disc} (their chunks "
                                      f"are not checked; --allow-bad-members accepts this): {listed}")
         except HarnessError as exc:
             cache = (opts, None, str(exc))
