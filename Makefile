@@ -177,9 +177,9 @@ probe: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
-	@$(PY) -m eemu_ext.bench
-	@$(PY) -m harness.bench
-	@$(PY) -m corpus.bench
+	@status=0; for bench in eemu_ext.bench harness.bench corpus.bench; do \
+	  $(PY) -m $$bench || status=1; done; \
+	  [ $$status = 0 ] || echo 'make bench: a goal was NOT met (above)' >&2; exit $$status
 
 report: $(STAMP)
 	@$(PY) -m reports render "$$MK_RUN"
