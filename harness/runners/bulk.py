@@ -29,7 +29,7 @@ from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile, run_profile
-from harness.runners.run import EXIT, RunDir, code_version, file_identity, param_differences
+from harness.runners.run import EXIT, RunDir, code_version, file_identity, is_mutant_run, param_differences
 from harness.runners.terminal import Progress, format_summary, run_header
 
 _W = {}   # per-worker state: game, corpus, profile
@@ -227,7 +227,8 @@ def prepare(opts: Options, argv):
     else:
         rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
         rd = rd or RunDir.create(params, opts.runs)
-    rd.link_latest()
+    if not is_mutant_run(params):
+        rd.link_latest()
     return rd
 
 

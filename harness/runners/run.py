@@ -144,6 +144,20 @@ def _syncfs(directory):
         os.close(fd)
 
 
+MUTANT_ELFS = os.path.join(ROOT, "standin", "build", "mutants")
+
+
+def is_mutant_run(params) -> bool:
+    """A run of a stand-in mutant (standin/build/mutants/*.elf).
+
+    DECISION: build/runs/latest names the newest run of a real executable (the stand-in, the
+    user's game): a mutant run never moves it, so `make report` and `harness coverage` keep
+    acting on the last run that matters after a mutant is tried (the run's own directory, or
+    OUT=, still reaches the mutant run)."""
+    image = (params.get("image") or {}).get("path") if isinstance(params.get("image"), dict) else params.get("image")
+    return bool(image) and os.path.abspath(str(image)).startswith(MUTANT_ELFS + os.sep)
+
+
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -198,7 +212,8 @@ class RunDir:
         params = dict(params, run_id=os.path.basename(path), key=key)
         rd = cls(path)
         write_json(os.path.join(path, "params.json"), params)
-        rd.link_latest(runs)
+        if not is_mutant_run(params):
+            rd.link_latest(runs)
         return rd
 
     @classmethod

@@ -3,7 +3,7 @@ import json
 import os
 
 from harness.runners import bulk, morph_pseudo
-from harness.options import Options
+from harness.options import DEFAULT_IMAGE, Options
 
 from .minicorpus import mini_corpus
 
@@ -91,3 +91,21 @@ def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monke
     done = [s for s in shrunk if s]
     assert done and all(len(s["plan"]) == 2 < s["original_length"] for s in done), shrunk
     assert done[0]["repro"].startswith(".venv/bin/python -m harness replay --case mini.cmp::ANM_")
+
+
+def test_a_mutant_run_leaves_latest_on_the_last_real_run(tmp_path, capsys):
+    """build/runs/latest names the newest run of a real executable: a stand-in mutant's run does not
+    move it, so make report and coverage keep acting on the run that matters."""
+    from harness.runners.run import MUTANT_ELFS
+    import shutil
+    assert bulk.run_bulk(opts_for(tmp_path, n=1, checks=["controllers"]), ["test"]) == 0
+    real = os.path.realpath(tmp_path / "latest")
+    os.makedirs(MUTANT_ELFS, exist_ok=True)
+    mutant = os.path.join(MUTANT_ELFS, "latest-test-copy.elf")
+    shutil.copyfile(DEFAULT_IMAGE, mutant)
+    try:
+        bulk.run_bulk(opts_for(tmp_path, n=1, checks=["controllers"], image=mutant, fresh=True), ["test"])
+    finally:
+        os.unlink(mutant)
+    runs = [d for d in os.listdir(tmp_path) if d != "latest"]
+    assert len(runs) == 2 and os.path.realpath(tmp_path / "latest") == real
