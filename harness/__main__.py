@@ -81,7 +81,6 @@ def cmd_merge(a):
 
 def cmd_one(a):
     from harness.runners.chunk import check_chunk
-    from harness.driver.game import Game
     from harness.profiles import run_profile
     from harness.compare.show import format_mismatch
     opts = options(a)
@@ -108,12 +107,12 @@ def cmd_one(a):
             (a.check == "controllers" and m["check"] == "multistep")]
     if a.time is not None:
         mism = [m for m in mism if str(m.get("time")) == a.time]
-    if mism and a.shrink:
-        from harness.shrinking import shrink_mismatch
-        try:
-            mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model), ch, ctx, mism[0])
-        except Exception as exc:
-            print(f"(shrinking failed: {type(exc).__name__}: {exc})", file=sys.stderr)
+    if res["mismatches"] and a.shrink:
+        # the same shrink as bulk's, on the same mismatches (the first of each check)
+        from harness.shrinking import shrink_first_of_each_check
+        shrink_first_of_each_check(game, ch, ctx, res)
+        for note in res.get("notes") or ():
+            print(printable(f"({note})"), file=sys.stderr)
     if a.json:
         print(json.dumps(res, indent=1))
     else:

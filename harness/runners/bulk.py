@@ -150,38 +150,29 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
-        # DECISION: provenance is traced on the chunks that are shrunk (the first
-        # AUTO_SHRINK_CHUNKS failing chunks per worker by default), provenance.PER_CHUNK each
-        provenance.attach(game, ch, ctx, res)
+        # DECISION: provenance is traced on the first PROVENANCE_CHUNKS failing chunks per worker
+        # (--shrink: every one), provenance.PER_CHUNK each
+        _W["traced_chunks"] = _W.get("traced_chunks", 0) + 1
+        if opts.shrink or _W["traced_chunks"] <= PROVENANCE_CHUNKS:
+            provenance.attach(game, ch, ctx, res)
     return res
 
 
-AUTO_SHRINK_CHUNKS = 10   # per worker, when neither --shrink nor --no-shrink is given
+PROVENANCE_CHUNKS = 10   # failing chunks traced per worker, unless --shrink
 
 
 def wants_shrink(opts):
-    """DECISION: by default each worker shrinks the failing cases of its first AUTO_SHRINK_CHUNKS
-    failing chunks (a report then shows shrunk repros without a broken build costing 20 replays per
-    chunk); --shrink shrinks every failing chunk, --no-shrink none."""
-    if opts.shrink is not None:
-        return opts.shrink
-    _W["shrunk_chunks"] = _W.get("shrunk_chunks", 0) + 1
-    return _W["shrunk_chunks"] <= AUTO_SHRINK_CHUNKS
+    """DECISION: every failing chunk gets its shrunk repros by default (the first mismatch of each
+    check, at most shrinking.SHRINK_REPLAYS replays each), so the closing summary and the report
+    show one for each failing chunk, whichever worker checked it; --no-shrink shrinks none."""
+    return True if opts.shrink is None else opts.shrink
 
 
 def attach_shrunk(game, ch, ctx, res):
-    """Shrink the first mismatch of each check of a failing chunk (`--shrink`)."""
-    from harness.shrinking import shrink_mismatch
-    seen = set()
-    for m in res["mismatches"]:
-        if m["check"] in seen:
-            continue
-        seen.add(m["check"])
-        try:
-            m["shrunk"] = shrink_mismatch(game, ch, ctx, m, max_replays=20)
-        except Exception as exc:
-            m["shrunk"] = None
-            res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")
+    """Shrink the first mismatch of each check of a failing chunk: bulk and `one` alike, so both
+    give the same shrunk repro for the same chunk."""
+    from harness.shrinking import shrink_first_of_each_check
+    shrink_first_of_each_check(game, ch, ctx, res)
 
 
 def prepare(opts: Options, argv):
