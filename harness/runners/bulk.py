@@ -189,6 +189,7 @@ def prepare(opts: Options, argv):
                         f"at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"), file=sys.stderr)
     if len(bad) > 20:
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
+    bad += truncation_as_bad_member(opts, corpus)
     # DECISION: a --check run samples from the chunks whose records that check needs.
     ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
@@ -221,6 +222,21 @@ def prepare(opts: Options, argv):
     if not is_mutant_run(params):
         rd.link_latest()
     return rd
+
+
+def truncation_as_bad_member(opts, corpus):
+    """A DATA.BIN shorter than the executable's index tables say: an input error naming the members
+    gone (--allow-bad-members: listed with the bad members, and the run checks what is there)."""
+    from corpus.truncation import past_the_end
+    data = opts.data_path(corpus)
+    t = past_the_end(data, opts.image) if data else None
+    if t is None:
+        return []
+    if not opts.allow_bad_members:
+        raise HarnessError(f"{t.text(data)} (ALLOW_BAD_MEMBERS=1, --allow-bad-members: check what is there)")
+    print(printable(f"warning: {t.text(data)}"), file=sys.stderr)
+    return [{"member": name, "offset": t.size, "kind": "truncated", "error": "past the end of the archive "
+             "(the executable's index tables list it)"} for name in ([t.cut] if t.cut else []) + t.gone]
 
 
 def same_run_or_refuse(rd, params, opts):

@@ -412,5 +412,9 @@ def short(name):
 def run_cli(opts, budgets=None) -> int:
     corpus = opts.open_corpus()
     r = probe(opts.image, corpus, opts.float_model, budgets=budgets)
+    from corpus.truncation import check_archive
+    cut = check_archive(opts.data_path(corpus), opts.image)
+    if cut:                     # the index tables see members the archive no longer holds
+        r.findings.append(Finding("error", "truncated archive", cut))
     print(format_report(r))
     return 0 if r.ready else 1
