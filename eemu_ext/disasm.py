@@ -92,7 +92,7 @@ def function_index(path) -> int:
     try:
         for s, size, name in funcs:
             print(f"  {s:08x} {size // 4:6d} insns  {_shown(name)}")
-        print(f"disassemble one: python -m eemu_ext disasm {_shown(str(path))} SYMBOL|ADDR [--count N]")
+        print(f"disassemble one: .venv/bin/python -m eemu_ext disasm {_shown(str(path))} SYMBOL|ADDR [--count N]")
     except BrokenPipeError:
         pass
     return 0

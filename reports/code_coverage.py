@@ -84,7 +84,7 @@ def section_html(data: dict | None, has_counts: bool = False) -> str:
     if data is None:
         if has_counts:
             return (f'<p class="note">The run has {COUNTS} but no {FILE} (its executable was not there '
-                    'to disassemble): <code>python -m harness coverage RUN</code> needs the executable too.</p>')
+                    'to disassemble): <code>.venv/bin/python -m harness coverage RUN</code> needs the executable too.</p>')
         return (f'<p class="note">The run counted no code coverage (no {COUNTS}: EEDIFF_CODE_COVERAGE=0, '
                 'or the run did not finish).</p>')
     rows = []
