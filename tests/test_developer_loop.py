@@ -17,7 +17,7 @@ def collected(*args):
     return [line for line in r.stdout.splitlines() if "::" in line]
 
 
-def test_pytest_k_notes_collects_every_note_chunk():
+def test_the_note_word_collects_every_note_chunk():
     from harness.options import Options
     from harness.runners import selection
     pool = selection.pool(Options().open_corpus(), selection.kinds_for(["notes"]))
