@@ -85,3 +85,11 @@ def test_the_recipe_make_prints_gives_the_harness_status_directly(tmp_path):
     env["MK_DATA"] = archives.small_archive(str(tmp_path / "DATA.BIN"))      # no note chunk: status 5
     r = subprocess.run(["bash", "-c", line], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     assert r.returncode == 5, r.stdout[-1000:] + r.stderr[-1000:]
+
+
+def test_an_unknown_engine_is_a_usage_error_naming_engine():
+    """Before: 'IMAGE=standin/standin.elf: ValueError: engine must be one of ...'."""
+    r = make("one", "ENGINE=fast", "CASE=xp_flag.cmp::ANM_xp_flag004")
+    assert harness_status(r) == (2, 2), r.stderr[-2000:]
+    assert "ENGINE=fast: the machine engine must be one of native, python, lockstep" in r.stderr
+    assert "IMAGE=" not in r.stderr
