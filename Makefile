@@ -36,6 +36,10 @@ CLUSTER ?=
 SHARD   ?=
 OUT     ?=
 RUNS    ?=
+FORCE   ?=
+FRESH   ?=
+ALLOW_BAD_MEMBERS ?=
+FAIL_FAST ?=
 CLUSTER_STAMP := $(VENV)/.eediff-cluster
 PYTEST_ARGS ?=
 
@@ -60,7 +64,12 @@ export MK_CLUSTER := $(value CLUSTER)
 export MK_SHARD := $(value SHARD)
 export MK_OUT := $(value OUT)
 export MK_RUNS := $(value RUNS)
+export MK_FAIL_FAST := $(value FAIL_FAST)
 unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS
+unexport FORCE FRESH ALLOW_BAD_MEMBERS FAIL_FAST
+# FORCE=1, FRESH=1, ALLOW_BAD_MEMBERS=1: the bulk switches of the same names (anything else: off)
+BULK_SWITCHES = $(if $(filter 1,$(value FORCE)),--force) $(if $(filter 1,$(value FRESH)),--fresh) \
+	$(if $(filter 1,$(value ALLOW_BAD_MEMBERS)),--allow-bad-members)
 # the synthetic corpus is a prerequisite unless DATA or DISC names another archive
 CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
@@ -109,6 +118,10 @@ help:
 	@echo '  SHARD=         bulk: K/M, the K-th of M balanced slices'
 	@echo '  RUNS=          merge: the shard run directories'
 	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one'
+	@echo '  FRESH=         bulk: 1 starts a new run instead of resuming an identical unfinished one'
+	@echo '  FORCE=         bulk: 1 resumes OUT= even when its parameters differ from these'
+	@echo '  ALLOW_BAD_MEMBERS=  bulk: 1 lists corrupt archive members without failing the run'
+	@echo '  FAIL_FAST=     bulk: stop when this many chunks in a row fail alike (default 5)'
 	@echo '  PYTEST_ARGS=   test, test-slow: more pytest words'
 	@echo '  PYTHON3=python3  the interpreter .venv is made from'
 
@@ -117,23 +130,27 @@ $(STAMP): pyproject.toml
 	@command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || { \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && apt-get install -y -qq gcc >/dev/null; \
 	  else echo "note: no host C compiler: the machine runs its Python engine (sudo apt-get install gcc for the native one)"; fi; }
-	$(PYTHON3) -m venv $(VENV)
-	$(VENV)/bin/pip install --quiet --upgrade pip
-	$(VENV)/bin/pip install --quiet -e '.[test,cluster]'
-	touch $(STAMP)
+	@echo 'making $(VENV) from pyproject.toml'
+	@$(PYTHON3) -m venv $(VENV)
+	@$(VENV)/bin/pip install --quiet --upgrade pip
+	@$(VENV)/bin/pip install --quiet -e '.[test]'
+	@touch $(STAMP)
 
-# dask distributed (the extra "cluster"), installed when CLUSTER is given to a venv made without it
+# dask distributed (the extra "cluster"), installed only where it is needed: a bulk with CLUSTER=
+# and the tests (which try the cluster runner)
 $(CLUSTER_STAMP): $(STAMP)
-	$(VENV)/bin/pip install --quiet -e '.[cluster]'
-	touch $(CLUSTER_STAMP)
+	@echo 'installing dask distributed (the cluster extra) into $(VENV)'
+	@$(VENV)/bin/pip install --quiet -e '.[cluster]'
+	@touch $(CLUSTER_STAMP)
 
 # The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
 corpus: $(SYNTH_DATA)
 $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/records.py corpus/tables.py
-	$(PY) -m corpus synth --out $(SYNTH) --seed 1
+	@echo 'making the synthetic corpus $(SYNTH_DATA)'
+	@$(PY) -m corpus synth --out $(SYNTH) --seed 1
 
-test: $(STAMP) $(SYNTH_DATA) mutant-elfs
-	$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+test: $(STAMP) $(CLUSTER_STAMP) $(SYNTH_DATA) mutant-elfs
+	@$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is
 # here (CI installs it). Without it those tests skip and say why.
@@ -142,33 +159,34 @@ mutant-elfs: $(STAMP) $(SYNTH_DATA)
 	  $(MAKE) -s -C standin mutants PY=$(abspath $(PY)); \
 	else echo "note: no gcc-mipsel-linux-gnu, so the stand-in mutant tests will skip (make cross)"; fi
 
-test-slow: $(STAMP) $(SYNTH_DATA)
-	$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
+test-slow: $(STAMP) $(CLUSTER_STAMP) $(SYNTH_DATA)
+	@$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
 bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
 	  $(HARNESS_OPTS) \
-	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"}
+	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"} \
+	  $${MK_FAIL_FAST:+--fail-fast "$$MK_FAIL_FAST"} $(BULK_SWITCHES)
 
 # the shard runs of one selection as one run directory, report, JUnit file and summary
 merge: $(STAMP)
 	@[ -n "$$MK_RUNS" ] && [ -n "$$MK_OUT" ] || { echo 'usage: make merge RUNS="dir1 dir2 ..." OUT=dir' >&2; exit 2; }
-	$(PY) -m harness merge --out "$$MK_OUT" $$MK_RUNS
+	@$(PY) -m harness merge --out "$$MK_OUT" $$MK_RUNS
 
 one: $(STAMP) $(CORPUS_DEP)
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
 	  $${MK_SHOW:+--show "$$MK_SHOW"} $${MK_TIME:+--time "$$MK_TIME"} $(HARNESS_OPTS)
 
 probe: $(STAMP) $(CORPUS_DEP)
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
-	$(PY) -m eemu_ext.bench
-	$(PY) -m harness.bench
-	$(PY) -m corpus.bench
+	@status=0; for bench in eemu_ext.bench harness.bench corpus.bench; do \
+	  $(PY) -m $$bench || status=1; done; \
+	  [ $$status = 0 ] || echo 'make bench: a goal was NOT met (above)' >&2; exit $$status
 
 report: $(STAMP)
-	$(PY) -m reports render "$$MK_RUN"
+	@$(PY) -m reports render "$$MK_RUN"
 
 cross:
 	@command -v mipsel-linux-gnu-gcc >/dev/null 2>&1 || { \
@@ -176,11 +194,11 @@ cross:
 	  else echo "need gcc-mipsel-linux-gnu: sudo apt-get install gcc-mipsel-linux-gnu" >&2; exit 1; fi; }
 
 standin: cross $(STAMP) $(SYNTH_DATA)
-	$(MAKE) -C standin PY=$(abspath $(PY))
+	@$(MAKE) -s -C standin PY=$(abspath $(PY))
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
-	$(MAKE) -C standin mutants PY=$(abspath $(PY))
-	EEDIFF_VIA_MAKE=1 $(PY) -m harness mutants $(HARNESS_OPTS)
+	@$(MAKE) -s -C standin mutants PY=$(abspath $(PY))
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness mutants $(HARNESS_OPTS)
 
 clean:
 	rm -rf build standin/build

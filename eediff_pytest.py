@@ -78,6 +78,38 @@ def pytest_addoption(parser):
                 help="also run tests marked slow")
 
 
+CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj")
+
+
+def keyword_of(args):
+    """The -k expression on a command line (-k EXPR, -kEXPR, --keyword=EXPR, --keyword EXPR), or None."""
+    for i, a in enumerate(args):
+        if a in ("-k", "--keyword") and i + 1 < len(args):
+            return args[i + 1]
+        if a.startswith("--keyword="):
+            return a.split("=", 1)[1]
+        if a.startswith("-k") and len(a) > 2 and not a.startswith("--"):
+            return a[2:]
+    return None
+
+
+def pytest_load_initial_conftests(early_config, parser, args):
+    """The developer loop runs on every core: `pytest -k notes` (or any check word) with no -n
+    of its own gets `-n auto` from pytest-xdist, so every applicable chunk is checked in the time
+    a developer waits (the note loop on two cores: tests/differential/conftest.py).
+
+    DECISION: only a -k that is exactly one check word, only when xdist is loaded and not already
+    told how many workers (-n, --numprocesses, --dist, -p no:xdist), and never inside a worker."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or (os.cpu_count() or 1) < 2:
+        return
+    if (keyword_of(args) or "").strip() not in CHECK_WORDS or not early_config.pluginmanager.hasplugin("xdist"):
+        return
+    if any(a in ("-n", "--numprocesses", "--dist") or a.startswith(("-n", "--numprocesses=", "--dist="))
+           for a in args):
+        return
+    args[:0] = ["-n", "auto"]
+
+
 def pytest_configure(config):
     # DECISION: the markers live here, not only in pyproject.toml, because a run whose rootdir
     # was taken from paths outside the checkout never reads pyproject.toml.

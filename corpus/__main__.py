@@ -24,6 +24,8 @@ def main(argv=None):
     ls.add_argument("--image", help="executable with categoryFDTbl/cateCDOfsTbl")
     ls.add_argument("--disc", help="ISO 9660 image holding DATA/DATA.BIN")
     ls.add_argument("--grep", metavar="PATTERN", help="only ids matching this regular expression (any case)")
+    ls.add_argument("--check", choices=("controllers", "materials", "playback", "notes", "morph", "fobj"),
+                    help="only chunks holding records this check compares (notes: the chunks with notes)")
     a = ap.parse_args(argv)
     try:
         if a.cmd == "synth":

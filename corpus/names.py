@@ -64,3 +64,11 @@ def from_argv(arg: str) -> str:
     """A name given on the command line: bytes that were not UTF-8 (Python's surrogate escapes)
     become the latin-1 characters that names are decoded to (corpus.ccsf, corpus.databin)."""
     return _SURROGATE_BYTES.sub(lambda m: chr(ord(m.group()) - 0xDC00), arg)
+
+
+def counted(n, noun: str, plural: str | None = None, sep: str = ",") -> str:
+    """'1 chunk', '2 chunks', '4,091 chunks', '1 mismatch', '3 mismatches': a count and its noun."""
+    if plural is None:
+        plural = noun + ("es" if noun.endswith(("s", "sh", "ch", "x")) else "s")
+    number = f"{n:,}".replace(",", sep) if isinstance(n, int) else str(n)
+    return f"{number} {noun if n == 1 else plural}"

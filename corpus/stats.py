@@ -290,7 +290,7 @@ def main(a):
         _print(out)
     # DECISION: a census that found bad members exits 1 (the census itself is printed in full).
     if out["bad_members"]:
-        print(f"error: {len(out['bad_members'])} bad member(s) in {c.label}", file=sys.stderr)
+        print(f"error: {len(out['bad_members'])} bad {'member' if len(out['bad_members']) == 1 else 'members'} in {c.label}", file=sys.stderr)
         return 1
     return 0
 

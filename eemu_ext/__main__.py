@@ -6,7 +6,7 @@ import sys
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0] not in ("disasm", "run"):
-        print("usage: python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]\n"
+        print("usage: .venv/bin/python -m eemu_ext disasm ELF [SYMBOL|ADDR] [--count N]\n"
               "       python -m eemu_ext run ELF SYMBOL|ADDR [ARGS...] [--trace] [--limit N]", file=sys.stderr)
         return 2
     if argv[0] == "run":

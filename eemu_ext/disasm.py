@@ -42,10 +42,13 @@ def main(argv=None) -> int:
     import sys
     ap = argparse.ArgumentParser(prog="python -m eemu_ext disasm", description=__doc__)
     ap.add_argument("elf")
-    ap.add_argument("where", nargs="?", help="symbol name or address (default: the entry point)")
+    ap.add_argument("where", nargs="?", help="symbol name or address (without it and --count: the index of "
+                                            "the executable's functions)")
     ap.add_argument("--count", "-n", type=int, default=None,
                     help="instructions to print (default: the symbol's size, else 64)")
     a = ap.parse_args(argv)
+    if a.where is None and a.count is None:
+        return function_index(a.elf)
     try:
         img = load_image(a.elf)
         start = _target(img, a.where)
@@ -64,6 +67,32 @@ def main(argv=None) -> int:
     try:
         for line in disasm_lines(img, mem, start, count):
             print(line)
+    except BrokenPipeError:
+        pass
+    return 0
+
+
+def _shown(name: str) -> str:
+    """A symbol name as the terminal may show it: non-printable characters escaped."""
+    return name if name.isprintable() else "".join(c if c.isprintable() else f"\\x{ord(c):02x}" if ord(c) < 256
+                                                   else f"\\u{ord(c):04x}" for c in name)
+
+
+def function_index(path) -> int:
+    """`disasm ELF` alone: the entry point, then every function symbol with its address and size,
+    by address, and how to disassemble one."""
+    import sys
+    try:
+        img = load_image(path)
+    except ElfError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    funcs = sorted((s, size, name) for s, size, name in img._funcs if size)
+    print(f"{_shown(str(path))}: entry 0x{img.entry:08x}, {len(funcs)} functions")
+    try:
+        for s, size, name in funcs:
+            print(f"  {s:08x} {size // 4:6d} insns  {_shown(name)}")
+        print(f"disassemble one: .venv/bin/python -m eemu_ext disasm {_shown(str(path))} SYMBOL|ADDR [--count N]")
     except BrokenPipeError:
         pass
     return 0

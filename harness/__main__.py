@@ -6,9 +6,9 @@ import json
 import os
 import sys
 
-from corpus.names import from_argv, printable, printable_lines, shell_word
+from corpus.names import counted, from_argv, printable, printable_lines, shell_word
 
-from harness.arguments import Parser, job_count, whole_number
+from harness.arguments import Parser, engine_in_use, job_count, whole_number
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
@@ -84,7 +84,6 @@ def cmd_merge(a):
 
 def cmd_one(a):
     from harness.runners.chunk import check_chunk
-    from harness.driver.game import Game
     from harness.profiles import run_profile
     from harness.compare.show import format_mismatch
     opts = options(a)
@@ -111,20 +110,19 @@ def cmd_one(a):
             (a.check == "controllers" and m["check"] == "multistep")]
     if a.time is not None:
         mism = [m for m in mism if str(m.get("time")) == a.time]
-    if mism and a.shrink:
-        from harness.shrinking import shrink_mismatch
-        try:
-            mism[0]["shrunk"] = shrink_mismatch(Game(opts.image, opts.float_model, **opts.machine_args()),
-                                                ch, ctx, mism[0])
-        except Exception as exc:
-            print(f"(shrinking failed: {type(exc).__name__}: {exc})", file=sys.stderr)
+    if res["mismatches"] and a.shrink:
+        # the same shrink as bulk's, on the same mismatches (the first of each check)
+        from harness.shrinking import shrink_first_of_each_check
+        shrink_first_of_each_check(game, ch, ctx, res)
+        for note in res.get("notes") or ():
+            print(printable(f"({note})"), file=sys.stderr)
     if a.json:
         print(json.dumps(res, indent=1))
     else:
         for m in mism[:a.show]:
             print(format_mismatch(m))
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
-              f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
+              f"{counted(len(mism), 'mismatch')}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
               f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
@@ -145,7 +143,7 @@ def one_synthetic_morph(opts, a):
     t = morph_synthetic_suite(opts.validate_image(), opts)
     for m in t.mismatches[:a.show]:
         print(format_mismatch(m))
-    print(f"synthetic::morph: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}")
+    print(f"synthetic::morph: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}")
     return 1 if t.mismatches else 0
 
 
@@ -168,7 +166,7 @@ def cmd_replay(a):
         t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
     for m in t.mismatches:
         print(format_mismatch(m))
-    print(printable(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}"))
+    print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))
     return 1 if t.mismatches else 0
 
 
@@ -190,7 +188,7 @@ def cmd_mutants(a):
         errs = [r["error"] for r in results if r.get("error")]
         status = "caught" if caught else "NOT CAUGHT"
         print(f"{'ok  ' if caught else 'FAIL'} {mut.name}: {status} by {mut.catches} "
-              f"({len(results)} chunks; checks that saw it: {', '.join(seen) or 'none'}"
+              f"({counted(len(results), 'chunk')}; checks that saw it: {', '.join(seen) or 'none'}"
               f"{'; errors: ' + '; '.join(e['message'][:80] for e in errs) if errs else ''})")
         if caught:
             first = next(m for r in results for m in r["mismatches"] if m["check"] == mut.catches)
@@ -213,23 +211,22 @@ def cmd_probe(a):
 def cmd_coverage(a):
     """Per function: instructions and branch directions covered; --function NAME: its disassembly
     with never-executed instructions ('!!') and never-taken directions marked."""
-    from harness.driver.game import SHORT
     from harness.runners import codecov
     cov = codecov.run_coverage(a.run)
     image = codecov.run_image(a.run)
     if not image or not os.path.isfile(image):
         raise HarnessError(f"{a.run}: the run's executable {image!r} is not there to disassemble")
     name = a.function
-    if name:
-        name = {v: k for k, v in SHORT.items()}.get(name, name)
     try:
         funcs = codecov.report(image, cov, name)
     except ValueError as exc:
         raise HarnessError(f"--function {a.function}: {exc}") from None
     ic, it, dc, dt = codecov.totals(funcs)
-    for f in funcs:
-        print(printable(f.summary()))
-    print(f"total: instructions {ic}/{it}, branch directions {dc}/{dt} ({len(funcs)} functions)")
+    print(printable_lines("\n".join(codecov.table(funcs))))
+    n_served = len(codecov.served(funcs))
+    print(f"total: instructions {ic}/{it} ({codecov.pct(ic, it)}), branch directions {dc}/{dt} "
+          f"({codecov.pct(dc, dt)}) over {len(funcs) - n_served} functions"
+          + (f"; {n_served} served by the harness, not counted" if n_served else ""))
     if name:
         for f in funcs:
             print(printable_lines("\n".join(f.lines)))
@@ -301,6 +298,11 @@ def main(argv=None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     if getattr(a, "case", None) is not None:
         a.case = from_argv(a.case)
+    try:
+        engine_in_use()
+    except ValueError as exc:
+        print(f"harness: {printable(exc)}", file=sys.stderr)
+        return 2
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage}[a.cmd](a)

@@ -15,7 +15,8 @@ import sys
 MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "PROFILE",
                   "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
                   "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
-                  "--engine": "ENGINE", "--syms": "SYMS"}
+                  "--engine": "ENGINE", "--syms": "SYMS", "--fail-fast": "FAIL_FAST", "--shard": "SHARD", "--cluster": "CLUSTER",
+                  "--out": "OUT"}
 
 
 def whole_number(minimum=None):
@@ -58,3 +59,15 @@ class Parser(argparse.ArgumentParser):
             print(f"eediff: {make_words(message)}  (make help lists every variable)", file=sys.stderr)
             raise SystemExit(2)
         super().error(message)
+
+
+def engine_in_use() -> str:
+    """The machine engine a run will use (native, python or lockstep), checked at the door: an
+    unknown $EEMU_ENGINE (make's ENGINE=) is a usage error naming that variable, not an error of
+    the executable the first Machine happens to load."""
+    from eemu_ext.machine import ENGINES, choose_engine
+    value = os.environ.get("EEMU_ENGINE") or None
+    if value is not None and value not in ENGINES:
+        name = "ENGINE" if via_make() else "EEMU_ENGINE"
+        raise ValueError(f"{name}={value}: the machine engine must be one of {', '.join(ENGINES)}")
+    return choose_engine(None)

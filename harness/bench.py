@@ -43,6 +43,16 @@ def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dic
             "cpu": s["cpu_seconds"], "mismatches": s["mismatches"], "chunks": s["chunks_done"]}
 
 
+UNMET = []      # the goals this bench run missed: main() then exits 1 (make bench fails)
+
+
+def goal(text, ok):
+    """'met' or 'NOT met' for the goal `text`, remembered when not met."""
+    if not ok:
+        UNMET.append(text)
+    return "met" if ok else "NOT met"
+
+
 def main() -> int:
     from eemu_ext.native.build import compiler
     engines = ["python"] + (["native"] if compiler() is not None else [])
@@ -63,9 +73,11 @@ def main() -> int:
               + (f"; best of {len(r['all'])}: {', '.join(f'{x:.2f}' for x in r['all'])}" if len(r["all"]) > 1 else ""))
     if "native" in res:
         ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
-        print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {'met' if ratio >= 30 else 'NOT met'})")
+        print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {goal('native >= 30x python', ratio >= 30)})")
     shortcuts(engines[-1])
-    return 0
+    if UNMET:
+        print(f"harness.bench: goals NOT met: {'; '.join(UNMET)}")
+    return 1 if UNMET else 0
 
 
 def shortcuts(engine: str) -> None:
@@ -90,8 +102,11 @@ def shortcuts(engine: str) -> None:
     # issue 17: the code coverage every run counts, on by default; goal <= 10% of the run
     off = best({"EEDIFF_CODE_COVERAGE": "0"})
     cost = on["cpu"] / max(off["cpu"], 1e-9) - 1
-    print(f"  code coverage: {cost:+.1%} of the run ({off['cpu']:.2f} CPU-s without it; "
-          f"goal <= 10%: {'met' if cost <= 0.10 else 'NOT met'})")
+    # DECISION: a run with counting that took less CPU than the run without is noise, not a gain:
+    # the cost shows as 0% with the measured difference beside it.
+    noise = f"; within the noise: the run with it took {-cost:.1%} less" if cost < 0 else ""
+    print(f"  code coverage: {max(cost, 0.0):.1%} of the run ({off['cpu']:.2f} CPU-s without it{noise}; "
+          f"goal <= 10%: {goal('code coverage <= 10% of the run', cost <= 0.10)})")
 
 
 if __name__ == "__main__":

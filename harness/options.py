@@ -73,7 +73,7 @@ class Options:
             return self._corpus
         try:
             c = open_corpus(data=self.data, image=self.corpus_image, disc=self.disc,
-                            image_symbols=self._sidecar_symbols())
+                            image_symbols=self.sidecar_symbols())
             c.chunk_ids()
         except CorpusError as exc:
             raise HarnessError(f"corpus {self.data or self.disc}: {exc}") from exc
@@ -85,7 +85,7 @@ class Options:
     def data_path(self, corpus=None):
         return self.data if self.data and os.path.isfile(self.data) else None
 
-    def _sidecar_symbols(self):
+    def sidecar_symbols(self):
         """{name: va} of main's symbols in the corpus image's sidecar (its category tables), or None."""
         if not self.corpus_image:
             return None

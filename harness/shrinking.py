@@ -230,7 +230,25 @@ def coalesce(steps):
     return out
 
 
-def shrink_mismatch(game, ch, ctx, m, max_replays=40):
+SHRINK_REPLAYS = 20      # replays one shrink may spend (bulk and `one` alike)
+
+
+def shrink_first_of_each_check(game, ch, ctx, res):
+    """Shrink the first mismatch of each check in res["mismatches"] (in place: its "shrunk"); a
+    shrink that fails is named in res["notes"]."""
+    seen = set()
+    for m in res["mismatches"]:
+        if m["check"] in seen:
+            continue
+        seen.add(m["check"])
+        try:
+            m["shrunk"] = shrink_mismatch(game, ch, ctx, m)
+        except Exception as exc:
+            m["shrunk"] = None
+            res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")
+
+
+def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
     """Return the `shrunk` dict for mismatch m, or None when its check has no replay entry point."""
     c, check = m.get("context") or {}, m["check"]
     if check == "playback" and "step_sizes" in c:
@@ -277,7 +295,11 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=40):
         import sys
         print(f"shrinking {m['chunk']} {m['check']}: {errors[0]}", file=sys.stderr)
     if best == items and key != "times":
-        return None
+        # DECISION: nothing could be dropped (a plan already minimal, or the budget spent): the
+        # replay of the whole input is the repro, given only when that replay fails as m did
+        budget[0] += 1
+        if not still_fails(items):
+            return None
     best = [list(x) if isinstance(x, tuple) else x for x in best]
     return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items),
             "tests": max_replays - budget[0]}

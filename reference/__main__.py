@@ -1,7 +1,7 @@
 """`python -m reference show`: print what the reference computes for one chunk at one time.
 
     python -m reference show CHUNKFILE --time T [--step S] [--names 3=OBJ_a,4=OBJ_b] [--float-model trunc]
-    python -m reference show --data build/synth/DATA.BIN --case member::ANM_name --time T
+    python -m reference show [--data DATA.BIN] --case member::ANM_name --time T   (default: the bundled build/synth/DATA.BIN)
 
 CHUNKFILE holds the raw chunk bytes from its 0x0700 header. The report lists every track's pose
 (raw bits and decimal), the local matrix, the materials' U/V, the step that reaches T (forward)
@@ -11,6 +11,7 @@ reading a mismatch.
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import sys
 
@@ -43,11 +44,17 @@ def _parse_names(text):
     return out
 
 
+BUNDLED_DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "build", "synth", "DATA.BIN")
+
+
 def load(args):
     """(chunk bytes, names, ext, label) from a chunk file or from --data/--case."""
-    if args.data or args.case:
-        if not (args.data and args.case):
-            raise SystemExit("reference show: --data and --case go together (--case member::ANM_name)")
+    if args.data and not args.case:
+        raise SystemExit("reference show: --data needs --case member::ANM_name")
+    if args.case:
+        # DECISION: as every other command, --case reads the bundled synthetic corpus unless
+        # --data (or $EEDIFF_DATA) names another archive
+        args.data = args.data or os.environ.get("EEDIFF_DATA") or BUNDLED_DATA
         from corpus import CorpusError, open_corpus
         try:
             ch = open_corpus(data=args.data).chunk(args.case)
@@ -148,7 +155,7 @@ def main(argv=None):
     s.add_argument("--step", type=lambda x: int(x, 0), default=256,
                    help="the step that arrives at --time, for forward and notes (default 256)")
     s.add_argument("--names", help="object names: 3=OBJ_a,4=OBJ_b or a JSON object/file")
-    s.add_argument("--data", help="DATA.BIN (with --case)")
+    s.add_argument("--data", help="DATA.BIN (with --case; default $EEDIFF_DATA, else the bundled build/synth/DATA.BIN)")
     s.add_argument("--case", help="chunk id member::ANM_name (with --data)")
     s.add_argument("--track", type=int, help="only this track index")
     s.add_argument("--float-model", choices=("hw", "trunc"), default="hw")

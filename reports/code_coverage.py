@@ -59,7 +59,7 @@ def load(run_dir) -> dict | None:
 
 def totals(data: dict) -> tuple:
     """(instructions covered, total, directions covered, total) over every function."""
-    fs = data["functions"]
+    fs = [f for f in data["functions"] if not f.get("served")]
     return tuple(sum(f[k] for f in fs) for k in FIGURES)
 
 
@@ -74,7 +74,8 @@ def _figures(f) -> str:
 
 def _total_line(data) -> str:
     ic, it, dc, dt = totals(data)
-    return (f'{len(data["functions"])} functions: instructions {ic}/{it} ({_pct(ic, it)}), '
+    n = sum(1 for f in data["functions"] if not f.get("served"))
+    return (f'{n} functions: instructions {ic}/{it} ({_pct(ic, it)}), '
             f'branch directions {dc}/{dt} ({_pct(dc, dt)})')
 
 
@@ -83,16 +84,22 @@ def section_html(data: dict | None, has_counts: bool = False) -> str:
     if data is None:
         if has_counts:
             return (f'<p class="note">The run has {COUNTS} but no {FILE} (its executable was not there '
-                    'to disassemble): <code>python -m harness coverage RUN</code> needs the executable too.</p>')
+                    'to disassemble): <code>.venv/bin/python -m harness coverage RUN</code> needs the executable too.</p>')
         return (f'<p class="note">The run counted no code coverage (no {COUNTS}: EEDIFF_CODE_COVERAGE=0, '
                 'or the run did not finish).</p>')
     rows = []
     for k, f in enumerate(data["functions"]):
+        name = f'<a href="{PAGE}#f{k}">{e(f.get("readable") or f["name"])}</a>'
+        if f.get("served"):       # a hooked stub: the harness answers the call, the machine never runs it
+            rows.append(f'<tr class="served"><td>{name}</td><td colspan="3">served by the harness '
+                        '(a hooked stub; never run)</td></tr>')
+            continue
         full = f["insns_covered"] == f["insns_total"] and f["directions_covered"] == f["directions_total"]
-        rows.append(f'<tr class="{"ok" if full else "warn"}"><td><a href="{PAGE}#f{k}">{e(f["name"])}</a></td>'
+        rows.append(f'<tr class="{"ok" if full else "warn"}"><td>{name}</td>'
                     f'<td class="num">{f["insns_covered"]}/{f["insns_total"]}</td>'
                     f'<td class="num">{_pct(f["insns_covered"], f["insns_total"])}</td>'
-                    f'<td class="num">{f["directions_covered"]}/{f["directions_total"]}</td></tr>')
+                    f'<td class="num">{f["directions_covered"]}/{f["directions_total"]} '
+                    f'({_pct(f["directions_covered"], f["directions_total"])})</td></tr>')
     return (f'<p>{e(_total_line(data))}. <a href="{PAGE}">Annotated disassembly</a> '
             '(never-executed instructions and never-taken branch directions marked).</p>'
             '<details class="note"><summary>Per function</summary><table class="grid-t"><tr><th>function</th>'

@@ -59,6 +59,8 @@ QUIRKS = [
     ("negative morph weights", ("morph_negative_weight",), "−0 and −1/8192 set lane_z = −1"),
     ("morph saturation", ("morph_saturation",), "the 16-bit add saturates"),
     ("morph wrapping", ("morph_wrap",), "the 16-bit difference wraps"),
+    ("morph weights of 8 and up", ("morph_weight_8_up",),
+     "every lane of the weight's fixed point is negative (synthetic: the disc's weights are below 8)"),
 ]
 
 
@@ -78,7 +80,7 @@ def coverage_rows(quirks: dict, counters: dict):
         rows.append((label, value, why))
     for name in sorted(quirks):
         if name not in used:
-            rows.append((name, quirks[name], ""))
+            rows.append((name.replace("_", " "), quirks[name], ""))
     return rows
 
 
@@ -115,3 +117,47 @@ def counter_groups(counters: dict) -> list[tuple[str, list]]:
         groups.setdefault(head, []).append((name, counters[name]))
     order = {c: i for i, c in enumerate(CHECKS)}
     return sorted(groups.items(), key=lambda kv: order.get(kv[0], len(order)))
+
+
+# The readable name of a counter, by the check that counted it (a name that is clear alone is
+# its own label; a "<check>.<name>" counter is shown as <name>).
+COUNTER_LABELS = {
+    ("controllers", "cases"): "controller cases",
+    ("controllers", "no controller"): "records with no controller",
+    ("controllers", "localtp cases"): "localtp comparisons",
+    ("controllers", "running-matrix holds continuous"): "running-matrix holds continuous across a turn",
+    ("playback", "steps"): "playback steps",
+    ("playback", "ends"): "play-once ends",
+    ("playback", "zero steps"): "zero-tick steps",
+    ("playback", "localtp cases"): "localtp comparisons",
+    ("playback", "exact local matrices"): "local matrices compared exactly",
+    ("notes", "note zero steps"): "zero-tick steps",
+    ("notes", "note loop resets"): "loop resets",
+    ("notes", "note ends"): "play-once ends",
+    ("notes", "note restarts"): "restarts",
+    ("notes", "repeated NoteProcess"): "repeated NoteProcess calls",
+    ("morph", "morph cases"): "Modify cases",
+    ("morph", "morph vertices"): "blended vertices",
+    ("fobj", "fobj runs"): "F_Obj runs",
+    ("fobj", "fobj steps"): "F_Obj steps",
+    ("fobj", "fobj restarts"): "restarts",
+    ("fobj", "exact F_Obj matrices"): "F_Obj matrices compared exactly",
+    ("other", "loads fresh"): "chunk loads from scratch",
+    ("other", "loads restored"): "chunk loads restored from a snapshot",
+    ("other", "loads reloaded"): "chunk loads redone and checked",
+}
+
+
+def counter_label(check: str, name: str) -> str:
+    """The readable name of counter `name` counted by `check`."""
+    if (check, name) in COUNTER_LABELS:
+        return COUNTER_LABELS[(check, name)]
+    if name.startswith("playback steps at "):
+        return "steps at speed " + name[len("playback steps at "):]
+    if name.startswith("playbacks at "):
+        return "playbacks at speed " + name[len("playbacks at "):]
+    for sep in (".", "/", ":"):
+        head, _, rest = name.partition(sep)
+        if rest and head == check:
+            return rest
+    return name

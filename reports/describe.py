@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+from corpus.note_text import is_note_list, note_text, notes_text
+
 from corpus.names import shell_word
 
 from .bits import (bit_ranges, diff_mask, float_text, frame_text, is_hex_pattern,
@@ -50,8 +52,9 @@ def where_text(m: dict, names=None) -> str:
 
 
 def value_text(v) -> str:
+    """A value as the console shows it: a note list as {event 0x8005, param 1, time 33, object 39}."""
     if isinstance(v, (list, dict)):
-        return json.dumps(v, separators=(",", ":"))
+        return notes_text(v) or json.dumps(v, separators=(",", ":"))
     return "null" if v is None else str(v)
 
 
@@ -63,12 +66,16 @@ def short(v, limit=60) -> str:
 def brief(exp, got) -> tuple[str, str]:
     """Expected and got for the one-line row: lists as their sizes, or their first difference."""
     if isinstance(exp, list) and isinstance(got, list):
+        notes = (is_note_list(exp) or not exp) and (is_note_list(got) or not got)
+        item = (lambda x: note_text(x)) if notes else (lambda x: short(x, 60))
+        noun = "note" if notes else "item"
         if len(exp) != len(got):
-            return f"{len(exp)} item(s)", f"{len(got)} item(s)"
+            return (f"{len(exp)} {noun}{'' if len(exp) == 1 else 's'}" + (f": {item(exp[0])}…" if exp else ""),
+                    f"{len(got)} {noun}{'' if len(got) == 1 else 's'}" + (f": {item(got[0])}…" if got else ""))
         for i, (a, b) in enumerate(zip(exp, got)):
             if a != b:
-                return f"[{i}] {short(a, 34)}", f"[{i}] {short(b, 34)}"
-    return short(exp, 40), short(got, 40)
+                return f"[{i}] {item(a)}", f"[{i}] {item(b)}"
+    return short(exp, 60), short(got, 60)
 
 
 def one_line(m: dict) -> str:

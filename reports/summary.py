@@ -240,7 +240,7 @@ def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> 
     idle = [ch["chunk"] for ch in run.chunks if not ch.get("error")
             and not (ch["applicable"] if isinstance(ch.get("applicable"), list) else checks_of(ch))]
     if idle:
-        why.append(f"{len(idle)} chunk(s) ran no check: " + ", ".join(idle[:5])
+        why.append(f"{len(idle)} {'chunk' if len(idle) == 1 else 'chunks'} ran no check: " + ", ".join(idle[:5])
                    + (" ..." if len(idle) > 5 else ""))
     return why
 

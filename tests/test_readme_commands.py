@@ -30,7 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 SYNTH = ROOT / "build" / "synth" / "DATA.BIN"
 STANDIN = ROOT / "standin" / "standin.elf"
-CASE = "xp_flag.cmp::ANM_xpflnut0"
+CASE = "xp_flag.cmp::ANM_xp_flag004"          # the README's example: a chunk with notes
+NO_NOTES = "xp_flag.cmp::ANM_xpflnut0"         # a chunk the note check does not apply to
 CLUSTER_WORKERS = 2
 
 
@@ -168,6 +169,23 @@ def nightly(env):
     assert "nothing left" in again or summary(run)["chunks_done"] == s["chunks_done"], again[-2000:]
 
 
+def bulk_switches(env):
+    """FRESH=1 starts a new run where the same command would resume; FAIL_FAST= reaches the bulk;
+    a re-run of a finished OUT= says it resumes; FORCE=1 resumes OUT= under other parameters."""
+    r, run = env.bulk("quick", f"N=2 SEED=4 PROFILE=quick JOBS=auto FLOAT=trunc {env.files}")
+    ok(r)
+    again = ok(env.sh(f"make bulk N=2 SEED=4 PROFILE=quick JOBS=auto FLOAT=trunc {env.files} OUT={q(run)}"))
+    assert "resuming this run: " in again and "0 to check" in again, again[-2000:]
+    other = env.sh(f"make bulk N=2 SEED=5 PROFILE=quick FLOAT=trunc {env.files} OUT={q(run)}")
+    ok(other, 2)
+    assert "was run with other parameters" in other.stderr and "seed: run 4, now 5" in other.stderr
+    forced = ok(env.sh(f"make bulk N=2 SEED=5 PROFILE=quick FLOAT=trunc FORCE=1 FAIL_FAST=3 {env.files} OUT={q(run)}"))
+    assert "--force: resuming" in forced
+    fresh = ok(env.sh(f"make -n bulk FRESH=1 FAIL_FAST=3 ALLOW_BAD_MEMBERS=1"))
+    assert "--fresh" in fresh and '--fail-fast "$MK_FAIL_FAST"' in fresh and "--allow-bad-members" in fresh
+    assert "--force" not in ok(env.sh("make -n bulk FORCE=0"))
+
+
 def everyday_bulk(env):
     r, run = env.bulk("quick", f"N=2 SEED=4 PROFILE=quick JOBS=auto FLOAT=trunc {env.files}")
     ok(r)
@@ -228,11 +246,22 @@ def developer_loop(env):
     assert re.search(r"\b[1-9]\d* passed\b", r) and "failed" not in r, r[-2000:]
 
 
+def compared(text, *counters):
+    """The counters a `one`/`replay` line printed: each named one must be above 0."""
+    got = json.loads(re.search(r"counters (\{.*?\})", text)[1])
+    assert all(got.get(c, 0) > 0 for c in counters), (counters, got)
+    return got
+
+
 def one(env):
     r = ok(env.sh(f"make one CASE={CASE} SEED=4 SHOW=20 {env.files}"))
-    assert "0 mismatches" in r
+    assert "0 mismatches" in r and "checks controllers" in r
+    compared(r, "cases", "note steps")
+    notes = ok(env.sh(f"make one CASE={CASE} CHECK=notes SEED=4 SHOW=20 {env.files}"))
+    assert "checks notes;" in notes and "0 mismatches" in notes
+    compared(notes, "note steps", "notes delivered")
     # a CHECK that does not apply to the chunk compares nothing: exit 5
-    nothing = ok(env.sh(f"make one CASE={CASE} CHECK=notes SEED=4 TIME=256 SHOW=20 {env.files}"), 5)
+    nothing = ok(env.sh(f"make one CASE={NO_NOTES} CHECK=notes SEED=4 TIME=256 SHOW=20 {env.files}"), 5)
     assert "nothing compared" in nothing
 
 
@@ -240,6 +269,7 @@ def replay(env):
     r = ok(env.sh(f".venv/bin/python -m harness replay --case {CASE} --check notes --plan 38195:0 "
                   f"--image {q(env.image)} --data {q(env.data)}"))
     assert f"{CASE} replay notes: 0 mismatches" in r
+    compared(r, "note steps")
 
 
 def report(env):
@@ -256,9 +286,15 @@ def coverage(env):
     that is not a run is refused, named."""
     _, run = env.bulk("nightly", f"N=2 {env.files}")
     r = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)}"))
-    m = re.search(r"total: instructions (\d+)/(\d+), branch directions (\d+)/(\d+)", r)
+    m = re.search(r"total: instructions (\d+)/(\d+) \([\d.]+%\), branch directions (\d+)/(\d+) \([\d.]+%\)", r)
     assert m and 0 < int(m[1]) < int(m[2]) and 0 < int(m[3]) < int(m[4]), r[-2000:]
-    assert re.search(r"^NoteProcess__\w+: instructions \d+/\d+, branch directions \d+/\d+$", r, re.M), r[-2000:]
+    rows = re.findall(r"^(\S+) +(\d+/\d+ +[\d.]+%|served by the harness.*?) +\S", r, re.M)
+    names = [n for n, _ in rows]
+    assert names == sorted(names, key=str.lower) and "ccAnm::NoteProcess" in names, r[-2000:]
+    assert dict(rows)["ccMalloc"].startswith("served by the harness"), r[-2000:]
+    assert "served by the harness, not counted" in r
+    short = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)} --function ccMalloc"))
+    assert "ccMalloc__FUi" in short
     one = ok(env.sh(f".venv/bin/python -m harness coverage {q(run)} --function NoteProcess"))
     assert re.search(r"^(  |!!) [0-9a-f]{8} +\d+ \S", one, re.M) and "[taken " in one, one[-2000:]
     assert "code_coverage.html" in (run / "report.html").read_text() and (run / "code_coverage.html").is_file()
@@ -280,12 +316,14 @@ def standin(env):
 
 def bench_dry(env):
     r = ok(env.sh("make -n bench"))
-    assert "-m eemu_ext.bench" in r and "-m harness.bench" in r and "-m corpus.bench" in r
+    assert all(m in r for m in ("eemu_ext.bench", "harness.bench", "corpus.bench")) and "exit $status" in r
 
 
 def corpus_list(env):
-    r = ok(env.sh(f".venv/bin/python -m corpus list {q(env.data)} --grep xpflnut"))
-    assert CASE in r.split()
+    r = ok(env.sh(f".venv/bin/python -m corpus list {q(env.data)} --grep xp_flag"))
+    assert CASE in r.split() and NO_NOTES in r.split()
+    notes = ok(env.sh(f".venv/bin/python -m corpus list {q(env.data)} --grep xp_flag --check notes"))
+    assert CASE in notes.split() and NO_NOTES not in notes.split()
 
 
 def corpus_stats(env):
@@ -294,13 +332,18 @@ def corpus_stats(env):
 
 
 def reference_show(env):
-    r = ok(env.sh(f".venv/bin/python -m reference show --data {q(env.data)} --case {CASE} --time 256"))
-    assert CASE in r
+    r = ok(env.sh(f".venv/bin/python -m reference show --case {CASE} --time 256"))       # the bundled corpus
+    assert CASE in r and "tracks (" in r
+    other = ok(env.sh(f".venv/bin/python -m reference show --case {CASE} --time 256 --data {q(env.data)}"))
+    assert CASE in other
 
 
 def disasm(env):
     r = ok(env.sh(f".venv/bin/python -m eemu_ext disasm {q(env.image)} _AnimateForward__5ccAnmFUi"))
     assert "_AnimateForward__5ccAnmFUi:" in r
+    index = ok(env.sh(f".venv/bin/python -m eemu_ext disasm {q(env.image)}"))
+    funcs = re.findall(r"^  ([0-9a-f]{8}) +(\d+) insns  (\S+)$", index, re.M)
+    assert len(funcs) > 20 and "NoteProcess__5ccAnmFv" in {n for _, _, n in funcs}, index[-2000:]
 
 
 def free_port() -> int:
@@ -376,9 +419,9 @@ FORMS = {
     "make bulk N=4091 DISC=/path/infection.iso": [disc_bulk],
     "pytest --image /path/SLUS_202.67 --data /path/DATA.BIN -k notes": [pytest_options],
     "EEDIFF_IMAGE=/path/SLUS_202.67 EEDIFF_DATA=/path/DATA.BIN pytest -k notes": [pytest_environment],
-    "make bulk N=100 [SEED=4] [PROFILE=quick|nightly] [JOBS=auto] [FLOAT=hw|trunc] [IMAGE= DATA= DISC=]":
-        [everyday_bulk, disc_bulk],
-    "make one CASE=xp_flag.cmp::ANM_xpflnut0 [CHECK=notes] [SEED=] [TIME=T] [SHOW=20]": [one],
+    "make bulk N=100 [SEED=4] [PROFILE=quick|nightly] [JOBS=auto] [FLOAT=hw|trunc] [IMAGE= DATA= DISC=] "
+    "[FRESH=1] [FORCE=1] [ALLOW_BAD_MEMBERS=1] [FAIL_FAST=5]": [everyday_bulk, disc_bulk, bulk_switches],
+    "make one CASE=xp_flag.cmp::ANM_xp_flag004 [CHECK=notes] [SEED=] [TIME=T] [SHOW=20]": [one],
     ".venv/bin/python -m harness replay --case C --check notes --plan 38195:0 …": [replay],
     "make report RUN=build/runs/<id>": [report],
     ".venv/bin/python -m harness coverage RUN [--function NAME]": [coverage],
@@ -387,10 +430,10 @@ FORMS = {
     "make probe [IMAGE= DATA= DISC=]": [probe, probe_disc],
     "make bench": [bench_dry],
     "make standin": [standin],
-    "python -m corpus list [PATH] [--grep PATTERN]": [corpus_list],
-    "python -m corpus stats PATH [--image ELF] [--json]": [corpus_stats],
-    "python -m reference show --data DATA.BIN --case member::ANM_x --time T": [reference_show],
-    "python -m eemu_ext disasm ELF [SYMBOL|ADDR]": [disasm],
+    ".venv/bin/python -m corpus list [PATH] [--grep PATTERN] [--check notes]": [corpus_list],
+    ".venv/bin/python -m corpus stats PATH [--image ELF] [--json]": [corpus_stats],
+    ".venv/bin/python -m reference show --case member::ANM_x --time T [--data DATA.BIN]": [reference_show],
+    ".venv/bin/python -m eemu_ext disasm ELF [SYMBOL|ADDR]": [disasm],
     "dask scheduler": [cluster],
     "dask worker tcp://host:8786 --nthreads 1 --nworkers 4": [cluster],
     "make bulk N=4091 CLUSTER=tcp://host:8786": [cluster],
@@ -440,3 +483,94 @@ def test_readme_command_works(env, command):
 def test_readme_command_works_in_full(env, command):
     for form in SLOW_FORMS[command]:
         form(env)
+
+
+# ---- the figures README.md states, against the corpus and a nightly run ----------------------
+
+NIGHTLY_PARAGRAPH = "On the bundled stand-in and synthetic corpus, `make bulk N=4091`"
+FIGURE = re.compile(r"([\d][\d.,]*)(?: ([GM]))? (chunks of the archive|synthetic Modify cases|emulated instructions|"
+                    r"controller cases|object matrices|playback steps|note steps|morph states|note chunks)")
+UNITS = {None: 1, "M": 1e6, "G": 1e9}
+
+
+def readme_figures(text=None):
+    """{what: (the README's words, value, unit)} from the nightly paragraph and the developer-loop
+    row (whitespace joined across line breaks)."""
+    text = text or README.read_text(encoding="utf-8")
+    start = text.index(NIGHTLY_PARAGRAPH)
+    para = " ".join(text[start:text.index("\n\n", start)].split())
+    loop = next(line for line in text.splitlines() if line.startswith("| `. .venv/bin/activate; pytest -k notes`"))
+    out = {}
+    for number, unit, what in FIGURE.findall(para + " " + loop):
+        out.setdefault(what, (f"{number}{' ' + unit if unit else ''} {what}", number, unit or None))
+    return out
+
+
+def figure_holds(number, unit, actual):
+    """The README's figure is `actual` as the README rounds it (its decimals, its unit)."""
+    if unit is None and "." not in number:
+        return int(number.replace(",", "")) == actual
+    decimals = len(number.split(".", 1)[1]) if "." in number else 0
+    return round(actual / UNITS[unit], decimals) == float(number.replace(",", ""))
+
+
+def stale(figures, actual):
+    return [f"README says {words!r}; the run has {actual[what]:,}" for what, (words, number, unit) in figures.items()
+            if what in actual and not figure_holds(number, unit, actual[what])]
+
+
+def test_the_figure_check_reads_the_readme_and_catches_a_stale_figure():
+    figures = readme_figures()
+    assert {"chunks of the archive", "synthetic Modify cases", "emulated instructions", "controller cases",
+            "object matrices", "playback steps", "note steps", "morph states", "note chunks"} <= set(figures)
+    assert figure_holds("32.6", "G", 32_612_345_678) and not figure_holds("32.6", "G", 32_665_864_200 + 10**8)
+    assert figure_holds("921,909", None, 921_909) and not figure_holds("921,909", None, 1_034_540)
+    assert stale({"note steps": ("106,549 note steps", "106,549", None)}, {"note steps": 106_550})
+
+
+def test_the_readme_chunk_counts_are_the_bundled_corpus():
+    """4,091 chunks of the archive, the synthetic cases a bulk adds, the note chunks of the loop."""
+    from harness.options import Options
+    from harness.runners import morph_pseudo, selection
+    from harness.runners.run import is_synthetic
+    corpus = Options().open_corpus()
+    synthetic = [c for c in morph_pseudo.ids() if is_synthetic(c)]
+    actual = {"chunks of the archive": len(selection.pool(corpus)), "synthetic Modify cases": len(synthetic),
+              "note chunks": len(selection.pool(corpus, selection.kinds_for(["notes"])))}
+    assert not stale(readme_figures(), actual), stale(readme_figures(), actual)
+
+
+def nightly_figures(summary):
+    c = summary.get("counters") or {}
+    controllers = (summary.get("counters_by_check") or {}).get("controllers") or {}
+    return {"chunks of the archive": summary["archive_chunks_total"], "synthetic Modify cases": summary["synthetic_total"],
+            "emulated instructions": summary["machine_steps"], "controller cases": controllers.get("cases", c.get("cases")),
+            "object matrices": c.get("object matrices"), "playback steps": c.get("steps"),
+            "note steps": c.get("note steps"), "morph states": c.get("morph states")}
+
+
+def nightly_run():
+    """A complete `make bulk N=4091` of this code on the bundled files (build/runs/readme-<code>),
+    run when there is none yet."""
+    from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
+    from harness.runners.run import code_version, file_identity
+    out = ROOT / "build" / "runs" / f"readme-{code_version()}"
+    if (out / "summary.json").is_file() and summary(out).get("complete"):
+        return summary(out)
+    r = subprocess.run(["make", "bulk", "N=4091", f"OUT={out}"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=7200)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    s = summary(out)
+    p = s["params"]
+    assert (p["image"]["sha256"], p["data"]["sha256"]) == (file_identity(DEFAULT_IMAGE)["sha256"],
+                                                          file_identity(DEFAULT_DATA)["sha256"])
+    return s
+
+
+@pytest.mark.slow
+def test_the_readme_figures_are_a_nightly_run():
+    """Every count the README gives for the nightly (chunks, cases, instructions, matrices, steps,
+    states) is what `make bulk N=4091` of this code prints, to the README's rounding."""
+    s = nightly_run()
+    assert s["status"] == "pass" and s["params"]["profile"] == "nightly"
+    assert not stale(readme_figures(), nightly_figures(s)), stale(readme_figures(), nightly_figures(s))

@@ -46,3 +46,16 @@ def format_mismatch(m):
         lines.append("  shrunk    " + json.dumps(m["shrunk"]))
     lines.append("  repro     " + m["repro"])
     return "\n".join(printable(line) for line in lines)   # a name's own line breaks stay escaped
+
+
+def one_line(m, limit=100):
+    """'notes | a.cmp::ANM_x | step 3 | notes: reference …, game …': a mismatch on one line."""
+    def short(v):
+        v = _int(v)
+        text = f"0x{v:08x}" if isinstance(v, int) else (notes_text(v) or json.dumps(v))
+        return text if len(text) <= limit else text[:limit] + " ..."
+    where = [m["check"], m["chunk"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
+                                        if m.get(k) is not None]
+    ulp = f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""
+    return printable(f"{' | '.join(map(str, where))} | {m['field']}: reference {short(m['expected'])}, "
+                     f"game {short(m['got'])}{ulp}")

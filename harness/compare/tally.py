@@ -18,6 +18,7 @@ class Tally:
         self.rotation_count = 0      # keyed comparisons made (samples added, kept or not)
         self.checks = []             # the checks that ran
         self.applicable = []         # the checks the chunk's content calls for (selected or not)
+        self.by_check = {}           # check -> the counters that check added
 
     def count(self, name, n=1):
         self.counters[name] += n

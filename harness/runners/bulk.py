@@ -8,7 +8,6 @@ The pytest layer (tests/differential) stays the developer's loop; bulk needs no 
 from __future__ import annotations
 
 import ctypes
-import json
 import multiprocessing as mp
 import os
 import signal
@@ -30,8 +29,8 @@ from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile, run_profile
-from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
-from harness.runners.run import EXIT, RunDir, code_version, file_identity, param_differences
+from harness.runners.run import EXIT, RunDir, code_version, file_identity, is_mutant_run, param_differences
+from harness.runners.terminal import Progress, format_summary, run_header
 
 _W = {}   # per-worker state: game, corpus, profile
 REAL_DISC_CHUNKS = 4091
@@ -152,38 +151,29 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
-        # DECISION: provenance is traced on the chunks that are shrunk (the first
-        # AUTO_SHRINK_CHUNKS failing chunks per worker by default), provenance.PER_CHUNK each
-        provenance.attach(game, ch, ctx, res)
+        # DECISION: provenance is traced on the first PROVENANCE_CHUNKS failing chunks per worker
+        # (--shrink: every one), provenance.PER_CHUNK each
+        _W["traced_chunks"] = _W.get("traced_chunks", 0) + 1
+        if opts.shrink or _W["traced_chunks"] <= PROVENANCE_CHUNKS:
+            provenance.attach(game, ch, ctx, res)
     return res
 
 
-AUTO_SHRINK_CHUNKS = 10   # per worker, when neither --shrink nor --no-shrink is given
+PROVENANCE_CHUNKS = 10   # failing chunks traced per worker, unless --shrink
 
 
 def wants_shrink(opts):
-    """DECISION: by default each worker shrinks the failing cases of its first AUTO_SHRINK_CHUNKS
-    failing chunks (a report then shows shrunk repros without a broken build costing 20 replays per
-    chunk); --shrink shrinks every failing chunk, --no-shrink none."""
-    if opts.shrink is not None:
-        return opts.shrink
-    _W["shrunk_chunks"] = _W.get("shrunk_chunks", 0) + 1
-    return _W["shrunk_chunks"] <= AUTO_SHRINK_CHUNKS
+    """DECISION: every failing chunk gets its shrunk repros by default (the first mismatch of each
+    check, at most shrinking.SHRINK_REPLAYS replays each), so the closing summary and the report
+    show one for each failing chunk, whichever worker checked it; --no-shrink shrinks none."""
+    return True if opts.shrink is None else opts.shrink
 
 
 def attach_shrunk(game, ch, ctx, res):
-    """Shrink the first mismatch of each check of a failing chunk (`--shrink`)."""
-    from harness.shrinking import shrink_mismatch
-    seen = set()
-    for m in res["mismatches"]:
-        if m["check"] in seen:
-            continue
-        seen.add(m["check"])
-        try:
-            m["shrunk"] = shrink_mismatch(game, ch, ctx, m, max_replays=20)
-        except Exception as exc:
-            m["shrunk"] = None
-            res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")
+    """Shrink the first mismatch of each check of a failing chunk: bulk and `one` alike, so both
+    give the same shrunk repro for the same chunk."""
+    from harness.shrinking import shrink_first_of_each_check
+    shrink_first_of_each_check(game, ch, ctx, res)
 
 
 def prepare(opts: Options, argv):
@@ -200,6 +190,7 @@ def prepare(opts: Options, argv):
                         f"at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"), file=sys.stderr)
     if len(bad) > 20:
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
+    bad += truncation_as_bad_member(opts, corpus)
     # DECISION: a --check run samples from the chunks whose records that check needs.
     ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
@@ -229,8 +220,24 @@ def prepare(opts: Options, argv):
     else:
         rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
         rd = rd or RunDir.create(params, opts.runs)
-    rd.link_latest()
+    if not is_mutant_run(params):
+        rd.link_latest()
     return rd
+
+
+def truncation_as_bad_member(opts, corpus):
+    """A DATA.BIN shorter than the executable's index tables say: an input error naming the members
+    gone (--allow-bad-members: listed with the bad members, and the run checks what is there)."""
+    from corpus.truncation import past_the_end
+    data = opts.data_path(corpus)
+    t = past_the_end(data, opts.image, opts.sidecar_symbols()) if data else None
+    if t is None:
+        return []
+    if not opts.allow_bad_members:
+        raise HarnessError(f"{t.text(data)} (ALLOW_BAD_MEMBERS=1, --allow-bad-members: check what is there)")
+    print(printable(f"warning: {t.text(data)}"), file=sys.stderr)
+    return [{"member": name, "offset": t.size, "kind": "truncated", "error": "past the end of the archive "
+             "(the executable's index tables list it)"} for name in ([t.cut] if t.cut else []) + t.gone]
 
 
 def same_run_or_refuse(rd, params, opts):
@@ -249,7 +256,13 @@ def same_run_or_refuse(rd, params, opts):
 
 
 def resume_command(rd, opts):
-    """The command that resumes this run with its own parameters."""
+    """The command that resumes this run with its own parameters: the make form when the run was
+    started through make (and make can say it), else the module form."""
+    from harness.arguments import via_make
+    if via_make():
+        line = make_resume_command(rd, opts)
+        if line:
+            return line
     p = rd.params()
     parts = [".venv/bin/python", "-m", "harness", "bulk", "--resume", shell_word(rd.path),
              "--n", str(p.get("n")), "--seed", str(p.get("seed")), "--profile", shell_word(p.get("profile")),
@@ -272,6 +285,24 @@ def resume_command(rd, opts):
     return " ".join(parts)
 
 
+def make_resume_command(rd, opts):
+    """`make bulk N=... OUT=<run dir>` with this run's parameters (OUT= resumes exactly that
+    directory), or None when the run used something only the module form says (--chunks, more
+    than one --check)."""
+    p = rd.params()
+    checks = p.get("checks") or []
+    if opts.chunk_ids or len(checks) > 1:
+        return None
+    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
+    values = [("N", p.get("n")), ("SEED", p.get("seed")), ("PROFILE", p.get("profile")),
+              ("FLOAT", p.get("float_model")), ("JOBS", opts.jobs), ("CHECK", checks[0] if checks else None),
+              ("IMAGE", image), ("DATA", opts.data if opts.data != DEFAULT_DATA else None),
+              ("DISC", opts.disc), ("SHARD", shard.label(p) if p.get("shard") else None),
+              ("CLUSTER", opts.cluster), ("ALLOW_BAD_MEMBERS", 1 if opts.allow_bad_members else None),
+              ("OUT", rd.path)]
+    return " ".join(["make bulk"] + [f"{k}={shell_word(str(v))}" for k, v in values if v not in (None, "")])
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM (a CI timeout, `kill`): handled like Ctrl-C."""
 
@@ -285,14 +316,14 @@ def run_bulk(opts: Options, argv=()):
     ids = rd.params()["chunks"]
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
+    costs = {}
     todo = schedule.order(todo, lambda cid: opts.open_corpus().chunk(cid).data,
-                          schedule.last_timings(os.path.dirname(rd.path), rd.path))
+                          schedule.last_timings(os.path.dirname(rd.path), rd.path), costs)
     out = sys.stderr
-    print(f"eediff bulk: run {rd.path}\n  corpus {rd.params().get('corpus_chunks')} Anime chunks; {len(ids)} chunks, {len(done)} already done, "
-          f"{len(todo)} to check; profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, "
-          f"jobs {opts.jobs}", file=out)
+    print(printable_lines(run_header(rd, opts, ids, done, todo)), file=out)
     t0 = time.time() - previous_seconds(rd)
-    progress = Progress(len(ids), len(done), out)
+    progress = Progress(len(ids), len(done), out, chunks=dict(zip(shard.indices_of(rd.params()), ids)),
+                        costs=costs, done_ids=done)
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
@@ -367,7 +398,7 @@ def run_pool(opts, rd, todo, progress, out, ff=None):
             done = rd.done_indices()
             pending = [t for t in pending if t[0] not in done]
             progress.done = len(done)
-            print(f"\na worker died; restarting the workers on the {len(pending)} chunks not yet written",
+            print(f"\na worker died; restarting the workers on the {len(pending)} {'chunk' if len(pending) == 1 else 'chunks'} not yet written",
                   file=out)
         except BaseException:
             stop_workers(ex)          # Ctrl-C, SIGTERM, a full disk: no worker outlives the run
@@ -394,137 +425,6 @@ def previous_seconds(rd):
         return float(read_json(os.path.join(rd.path, "summary.json")).get("seconds") or 0.0)
     except (OSError, ValueError):
         return 0.0
-
-
-class Progress:
-    """One progress line: done/total, mismatches, errors, chunks/min, ETA."""
-
-    def __init__(self, total, done, out):
-        self.total, self.done, self.out = total, done, out
-        self.start_done, self.t0 = done, time.time()
-        self.mismatches = self.errors = 0
-        self.tty = hasattr(out, "isatty") and out.isatty()
-        self.last_print = 0.0
-
-    def update(self, index, mismatches, error, seconds):
-        self.done += 1
-        self.mismatches += mismatches
-        self.errors += int(error)
-        now = time.time()
-        if self.tty or now - self.last_print > 5 or self.done == self.total:
-            self.last_print = now
-            self.out.write(("\r" if self.tty else "") + self.line() + ("" if self.tty else "\n"))
-            self.out.flush()
-
-    def line(self):
-        el = time.time() - self.t0
-        n = self.done - self.start_done
-        rate = 60.0 * n / el if el > 0 else 0.0
-        eta = (self.total - self.done) / (rate / 60.0) if rate else float("nan")
-        eta_s = "?" if eta != eta else f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}"
-        return (f"[{self.done}/{self.total}] mismatches {self.mismatches} errors {self.errors} "
-                f"{rate:.1f} chunks/min ETA {eta_s}")
-
-    def finish(self):
-        if self.tty:
-            self.out.write("\n")
-
-
-STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
-               "bad members": "FAIL (bad archive members)", "nothing compared": "NOTHING COMPARED",
-               "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE"}
-
-
-def format_summary(s):
-    st = s.get("status") or "pass"
-    lines = [f"run {s['run_id']}: {STATUS_TEXT.get(st, st)} (exit {EXIT.get(st, 1)}): "
-             f"{s['chunks_done']}/{s['chunks_total']} chunks, "
-             f"{s['chunks_failed']} failed, {s['mismatches']} mismatches, {s['errors']} errors, "
-             f"{s['seconds']:.0f} s ({s['chunks_per_minute']} chunks/min)"]
-    bad = s.get("bad_members") or []
-    if bad:
-        lines.append(f"  {len(bad)} bad archive member(s)"
-                     + (" (allowed by --allow-bad-members)" if s.get("allow_bad_members") else
-                        "; their chunks were not checked (--allow-bad-members accepts this):"))
-        for b in bad[:10]:
-            lines.append(f"    {b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: "
-                         f"{b.get('kind') or 'error'}: {b.get('error')}")
-        if len(bad) > 10:
-            lines.append(f"    ... and {len(bad) - 10} more (summary.json)")
-    for why in s.get("nothing_compared") or ():
-        lines.append(f"  nothing compared: {why}")
-    if s.get("mismatches_by_check"):
-        lines.append(mismatch_count_line(s))
-    lines.append("  counters:")
-    for k, v in s["counters"].items():
-        lines.append(f"    {k:32s} {v}")
-    w = s.get("worst_keyed_rotation")
-    if w:
-        lines.append(f"    {'worst keyed rotation d':32s} {w['d']:.3g} (bound {w['bound']:.3g}, "
-                     f"{w['chunk']} track {w['track']} t={w['time']}, {w.get('check')})")
-    if s["quirks"]:
-        lines.append("  quirk coverage:")
-        for k, v in s["quirks"].items():
-            lines.append(f"    {k:40s} {v}")
-    if s.get("seconds_by_check"):
-        lines.append("  seconds by check: " + ", ".join(f"{k} {v}" for k, v in s["seconds_by_check"].items()))
-    if s.get("machine_steps") and s.get("chunk_seconds"):
-        lines.append(f"  machine: {s['machine_steps']} instructions in {s['chunk_seconds']} worker-seconds "
-                     f"({s.get('cpu_seconds')} CPU-seconds, {s.get('cpu_seconds_per_chunk')} per chunk)")
-        mc = s.get("machine_cpu_seconds") or {}
-        inside = sum(mc.values())
-        # DECISION: CPU figures rounded to 0 (a run of a few tiny chunks) print no ratios.
-        if mc and s.get("cpu_seconds") and inside > 0:
-            # the machine's share is timed per call (driver/game.py, perf_counter): on an idle
-            # machine it is CPU time, on a shared one it includes time the worker waited
-            lines.append(f"  time in the machine {inside:.1f} s ({100 * inside / s['cpu_seconds']:.0f}% of the CPU: "
-                         + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
-                         + f"); reference + harness {s['cpu_seconds'] - inside:.1f} s; "
-                         f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
-    lines += failing_chunk_lines(s)
-    return "\n".join(lines)
-
-
-def mismatch_count_line(s):
-    """Per-check counts that add up to the top line's total: the recorded ones, plus those past
-    the per-chunk cap (counted, not recorded)."""
-    text = "  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items())
-    beyond = s.get("mismatches_beyond_cap") or 0
-    if beyond:
-        text += (f"; {beyond} more past the cap of {MISMATCHES_KEPT_PER_CHUNK} recorded per chunk "
-                 f"(counted in the total, not recorded)")
-    return text
-
-
-def failing_chunk_lines(s):
-    """The closing block: which chunks failed, each one's first mismatch and one-line repro."""
-    failing = s.get("failing_chunks") or []
-    if not failing:
-        return []
-    n = s.get("chunks_failed") or len(failing)
-    lines = [f"  failing chunks ({'first %d of %d' % (len(failing), n) if n > len(failing) else n};"
-             f" report.html has every mismatch):"]
-    for f in failing:
-        head = f"    {f['chunk']}: {f['mismatches']} mismatch{'es' if f['mismatches'] != 1 else ''}"
-        if f.get("error"):
-            head += f"; error {f['error'][:160]}"
-        lines.append(head)
-        m = f.get("first")
-        if m:
-            where = [m["check"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
-                                    if m.get(k) is not None]
-            lines.append(f"      first: {' | '.join(map(str, where))} | {m['field']}: "
-                         f"reference {short(m['expected'])}, game {short(m['got'])}"
-                         + (f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""))
-        if f.get("repro"):
-            lines.append(f"      repro: {f['repro']}")
-    return lines
-
-
-def short(v, limit=100):
-    from corpus.note_text import notes_text
-    text = v if isinstance(v, str) else (notes_text(v) or json.dumps(v))
-    return text if len(text) <= limit else text[:limit] + " ..."
 
 
 def render_report(run_path):

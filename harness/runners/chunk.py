@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import time as _time
 import traceback
+from collections import Counter
 
 from harness.checks import ALIASES, NAMES, REGISTRY, applicable
 from harness import HarnessError
@@ -38,12 +39,14 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             continue
         c0 = _time.time()
         tally.checks.append(check)
+        before = Counter(tally.counters)
         try:
             run_one(check, game, ch, anim, ctx, tally, prof, speed)
         except Exception as exc:
             error = error or describe_error(exc, check)
             tally.count("errors")
         timing[check] = round(_time.time() - c0, 4)
+        tally.by_check[check] = dict(tally.counters - before)
     if game is not None:
         for how in ("fresh", "restored", "reloaded"):
             if game.loads[how] - loads0.get(how, 0):
@@ -71,9 +74,17 @@ def describe_error(exc, check):
 def result(ch, index, t0, tally, timing, error, ctx, info):
     return {"chunk": ch.id, "index": index, "seconds": round(_time.time() - t0, 4),
             "counters": dict(tally.counters), "quirks": dict(tally.quirks),
+            "counters_by_check": counters_by_check(tally),
             "mismatches": tally.mismatches, "dropped_mismatches": tally.dropped,
             "worst_keyed_rotation": tally.worst_keyed, "rotation_deviation": tally.rotation_deviation(),
             "checks": list(tally.checks) + (["multistep"] if "controllers" in tally.checks else []),
             "applicable": list(getattr(tally, "applicable", None) or []),
             "timing": timing, "error": error,
             "repro": ctx.repro(), **info}
+
+
+def counters_by_check(tally):
+    """check -> the counters it added on this chunk (a record of one check: all of them)."""
+    if tally.by_check:
+        return {c: dict(v) for c, v in tally.by_check.items()}
+    return {tally.checks[0]: dict(tally.counters)} if len(tally.checks) == 1 else {}

@@ -117,12 +117,46 @@ def _machine(image):
 
 
 def report(image, cov, function=None, m=None):
-    """[FunctionCoverage] of the functions reached from the entry points (or the one named)."""
+    """[FunctionCoverage] of the functions reached from the entry points (or the one named, a
+    symbol or a short name such as NoteProcess or ccMalloc), sorted by readable name; each has
+    .served: a function the harness serves itself (a hooked stub: allocators, OpenData), which
+    the game's code calls but the machine never runs."""
     from eemu_ext.coverage import function_report
+    from harness.driver.stubs import STUB_SYMBOLS
+    from harness.runners.function_names import readable, resolve
     m = m or _machine(image)
     if function:
-        return function_report(m, cov, [function], reachable=False)
-    return function_report(m, cov, entry_points())
+        reached = [f.name for f in function_report(m, cov, entry_points())]
+        funcs = function_report(m, cov, [resolve(function, reached)], reachable=False)
+    else:
+        funcs = sorted(function_report(m, cov, entry_points()), key=lambda f: (readable(f.name).lower(), f.name))
+    for f in funcs:
+        f.served = f.name in STUB_SYMBOLS
+        f.readable = readable(f.name)
+    return funcs
+
+
+def served(funcs):
+    return [f for f in funcs if getattr(f, "served", False)]
+
+
+def pct(part, whole):
+    return f"{100.0 * part / whole:.1f}%" if whole else "-"
+
+
+def table(funcs):
+    """The per-function lines of `python -m harness coverage`: readable name, instructions and
+    branch directions covered with percentages; served functions said to be the harness's."""
+    width = max([len(f.readable) for f in funcs] + [8])
+    lines = [f"{'function':{width}s}  {'instructions':>20s}  {'branch directions':>20s}  symbol"]
+    for f in funcs:
+        if getattr(f, "served", False):
+            lines.append(f"{f.readable:{width}s}  {'served by the harness (a hooked stub; never run)':>42s}  {f.name}")
+            continue
+        ins = f"{f.insns_covered}/{f.insns_total} {pct(f.insns_covered, f.insns_total):>6s}"
+        dirs = f"{f.directions_covered}/{f.directions_total} {pct(f.directions_covered, f.directions_total):>6s}"
+        lines.append(f"{f.readable:{width}s}  {ins:>20s}  {dirs:>20s}  {f.name}")
+    return lines
 
 
 def functions_json(image, cov) -> dict:
@@ -145,10 +179,10 @@ def functions_json(image, cov) -> dict:
         out.append({"name": f.name, "start": f"0x{f.start:08x}", "end": f"0x{f.end:08x}",
                     "insns_covered": f.insns_covered, "insns_total": f.insns_total,
                     "directions_covered": f.directions_covered, "directions_total": f.directions_total,
-                    "lines": lines})
+                    "readable": f.readable, "served": f.served, "lines": lines})
     ic, it, dc, dt = totals(funcs)
     return {"format": FUNCTIONS_FORMAT, "image": str(image),
-            "totals": {"functions": len(funcs), "insns_covered": ic, "insns_total": it,
+            "totals": {"functions": len(funcs) - len(served(funcs)), "served": len(served(funcs)), "insns_covered": ic, "insns_total": it,
                        "directions_covered": dc, "directions_total": dt},
             "functions": out}
 
@@ -173,7 +207,9 @@ def write_functions(run_path, cov):
 
 
 def totals(funcs):
-    """(instructions covered, total, directions covered, total) over the functions."""
+    """(instructions covered, total, directions covered, total) over the functions the game's code
+    runs (the harness's served stubs left out)."""
+    funcs = [f for f in funcs if not getattr(f, "served", False)]
     return (sum(f.insns_covered for f in funcs), sum(f.insns_total for f in funcs),
             sum(f.directions_covered for f in funcs), sum(f.directions_total for f in funcs))
 

@@ -134,7 +134,8 @@ def merge_runs(paths, out, argv=None):
     # DECISION: the merged run's duration is the sum of its shards' durations (the machine time
     # the run took, wherever it ran); chunks/minute is then per machine, as for one bulk.
     summary = rd.summarize(seconds)
-    from harness.runners.bulk import format_summary, render_report
+    from harness.runners.bulk import render_report
+    from harness.runners.terminal import format_summary
     print(printable_lines(format_summary(summary)))
     print(f"merged {len(shards)} shards into {rd.path}")
     render_report(rd.path)

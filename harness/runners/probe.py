@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 from harness.driver import memory_map as mm
 from harness.driver import stubs
+from corpus.names import counted
 from harness import HarnessError
 from harness.driver.game import CONV, FORWARD, INIT_WORK, MODIFY, NOTE_PROCESS, RESET_WORK, SET_WORK, SHORT, Game
 
@@ -410,7 +411,7 @@ def format_report(r: Report, max_allocs=12) -> str:
         L.append(f"verdict: READY ({warns} warnings)" + (": see the WARN lines" if warns else ""))
     else:
         first = next(f for f in r.findings if f.severity == "error")
-        L.append(f"verdict: NOT READY ({errors} errors, {warns} warnings): {first.kind}")
+        L.append(f"verdict: NOT READY ({counted(errors, 'error')}, {counted(warns, 'warning')}): {first.kind}")
     return "\n".join(L)
 
 
@@ -421,5 +422,9 @@ def short(name):
 def run_cli(opts, budgets=None) -> int:
     corpus = opts.open_corpus()
     r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args())
+    from corpus.truncation import check_archive
+    cut = check_archive(opts.data_path(corpus), opts.image, opts.sidecar_symbols())
+    if cut:                     # the index tables see members the archive no longer holds
+        r.findings.append(Finding("error", "truncated archive", cut))
     print(format_report(r))
     return 0 if r.ready else 1

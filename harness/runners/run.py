@@ -144,6 +144,20 @@ def _syncfs(directory):
         os.close(fd)
 
 
+MUTANT_ELFS = os.path.join(ROOT, "standin", "build", "mutants")
+
+
+def is_mutant_run(params) -> bool:
+    """A run of a stand-in mutant (standin/build/mutants/*.elf).
+
+    DECISION: build/runs/latest names the newest run of a real executable (the stand-in, the
+    user's game): a mutant run never moves it, so `make report` and `harness coverage` keep
+    acting on the last run that matters after a mutant is tried (the run's own directory, or
+    OUT=, still reaches the mutant run)."""
+    image = (params.get("image") or {}).get("path") if isinstance(params.get("image"), dict) else params.get("image")
+    return bool(image) and os.path.abspath(str(image)).startswith(MUTANT_ELFS + os.sep)
+
+
 def read_json(path):
     with open(path) as f:
         return json.load(f)
@@ -162,7 +176,7 @@ def nothing_compared(total, done, selected, ran_checks, no_check):
             why.append(f"the selected check {c} ran on no chunk")
     if no_check:
         shown = ", ".join(str(x) for x in no_check[:5]) + (" ..." if len(no_check) > 5 else "")
-        why.append(f"{len(no_check)} chunk(s) ran no check: {shown}")
+        why.append(f"{len(no_check)} {'chunk' if len(no_check) == 1 else 'chunks'} ran no check: {shown}")
     return why
 
 
@@ -198,7 +212,8 @@ class RunDir:
         params = dict(params, run_id=os.path.basename(path), key=key)
         rd = cls(path)
         write_json(os.path.join(path, "params.json"), params)
-        rd.link_latest(runs)
+        if not is_mutant_run(params):
+            rd.link_latest(runs)
         return rd
 
     @classmethod
@@ -319,8 +334,12 @@ class RunDir:
         ran_checks = Counter()
         no_check = []
         seconds_of = {}
+        by_check_counters, done_ids = {}, []
         for r in self.results():
             done += 1
+            done_ids.append(r.get("chunk"))
+            for c, cs in (r.get("counters_by_check") or {}).items():
+                by_check_counters.setdefault(c, Counter()).update(cs)
             ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
             ran_checks.update(ran)
             # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
@@ -372,6 +391,9 @@ class RunDir:
         summary["chunks_nothing_compared"] = no_check
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary["status"] = status(summary)
+        summary["exit_status"] = EXIT.get(summary["status"], 1)
+        summary["counters_by_check"] = {c: dict(v) for c, v in by_check_counters.items()}
+        summary.update(split_counts(params.get("chunks", []), done_ids))
         from harness.runners.schedule import write_timings
         write_timings(self.path, seconds_of)       # the next run's order (harness/runners/schedule.py)
         _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
@@ -381,6 +403,20 @@ class RunDir:
 
 
 FAILING_CHUNKS_LISTED = 10
+SYNTHETIC_PREFIX = "synthetic::"
+
+
+def is_synthetic(cid) -> bool:
+    """A case the harness makes up (synthetic::morph/..., synthetic::edge/...), not an archive chunk."""
+    return isinstance(cid, str) and cid.startswith(SYNTHETIC_PREFIX)
+
+
+def split_counts(selected, done_ids):
+    """The selection and the finished records counted as the archive's chunks and synthetic cases."""
+    syn_total = sum(1 for c in selected if is_synthetic(c))
+    syn_done = sum(1 for c in done_ids if is_synthetic(c))
+    return {"archive_chunks_total": len(selected) - syn_total, "archive_chunks_done": len(done_ids) - syn_done,
+            "synthetic_total": syn_total, "synthetic_done": syn_done}
 
 
 def failing_chunk(r, n_mis):

@@ -51,10 +51,11 @@ def last_timings(runs_root: str, current: str) -> dict:
     return {}
 
 
-def order(todo, chunk_bytes, timings: dict):
+def order(todo, chunk_bytes, timings: dict, costs=None):
     """`todo` (tuples whose [1] is the chunk id) most expensive first; ties keep run order.
     Chunks the timings know are ranked by them, in seconds; the rest by the header proxy scaled
-    to seconds by the timed chunks' median ratio (or by the proxy alone when nothing is timed)."""
+    to seconds by the timed chunks' median ratio (or by the proxy alone when nothing is timed).
+    `costs`, a dict, receives each chunk id's predicted cost (the progress line's ETA)."""
     proxy = {}
     for t in todo:
         try:
@@ -64,6 +65,8 @@ def order(todo, chunk_bytes, timings: dict):
     ratios = sorted(timings[c] / proxy[c] for c in proxy if c in timings and proxy[c] > 0)
     scale = ratios[len(ratios) // 2] if ratios else 1.0
     cost = {c: timings.get(c, proxy[c] * scale) for c in proxy}
+    if costs is not None:
+        costs.update(cost)
     return [t for _, t in sorted(enumerate(todo), key=lambda kt: (-cost[kt[1][1]], kt[0]))]
 
 

@@ -18,7 +18,8 @@ def test_corpus_list_prints_every_chunk_id_one_a_line():
     r = run(PY, "-m", "corpus", "list")
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines() == open_corpus().chunk_ids()
-    assert f"{len(r.stdout.splitlines())} chunk(s) in" in r.stderr
+    n = len(r.stdout.splitlines())
+    assert f"{n} {'chunk' if n == 1 else 'chunks'} in" in r.stderr
 
 
 def test_corpus_list_grep_keeps_the_matching_ids_in_any_case():
@@ -28,7 +29,7 @@ def test_corpus_list_grep_keeps_the_matching_ids_in_any_case():
 
 def test_corpus_list_grep_matching_nothing_exits_1():
     r = run(PY, "-m", "corpus", "list", "--grep", "no-such-chunk-anywhere")
-    assert r.returncode == 1 and r.stdout == "" and "0 chunk(s)" in r.stderr
+    assert r.returncode == 1 and r.stdout == "" and "0 chunks" in r.stderr
 
 
 def test_make_one_with_a_typo_suggests_the_chunk_meant():
@@ -40,3 +41,17 @@ def test_make_one_with_a_typo_suggests_the_chunk_meant():
 def test_make_one_without_case_says_case_is_required():
     r = run("make", "-s", "one")
     assert r.returncode != 0 and "CASE is required" in r.stderr and "no such chunk" not in r.stderr, r.stderr
+
+
+def test_list_check_keeps_the_chunks_a_check_applies_to():
+    """`corpus list --check notes`: the chunks with notes, the same the harness's note check selects."""
+    from harness.runners import selection
+    from corpus.listing import with_records_for
+    c = open_corpus()
+    ids = c.chunk_ids()
+    for check in ("notes", "fobj"):
+        listed = with_records_for(c, ids, check)
+        assert listed and listed == selection.pool(c, selection.kinds_for([check])), check
+    r = run(PY, "-m", "corpus", "list", "--check", "notes", "--grep", "xp_flag")
+    assert r.returncode == 0 and "xp_flag.cmp::ANM_xp_flag004" in r.stdout.split(), r.stderr
+    assert "xp_flag.cmp::ANM_xpflnut0" not in r.stdout.split()

@@ -6,10 +6,11 @@ from harness.runners import selection
 from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
+from tests.differential.failure import ChunkFailure
 
 # How many chunks a per-chunk test takes when --chunks is 0 (profile default): the quick profile a
 # seeded sample of 3, the nightly every chunk that has the check's records (as the earlier harness).
-DEFAULT_CHUNKS = {"quick": 3, "nightly": None}
+DEFAULT_CHUNKS = {"quick": None, "nightly": None}
 # Which records a check needs (formats.md §4.1 quick test), for choosing its chunks.
 CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback": ("morph", "object"),
                "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
@@ -40,7 +41,7 @@ def _corpus_or_error(config):
             if bad and not config.getoption("--allow-bad-members"):
                 listed = "; ".join(f"{b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"
                                    for b in bad[:5])
-                cache = (opts, None, f"{len(bad)} bad member(s) in {opts.data or opts.disc} (their chunks "
+                cache = (opts, None, f"{len(bad)} bad {'member' if len(bad) == 1 else 'members'} in {opts.data or opts.disc} (their chunks "
                                      f"are not checked; --allow-bad-members accepts this): {listed}")
         except HarnessError as exc:
             cache = (opts, None, str(exc))
@@ -68,6 +69,17 @@ def pytest_generate_tests(metafunc):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "eediff_error(msg): the corpus could not be opened")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing chunk reads in a few lines (the mismatches one line each, the repro); with -v the
+    full records and the traceback (tests/differential/failure.py)."""
+    outcome = yield
+    rep = outcome.get_result()
+    if rep.failed and call.excinfo is not None and isinstance(call.excinfo.value, ChunkFailure) \
+            and item.config.getoption("verbose") <= 0:
+        rep.longrepr = call.excinfo.value.short
 
 
 @pytest.fixture(scope="session")

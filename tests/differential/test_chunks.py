@@ -6,15 +6,17 @@ and `--float-model` choose how much and how; `--image/--data/--disc` point at th
 import pytest
 
 from harness.runners.chunk import check_chunk
-from harness.compare.show import format_mismatch
+from tests.differential.failure import error_failure, mismatch_failure
 
 
 def run_check(check, chunk_id, opts, corpus, game, prof):
     ch = corpus.chunk(chunk_id)
     res = check_chunk(game, ch, opts.context(chunk_id), prof, only=[check])
-    shown = "\n".join(format_mismatch(m) for m in res["mismatches"][:5])
-    assert not res["error"], f"{chunk_id} {check}: {res['error']['type']}: {res['error']['message']}"
-    assert not res["mismatches"], f"{len(res['mismatches'])} mismatches, first:\n{shown}"
+    if res["error"]:
+        raise error_failure(f"{chunk_id} {check}", res["error"], res["repro"])
+    if res["mismatches"]:
+        raise mismatch_failure(f"{chunk_id} {check}", res["mismatches"],
+                               len(res["mismatches"]) + res.get("dropped_mismatches", 0), res["repro"])
     return res
 
 

@@ -2,14 +2,15 @@
 import pytest
 
 from harness.runners import suite_runs
-from harness.compare.show import format_mismatch
 from harness.runners.suites import unmet
+from tests.differential.failure import mismatch_failure
 
 
 def require(tally, suite):
-    shown = "\n".join(format_mismatch(m) for m in tally.mismatches[:5])
     problems = unmet(dict(tally.counters), suite)
-    assert not problems, f"{suite} suite: {'; '.join(problems)}\n{shown}\ncounters {dict(tally.counters)}"
+    if problems:
+        raise mismatch_failure(f"{suite} suite ({'; '.join(problems)})", tally.mismatches,
+                               len(tally.mismatches) + tally.dropped, f"pytest -k {suite}", dict(tally.counters))
 
 
 @pytest.mark.controllers

@@ -3,7 +3,7 @@ import json
 import os
 
 from harness.runners import bulk, morph_pseudo
-from harness.options import Options
+from harness.options import DEFAULT_IMAGE, Options
 
 from .minicorpus import mini_corpus
 
@@ -31,7 +31,10 @@ def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, ca
                     "object matrices", "morph states", "note steps", "notes delivered", "F_Obj poses"):
         assert s["counters"].get(counter, 0) > 0, counter
     assert s["worst_keyed_rotation"]["d"] <= s["worst_keyed_rotation"]["bound"]
-    assert f"[{n}/{n}] mismatches 0 errors 0" in out.err and "counters:" in out.out and "quirk coverage:" in out.out
+    synthetic = len(morph_pseudo.ids())
+    assert f"[2/2] + {synthetic}/{synthetic} synthetic mismatches 0 errors 0" in out.err, out.err
+    assert f"2 chunks of the archive and {synthetic} synthetic cases" in out.out, out.out
+    assert "compared, by check:" in out.out and "quirks exercised:" in out.out
     chunk = json.load(open(os.path.join(run, "chunks", "00000.json")))
     assert chunk["chunk"] == "mini.cmp::ANM_loop" and chunk["error"] is None and chunk["rotation_deviation"]
 
@@ -84,7 +87,28 @@ def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monke
     shrunk = [m["shrunk"] for name in sorted(os.listdir(os.path.join(run, "chunks")))
               for m in json.load(open(os.path.join(run, "chunks", name)))["mismatches"]
               if m["field"] == "frame counter"]
-    # a plan that cannot lose a step stays unshrunk (None); the 12-step one shrinks to 2 steps
-    done = [s for s in shrunk if s]
-    assert done and all(len(s["plan"]) == 2 < s["original_length"] for s in done), shrunk
+    # the 12-step plan shrinks to 2 steps; a plan that cannot lose a step gives its whole replay
+    # (every failing chunk has a shrunk repro)
+    assert shrunk and all(shrunk), shrunk
+    done = [s for s in shrunk if len(s["plan"]) < s["original_length"]]
+    assert done and all(len(s["plan"]) == 2 for s in done), shrunk
+    assert all(len(s["plan"]) == s["original_length"] for s in shrunk if s not in done), shrunk
     assert done[0]["repro"].startswith(".venv/bin/python -m harness replay --case mini.cmp::ANM_")
+
+
+def test_a_mutant_run_leaves_latest_on_the_last_real_run(tmp_path, capsys):
+    """build/runs/latest names the newest run of a real executable: a stand-in mutant's run does not
+    move it, so make report and coverage keep acting on the run that matters."""
+    from harness.runners.run import MUTANT_ELFS
+    import shutil
+    assert bulk.run_bulk(opts_for(tmp_path, n=1, checks=["controllers"]), ["test"]) == 0
+    real = os.path.realpath(tmp_path / "latest")
+    os.makedirs(MUTANT_ELFS, exist_ok=True)
+    mutant = os.path.join(MUTANT_ELFS, "latest-test-copy.elf")
+    shutil.copyfile(DEFAULT_IMAGE, mutant)
+    try:
+        bulk.run_bulk(opts_for(tmp_path, n=1, checks=["controllers"], image=mutant, fresh=True), ["test"])
+    finally:
+        os.unlink(mutant)
+    runs = [d for d in os.listdir(tmp_path) if d != "latest"]
+    assert len(runs) == 2 and os.path.realpath(tmp_path / "latest") == real

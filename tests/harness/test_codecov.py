@@ -3,6 +3,7 @@
 covered when a chunk that takes it is added to the run."""
 import json
 import os
+import re
 
 from harness.__main__ import main
 from harness.driver.game import FORWARD
@@ -53,12 +54,19 @@ def test_a_run_writes_its_summed_counts_and_the_per_function_figures_the_coverag
             assert text in shown and (t is None) == ("[taken" not in shown)
     ic, it, dc, dt = codecov.totals(funcs)
     assert 0 < ic < it and 0 < dc < dt
-    assert data["totals"] == {"functions": len(funcs), "insns_covered": ic, "insns_total": it,
-                              "directions_covered": dc, "directions_total": dt}
+    served = [f.name for f in funcs if f.served]
+    assert "ccMalloc__FUi" in served and "__nw__FUi" in served and "NoteProcess__5ccAnmFv" not in served
+    assert data["totals"] == {"functions": len(funcs) - len(served), "served": len(served), "insns_covered": ic,
+                              "insns_total": it, "directions_covered": dc, "directions_total": dt}
     capsys.readouterr()
     assert main(["coverage", str(run)]) == 0
     out = capsys.readouterr().out
-    assert f"total: instructions {ic}/{it}, branch directions {dc}/{dt} ({len(funcs)} functions)" in out
+    assert (f"total: instructions {ic}/{it} ({100 * ic / it:.1f}%), branch directions {dc}/{dt} "
+            f"({100 * dc / dt:.1f}%) over {len(funcs) - len(served)} functions; {len(served)} served by the "
+            f"harness, not counted") in out
+    assert re.search(r"^ccMalloc +served by the harness \(a hooked stub; never run\) +ccMalloc__FUi$", out, re.M), out
+    listed = re.findall(r"^(\S+) ", out, re.M)[1:-1]
+    assert listed == sorted(listed, key=str.lower), listed
     # the report links the page rendered from it
     assert 'href="code_coverage.html' in (run / "report.html").read_text()
     assert (run / "code_coverage.html").stat().st_size > 50_000

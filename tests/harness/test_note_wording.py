@@ -36,10 +36,10 @@ def test_harness_one_prints_a_note_mismatch_with_named_fields_as_reference_and_g
 def test_a_failing_bulks_report_names_note_fields_and_says_reference_and_game(tmp_path):
     if not os.path.isfile(NOTE_MUTANT):
         pytest.skip("stand-in mutant ELFs not built (make mutant-elfs needs gcc-mipsel-linux-gnu)")
-    r = subprocess.run([PY, "-m", "harness", "bulk", "--n", "4", "--check", "notes", "--jobs", "2", "--fresh",
-                        "--image", NOTE_MUTANT, "--runs", str(tmp_path)], cwd=ROOT, capture_output=True,
+    r = subprocess.run([PY, "-m", "harness", "bulk", "--n", "4", "--check", "notes", "--jobs", "2",
+                        "--image", NOTE_MUTANT, "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True,
                        text=True, timeout=600)
     assert r.returncode == 1, r.stdout + r.stderr
-    html = (tmp_path / "latest" / "report.html").read_text()
+    html = (tmp_path / "run" / "report.html").read_text()      # a mutant run does not move latest
     assert "{event 0x2, param " in html and "<th>reference (" in html and "<th>game (" in html
     assert "<th>expected" not in html and "<th>got" not in html

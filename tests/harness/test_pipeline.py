@@ -85,7 +85,7 @@ def test_bulk_on_the_bundled_defaults_passes_under_both_float_models(tmp_path, f
     r = harness("bulk", "--n", "3", "--jobs", "1", "--seed", "4", "--profile", "quick",
                 "--float-model", float_model, "--runs", str(tmp_path), "--fresh")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    assert "counters:" in r.stdout and "cases" in r.stdout
+    assert "compared, by check:" in r.stdout and "controller cases" in r.stdout
 
 
 def test_bad_inputs_are_named_exactly(tmp_path):

@@ -20,10 +20,11 @@ from eemu_ext.testing import run_words
 from tests.machine import floatcheck
 
 M32 = 0xFFFFFFFF
-# A verbatim copy of the spec's vectors/ee-fpu-hw.txt travels with the tests (a fresh clone has no
-# spec directory); EEDIFF_FPU_VECTORS points elsewhere.
+# The spec's vectors/ee-fpu-hw.txt, in the repository's copy of the spec (docs/spec, checked
+# against the spec by tests/test_spec_copy.py); EEDIFF_FPU_VECTORS points elsewhere.
 VECTOR_FILE = os.environ.get("EEDIFF_FPU_VECTORS", os.path.join(
-    os.path.dirname(os.path.abspath(__file__)), "floatcheck", "data", "ee-fpu-hw.txt"))
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "spec", "vectors",
+    "ee-fpu-hw.txt"))
 
 FPU_ROWS = [r for r in ROWS if r.cls in ("cop1", "vu0")]
 ROWS_BY_MN: Dict[str, list] = {}

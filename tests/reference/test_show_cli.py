@@ -43,9 +43,13 @@ def test_show_bad_chunk_names_the_file(tmp_path):
         main(["show", str(p), "--time", "0"])
 
 
-def test_show_case_needs_data():
-    with pytest.raises(SystemExit, match="--data and --case go together"):
+def test_show_case_reads_the_bundled_corpus_and_names_an_unknown_case(monkeypatch):
+    """--case alone reads the bundled corpus (as every other command); --data alone is refused."""
+    monkeypatch.delenv("EEDIFF_DATA", raising=False)
+    with pytest.raises(SystemExit, match=r"cannot read x::ANM_y from .*build/synth/DATA\.BIN"):
         main(["show", "--case", "x::ANM_y", "--time", "0"])
+    with pytest.raises(SystemExit, match="--data needs --case"):
+        main(["show", "--data", "DATA.BIN", "--time", "0"])
 
 
 def test_show_from_the_corpus(request, capsys):

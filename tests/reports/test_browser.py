@@ -1,6 +1,6 @@
 """The report in a real browser: headless Debian chromium loads it with no console errors, pages
 beyond the first show the details reports.detail rendered, an anchored mismatch sits below the
-sticky header, and a screenshot lands in build/ for a reviewer (issue 8, Must show). Skipped
+sticky header, and a screenshot lands in $EEDIFF_SCREENSHOTS (else a temporary directory) for a reviewer (issue 8, Must show). Skipped
 when chromium is not installed."""
 import json
 import os
@@ -94,12 +94,14 @@ def test_chunk_filter_from_the_address(tmp_path, small_report):
 
 
 def test_screenshots_for_a_reviewer(tmp_path, small_report):
-    """build/report.png (the summary) and build/report-details.png (every detail open)."""
-    build = ROOT / "build"
-    build.mkdir(exist_ok=True)
+    """report.png (the summary) and report-details.png (every detail open), written to
+    $EEDIFF_SCREENSHOTS for a reviewer when set, else to the test's own temporary directory:
+    `make test` writes nothing into build/."""
+    shots = Path(os.environ.get("EEDIFF_SCREENSHOTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
     for name, frag, size in (("report.png", "", "1400,1000"),
                              ("report-details.png", "#open", "1400,3600")):
-        target = build / name
+        target = shots / name
         if target.exists():
             target.unlink()
         chromium(tmp_path, small_report.as_uri() + frag, f"--screenshot={target}",

@@ -56,7 +56,7 @@ def test_the_report_has_a_code_coverage_section_with_the_totals_and_a_row_per_fu
     # instructions 3/3 + 3/4, directions 2/2 + 1/2
     assert "2 functions: instructions 6/7 (85.7%), branch directions 3/4 (75.0%)" in text
     rows = [" ".join(td.text() for td in r.find_all("td")) for r in sec.find_all("tr")[1:]]
-    assert rows == ["SetAnmCtrlWork 3/3 100.0% 2/2", "NoteProcess 3/4 75.0% 1/2"]
+    assert rows == ["SetAnmCtrlWork 3/3 100.0% 2/2 (100.0%)", "NoteProcess 3/4 75.0% 1/2 (50.0%)"]
     assert [r.classes for r in sec.find_all("tr")[1:]] == [{"ok"}, {"warn"}]
     links = [a.attrs["href"] for a in sec.find_all("a")]
     assert "code_coverage.html#f0" in links and "code_coverage.html#f1" in links

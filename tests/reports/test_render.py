@@ -288,7 +288,8 @@ def test_rerender_recomputes_the_fields_reports_owns(tmp_path):
 
 def test_list_rows_summarise_sizes_or_the_first_difference(rendered):
     row = rendered[2].by_id("m3").find("span", cls="mv").text()
-    assert row == "[0] [2,2,4,7] → [0] [32773,1,4,7]"
+    assert row == ("[0] {event 0x2, param 2, time 4, object 7} → "
+                   "[0] {event 0x8005, param 1, time 4, object 7}")      # labelled, as the console shows notes
 
 
 def test_morph_state_weights_get_bit_strips_per_differing_member(tmp_path):

@@ -1,0 +1,301 @@
+"""What a run says on the terminal: the progress line while chunks are checked, and the closing
+summary (the verdict, the failing chunks with their repros, the counters by check, the time lines).
+
+bulk and merge print through this module; it reads a summary (interfaces.md §4) and never the
+run directory itself. Counts speak of the archive's chunks; the cases the harness makes up
+(ids starting `synthetic::`) are counted apart.
+"""
+from __future__ import annotations
+
+import json
+import time
+from collections import deque
+
+from corpus.names import counted
+from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
+from harness.runners.run import EXIT, is_synthetic
+from reports.coverage import counter_label, counter_groups, coverage_rows
+from reports.load import CHECKS
+
+
+class Progress:
+    """One progress line: the archive's chunks done/total (synthetic cases apart), mismatches,
+    errors, chunks/min and an ETA from the recent rate.
+
+    DECISION: the ETA is the predicted cost of the chunks not yet done, at the rate the last
+    RATE_WINDOW seconds finished predicted cost (bulk checks the most expensive chunks first, so
+    a rate of chunks would overstate the time left, and a rate since the start counts the
+    warm-up: the machine's compile, the first loads). Without predicted costs every chunk costs 1.
+    """
+
+    RATE_WINDOW = 30.0
+
+    def __init__(self, total, done, out, chunks=None, costs=None, done_ids=()):
+        self.total, self.done, self.out = total, done, out
+        self.start_done, self.t0 = done, time.time()
+        self.mismatches = self.errors = 0
+        self.tty = hasattr(out, "isatty") and out.isatty()
+        self.last_print = 0.0
+        self.chunks = dict(chunks or {})          # index -> chunk id
+        self.costs = dict(costs or {})            # chunk id -> predicted cost
+        self.synthetic_total = sum(1 for c in self.chunks.values() if is_synthetic(c))
+        self.synthetic_done = sum(1 for i in done_ids if is_synthetic(self.chunks.get(i)))
+        finished = set(done_ids)
+        self.left = sum(self._cost(i) for i in self.chunks if i not in finished)
+        self.recent = deque()                     # (time, cost) of the latest completions
+
+    def _cost(self, index):
+        return self.costs.get(self.chunks.get(index), 1.0) or 1.0
+
+    def update(self, index, mismatches, error, seconds):
+        self.done += 1
+        self.mismatches += mismatches
+        self.errors += int(error)
+        if is_synthetic(self.chunks.get(index)):
+            self.synthetic_done += 1
+        now = time.time()
+        cost = self._cost(index) if self.chunks else 1.0
+        self.left = max(0.0, self.left - cost)
+        self.recent.append((now, cost))
+        while len(self.recent) > 2 and now - self.recent[0][0] > self.RATE_WINDOW:
+            self.recent.popleft()
+        if self.tty or now - self.last_print > 5 or self.done == self.total:
+            self.last_print = now
+            self.out.write(("\r" if self.tty else "") + self.line() + ("" if self.tty else "\n"))
+            self.out.flush()
+
+    def eta_seconds(self, now=None):
+        """Seconds left at the recent rate, or None before two chunks have finished."""
+        now = time.time() if now is None else now
+        if self.done >= self.total:
+            return 0.0
+        if len(self.recent) < 2:
+            return None
+        span = now - self.recent[0][0]
+        finished = sum(c for _, c in list(self.recent)[1:])
+        if span <= 0 or finished <= 0:
+            return None
+        left = self.left if self.chunks else float(self.total - self.done)
+        return left * span / finished
+
+    def line(self):
+        el = time.time() - self.t0
+        n = self.done - self.start_done
+        rate = 60.0 * n / el if el > 0 else 0.0
+        eta = self.eta_seconds()
+        eta_s = "?" if eta is None else f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}"
+        archive_total = self.total - self.synthetic_total
+        where = f"[{self.done - self.synthetic_done}/{archive_total}]"
+        if self.synthetic_total:
+            where += f" + {self.synthetic_done}/{self.synthetic_total} synthetic"
+        return (f"{where} mismatches {self.mismatches} errors {self.errors} "
+                f"{rate:.1f} chunks/min ETA {eta_s}")
+
+    def finish(self):
+        if self.tty:
+            self.out.write("\n")
+
+
+STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
+               "bad members": "FAIL (bad archive members)", "nothing compared": "NOTHING COMPARED",
+               "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE"}
+
+
+def selection_text(s):
+    """'4,091 chunks of the archive and 9 synthetic cases' ('3,000/4,091 ...' while incomplete)."""
+    if "archive_chunks_total" not in s:          # a summary written before the split was kept
+        return f"{s['chunks_done']}/{s['chunks_total']} chunks"
+
+    def part(done, total, noun, plural=None):
+        if done == total:
+            return counted(total, noun, plural)
+        return f"{done:,}/{counted(total, noun, plural)}"
+    text = part(s["archive_chunks_done"], s["archive_chunks_total"], "chunk") + " of the archive"
+    if s.get("synthetic_total"):
+        text += " and " + part(s["synthetic_done"], s["synthetic_total"], "synthetic case")
+    return text
+
+
+def verdict_line(s):
+    st = s.get("status") or "pass"
+    rate = s.get("chunks_per_minute")
+    return (f"run {s['run_id']}: {STATUS_TEXT.get(st, st)} (exit {EXIT.get(st, 1)}): {selection_text(s)}, "
+            f"{s['chunks_failed']:,} failed, {counted(s['mismatches'], 'mismatch')}, "
+            f"{counted(s['errors'], 'error')}, {s['seconds']:.0f} s"
+            + (f" ({rate:,.0f} chunks/min)" if rate else ""))
+
+
+def format_summary(s):
+    """The closing block: the verdict, what failed, then what was compared and how long it took."""
+    lines = [verdict_line(s)]
+    lines += failing_chunk_lines(s)
+    lines += bad_member_lines(s)
+    for why in s.get("nothing_compared") or ():
+        lines.append(f"  nothing compared: {why}")
+    if s.get("mismatches_by_check"):
+        lines.append(mismatch_count_line(s))
+    lines += counter_lines(s)
+    lines += quirk_lines(s)
+    w = s.get("worst_keyed_rotation")
+    if w:
+        lines.append(f"  worst keyed rotation: d {w['d']:.3g} (bound {w['bound']:.3g}, "
+                     f"{w['chunk']} track {w['track']} t={w['time']}, {w.get('check')})")
+    lines += time_lines(s)
+    return "\n".join(lines)
+
+
+def bad_member_lines(s):
+    bad = s.get("bad_members") or []
+    if not bad:
+        return []
+    lines = [f"  {counted(len(bad), 'bad archive member')}"
+             + (" (allowed by --allow-bad-members)" if s.get("allow_bad_members") else
+                "; their chunks were not checked (--allow-bad-members accepts this):")]
+    for b in bad[:10]:
+        lines.append(f"    {b.get('member')} at offset 0x{int(b.get('offset') or 0):X}: "
+                     f"{b.get('kind') or 'error'}: {b.get('error')}")
+    if len(bad) > 10:
+        lines.append(f"    ... and {len(bad) - 10} more (summary.json)")
+    return lines
+
+
+def wrapped(head, items, width=100, indent=6):
+    """`head` then the items joined by ' · ', wrapped under the first item."""
+    lines, cur = [], head
+    for i, item in enumerate(items):
+        piece = ("" if i == 0 else " · ") + item
+        if i and len(cur) + len(piece) > width:
+            lines.append(cur + " ·")
+            cur = " " * indent + item
+        else:
+            cur += piece
+    lines.append(cur)
+    return lines
+
+
+def counter_lines(s):
+    """The counters grouped by the check that counted them, with readable names."""
+    by_check = s.get("counters_by_check")
+    counters = dict(s.get("counters") or {})
+    if by_check:
+        order = {c: i for i, c in enumerate(CHECKS)}
+        groups = [(c, list(v.items())) for c, v in sorted(by_check.items(), key=lambda cv: order.get(cv[0], 99)) if v]
+        seen = {k for _, items in groups for k, _ in items}
+        rest = {k: v for k, v in counters.items() if k not in seen and k not in ("failures", "errors")}
+        if rest:
+            groups.append(("other", sorted(rest.items())))
+    else:
+        groups = counter_groups(counters)
+    if not groups:
+        return []
+    lines = ["  compared, by check:"]
+    width = max(len(c) for c, _ in groups)
+    for check, items in groups:
+        lines += wrapped(f"    {check:{width}s}  ", [f"{v:,} {counter_label(check, k)}" for k, v in items],
+                         indent=6 + width)
+    return lines
+
+
+def quirk_lines(s):
+    """How often each quirk was exercised, under its readable name; the known ones never exercised."""
+    rows = coverage_rows(s.get("quirks") or {}, s.get("counters") or {})
+    hit = [f"{label} {n:,}" for label, n, _ in rows if n]
+    never = [label for label, n, _ in rows if n == 0]
+    if not hit and not never:
+        return []
+    lines = wrapped("  quirks exercised: ", hit or ["none"], indent=4)
+    if never:
+        lines += wrapped("  quirks recorded but never exercised: ", never, indent=4)
+    return lines
+
+
+def time_lines(s):
+    """Where the time went. The machine's time is the wall time of its calls (driver/game.py), so it
+    is set against the workers' wall time, of which it is a part: the share is within 0-100% and
+    the rest (reference + harness) never negative, however many workers ran and however busy the
+    machine was. CPU-seconds are the workers' own process time, shown apart."""
+    lines = []
+    if s.get("seconds_by_check"):
+        lines.append("  seconds by check: " + ", ".join(f"{k} {v}" for k, v in s["seconds_by_check"].items()))
+    worker = s.get("chunk_seconds") or 0.0
+    if s.get("machine_steps") and worker:
+        cpu = s.get("cpu_seconds")
+        cpu_text = ""
+        if cpu:
+            cpu_text = (f"; {cpu:.1f} CPU-seconds ({share(cpu, worker):.0f}% of it; "
+                        f"{s.get('cpu_seconds_per_chunk')} per chunk)")
+        lines.append(f"  machine: {s['machine_steps']:,} instructions in {worker:.1f} worker-seconds{cpu_text}")
+        mc = s.get("machine_cpu_seconds") or {}
+        inside = min(sum(mc.values()), worker)
+        # DECISION: times rounded to 0 (a run of a few tiny chunks) print no ratios.
+        if mc and inside > 0:
+            lines.append(f"  time in the machine {inside:.1f} s ({share(inside, worker):.0f}% of the workers' time: "
+                         + ", ".join(f"{k} {v:.1f}" for k, v in mc.items())
+                         + f"); reference + harness {max(0.0, worker - inside):.1f} s; "
+                         f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
+    return lines
+
+
+def share(part, whole):
+    """100 * part / whole, held within 0-100 (the two clocks differ by their rounding alone)."""
+    return max(0.0, min(100.0, 100.0 * part / whole)) if whole else 0.0
+
+
+def mismatch_count_line(s):
+    """Per-check counts that add up to the top line's total: the recorded ones, plus those past
+    the per-chunk cap (counted, not recorded)."""
+    text = "  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items())
+    beyond = s.get("mismatches_beyond_cap") or 0
+    if beyond:
+        text += (f"; {beyond} more past the cap of {MISMATCHES_KEPT_PER_CHUNK} recorded per chunk "
+                 f"(counted in the total, not recorded)")
+    return text
+
+
+def failing_chunk_lines(s):
+    """The closing block: which chunks failed, each one's first mismatch and one-line repro."""
+    failing = s.get("failing_chunks") or []
+    if not failing:
+        return []
+    n = s.get("chunks_failed") or len(failing)
+    lines = [f"  failing chunks ({'first %d of %d' % (len(failing), n) if n > len(failing) else n};"
+             f" report.html has every mismatch):"]
+    for f in failing:
+        head = f"    {f['chunk']}: {counted(f['mismatches'], 'mismatch')}"
+        if f.get("error"):
+            head += f"; error {f['error'][:160]}"
+        lines.append(head)
+        m = f.get("first")
+        if m:
+            where = [m["check"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
+                                    if m.get(k) is not None]
+            lines.append(f"      first: {' | '.join(map(str, where))} | {m['field']}: "
+                         f"reference {short(m['expected'])}, game {short(m['got'])}"
+                         + (f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""))
+        if f.get("repro"):
+            lines.append(f"      repro: {f['repro']}")
+    return lines
+
+
+def short(v, limit=100):
+    from corpus.note_text import notes_text
+    text = v if isinstance(v, str) else (notes_text(v) or json.dumps(v))
+    return text if len(text) <= limit else text[:limit] + " ..."
+
+
+def run_header(rd, opts, ids, done, todo):
+    """The bulk's first lines: the run directory, what is selected (the archive's chunks and the
+    synthetic cases apart), how, with which engine, and whether it resumes."""
+    from harness.arguments import engine_in_use
+    p = rd.params()
+    synthetic = sum(1 for c in ids if is_synthetic(c))
+    picked = counted(len(ids) - synthetic, "chunk") + (f" and {counted(synthetic, 'synthetic case')}"
+                                                      if synthetic else "")
+    lines = [f"eediff bulk: run {rd.path}",
+             f"  archive {counted(p.get('corpus_chunks') or 0, 'Anime chunk')}; checking {picked}; "
+             f"profile {opts.profile}, float {opts.float_model}, seed {opts.seed}, jobs {opts.jobs}, "
+             f"engine {engine_in_use()}"]
+    if done:
+        lines.append(f"  resuming this run: {len(done):,} already done of {len(ids):,}, {len(todo):,} to check "
+                     f"(FRESH=1 or --fresh starts a new run)")
+    return "\n".join(lines)

@@ -1,0 +1,109 @@
+"""What a bulk says on the terminal: the closing block starts with the verdict and what failed,
+counts the archive's chunks with the synthetic cases apart, groups the counters by check under
+readable names, keeps the machine's share of the time within 0-100%, and the progress line's
+ETA follows the recent rate."""
+import io
+import re
+
+from harness.runners import terminal
+from harness.runners.terminal import Progress, format_summary
+
+
+def summary(**kw):
+    s = {"run_id": "r", "status": "mismatches", "chunks_done": 4100, "chunks_total": 4100,
+         "archive_chunks_done": 4091, "archive_chunks_total": 4091, "synthetic_done": 9, "synthetic_total": 9,
+         "chunks_failed": 1, "mismatches": 1, "errors": 0, "seconds": 150.0, "chunks_per_minute": 1640,
+         "counters": {"cases": 10, "steps": 7, "ends": 2, "note ends": 3, "loads fresh": 4},
+         "counters_by_check": {"playback": {"steps": 7, "ends": 2}, "controllers": {"cases": 10},
+                               "notes": {"note ends": 3}},
+         "quirks": {"loop_resets": 5, "morph_weight_8_up": 2}, "mismatches_by_check": {"notes": 1},
+         "failing_chunks": [{"chunk": "a.cmp::ANM_x", "mismatches": 1, "error": None,
+                             "first": {"check": "notes", "field": "notes", "step": 3, "expected": "0x1",
+                                       "got": "0x2"}, "repro": "make one CASE=a.cmp::ANM_x"}]}
+    s.update(kw)
+    return s
+
+
+def test_the_block_starts_with_the_verdict_then_the_failing_chunks():
+    lines = format_summary(summary()).splitlines()
+    assert lines[0].startswith("run r: FAIL (mismatches) (exit 1): 4,091 chunks of the archive and 9 synthetic "
+                               "cases, 1 failed, 1 mismatch, 0 errors")
+    assert lines[1].startswith("  failing chunks (1;") and lines[2] == "    a.cmp::ANM_x: 1 mismatch"
+    assert lines[4] == "      repro: make one CASE=a.cmp::ANM_x"
+
+
+def test_an_unfinished_run_says_how_many_of_each():
+    first = format_summary(summary(archive_chunks_done=3000, synthetic_done=0, status="interrupted")).splitlines()[0]
+    assert "3,000/4,091 chunks of the archive and 0/9 synthetic cases" in first
+
+
+def test_counters_are_grouped_by_check_under_readable_names():
+    text = format_summary(summary())
+    block = text.split("  compared, by check:\n", 1)[1]
+    rows = re.findall(r"^    (\w+) +(.*)$", block, re.M)
+    assert [c for c, _ in rows[:3]] == ["controllers", "playback", "notes"], rows
+    assert dict(rows)["playback"] == "7 playback steps · 2 play-once ends"
+    assert dict(rows)["notes"] == "3 play-once ends"
+    assert dict(rows)["controllers"] == "10 controller cases"
+    assert "other" in dict(rows) and "4 chunk loads from scratch" in dict(rows)["other"]
+    quirks = next(line for line in text.splitlines() if line.startswith("  quirks exercised: "))
+    assert "loop resets 5" in quirks and "morph weights of 8 and up 2" in quirks, quirks
+    assert "loop_resets" not in text and "morph_weight_8_up" not in text
+
+
+def test_the_machine_share_stays_within_0_and_100_percent_with_two_workers():
+    """JOBS=2 on a busy machine: 176 worker-seconds, 21.7 CPU-seconds, 154.5 s in the machine.
+    Before: '713% of the CPU' and 'reference + harness -132.8 s'."""
+    s = summary(machine_steps=213975650, chunk_seconds=176.05, cpu_seconds=21.68, cpu_seconds_per_chunk=0.748,
+                machine_cpu_seconds={"_AnimateForward": 145.3, "ConvLCNum2ALCNum": 9.2})
+    text = format_summary(s)
+    shares = [float(x) for x in re.findall(r"(-?\d+(?:\.\d+)?)% of", text)]
+    rest = float(re.search(r"reference \+ harness (-?[\d.]+) s", text)[1])
+    assert shares and all(0 <= x <= 100 for x in shares), text
+    assert re.search(r"time in the machine 154\.5 s \(88% of the workers' time", text), text
+    assert abs(rest - (176.05 - 154.5)) < 0.06
+
+
+def test_a_machine_time_above_the_workers_time_is_held_at_100_percent_and_a_zero_rest():
+    s = summary(machine_steps=1000, chunk_seconds=10.0, cpu_seconds=12.0, cpu_seconds_per_chunk=1,
+                machine_cpu_seconds={"Modify": 10.4})
+    text = format_summary(s)
+    assert "(100% of the workers' time" in text and "reference + harness 0.0 s" in text, text
+    assert "12.0 CPU-seconds (100% of it" in text
+
+
+def test_the_eta_follows_the_recent_rate_not_the_warm_up(monkeypatch):
+    """100 chunks of equal cost: the first took 600 s (the warm-up), then one per second. After
+    50 chunks the ETA is about the 50 s left, not 50 x the average (~650 s)."""
+    clock = [1000.0]
+    monkeypatch.setattr(terminal.time, "time", lambda: clock[0])
+    p = Progress(100, 0, io.StringIO(), chunks={i: f"m::ANM_{i}" for i in range(100)},
+                 costs={f"m::ANM_{i}": 3.0 for i in range(100)})
+    clock[0] += 600
+    p.update(0, 0, False, 600.0)
+    for i in range(1, 50):
+        clock[0] += 1
+        p.update(i, 0, False, 1.0)
+    assert 45 <= p.eta_seconds() <= 55, p.eta_seconds()
+    assert "ETA 0:00:5" in p.line() or "ETA 0:00:4" in p.line(), p.line()
+
+
+def test_the_eta_weighs_the_chunks_left_by_their_predicted_cost(monkeypatch):
+    """The most expensive chunks run first: 10 chunks of cost 10 in 100 s, then 90 of cost 1 left.
+    At the recent rate of cost (1 per second) they take 90 s, not 900 s."""
+    clock = [0.0]
+    monkeypatch.setattr(terminal.time, "time", lambda: clock[0])
+    costs = {f"c{i}": (10.0 if i < 10 else 1.0) for i in range(100)}
+    p = Progress(100, 0, io.StringIO(), chunks={i: f"c{i}" for i in range(100)}, costs=costs)
+    for i in range(10):
+        clock[0] += 10
+        p.update(i, 0, False, 10.0)
+    assert 80 <= p.eta_seconds() <= 100, p.eta_seconds()
+
+
+def test_the_progress_line_counts_synthetic_cases_apart():
+    chunks = {0: "a::ANM_x", 1: "b::ANM_y", 2: "synthetic::morph/edge", 3: "synthetic::edge/zero"}
+    p = Progress(4, 0, io.StringIO(), chunks=chunks)
+    p.update(0, 0, False, 1.0)
+    p.update(2, 0, False, 1.0)
+    assert p.line().startswith("[1/2] + 1/2 synthetic mismatches 0 errors 0")

@@ -1,0 +1,58 @@
+"""The developer loop covers every applicable chunk by default: `pytest -k notes` collects a note
+test for every chunk with notes (not a sample of 3), each check marker every chunk with its
+records, and a -k that names one check word runs on every core."""
+import os
+import subprocess
+import sys
+
+import eediff_pytest
+from eediff_pytest import ROOT
+
+
+def collected(*args):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("EEDIFF_", "PYTEST_"))}
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist", "--collect-only",
+                        "-q", *args], cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    return [line for line in r.stdout.splitlines() if "::" in line]
+
+
+def test_the_note_word_collects_every_note_chunk():
+    from harness.options import Options
+    from harness.runners import selection
+    pool = selection.pool(Options().open_corpus(), selection.kinds_for(["notes"]))
+    ids = [t for t in collected("-k", "notes") if "test_chunks.py::test_notes[" in t]
+    assert len(ids) == len(pool) > 3
+    assert {t.split("[", 1)[1][:-1] for t in ids} == set(pool)
+
+
+def test_every_check_marker_takes_every_chunk_with_its_records():
+    from tests.differential.conftest import DEFAULT_CHUNKS
+    assert DEFAULT_CHUNKS == {"quick": None, "nightly": None}
+    ids = [t for t in collected("-k", "fobj", "tests/differential") if "test_chunks.py::test_fobj[" in t]
+    from harness.options import Options
+    from harness.runners import selection
+    assert len(ids) == len(selection.pool(Options().open_corpus(), selection.kinds_for(["fobj"])))
+
+
+class FakeConfig:
+    class pluginmanager:
+        @staticmethod
+        def hasplugin(name):
+            return name == "xdist"
+
+
+def load(args, monkeypatch):
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    args = list(args)
+    eediff_pytest.pytest_load_initial_conftests(FakeConfig, None, args)
+    return args
+
+
+def test_a_check_word_runs_on_every_core_unless_told_otherwise(monkeypatch):
+    assert load(["-k", "notes"], monkeypatch) == ["-n", "auto", "-k", "notes"]
+    assert load(["-kplayback", "tests"], monkeypatch)[:2] == ["-n", "auto"]
+    assert load(["-k", "notes", "-n", "0"], monkeypatch) == ["-k", "notes", "-n", "0"]
+    assert load(["-k", "notes and not suite"], monkeypatch) == ["-k", "notes and not suite"]
+    assert load(["tests/test_x.py"], monkeypatch) == ["tests/test_x.py"]
