@@ -432,6 +432,7 @@ class Progress:
 STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
                "bad members": "FAIL (bad archive members)", "nothing compared": "NOTHING COMPARED",
                "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE"}
+STATUS_TEXT["left out"] = "FAIL (records left out)"
 
 
 def format_summary(s):
@@ -452,6 +453,7 @@ def format_summary(s):
             lines.append(f"    ... and {len(bad) - 10} more (summary.json)")
     for why in s.get("nothing_compared") or ():
         lines.append(f"  nothing compared: {why}")
+    lines += ledger_lines(s)
     if s.get("mismatches_by_check"):
         lines.append(mismatch_count_line(s))
     lines.append("  counters:")
@@ -482,6 +484,13 @@ def format_summary(s):
                          f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
     lines += failing_chunk_lines(s)
     return "\n".join(lines)
+
+
+def ledger_lines(s):
+    """The ledger (reports.ledger): what the run compared of each kind, and what it left out."""
+    from reports.ledger import lines
+    out = [f"  left out: {why}" for why in s.get("left_out") or ()]
+    return out + ["  ledger: " + "; ".join(lines(s["ledger"]))] if s.get("ledger") else out
 
 
 def mismatch_count_line(s):
