@@ -131,6 +131,7 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
     for cid in cases + extra:
         ctx = opts.context(cid)
         ctx.image = mut.elf
+        ctx.profile = mut.profile           # the repro line runs the profile that caught it
         res = check_chunk(game, corpus.chunk(cid), ctx, prof)
         results.append(res)
         if res.get("error"):
