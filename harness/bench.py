@@ -65,6 +65,8 @@ def main() -> int:
         ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
         print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {'met' if ratio >= 30 else 'NOT met'})")
     shortcuts(engines[-1])
+    from harness.exhaustive_cost import report as exhaustive_cost
+    exhaustive_cost(200)
     return 0
 
 
