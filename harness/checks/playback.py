@@ -182,6 +182,14 @@ def start_playback(game, anim, entries, names, tally, speed, steps, ctx=None):
                                               f"kind 0x0102) has no table entry with a kind-0x0102 ctrl, "
                                               f"so no instance is posed"}))
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    have = {obj for obj, _ in morphers}
+    for obj in sorted(set(anim.morphs) - have):
+        # an F_Morpher record whose morpher has no ccMorpher instance is a mismatch, never dropped
+        recs = anim.morphs[obj]
+        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
+                          context={"why": f"{len(recs)} F_Morpher record(s) (kind 0x1901, the first at "
+                                          f"frame {recs[0].frame}) name morpher object {obj}, which has no "
+                                          f"table entry with an MPH_ name, so its morph state is never read"}))
     tally.count("playbacks")
     return pb, posed, morphers
 

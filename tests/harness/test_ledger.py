@@ -102,3 +102,25 @@ def test_a_record_without_an_instance_is_a_playback_mismatch_naming_index_and_ob
     assert unpaired and {(m["track"], m["object"]) for m in unpaired} == {(5, 4)}
     assert "object record 5 (object 4, kind 0x0102)" in unpaired[0]["context"]["why"]
     assert chunk["ledger"]["tracks"] == [6, 5]
+
+
+def test_an_f_morpher_record_whose_morpher_has_no_instance_is_a_playback_mismatch():
+    """Names that give the morpher no MPH_ instance: the playback names the morpher and its records
+    instead of leaving its morph state uncompared."""
+    from harness.checks import playback as P
+    from harness.compare.mismatch import CaseContext
+    from harness.compare.tally import Tally
+    from harness.driver.game import Game
+    from harness.options import DEFAULT_IMAGE, Options
+    from harness.runners.chunk import parse_reference
+    cid = "xp_flag.cmp::ANM_xpflnut0"
+    ch = Options().open_corpus().chunk(cid)
+    anim = parse_reference(ch, "hw")
+    game = Game(DEFAULT_IMAGE)
+    names = {k: v for k, v in ch.names.items() if not v.startswith("MPH_")}
+    for given, expect in ((ch.names, set()), (names, set(anim.morphs))):
+        tally = Tally()
+        P.check_playback(game, anim, game.load(ch.data), given, CaseContext(cid, 4, "nightly"), tally, [256] * 20)
+        missing = [m for m in tally.mismatches if m["field"] == "morpher instance"]
+        assert {m["object"] for m in missing} == expect
+    assert expect and "F_Morpher record(s) (kind 0x1901" in missing[0]["context"]["why"]
