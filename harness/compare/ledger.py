@@ -1,16 +1,15 @@
 """The ledger: per kind of record, how many a chunk has and how many the checks compared.
 
 A chunk record carries {kind: [present, compared]} for the kinds whose check ran; the summary,
-the closing block and the report sum it. Under a profile that compares every record (the
-nightly), any kind with compared < present makes the run not green (status "left out").
+the closing block and the report sum it (reports/ledger.py, the run-level half). Under a profile
+that compares every record (the nightly), any kind with compared < present makes the run not
+green (status "left out").
 
 A check marks what it compared with mark(tally, kind, key, weight): the key names the record
 (its index or file offset), so a record compared at several speeds or times counts once; the
 weight is 1 for a record and the vertex count for morph vertices.
 """
 from collections import OrderedDict
-
-from reports.ledger import left_out, lines, total   # noqa: F401 (the run-level half)
 
 # kind -> the check that compares it (the order the closing block and the report list them)
 KINDS = OrderedDict([
@@ -45,22 +44,24 @@ def morph_vertices(anim, file):
     return n
 
 
-def present(anim, file=None):
-    """{kind: how many the chunk has}."""
+def present(anim, member=None):
+    """{kind: how many the chunk has}. member: a function giving the chunk's member file (its
+    models), called only when the chunk has F_Morpher records (a cluster task carries the
+    member's bytes only for a chunk that needs them)."""
     return {"object records": len(anim.tracks),
             "material records": len(anim.materials),
             "F_Morpher records": sum(len(r) for r in anim.morphs.values()),
             "F_Note records": len(anim.notes),
             "F_Obj records": len(anim.fobjs),
             "tracks": len(anim.tracks),
-            "morph vertices": morph_vertices(anim, file)}
+            "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0}
 
 
-def of_chunk(anim, file, tally):
+def of_chunk(anim, member, tally):
     """The chunk record's ledger: [present, compared] for each kind whose check ran and that the
-    chunk has (a kind whose check was not selected is not in it)."""
-    have = present(anim, file)
+    chunk has (a kind whose check was not selected is not in it). member: as for present()."""
     ran = set(tally.checks)
+    have = present(anim, member if "morph" in ran else None)
     out = {}
     for kind, check in KINDS.items():
         if check in ran and have[kind]:

@@ -59,7 +59,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
 def ledger_fields(anim, ch, tally, prof):
     """The chunk record's ledger (harness/compare/ledger.py) and whether its profile compares every record."""
     from harness.compare import ledger
-    return {"ledger": ledger.of_chunk(anim, getattr(ch, "file", None), tally),
+    return {"ledger": ledger.of_chunk(anim, lambda: ch.file, tally),
             "every_record": bool(getattr(prof, "every_record", False))}
 
 

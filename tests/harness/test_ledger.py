@@ -81,6 +81,7 @@ def test_a_nightly_whose_check_skips_one_record_fails_with_a_named_cause(tmp_pat
     assert "left out: object records: compared 5 of 6" in r.stdout
     page = (out / "report.html").read_text()
     assert "FAIL: RECORDS LEFT OUT" in page and "Left out: object records: compared 5 of 6" in page
+    assert 'name="left out"' in (out / "junit.xml").read_text()
 
 
 def test_the_quick_profile_samples_and_its_ledger_says_what_it_left_out(tmp_path):
