@@ -591,27 +591,42 @@ class Machine:
             self.steps = steps
         return v0
 
-    def call_each(self, target, arglists, limit: int = DEFAULT_LIMIT):
+    def call_each(self, target, arglists, limit: int = DEFAULT_LIMIT, after=None):
         """call(target, *args, limit=limit) for each args of arglists, in order, as one outermost
         call after another; returns [(v0, steps)] of each (m.steps is the last one's). The native
         engine keeps its state in C from one call to the next, so a call costs little more than
-        its own code; any other engine makes the calls one by one."""
-        addr = self._resolve(target)
+        its own code; any other engine makes the calls one by one.
+
+        target and limit may also be lists, one per call (a batch that alternates functions);
+        after(i), when given, runs after the i-th call, with memory as that call left it (it may
+        read and write memory, not registers)."""
+        n = len(arglists)
+        targets = list(target) if isinstance(target, (list, tuple)) else [target] * n
+        limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
+        if len(targets) != n or len(limits) != n:
+            raise ValueError(f"call_each: {n} calls but {len(targets)} targets and {len(limits)} limits")
+        addrs = [self._resolve(t) for t in targets]
         nat = self._native
         if (self._depth > 0 or nat is None or self.single_step or self._recording is not None
-                or self.on_step is not None or not nat.ready(addr)):
+                or self.on_step is not None or not all(nat.ready(a) for a in set(addrs))):
             out = []
-            for args in arglists:
-                v0 = self.call(target, *args, limit=limit)
+            for i, (t, args, lim) in enumerate(zip(targets, arglists, limits)):
+                v0 = self.call(t, *args, limit=lim)
                 out.append((v0, self.steps))
+                if after is not None:
+                    after(i)
             return out
-        gprs = [self._call_image(target, args) for args in arglists]
+        gprs = [self._call_image(t, args) for t, args in zip(targets, arglists)]
         if not gprs:
             return []
         self._depth += 1
-        self._call_target = target
+        self._call_target = targets[0]
         try:
-            out = self._run(addr, limit, gprs)
+            if len(set(addrs)) == 1 and len(set(limits)) == 1 and after is None:
+                out = self._run(addrs[0], limits[0], gprs)
+            else:
+                out = nat.call_each(addrs, gprs, limits, after)
+                self.pc = SENTINEL
         finally:
             self._depth -= 1
         self.steps = out[-1][1]

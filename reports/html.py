@@ -23,6 +23,7 @@ from pathlib import Path
 from corpus.names import printable, shell_word
 
 from . import code_coverage, svg
+from . import ledger
 from .causes import CAUSES, RULES
 from .describe import default_repro
 from .detail import e, list_head_html, mismatch_html
@@ -439,6 +440,7 @@ def _mismatches_html(views, rendered, n_dropped=0, notes=()) -> str:
 VERDICTS = {"pass": ("PASS", "pass"), "mismatches": ("FAIL", "fail"), "errors": ("FAIL", "fail"),
             "bad members": ("FAIL: BAD MEMBERS", "fail"), "nothing compared": ("NOTHING COMPARED", "nothing"),
             "incomplete": ("INCOMPLETE", "incomplete"), "interrupted": ("INTERRUPTED", "incomplete")}
+VERDICTS["left out"] = ("FAIL: RECORDS LEFT OUT", "fail")
 
 
 def _bad_members_html(summary) -> str:
@@ -467,6 +469,7 @@ def render(run, summary: dict, views: list[dict], code: dict | None = None) -> s
     verdict, vclass = VERDICTS[summary.get("status") or "pass"]
     problems = "".join(f"<li>{e(p)}</li>" for p in run.problems)
     problems += "".join(f"<li>Nothing compared: {e(p)}</li>" for p in summary.get("nothing_compared") or ())
+    problems += "".join(f"<li>Left out: {e(p)}</li>" for p in summary.get("left_out") or ())
     headline = (f'{_n(summary.get("chunks_done"), "chunk")}, {_n(summary.get("mismatches"), "mismatch")} in '
                 f'{_n(failed, "chunk")}, {_n(summary.get("errors"), "harness error")}')
     rendered = [mismatch_html(v) for v in views]
@@ -494,6 +497,7 @@ def render(run, summary: dict, views: list[dict], code: dict | None = None) -> s
 <div class="cols">
 <section id="run"><h2>Run</h2>{_params_html(run, summary)}</section>
 <section id="checks"><h2>Checks</h2>{_checks_html(summary)}
+{ledger.html(summary)}
 <h3>Pass/fail per chunk</h3>{_grid_html(run, first_of_chunk)}</section>
 </div>
 <section id="origins"><h2>Mismatches by instruction</h2>{groups_html(run.chunks)}</section>

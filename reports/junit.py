@@ -105,6 +105,12 @@ def run_cases(summary: dict, suites, errors) -> None:
         el.text = printable_lines(why)
         errors["run"] += 1
         suites["run"].append(tc)
+    for why in summary.get("left_out") or ():       # the ledger: records a nightly left out
+        tc = ET.Element("testcase", classname="eediff.run", name="left out", time="0")
+        el = ET.SubElement(tc, "error", message=printable(why[:500]), type="left out")
+        el.text = printable_lines(why)
+        errors["run"] += 1
+        suites["run"].append(tc)
 
 
 def write(run, summary: dict, path) -> None:

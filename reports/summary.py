@@ -24,8 +24,11 @@ that are missing and never overwrites one that is present):
   allow_bad_members   bool   the run was started with --allow-bad-members
   nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
                              check that ran on no chunk, chunks with no applicable check)
-  status              str    pass | mismatches | errors | bad members | nothing compared |
-                             incomplete | interrupted (the exit statuses in the README)
+  ledger              dict   kind -> [present, compared], the chunks' ledgers summed (reports.ledger)
+  left_out            list   under a profile that compares every record, each kind with
+                             compared < present (the run is then not green: status "left out")
+  status              str    pass | mismatches | errors | left out | bad members |
+                             nothing compared | incomplete | interrupted (the exit statuses in the README)
 
 Added by reports:
 
@@ -47,6 +50,7 @@ from datetime import datetime
 from pathlib import Path
 
 from .causes import classify_run
+from .ledger import left_out as ledger_left_out, total as ledger_total
 from .load import CHECKS, Run
 
 ROT_TOLERANCE = 1e-5      # checks.md §3
@@ -215,6 +219,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "bad_members": list(run.params.get("bad_members") or []),
         "allow_bad_members": bool(run.params.get("allow_bad_members")),
         "nothing_compared": nothing_compared(run, total, per_check, complete_),
+        **run_ledger(run),
         "checks": per_check,
         "causes": dict(Counter(causes.values())),
         "failing_chunks": failing,
@@ -224,6 +229,12 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "junit": "junit.xml",
         "reports_format": 1,
     }
+
+
+def run_ledger(run: Run) -> dict:
+    """ledger and left_out from the chunk files (reports.ledger)."""
+    led = ledger_total(ch.get("ledger") for ch in run.chunks)
+    return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in run.chunks))}
 
 
 def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:
@@ -254,6 +265,8 @@ def status(s: dict) -> str:
         return "mismatches"
     if s.get("errors"):
         return "errors"
+    if s.get("left_out"):
+        return "left out"
     if s.get("bad_members") and not s.get("allow_bad_members"):
         return "bad members"
     if not s.get("complete"):

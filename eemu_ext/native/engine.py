@@ -519,20 +519,26 @@ class NativeEngine:
             self._sync_rest_in()
         return self._loop(pc, limit)
 
-    def call_each(self, pc: int, gprs, limit: int) -> List[Tuple[int, int]]:
+    def call_each(self, pc, gprs, limit, after=None) -> List[Tuple[int, int]]:
         """Outermost calls from pc, one per R, RH image, one after the other as call() makes them;
         returns (v0, steps) of each. The C state carries over from one call to the next (the lists
-        get it once, at the end), so a call costs little more than its own code."""
+        get it once, at the end), so a call costs little more than its own code. pc and limit may
+        be lists (one per call); after(i) runs after the i-th call (memory only)."""
+        n = len(gprs)
+        pcs = list(pc) if isinstance(pc, (list, tuple)) else [pc] * n
+        limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
         if self.lockstep:
             out = []
-            for gpr in gprs:
+            for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
                 _, steps = self.call(pc, gpr, limit)
                 out.append((self.m.R[2] & 0xFFFFFFFF, steps))
+                if after is not None:
+                    after(i)
             return out
         out = []
         current = False                 # the C state holds everything but the next call's R, RH
         mv = self.mv
-        for gpr in gprs:
+        for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
             self._ensure(pc)
             mv[_OFF_R:_OFF_R + 512] = gpr
             if not current:
@@ -542,6 +548,8 @@ class NativeEngine:
             # a call the Python engine finished (its budget met mid-block) left v0 in the lists
             v0 = _V0.unpack_from(mv, _OFF_R + 16)[0] if current else self.m.R[2]
             out.append((v0 & 0xFFFFFFFF, steps))
+            if after is not None:
+                after(i)
         if current:
             self.sync_out(lazy=True)
         return out

@@ -1,6 +1,12 @@
 """Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1, §2.3)."""
+import os
+
+import numpy as np
+
 from corpus.quirks import held_rotation_keys
-from harness.compare.bits import f32, f32_bits, zero_exponent
+from harness.compare.bits import f32, f32_array, f32_bits, zero_exponent
+from harness.compare.ledger import mark
+from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from harness.compare.mismatch import record
@@ -27,7 +33,7 @@ def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
 def check_tracks(game, anim, entries, ctx, tally, prof, rng):
     """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk."""
     tracks = list(anim.tracks)
-    if len(tracks) > prof.max_tracks:
+    if 0 <= prof.max_tracks < len(tracks):
         # DECISION: a track with a rotation held after a turn is checked even beyond the sample
         # (check_running_matrix): it is rare, and it is the only place a missing running product
         # shows. The sample's draws are the same with or without it.
@@ -56,24 +62,97 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
         holds = anim.rotation_holds(tr)
         if holds:       # both sides of every held key's start, under any profile (no draw taken)
             ts = sorted(set(ts) | {t for T, _, _ in holds for t in (T, T + 1)})
-        single, seen, before = None, [], len(tally.mismatches)
-        for t in ts:
-            game.reset_work(work)
-            single = game.step(work, t)
-            seen.append((t, single))
-            T = min(t, anim.last)
-            pose = anim.pose(tr, T)
-            compare_pose(single, pose, tr, t, T, ctx, tally)
-            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), pose.alpha, tr.record, t, ctx, tally)
+        before = len(tally.mismatches)
+        words, localtp = game.step_times(work, coord, ts)
+        if VECTOR:
+            compare_times(anim, tr, ts, words, localtp, ctx, tally)
+        else:
+            for k, t in enumerate(ts):
+                T = min(t, anim.last)
+                pose = anim.pose(tr, T)
+                compare_pose(scratch_of(words[k]), pose, tr, t, T, ctx, tally)
+                compare_localtp(int(localtp[k]), pose.alpha, tr.record, t, ctx, tally)
         if holds:
-            check_running_matrix(dict(seen), holds, tr, ctx, tally)
+            at = {t: k for k, t in enumerate(ts)}
+            check_running_matrix({t: scratch_of(words[at[t]]) for T, _, _ in holds for t in (T, T + 1)},
+                                 holds, tr, ctx, tally)
         if len(tally.mismatches) > before:
-            attach_series(tally.mismatches[before], anim, tr, seen)
-        check_multistep(game, work, ts, single, tr, ctx, tally)
+            attach_series(tally.mismatches[before], anim, tr, [(t, scratch_of(w)) for t, w in zip(ts, words)])
+        check_multistep(game, work, ts, scratch_of(words[-1]), tr, ctx, tally)
+        mark(tally, "object records", tr.record.index)
 
 
-def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
-    """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1)."""
+# DECISION: EEDIFF_VECTOR_COMPARE=0 selects the per-time compare (compare_pose for every time),
+# which make bench measures against; both give the same records and counters (a test checks it).
+VECTOR = os.environ.get("EEDIFF_VECTOR_COMPARE", "1") != "0"
+NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
+SCALE_WORDS = [20, 25, 30]               # words 0, 5 and 10 of the scale matrix at scratch +0x50
+
+
+def scratch_of(row):
+    """A Scratch from one row of Game.step_times' words (scratch +0x00 .. +0xD0)."""
+    w = [int(x) for x in row]
+    return Scratch(tuple(w[0:3]), (w[20], w[25], w[30]), tuple(w[36:52]), w[52])
+
+
+def compare_times(anim, tr, ts, words, localtp, ctx, tally):
+    """compare_pose and compare_localtp at every time of ts at once: the reference evaluates the
+    record at all of them in one call (Animation.poses) and the exact compares run over arrays;
+    only the failing times go through compare_pose / compare_localtp, which build the records."""
+    rec = tr.record
+    n = len(ts)
+    P = anim.poses(tr, ts)
+    T = P.time.astype(np.int64)
+    bad = (words[:, 0:3] != P.pos).any(axis=1)
+    bad |= (words[:, SCALE_WORDS] != P.scale).any(axis=1)
+    bad |= words[:, 52] != P.alpha
+    tally.count("cases", n)
+    if rec.rot.kind and not tr.keyed_rotation:
+        tally.count("single-value rotations", n)
+        tally.quirk("single_value_rotations", n)
+        rot9 = words[:, 36:52][:, NINE]
+        bad |= (rot9 != np.asarray(P.rot, dtype=np.uint32)[None, :]).any(axis=1)
+    elif rec.rot.kind:
+        tally.count("keyed rotations", n)
+        want = P.rot_matrix.swapaxes(1, 2).reshape(n, 9)
+        d = np.abs(f32_array(words[:, 36:52][:, NINE]) - want)
+        d[np.isnan(d)] = np.inf                                     # NaN never passes
+        d = d.max(axis=1)
+        bound = ROT_TOLERANCE + ROT_PER_KEY * P.passed
+        bad |= ~(d <= bound)
+        keyed_samples(tally, ctx, rec, ts, d, bound, P.passed)
+        tally.quirk("final_hold_creep", int((T > max(f for f, _ in rec.rot.keys) * 256).sum()))
+        tally.quirk("keyed_keys_passed", int(P.passed.sum()))
+    bad_tp = localtp != P.alpha
+    tally.count("localtp cases", n)
+    for k in np.flatnonzero(bad | bad_tp):
+        t, Tk = ts[k], int(T[k])
+        pose = P.pose(k)
+        if bad[k]:
+            compare_pose(scratch_of(words[k]), pose, tr, t, Tk, ctx, tally, count=False)
+        if bad_tp[k]:
+            compare_localtp(int(localtp[k]), pose.alpha, rec, t, ctx, tally, count=False)
+
+
+def keyed_samples(tally, ctx, rec, ts, d, bound, passed):
+    """The track's keyed deviations into the tally at once, as compare_pose adds them one by one:
+    every sample when the track has at most ROTATION_SAMPLES_KEPT, else its largest d/bound (only
+    those can be among the chunk's, Tally.rotation_deviation); the first largest d is the worst."""
+    n = d.size
+    tally.rotation_count += n
+    keep = np.arange(n)
+    if n > ROTATION_SAMPLES_KEPT:
+        ratio = np.divide(d, bound, out=np.zeros_like(d), where=bound != 0)
+        keep = np.sort(np.lexsort((np.arange(n), -ratio))[:ROTATION_SAMPLES_KEPT])
+    tally.rotation_samples.extend(zip(passed[keep].tolist(), d[keep].tolist(), bound[keep].tolist()))
+    w = int(np.argmax(d))
+    if tally.worst_keyed is None or d[w] > tally.worst_keyed["d"]:
+        tally.keyed_worst(float(d[w]), float(bound[w]), ctx.chunk, rec.index, ts[w], "controllers")
+
+
+def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", count=True):
+    """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1).
+    count=False: the case, its rotation counts and its keyed deviation were counted already."""
     rec = tr.record
     def fail(field, exp, g, channel, passed=None, **kw):
         c = {"keys": keys_around(channel, T), "pose_time": T}
@@ -81,7 +160,8 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
             c["passed"] = passed
         tally.fail(record(ctx, check, field, exp, g, object=rec.object, track=rec.index, time=t,
                           context=c, **kw))
-    tally.count("cases")
+    if count:
+        tally.count("cases")
     for i in range(3):
         if got.pos[i] != pose.pos[i]:
             fail(f"position.{AXES[i]}", pose.pos[i], got.pos[i], rec.pos)
@@ -92,20 +172,22 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers"):
     if rec.rot.kind == 0:
         return
     if not tr.keyed_rotation:
-        tally.count("single-value rotations")
-        tally.quirk("single_value_rotations")
+        if count:
+            tally.count("single-value rotations")
+            tally.quirk("single_value_rotations")
         for j, (w_got, w_exp) in enumerate(zip(got.rot9, pose.rot)):
             if w_got != w_exp:
                 c, r = divmod(j, 3)
                 fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
         return
-    tally.count("keyed rotations")
     d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
     bound = ROT_TOLERANCE + ROT_PER_KEY * pose.passed
-    tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
-    if T > max(f for f, _ in rec.rot.keys) * 256:
-        tally.quirk("final_hold_creep")
-    tally.quirk("keyed_keys_passed", pose.passed)
+    if count:
+        tally.count("keyed rotations")
+        tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
+        if T > max(f for f, _ in rec.rot.keys) * 256:
+            tally.quirk("final_hold_creep")
+        tally.quirk("keyed_keys_passed", pose.passed)
     if not d <= bound:
         fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
              deviation=d, tolerance=bound, passed=pose.passed)
@@ -145,9 +227,10 @@ def check_running_matrix(seen, holds, tr, ctx, tally):
                                               "(animation-semantics.md §3.6)"}))
 
 
-def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", **kw):
+def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", count=True, **kw):
     """The coord's localtp (+0x88), which SetAnmCtrlWork writes, is the reference's transparency."""
-    tally.count("localtp cases")
+    if count:
+        tally.count("localtp cases")
     if got != want:
         tally.fail(record(ctx, check, "localtp", want, got, object=rec.object, track=rec.index, time=t,
                           context={"coord_offset": f"+0x{mm.COORD_LOCALTP:X}"}, **kw))
@@ -200,10 +283,7 @@ def check_multistep(game, work, ts, single, tr, ctx, tally):
     which is exactly §2.3 step 2, so it is not recomputed.
     """
     game.reset_work(work)
-    prev, multi = 0, None
-    for t in ts:
-        game.set_work(work, t - prev)
-        prev = t
+    game.set_work_each(work, [b - a for a, b in zip([0] + list(ts), ts)])
     multi = game.scratch()
     tally.count("multistep checks")
     fields = [("position", multi.pos, single.pos), ("scale", multi.scale, single.scale),

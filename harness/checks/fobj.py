@@ -1,4 +1,5 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
+from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
 from harness.compare.steps import note_plan, time_after
@@ -40,6 +41,14 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
         game.m.write_u8(coord + mm.COORD_A1, a1)
         coords[obj] = coord
     tally.count("fobj runs")
+    # DECISION: a record never in force (animation-semantics.md §11: one at frame 0, or one that a
+    # later record of its object in the same frame supersedes) is compared through the pose that
+    # is in force instead (a game that applied it would differ there): it counts compared with it.
+    never_in_force = {}
+    for r in anim.fobjs:
+        in_force = anim.fobj_pose(r.object, max(r.frame, 1) << 8)
+        if in_force is not None and in_force is not r:
+            never_in_force.setdefault((r.object, in_force.frame), []).append(r)
     state = {}
     time = 0
     for i, (s, restart) in enumerate(plan):
@@ -63,6 +72,8 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
             tally.quirk("fobj_persisted", len(state) - read)
             for obj, rec in state.items():
                 compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, f, where)
+                for r in never_in_force.get((obj, rec.frame), []) + [rec]:
+                    mark(tally, "F_Obj records", r.offset)
         time = time_after(game, anim, want, restart, tally, "fobj restarts")
     return True
 

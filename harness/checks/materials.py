@@ -1,5 +1,6 @@
 """Material checks: texture offsets U, V and the ccMaterial u, v at sampled times (checks.md §2.2)."""
 from harness.compare.keys import keys_around, sample_times
+from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
@@ -50,6 +51,12 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
                 if e != g:
                     tally.fail(record(ctx, "materials", field, e, g, object=rec.material,
                                       track=rec.index, time=t, floats=fl, context=ctx_))
+        # DECISION: formats.md §4.6: of several records for one material the first is used, so
+        # the later ones are compared through it (a game that used one of them instead would show
+        # in the first record's compare); the ledger counts them compared with it.
+        for later in anim.materials:
+            if later.material == mt.material:
+                mark(tally, "material records", later.record.index)
 
 
 def channel_words(c):

@@ -2,6 +2,7 @@
 import random
 
 from harness.compare.bits import f32_bits
+from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from reference import morph as reference_morph
 
@@ -26,9 +27,11 @@ def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
 class MorphCase:
     """One Modify input: base s16 triples, base scale bits, targets (positions, scale bits, weight bits)."""
 
-    def __init__(self, label, base, base_scale, targets, morpher=None, frame=None, mmat=None):
+    def __init__(self, label, base, base_scale, targets, morpher=None, frame=None, mmat=None, record=None,
+                 last_mmat=False):
         self.label, self.base, self.base_scale, self.targets = label, base, base_scale, targets
         self.morpher, self.frame, self.mmat = morpher, frame, mmat
+        self.record, self.last_mmat = record, last_mmat     # the F_Morpher record (the ledger's key)
 
     def describe(self):
         return {"label": self.label, "morpher": self.morpher, "frame": self.frame, "mmat": self.mmat,
@@ -52,6 +55,10 @@ def run_cases(game, cases, ctx, tally, morph):
                                       floats=False, context=case.describe()))
         if len(exp) != len(got):
             tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
+        if case.record is not None:
+            mark(tally, "morph vertices", (case.record.offset, case.mmat), min(len(exp), len(got)))
+            if case.last_mmat:
+                mark(tally, "F_Morpher records", case.record.offset)
 
 
 def morph_quirks(case, out, tally):
@@ -76,21 +83,27 @@ def real_cases(anim, file, rng, limit=3, max_vertices=120, tally=None):
             continue
         base = models[base_obj]
         recs = list(by_morpher[morpher])
-        for rec in recs[::max(1, len(recs) // limit)][:limit]:
+        if limit >= 0:
+            recs = recs[::max(1, len(recs) // limit)][:limit]
+        for rec in recs:
             if not rec.pairs or any(t not in models for t, _ in rec.pairs):
                 continue
+            kept = []
             for k, mmat in enumerate(base.mmats):
                 tm = [models[t].mmats[k] if k < len(models[t].mmats) else None for t, _ in rec.pairs]
                 if any(m is None or m.vertex_count != mmat.vertex_count for m in tm):
                     continue
                 idx = list(range(len(mmat.positions)))
-                if len(idx) > max_vertices:
+                if 0 <= max_vertices < len(idx):
                     idx = sorted(rng.sample(idx, max_vertices))
                 pick = lambda ps: [tuple(ps[i]) for i in idx]
                 targets = [(pick(m.positions), models[t].vertex_scale, w)
                            for m, (t, w) in zip(tm, rec.pairs)]
-                cases.append(MorphCase("real", pick(mmat.positions), base.vertex_scale, targets,
-                                       morpher=morpher, frame=rec.frame, mmat=k))
+                kept.append(MorphCase("real", pick(mmat.positions), base.vertex_scale, targets,
+                                      morpher=morpher, frame=rec.frame, mmat=k, record=rec))
+            if len(kept) == len(base.mmats) and kept:
+                kept[-1].last_mmat = True      # every mmat of the record has a case
+            cases.extend(kept)
     return cases
 
 

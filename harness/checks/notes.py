@@ -1,5 +1,6 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
 from harness.checks.playback import forward_mismatches, step_quirks
+from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.steps import note_plan, note_step_count, time_after
 
@@ -53,6 +54,14 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
         if first != exp:
             tally.fail(record(ctx, "notes", "notes", [list(n) for n in exp], [list(n) for n in first],
                               step=i, time=time, floats=False, context=where()))
+        for n in passed:
+            mark(tally, "F_Note records", n.record.offset)
+        if time == 0:
+            # DECISION: a note under Top 0 is never delivered (animation-semantics.md §10): a
+            # compared step from time 0 checks that it is not, so it counts compared then
+            for n in anim.notes:
+                if n.frame == 0:
+                    mark(tally, "F_Note records", n.offset)
         count_notes(anim, s, want, passed, tally)
         time = time_after(game, anim, want, restart, tally, "note restarts")
     return True

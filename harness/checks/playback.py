@@ -6,6 +6,7 @@ import numpy as np
 from harness.compare.bits import f32, f32_array, trans_add
 from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
 from harness.compare.keys import keys_around
+from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
@@ -66,7 +67,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
     the failing entries go through compare_matrix / compare_localtp, which build the records."""
     if not VECTOR:
         return check_playback_each(game, anim, entries, names, ctx, tally, steps, speed, exact_local)
-    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps)
+    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
     ref = anim.playback(steps)
     read_coords = game.coord_reader([c for _, c in posed])
     mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
@@ -126,7 +127,14 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         forward_mismatches(ctx, tally, "playback", got, want, i, time,
                            {"step_sizes": list(steps[:i + 1]), "time_before": time})
         return False
+    mark_posed(tally, posed)
     return True
+
+
+def mark_posed(tally, posed):
+    """The ledger: every posed record's instance was compared at every step of a whole playback."""
+    for tr, _ in posed:
+        mark(tally, "tracks", tr.record.index)
 
 
 def _keyed_samples(tally, ctx, posed, keyed, times):
@@ -157,7 +165,7 @@ def _keyed_samples(tally, ctx, posed, keyed, times):
         tally.keyed_worst(d, float(B[w]), ctx.chunk, tr.record.index, int(times[k]), "playback")
 
 
-def start_playback(game, anim, entries, names, tally, speed, steps):
+def start_playback(game, anim, entries, names, tally, speed, steps, ctx=None):
     """The chunk set up for playback at `speed` (default: the first step): (the game's Playback,
     [(track, coord)] of every track paired with a table entry, [(object, morpher)])."""
     speed = speed if speed is not None else (steps[0] if steps else 256)
@@ -165,7 +173,23 @@ def start_playback(game, anim, entries, names, tally, speed, steps):
     paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
     posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
              if tr.record.index in paired]
+    for tr in anim.tracks:
+        if tr.record.index not in paired:
+            # a record the game compiled no instance for is a mismatch of its own, never dropped
+            tally.fail(record(ctx, "playback", "instance", "compiled", "none", object=tr.record.object,
+                              track=tr.record.index, floats=False,
+                              context={"why": f"object record {tr.record.index} (object {tr.record.object}, "
+                                              f"kind 0x0102) has no table entry with a kind-0x0102 ctrl, "
+                                              f"so no instance is posed"}))
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    have = {obj for obj, _ in morphers}
+    for obj in sorted(set(anim.morphs) - have):
+        # an F_Morpher record whose morpher has no ccMorpher instance is a mismatch, never dropped
+        recs = anim.morphs[obj]
+        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
+                          context={"why": f"{len(recs)} F_Morpher record(s) (kind 0x1901, the first at "
+                                          f"frame {recs[0].frame}) name morpher object {obj}, which has no "
+                                          f"table entry with an MPH_ name, so its morph state is never read"}))
     tally.count("playbacks")
     return pb, posed, morphers
 
@@ -267,7 +291,7 @@ def _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally):
 
 def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
     """check_playback one entry at a time: the reference per pose, the compare per word."""
-    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps)
+    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
     time, looped = 0, False
     for i, s in enumerate(steps):
         got = game.forward(s)
@@ -297,6 +321,7 @@ def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=Non
                 if got_w != exp:
                     tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_w),
                                       object=obj, step=i, time=T, floats=False, context=where))
+    mark_posed(tally, posed)
     return True
 
 

@@ -19,6 +19,7 @@ class Tally:
         self.checks = []             # the checks that ran
         self.applicable = []         # the checks the chunk's content calls for (selected or not)
         self.by_check = {}           # check -> the counters that check added
+        self.ledger = {}             # kind -> {record key: weight} compared (harness/compare/ledger.py)
 
     def count(self, name, n=1):
         self.counters[name] += n
@@ -56,6 +57,8 @@ class Tally:
         self.dropped += other.dropped
         self.rotation_samples.extend(other.rotation_samples)
         self.rotation_count += other.rotation_count
+        for kind, marks in other.ledger.items():
+            self.ledger.setdefault(kind, {}).update(marks)
         if other.worst_keyed and (self.worst_keyed is None or other.worst_keyed["d"] > self.worst_keyed["d"]):
             self.worst_keyed = other.worst_keyed
 

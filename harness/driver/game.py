@@ -172,19 +172,33 @@ class Game:
                 self.max_steps[short] = n
             self.cpu[short] += time.perf_counter() - c0
 
-    def call_each(self, name, arglists):
+    def call_each(self, name, arglists, after=None):
         """call(name, *args) for each args of arglists, in order, as the machine's call_each (the
-        native engine keeps its state in C between them); returns the v0s."""
+        native engine keeps its state in C between them); returns the v0s. name may be a list
+        (one function per call); after(i) runs after the i-th call (Machine.call_each)."""
         if not arglists:
             return []
+        names = name if isinstance(name, (list, tuple)) else None
         self.calls += len(arglists)
         c0 = time.perf_counter()
+        out = []
         try:
-            out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name])
+            if names is None:
+                out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name], after=after)
+            else:
+                out = self.m.call_each([self.sym[n] for n in names], arglists,
+                                       limit=[self.budget[n] for n in names], after=after)
         finally:
-            self.cpu[SHORT.get(name, name)] += time.perf_counter() - c0
-        short = SHORT.get(name, name)
-        for _, n in out:
+            spent = time.perf_counter() - c0
+            if names is None:
+                self.cpu[SHORT.get(name, name)] += spent
+            elif out:
+                # DECISION: a mixed batch's time is shared among its functions by their instructions
+                total = sum(n for _, n in out) or 1
+                for n_, (_, n) in zip(names, out):
+                    self.cpu[SHORT.get(n_, n_)] += spent * n / total
+        for i, (_, n) in enumerate(out):
+            short = SHORT.get(names[i], names[i]) if names else SHORT.get(name, name)
             self.steps += n
             if n > self.max_steps[short]:
                 self.max_steps[short] = n
@@ -341,6 +355,33 @@ class Game:
     def step(self, work, dt) -> Scratch:
         self.set_work(work, dt)
         return self.scratch()
+
+    def step_times(self, work, coord, times):
+        """checks.md §2.1 step 4.4 at every time of `times`: ResetAnmCtrlWork, SetAnmCtrlWork(work, t),
+        then the scratch results, all in one batch of machine calls. Returns ((n, 53) uint32 words of scratch +0x00 .. +0xD0, the
+        coord's localtp (n,) after each step), each read in one gather."""
+        import numpy as np
+        ram = self._ram_u32()
+        sidx = self._word_index([mm.SCRATCH], 0, mm.SCRATCH_BYTES // 4)[0]
+        lidx = int(self._word_index([coord], mm.COORD_LOCALTP, 1)[0, 0])
+        words = np.empty((len(times), sidx.size), dtype=np.uint32)
+        localtp = np.empty(len(times), dtype=np.uint32)
+        def after(i):
+            if i % 2 == 0:
+                self.poison_scratch()          # as set_work does, right before each step
+            else:
+                words[i // 2] = ram[sidx]
+                localtp[i // 2] = ram[lidx]
+        args = [a for t in times for a in ((mm.ANM, work), (mm.ANM, work, t & 0xFFFFFFFF))]
+        self.call_each([RESET_WORK, SET_WORK] * len(times), args, after=after)
+        return words, localtp
+
+    def set_work_each(self, work, deltas):
+        """SetAnmCtrlWork(work, dt) for each dt in one batch (call_each); the scratch is poisoned
+        once, before the first. DECISION: a word the last step does not write then holds an
+        earlier step's value, not the poison; the single-time compare of that time sees the poison."""
+        self.poison_scratch()
+        self.call_each(SET_WORK, [(mm.ANM, work, dt & 0xFFFFFFFF) for dt in deltas])
 
     def material_work(self, ctrl, crop_u, crop_v):
         """checks.md §2.2 step 2-3: the five blocks wired, InitAnmCtrlWork; returns (work, material)."""

@@ -55,7 +55,15 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             "cpu_seconds": round(_time.process_time() - cpu0, 4),
             "machine_cpu": {k: round(v - mcpu0.get(k, 0.0), 4) for k, v in game.cpu.items()
                             if v - mcpu0.get(k, 0.0) > 0} if game is not None else {}}
+    info.update(ledger_fields(anim, ch, tally, prof))
     return result(ch, index, t0, tally, timing, error, ctx, info)
+
+
+def ledger_fields(anim, ch, tally, prof):
+    """The chunk record's ledger (harness/compare/ledger.py) and whether its profile compares every record."""
+    from harness.compare import ledger
+    return {"ledger": ledger.of_chunk(anim, lambda: ch.file, tally),
+            "every_record": bool(getattr(prof, "every_record", False))}
 
 
 def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):

@@ -10,7 +10,7 @@ from typing import List
 from harness.runners.chunk import check_chunk
 from harness import HarnessError
 from harness.options import ROOT, Options
-from harness.profiles import profile
+from harness.profiles import PROFILES, profile
 from harness.runners.selection import QUICK_TESTS
 
 MUTANTS_DIR = os.path.join(ROOT, "standin", "mutants")
@@ -33,6 +33,7 @@ class Mutant:
     why: str = ""
     cases: List[str] = field(default_factory=list)
     finding: str = ""        # probe mutants: the kind of finding that names the problem
+    profile: str = "quick"   # '# Profile:': the profile it must be caught under (a sampled one may miss it)
 
     @property
     def elf(self):
@@ -42,13 +43,13 @@ class Mutant:
 def parse_patch(path) -> Mutant:
     name = os.path.splitext(os.path.basename(path))[0]
     catches = why = None
-    finding = ""
+    finding, prof = "", "quick"
     cases = []
     with open(path) as f:
         for line in f:
             if not line.startswith("#"):
                 break
-            m = re.match(r"#\s*(Catches|Why|Cases|Finding):\s*(.*)", line.strip())
+            m = re.match(r"#\s*(Catches|Why|Cases|Finding|Profile):\s*(.*)", line.strip())
             if not m:
                 continue
             if m.group(1) == "Catches":
@@ -57,6 +58,8 @@ def parse_patch(path) -> Mutant:
                 why = m.group(2).strip()
             elif m.group(1) == "Finding":
                 finding = m.group(2).strip()
+            elif m.group(1) == "Profile":
+                prof = m.group(2).strip()
             else:
                 cases = [c.strip() for c in m.group(2).split(",") if c.strip()]
     if catches not in CHECK_KINDS:
@@ -64,7 +67,9 @@ def parse_patch(path) -> Mutant:
                            f"{', '.join(CHECK_KINDS)} (got {catches!r})")
     if catches == "probe" and not finding:
         raise HarnessError(f"{path}: a '# Catches: probe' mutant needs '# Finding: <kind>'")
-    return Mutant(name, path, catches, why or "", cases, finding)
+    if prof not in PROFILES:
+        raise HarnessError(f"{path}: '# Profile: {prof}' is not one of {', '.join(PROFILES)}")
+    return Mutant(name, path, catches, why or "", cases, finding, prof)
 
 
 def find_mutants(names=None):
@@ -115,8 +120,9 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
         raise HarnessError(f"mutant {mut.name}: # Cases name chunks not in the corpus: {', '.join(missing)}")
     game = Game(mut.elf, opts.float_model)
     # DECISION: the quick profile with the restored load trusted, as the nightly runs: a mutant
-    # must be caught through the load-once shortcut, not only by fresh loads.
-    prof = profile("quick", reload=False)
+    # must be caught through the load-once shortcut, not only by fresh loads. A mutant that only
+    # a profile comparing every record can see names it ('# Profile: nightly').
+    prof = profile(mut.profile, reload=False)
     results = []
     # DECISION: the named cases first, then default cases for the check (the first chunks in
     # archive order with its records) if the named ones do not expose the mutant; for morph, also
@@ -125,6 +131,7 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
     for cid in cases + extra:
         ctx = opts.context(cid)
         ctx.image = mut.elf
+        ctx.profile = mut.profile           # the repro line runs the profile that caught it
         res = check_chunk(game, corpus.chunk(cid), ctx, prof)
         results.append(res)
         if res.get("error"):

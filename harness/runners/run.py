@@ -185,6 +185,7 @@ def nothing_compared(total, done, selected, ran_checks, no_check):
 # compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
 EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
         "interrupted": 130, "incomplete": 1}
+EXIT["left out"] = 1       # a profile that compares every record left some out (the ledger)
 
 
 def status(s):
@@ -390,6 +391,7 @@ class RunDir:
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
+        summary.update(ledger_summary(self.results()))
         summary["status"] = status(summary)
         summary["exit_status"] = EXIT.get(summary["status"], 1)
         summary["counters_by_check"] = {c: dict(v) for c, v in by_check_counters.items()}
@@ -417,6 +419,17 @@ def split_counts(selected, done_ids):
     syn_done = sum(1 for c in done_ids if is_synthetic(c))
     return {"archive_chunks_total": len(selected) - syn_total, "archive_chunks_done": len(done_ids) - syn_done,
             "synthetic_total": syn_total, "synthetic_done": syn_done}
+
+
+def ledger_summary(results):
+    """The run's ledger (the chunks' summed) and what a profile comparing every record left out."""
+    from reports.ledger import left_out, total
+    every, ledgers = False, []
+    for r in results:
+        every = every or bool(r.get("every_record"))
+        ledgers.append(r.get("ledger"))
+    led = total(ledgers)
+    return {"ledger": led, "left_out": left_out(led, every)}
 
 
 def failing_chunk(r, n_mis):

@@ -98,7 +98,7 @@ class Progress:
 
 STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
                "bad members": "FAIL (bad archive members)", "nothing compared": "NOTHING COMPARED",
-               "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE"}
+               "interrupted": "INTERRUPTED", "incomplete": "INCOMPLETE", "left out": "FAIL (records left out)"}
 
 
 def selection_text(s):
@@ -132,6 +132,7 @@ def format_summary(s):
     lines += bad_member_lines(s)
     for why in s.get("nothing_compared") or ():
         lines.append(f"  nothing compared: {why}")
+    lines += ledger_lines(s)
     if s.get("mismatches_by_check"):
         lines.append(mismatch_count_line(s))
     lines += counter_lines(s)
@@ -142,6 +143,13 @@ def format_summary(s):
                      f"{w['chunk']} track {w['track']} t={w['time']}, {w.get('check')})")
     lines += time_lines(s)
     return "\n".join(lines)
+
+
+def ledger_lines(s):
+    """The ledger (reports.ledger): what the run compared of each kind, and what it left out."""
+    from reports.ledger import lines
+    out = [f"  left out: {why}" for why in s.get("left_out") or ()]
+    return out + ["  ledger: " + "; ".join(lines(s["ledger"]))] if s.get("ledger") else out
 
 
 def bad_member_lines(s):

@@ -7,8 +7,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = os.path.join(HERE, "..", "src")
 OUT = HERE
 M = []
-def mut(name, catches, why, cases, edits):
+PROFILE = {}      # name -> the profile `make mutants` checks the mutant with (default: quick)
+def mut(name, catches, why, cases, edits, profile=None):
     M.append((name, catches, why, cases, edits))
+    if profile:
+        PROFILE[name] = profile
 
 mut("loop_at_n", "playback", "the loop test compares the new frame with N instead of N-1, so a loop never resets",
     "xp_flag.cmp::ANM_xpflnut0, ctu1body.cmp::ANM_ctu1run0",
@@ -105,6 +108,16 @@ mut("fobj_scale_first", "fobj", "F_Obj's local matrix composed as T.S.R (the sca
     [("vu0.c", """    tv[0] = pos[0]; tv[1] = pos[1]; tv[2] = pos[2]; tv[3] = 0;
     local_matrix(local, rot, S, tv);""", """    tv[0] = pos[0]; tv[1] = pos[1]; tv[2] = pos[2]; tv[3] = 0;
     local_matrix(local, S, rot, tv);""")])
+mut("one_instance_per_object", "controllers", "an object named by several 0x0102 records keeps one instance (its first record's), the way materials behave, so the later records are never posed",
+    "xd054.cmp::ANM_xd054001, fld135.cmp::ANM_fld135001",
+    [("anmchunk.c", """        case KIND_OBJECT:
+            table_add(&t, pay[0], compile_object(pay, n, frames));
+            break;""", """        case KIND_OBJECT: {
+            u32 i = table_find(&t, pay[0]);
+            if (U32(tbl + 8 * i + 4) == 0)
+                U32(tbl + 8 * i + 4) = compile_object(pay, n, frames);
+            break;
+        }""")], profile="nightly")
 
 only = sys.argv[1:]
 for name, catches, why, cases, edits in M:
@@ -121,6 +134,7 @@ for name, catches, why, cases, edits in M:
     diff = subprocess.run(["diff", "-ru", "a/src", "b/src"], cwd=d, capture_output=True, text=True).stdout
     diff = "\n".join(l if not l.startswith(("--- ", "+++ ")) else l.split("\t")[0] for l in diff.splitlines()) + "\n"
     hdr = f"# Catches: {catches}\n# Why: {why}\n" + (f"# Cases: {cases}\n" if cases else "")
+    hdr += f"# Profile: {PROFILE[name]}\n" if name in PROFILE else ""
     os.makedirs(os.path.dirname(os.path.join(OUT, name + ".patch")), exist_ok=True)
     open(os.path.join(OUT, name + ".patch"), "w").write(hdr + diff)
     shutil.rmtree(d)
