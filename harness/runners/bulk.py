@@ -26,7 +26,7 @@ from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 from harness.runners.run import EXIT, RunDir, code_version, file_identity, param_differences
-from harness.runners.tasks import run_tasks, workers_for
+from harness.runners.tasks import run_tasks, start_early, workers_for
 from harness.runners.worker import check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
 
 REAL_DISC_CHUNKS = 4091
@@ -127,7 +127,12 @@ def _on_sigterm(signum, frame):
 
 
 def run_bulk(opts: Options, argv=()):
-    rd = prepare(opts, argv)
+    early = start_early(opts)        # a local cluster starts while the run is prepared
+    try:
+        rd = prepare(opts, argv)
+    except BaseException:
+        early.cancel()
+        raise
     ids = rd.params()["chunks"]
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]

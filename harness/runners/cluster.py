@@ -68,6 +68,53 @@ def connect(address):
     return client, None
 
 
+class EarlyStart:
+    """A LocalCluster started in a thread while the run is prepared (its processes start and import
+    while this one opens the corpus and loads the executable); ClusterWorkers takes it over."""
+
+    def __init__(self, address):
+        import threading
+        self.address, self.got, self.error = address, None, None
+        self.thread = threading.Thread(target=self._start, name="eediff-local-cluster", daemon=True)
+        self.thread.start()
+
+    def _start(self):
+        try:
+            self.got = connect(self.address)
+        except BaseException as exc:      # raised where the run takes the cluster over
+            self.error = exc
+
+    def take(self):
+        self.thread.join()
+        _EARLY.pop(self.address, None)
+        if self.error is not None:
+            raise self.error
+        return self.got
+
+    def cancel(self):
+        """Close the cluster when the run ends before it takes it over (a refused input)."""
+        if _EARLY.get(self.address) is not self:
+            return
+        self.thread.join()
+        _EARLY.pop(self.address, None)
+        if self.got is not None:
+            client, cluster = self.got
+            client.close()
+            cluster.close()
+
+
+_EARLY = {}
+
+
+def start_early(opts):
+    """Start CLUSTER=local:N's LocalCluster now, in a thread (an EarlyStart), or None for a
+    scheduler's address."""
+    if local_workers(opts.cluster) is None:
+        return None
+    _EARLY[opts.cluster] = early = EarlyStart(opts.cluster)
+    return early
+
+
 class ShippedChunk:
     """A corpus chunk as a task carries it: id, bytes, names and ext (interfaces.md §2), and the
     member's CCSF bytes (zlib) when a check reads the file (the morph check's models)."""
@@ -138,7 +185,8 @@ class ClusterWorkers(Workers):
         from harness.runners import codecov
         from harness.runners.worker import Setup
         self.address = opts.cluster
-        self.client, self.cluster = connect(opts.cluster)
+        early = _EARLY.get(opts.cluster)
+        self.client, self.cluster = early.take() if early is not None else connect(opts.cluster)
         self.run_key = rd.params().get("key")
         with open(opts.image, "rb") as f:
             image = f.read()

@@ -246,3 +246,17 @@ def workers_for(opts, rd, todo):
     if opts.jobs <= 1 or len(todo) <= 1:
         return Inline(setup)
     return Pool(setup, opts.jobs)
+
+
+def start_early(opts):
+    """CLUSTER=local:N's cluster starting while the run is prepared (harness/runners/cluster.py);
+    the returned object's cancel() closes it if the run never takes it over."""
+    if opts.cluster:
+        from harness.runners.cluster import start_early as start
+        return start(opts) or _Nothing()
+    return _Nothing()
+
+
+class _Nothing:
+    def cancel(self):
+        pass
