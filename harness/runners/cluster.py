@@ -55,6 +55,7 @@ def connect(address):
     n = local_workers(address)
     distributed = _distributed()
     if n is not None:
+        wait_closed()
         import dask
         # DECISION: one thread per worker process; a loaded machine (Game) is not shared by threads.
         with dask.config.set(_dask_config()):
@@ -186,6 +187,7 @@ class ClusterWorkers(Workers):
         from harness.runners.worker import Setup
         self.address = opts.cluster
         early = _EARLY.get(opts.cluster)
+        wait_closed()
         self.client, self.cluster = early.take() if early is not None else connect(opts.cluster)
         self.run_key = rd.params().get("key")
         with open(opts.image, "rb") as f:
@@ -235,12 +237,27 @@ class ClusterWorkers(Workers):
 
     def close(self):
         """A quiet end: the client first, then the workers (each closes before the scheduler does, so
-        no heartbeat meets a closed scheduler), then the scheduler."""
+        no heartbeat meets a closed scheduler), then the scheduler. DECISION: a LocalCluster closes
+        in a thread while the summary and the report are written (its workers take a second or two
+        to stop); the process waits for it before it exits (a non-daemon thread), and a new
+        cluster waits for it before it starts."""
         try:
             self.client.close()
         finally:
             if self.cluster is not None:
-                self.cluster.close()
+                import threading
+                t = threading.Thread(target=self.cluster.close, name="eediff-cluster-close")
+                t.start()
+                _CLOSING.append(t)
+
+
+_CLOSING = []          # the threads closing this process's earlier LocalClusters
+
+
+def wait_closed():
+    """Wait until every LocalCluster this process started is closed."""
+    while _CLOSING:
+        _CLOSING.pop().join()
 
 
 def check_on_worker(opts, index, cid, only, shipped, image, sha):
