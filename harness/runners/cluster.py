@@ -60,7 +60,8 @@ def connect(address):
         # DECISION: one thread per worker process; a loaded machine (Game) is not shared by threads.
         with dask.config.set(_dask_config()):
             cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                               dashboard_address=None)
+                                               dashboard_address=None,
+                                               scheduler_kwargs={"dashboard_address": "127.0.0.1:0"})
             return distributed.Client(cluster), cluster
     try:
         client = distributed.Client(address, timeout="30s")
@@ -101,7 +102,7 @@ class EarlyStart:
         if self.got is not None:
             client, cluster = self.got
             client.close()
-            cluster.close()
+            close_local(cluster)
 
 
 _EARLY = {}
@@ -246,12 +247,28 @@ class ClusterWorkers(Workers):
         finally:
             if self.cluster is not None:
                 import threading
-                t = threading.Thread(target=self.cluster.close, name="eediff-cluster-close")
+                t = threading.Thread(target=close_local, args=(self.cluster,), name="eediff-cluster-close")
                 t.start()
                 _CLOSING.append(t)
 
 
 _CLOSING = []          # the threads closing this process's earlier LocalClusters
+# DECISION: a LocalCluster's workers get this long to stop before the scheduler closes (Dask's own
+# close gives them 4 s, which a loaded machine overruns: a worker then heartbeats to a closed
+# scheduler and prints a traceback).
+WORKER_CLOSE_SECONDS = 60
+
+
+def close_local(cluster):
+    """Close a LocalCluster's workers (each with WORKER_CLOSE_SECONDS to stop), then the cluster."""
+    cluster.sync(_close_workers, cluster)
+    cluster.close()
+
+
+async def _close_workers(cluster):
+    import asyncio
+    await asyncio.gather(*(w.close(timeout=WORKER_CLOSE_SECONDS) for w in list(cluster.workers.values())),
+                         return_exceptions=True)
 
 
 def wait_closed():

@@ -264,17 +264,17 @@ def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
                           "--cluster", "local:2", "--out", str(tmp_path / "run")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     me = psutil.Process(p.pid)
-    children = set()
+    children = {}
     while p.poll() is None:
         try:
-            children |= {c.pid for c in me.children(recursive=True)}
-        except psutil.NoSuchProcess:
-            break
+            children.update({c.pid: " ".join(c.cmdline())[-90:] for c in me.children(recursive=True)})
+        except psutil.Error:
+            pass
     out, err = p.communicate(timeout=300)
     assert p.returncode == 0, err
     assert children, "the run started its worker processes"
     assert "Traceback" not in err and "distributed." not in err and "Failed to communicate" not in err, err
     s = summary(tmp_path / "run")
     assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + 9
-    alive = [pid for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    alive = [children[pid] for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert not alive, f"worker processes outlived the run: {alive}"
