@@ -1,13 +1,15 @@
-"""`make bulk CLUSTER=...`: the chunk tasks on a Dask distributed scheduler instead of the process pool.
+"""`make bulk CLUSTER=...`: the run's tasks on a Dask distributed scheduler instead of the process pool.
 
-Workers need only the installed package: the executable's bytes are scattered to every worker once,
-each task carries its chunk's bytes (and, for a chunk with morphs, its CCSF member's bytes), so no
-filesystem is shared. Each record comes back to the client, which writes chunks/<index>.json itself:
-resume, the kill guarantees (a killed client loses only the chunks in flight) and the summary are
-those of the process pool. A worker that dies costs nothing but a retry: the scheduler gives its
-tasks to another worker, and the record is still written once, by the client. A record brings
-the game's code coverage its check counted on the worker (under codecov.CARRY, removed before
-the record is written); the client sums them into its coverage/<host>-<pid>.json.
+The task loop is the pool's (harness/runners/tasks.py) over `Client.get_executor()`. Workers need
+only the installed package: a plugin gives each worker the run's set-up once (options, the
+executable's bytes, the code version), and each worker keeps its loaded machine between tasks;
+a task is a batch of chunks carrying their bytes (and, for a chunk with F_Morpher records, its
+CCSF member's bytes), so no file system is shared. The records come back to the client, which
+writes chunks/<index>.json itself: resume, the kill guarantees (a killed client loses only the
+chunks in flight) and the summary are those of the process pool. A worker that dies costs nothing
+but a retry: the scheduler gives its tasks to another worker, and each record is still written
+once, by the client. A batch brings back the game's code coverage it counted, beside its records
+(never in them); the client sums them into its coverage/<host>-<pid>.json.
 """
 from __future__ import annotations
 
