@@ -52,6 +52,9 @@ def options(a, **kw):
 def cmd_bulk(a):
     from harness.runners.bulk import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
+    if a.cluster:
+        from harness.runners.cluster import local_workers
+        local_workers(a.cluster)          # CLUSTER=local:N is checked before anything is started
     opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,

@@ -77,6 +77,7 @@ def main() -> int:
     shortcuts(engines[-1])
     from harness.exhaustive_cost import report as exhaustive_cost
     exhaustive_cost(200)
+    cluster_against_pool()
     if UNMET:
         print(f"harness.bench: goals NOT met: {'; '.join(UNMET)}")
     return 1 if UNMET else 0
@@ -109,6 +110,55 @@ def shortcuts(engine: str) -> None:
     noise = f"; within the noise: the run with it took {-cost:.1%} less" if cost < 0 else ""
     print(f"  code coverage: {max(cost, 0.0):.1%} of the run ({off['cpu']:.2f} CPU-s without it{noise}; "
           f"goal <= 10%: {goal('code coverage <= 10% of the run', cost <= 0.10)})")
+
+
+CLUSTER_SAMPLE_N = 400
+CLUSTER_ROUNDS = 2
+
+
+def timed_bulk(extra, n=CLUSTER_SAMPLE_N):
+    """(wall seconds, CPU seconds of the whole process tree, the run's summary) of one nightly bulk."""
+    import resource
+    import time
+    out = tempfile.mkdtemp(prefix="eediff-bench-cluster-")
+    cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
+           "--no-shrink", "--fresh", "--runs", out, "--out", os.path.join(out, "run"), *extra]
+    try:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+        wall = time.perf_counter() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        with open(os.path.join(out, "run", "summary.json"), encoding="utf-8") as f:
+            s = json.load(f)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+    tree = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, tree, s
+
+
+def cluster_against_pool(rounds=CLUSTER_ROUNDS):
+    """CLUSTER=local:2 against JOBS=2 on the same CLUSTER_SAMPLE_N-chunk nightly sample, run back to
+    back and alternated (rounds pairs), as ratios: wall time, the workers' CPU (the records'
+    cpu_seconds) and the CPU of every process of the run. DECISION: each ratio is the median of the
+    pairs' ratios, so that load from outside that falls on one pair moves one ratio only."""
+    import statistics
+    pairs = []
+    for _ in range(rounds):
+        pool = timed_bulk(["--jobs", "2"])
+        dask = timed_bulk(["--jobs", "2", "--cluster", "local:2"])
+        pairs.append((pool, dask))
+    wall = statistics.median(d[0] / p[0] for p, d in pairs)
+    cpu = statistics.median(d[2]["cpu_seconds"] / p[2]["cpu_seconds"] for p, d in pairs)
+    tree = statistics.median(d[1] / p[1] for p, d in pairs)
+    print(f"cluster against pool ({CLUSTER_SAMPLE_N} nightly chunks, seed {SEED}, {rounds} pairs back to back):")
+    for p, d in pairs:
+        print(f"  JOBS=2 {p[0]:6.1f} s wall, {p[2]['cpu_seconds']:6.1f} worker CPU-s, {p[1]:6.1f} CPU-s in all; "
+              f"CLUSTER=local:2 {d[0]:6.1f} s, {d[2]['cpu_seconds']:6.1f}, {d[1]:6.1f}"
+              f" ({d[2]['chunks_done']}/{d[2]['chunks_total']} chunks, {d[2]['status']})")
+    print(f"  local:2 / JOBS=2: wall {wall:.2f}x (goal <= 1.15: {goal('cluster wall <= 1.15x pool', wall <= 1.15)}), "
+          f"worker CPU {cpu:.2f}x (goal <= 1.10: {goal('cluster worker CPU <= 1.10x pool', cpu <= 1.10)}), "
+          f"every process's CPU {tree:.2f}x")
 
 
 if __name__ == "__main__":

@@ -1,19 +1,16 @@
 """make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise.
 
 DECISION: workers are a process pool (fork), not pytest-xdist: each worker loads the
-executable once, checks one chunk per task and writes chunks/<index>.json itself (atomically), so
-a killed run loses at most the chunks in flight, and the parent only counts and prints progress.
+executable once, checks a batch of chunks per task (harness/runners/tasks.py) and writes
+chunks/<index>.json itself (atomically), so a killed run loses at most the chunks in flight, and
+the parent only counts and prints progress.
 The pytest layer (tests/differential) stays the developer's loop; bulk needs no pytest machinery.
 """
 from __future__ import annotations
 
-import ctypes
-import multiprocessing as mp
 import os
 import signal
 import threading
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 import sys
 import time
 
@@ -22,158 +19,16 @@ import reports
 from reports.origins import headline as origin_headline
 
 from harness.runners import morph_pseudo, schedule, selection, shard
-from harness.runners.chunk import check_chunk
 from harness.runners import codecov
-from harness import provenance
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
-from harness.profiles import profile, run_profile
 from harness.runners.run import EXIT, RunDir, code_version, file_identity, is_mutant_run, param_differences
 from harness.runners.terminal import Progress, format_summary, run_header
+from harness.runners.tasks import run_tasks, start_early, workers_for
+from harness.runners.worker import check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
 
-_W = {}   # per-worker state: game, corpus, profile
 REAL_DISC_CHUNKS = 4091
-
-
-PR_SET_PDEATHSIG = 1
-
-
-def _die_with_parent(parent):
-    """A worker exits when the bulk process dies (killed, SIGTERMed, crashed), so no orphan keeps
-    writing into the run directory: the kernel's parent-death signal on Linux, and everywhere a
-    watchdog thread that polls the parent's pid."""
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    except (OSError, AttributeError):
-        pass
-    if os.getppid() != parent:          # the parent died before prctl took effect
-        os._exit(1)
-
-    def watch():
-        while True:
-            time.sleep(0.5)
-            if os.getppid() != parent:
-                os._exit(1)
-    threading.Thread(target=watch, name="parent-watchdog", daemon=True).start()
-
-
-def _init_worker(opts: Options, parent=None):
-    # The parent handles Ctrl-C and SIGTERM for the whole run and stops the workers itself.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    if parent is not None:
-        _die_with_parent(parent)
-    _init_serial(opts)
-    from multiprocessing import util
-    util.Finalize(None, _coverage_at_exit, exitpriority=10)     # the worker's last counts
-
-
-def _init_serial(opts: Options):
-    _W.clear()
-    _W["opts"] = opts
-    _W["corpus"] = opts.open_corpus()
-    _W["game"] = None
-    _W["prof"] = profile(opts.profile)
-
-
-def _game():
-    if _W.get("game") is None:
-        from harness.driver.game import Game
-        _W["game"] = Game(_W["opts"].image, _W["opts"].float_model, coverage=codecov.enabled(),
-                          **_W["opts"].machine_args())
-    return _W["game"]
-
-
-# DECISION (issue 12): a worker takes its machine's coverage counts and rewrites its
-# coverage/<host>-<pid>.json at most every COVERAGE_SECONDS, before it drops a machine, and when it
-# ends (the serial loop's end, or a pool worker's exit through multiprocessing's finalizers).
-# Taking and writing after every chunk cost 4% of the nightly. A worker killed mid-run (Ctrl-C, a
-# crash) loses the counts of at most its last COVERAGE_SECONDS; its chunk records are unaffected.
-COVERAGE_SECONDS = 20.0
-
-
-def _check_one(task):
-    """Worker: check one chunk, write its record atomically, return a short status."""
-    index, cid, run_path, only = task
-    res = check_record(_W["opts"], index, cid, only, _W["corpus"].chunk, _game)
-    drop = bool(res.get("error")) and not morph_pseudo.is_pseudo(cid)
-    _coverage(run_path, force=drop)
-    if drop:
-        _W["game"] = None             # a fresh machine after an emulation error
-    RunDir(run_path).write_chunk(res)
-    return record_status(res)
-
-
-def _coverage(run_path, force=False):
-    """Take the machine's counts into this worker's total and write it, when COVERAGE_SECONDS
-    have passed since the last write (or force)."""
-    if _W.get("game") is None or not codecov.enabled():
-        return
-    if "coverage" not in _W:
-        _W["coverage"] = codecov.Total()
-        _W["coverage_at"] = time.monotonic()
-    _W["coverage_run"] = run_path
-    if force or time.monotonic() - _W["coverage_at"] >= COVERAGE_SECONDS:
-        _W["coverage"].add(codecov.take(_W["game"]))
-        _W["coverage"].write(run_path)
-        _W["coverage_at"] = time.monotonic()
-
-
-def _coverage_at_exit():
-    """The counts not yet written, written (a pool worker's normal end, or the serial loop's)."""
-    run_path = _W.pop("coverage_run", None)
-    if run_path is not None:
-        _coverage(run_path, force=True)
-        _W.pop("coverage_run", None)
-
-
-def record_status(res):
-    """(index, mismatches, error?, seconds, error): what the parent counts of a chunk record."""
-    return (res["index"], len(res["mismatches"]) + res.get("dropped_mismatches", 0), bool(res.get("error")),
-            res["seconds"], res.get("error"))
-
-
-def check_record(opts, index, cid, only, chunk_of, game_of):
-    """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
-    `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
-    ctx = opts.context(cid)
-    if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
-        return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
-    try:
-        ch = chunk_of(cid)
-        game = game_of()
-    except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
-        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
-                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
-                                            "check": "setup"}}
-    res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
-    if res["mismatches"] and not res.get("error") and wants_shrink(opts):
-        attach_shrunk(game, ch, ctx, res)
-        # DECISION: provenance is traced on the first PROVENANCE_CHUNKS failing chunks per worker
-        # (--shrink: every one), provenance.PER_CHUNK each
-        _W["traced_chunks"] = _W.get("traced_chunks", 0) + 1
-        if opts.shrink or _W["traced_chunks"] <= PROVENANCE_CHUNKS:
-            provenance.attach(game, ch, ctx, res)
-    return res
-
-
-PROVENANCE_CHUNKS = 10   # failing chunks traced per worker, unless --shrink
-
-
-def wants_shrink(opts):
-    """DECISION: every failing chunk gets its shrunk repros by default (the first mismatch of each
-    check, at most shrinking.SHRINK_REPLAYS replays each), so the closing summary and the report
-    show one for each failing chunk, whichever worker checked it; --no-shrink shrinks none."""
-    return True if opts.shrink is None else opts.shrink
-
-
-def attach_shrunk(game, ch, ctx, res):
-    """Shrink the first mismatch of each check of a failing chunk: bulk and `one` alike, so both
-    give the same shrunk repro for the same chunk."""
-    from harness.shrinking import shrink_first_of_each_check
-    shrink_first_of_each_check(game, ch, ctx, res)
 
 
 def prepare(opts: Options, argv):
@@ -312,7 +167,12 @@ def _on_sigterm(signum, frame):
 
 
 def run_bulk(opts: Options, argv=()):
-    rd = prepare(opts, argv)
+    early = start_early(opts)        # a local cluster starts while the run is prepared
+    try:
+        rd = prepare(opts, argv)
+    except BaseException:
+        early.cancel()
+        raise
     ids = rd.params()["chunks"]
     done = rd.done_indices()
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
@@ -327,19 +187,7 @@ def run_bulk(opts: Options, argv=()):
     ff = FailFast(getattr(opts, "fail_fast", DEFAULT_K))
     old_term = signal.signal(signal.SIGTERM, _on_sigterm) if threading.current_thread() is threading.main_thread() else None
     try:
-        if opts.cluster:              # a Dask scheduler instead of the process pool (harness/runners/cluster.py)
-            from harness.runners.cluster import run_cluster
-        if not opts.cluster and (opts.jobs <= 1 or len(todo) <= 1):
-            _init_serial(opts)
-            try:
-                for task in todo:
-                    r = _check_one(task)
-                    progress.update(*r[:4])
-                    if ff.observe(r[4], task[1]):
-                        break
-            finally:
-                _coverage_at_exit()
-        elif not (run_cluster if opts.cluster else run_pool)(opts, rd, todo, progress, out, ff):
+        if not run_tasks(workers_for(opts, rd, todo), rd, todo, progress, out, ff):
             rd.summarize(time.time() - t0)
             print(f"workers keep dying; resume with: {resume_command(rd, opts)}", file=out)
             return 1
@@ -369,53 +217,6 @@ def run_bulk(opts: Options, argv=()):
         print(ff.stop, file=sys.stdout)
         return EXIT[summary["status"]] or EXIT["errors"]       # a fail-fast stop is never a pass
     return EXIT[summary["status"]]
-
-
-MAX_POOL_RESTARTS = 3
-
-
-def run_pool(opts, rd, todo, progress, out, ff=None):
-    """Check `todo` in opts.jobs worker processes; a dead worker (killed, out of memory) costs only
-    the chunks in flight: the pool is restarted on the chunks with no record yet. False when the
-    workers keep dying."""
-    ctx = mp.get_context("fork")
-    pending = list(todo)
-    for attempt in range(MAX_POOL_RESTARTS + 1):
-        ex = ProcessPoolExecutor(opts.jobs, mp_context=ctx, initializer=_init_worker,
-                                 initargs=(opts, os.getpid()))
-        try:
-            for fut in as_completed([ex.submit(_check_one, t) for t in pending]):
-                r = fut.result()
-                progress.update(*r[:4])
-                if ff is not None and ff.observe(r[4], r[0]):
-                    # the chunks in flight finish (their records and the workers' last coverage
-                    # counts are written before the summary); those not started are dropped
-                    ex.shutdown(wait=True, cancel_futures=True)
-                    return True
-            ex.shutdown(wait=True)
-            return True
-        except BrokenProcessPool:
-            done = rd.done_indices()
-            pending = [t for t in pending if t[0] not in done]
-            progress.done = len(done)
-            print(f"\na worker died; restarting the workers on the {len(pending)} {'chunk' if len(pending) == 1 else 'chunks'} not yet written",
-                  file=out)
-        except BaseException:
-            stop_workers(ex)          # Ctrl-C, SIGTERM, a full disk: no worker outlives the run
-            raise
-        finally:
-            ex.shutdown(wait=False, cancel_futures=True)
-            rd.remove_temp_files()
-    return False
-
-
-def stop_workers(ex):
-    procs = list((getattr(ex, "_processes", None) or {}).values())
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    for p in procs:
-        p.join(5)
 
 
 def previous_seconds(rd):

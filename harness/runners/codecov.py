@@ -1,9 +1,9 @@
 """Coverage of the game's code over a run: counts per instruction and branch direction, summed.
 
 Every bulk worker's machine counts (Machine(coverage=True), eemu_ext/coverage.py): after each
-chunk the worker takes the counts (`take`) into its own total and writes it to
-`coverage/<host>-<pid>.json` in the run directory (a cluster's client does so for the counts each
-record brings back under CARRY); `finish` sums the files into `coverage.json` (interfaces.md §4),
+batch of chunks the worker takes the counts (`take`) and returns them with the batch; the bulk
+process sums them and writes `coverage/<host>-<pid>.json` in the run directory
+(harness/runners/tasks.py); `finish` sums the files into `coverage.json` (interfaces.md §4),
 `make merge` sums the parts' coverage.json files. `report` gives per function, over the functions
 reached from the harness's entry points, instructions covered/total and branch directions
 covered/total with the annotated disassembly (eemu_ext.coverage.function_report); with the counts
@@ -21,7 +21,7 @@ import socket
 
 FILE = "coverage.json"
 PARTS = "coverage"
-CARRY = "_code_coverage"        # a record's own counts, on their way from a cluster worker
+CARRY = "_code_coverage"        # a key no chunk record carries: the counts travel beside the records
 FUNCTIONS = "coverage_functions.json"
 FUNCTIONS_FORMAT = "eediff-coverage-functions/1"
 

@@ -2,7 +2,7 @@
 import json
 import os
 
-from harness.runners import bulk, morph_pseudo
+from harness.runners import bulk, morph_pseudo, worker
 from harness.options import DEFAULT_IMAGE, Options
 
 from .minicorpus import mini_corpus
@@ -40,19 +40,19 @@ def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, ca
 
 
 def test_an_identical_incomplete_run_is_resumed_without_redoing_finished_chunks(tmp_path, capsys, monkeypatch):
-    real = bulk._check_one
+    real = worker.check_record
     calls = []
 
-    def once_then_stop(task):
+    def once_then_stop(opts, index, cid, *rest):
         if calls:
             raise KeyboardInterrupt
-        calls.append(task[1])
-        return real(task)
-    monkeypatch.setattr(bulk, "_check_one", once_then_stop)
+        calls.append(cid)
+        return real(opts, index, cid, *rest)
+    monkeypatch.setattr(worker, "check_record", once_then_stop)
     assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 130
     run = os.path.realpath(tmp_path / "latest")
     first = os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns
-    monkeypatch.setattr(bulk, "_check_one", lambda task: (calls.append(task[1]), real(task))[1])
+    monkeypatch.setattr(worker, "check_record", lambda opts, index, cid, *rest: (calls.append(cid), real(opts, index, cid, *rest))[1])
     assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 0
     assert calls == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids()
     assert os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns == first

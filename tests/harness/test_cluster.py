@@ -236,3 +236,45 @@ def test_a_worker_with_other_eediff_code_refuses_its_tasks_and_the_run_says_so(t
     msg = str(e.value)
     assert "CLUSTER=local:1: the task of chunk" in msg and "failed on its worker" in msg
     assert "the run's is 0123456789ab: install the same eediff on every worker" in msg
+
+
+def test_an_absurd_local_worker_count_is_refused_before_anything_starts(tmp_path):
+    """CLUSTER=local:N with N beyond 4 per core (or not a count) is a usage error (exit 2) naming the
+    value and the limit; no run directory is made and no worker process is started."""
+    import subprocess
+    import sys
+    limit = cluster.MAX_LOCAL_WORKERS_PER_CORE * (os.cpu_count() or 1)
+    for bad in ("99999999999999999999", str(limit + 1), "0", "-3", "two", ""):
+        p = subprocess.run([sys.executable, "-m", "harness", "bulk", "--n", "2", "--cluster", f"local:{bad}",
+                            "--out", str(tmp_path / "run")], capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2, (bad, p.stderr)
+        assert f"CLUSTER=local:{bad[:21]}" in p.stderr and f"from 1 to {limit} workers" in p.stderr, p.stderr
+        assert "Traceback" not in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+        assert not (tmp_path / "run").exists()
+    assert cluster.local_workers(f"local:{limit}") == limit and cluster.local_workers("tcp://h:8786") is None
+
+
+def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
+    """No traceback, no distributed warning, nothing after the closing lines: the workers close
+    before the scheduler; every record is written and no worker process outlives the run."""
+    import subprocess
+    import sys
+    import psutil
+    p = subprocess.Popen([sys.executable, "-m", "harness", "bulk", "--n", "3", "--profile", "quick",
+                          "--cluster", "local:2", "--out", str(tmp_path / "run")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    me = psutil.Process(p.pid)
+    children = {}
+    while p.poll() is None:
+        try:
+            children.update({c.pid: " ".join(c.cmdline())[-90:] for c in me.children(recursive=True)})
+        except psutil.Error:
+            pass
+    out, err = p.communicate(timeout=300)
+    assert p.returncode == 0, err
+    assert children, "the run started its worker processes"
+    assert "Traceback" not in err and "distributed." not in err and "Failed to communicate" not in err, err
+    s = summary(tmp_path / "run")
+    assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + 9
+    alive = [children[pid] for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    assert not alive, f"worker processes outlived the run: {alive}"
