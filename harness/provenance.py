@@ -17,6 +17,11 @@ output equals none of its inputs) whose output bits are none of the reference's 
 reference names no intermediate there. A chain without such a step says so (`first_differs`
 None, `note`).
 
+The word's own path (`value_path`): from its last store, the loads, stores and register moves
+that passed its bits on, back to the instruction that computed them; when the traced call only
+moved the word (a matrix precomputed at load), into a recorded ConvLCNum2ALCNum. Without a first
+differing step, that instruction is the origin: a copy or a load is never named as the producer.
+
 Everything is plain JSON (interfaces.md §4, `provenance` of a Mismatch record).
 """
 from __future__ import annotations
@@ -218,8 +223,8 @@ def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
     path, end = value_path(recs, addr, got)
     if end == BEFORE:
         # DECISION: the word was only moved in the recorded call; the replay is made again with
-        # the load recorded too (once per chunk: ConvLCNum2ALCNum recorded costs about as much
-        # as a whole chunk's check), and the word followed back into it
+        # the load recorded too (once per chunk: ConvLCNum2ALCNum recorded instruction by
+        # instruction, some seconds of CPU on a large chunk), and the word followed back into it
         loads = {} if loads is None else loads
         rec, addr, track, T, local, loaded = fn(game, ch, ctx, m, record_load="rec" not in loads)
         loads.setdefault("rec", loaded)
@@ -244,11 +249,15 @@ def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
     made = out["value_path"][-1] if out["value_path"] and end is None else None
     if first is None and wanted is not None and wanted != got:
         producer = stored_value_producer(rec, chain, got)
-        if made is not None and (producer is None or made.get("line") != producer):
+        if made is not None:
             # DECISION: the word's own path (its moves followed back to the arithmetic that made
             # it, in an earlier call when it was only moved in this one) names the producer
-            steps.append(dict(made, depth=1, via=f"{m['field']} <- {made['call']}"))
-            producer = made["line"]
+            k, i = path[-1]
+            if k == len(recs) - 1 and any(s.get("line") == i for s in steps):
+                producer = i
+            else:
+                steps.append(dict(made, depth=1, via=f"{m['field']} <- {made['call']}"))
+                producer = made["line"]
         first = producer
     for s in steps:
         s["first_differs"] = first is not None and s.get("line") == first   # a leaf has no line
