@@ -47,6 +47,7 @@ PYTEST_ARGS ?=
 # shell reads it quoted ("$$MK_..."): a value with spaces, quotes or $(...) is passed as it is,
 # never parsed by make or the shell. PYTEST_ARGS and RUNS alone are lists of words, split on purpose.
 export MK_N := $(value N)
+export MK_N_GIVEN := $(if $(filter file,$(origin N)),,1)
 export MK_SEED := $(value SEED)
 export MK_PROFILE := $(value PROFILE)
 export MK_JOBS := $(value JOBS)
@@ -163,7 +164,7 @@ test-slow: $(STAMP) $(CLUSTER_STAMP) $(SYNTH_DATA)
 	@$(PY) -m pytest -q -n 2 --slow -m slow $(PYTEST_ARGS)
 
 bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
-	@EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk --n "$$MK_N" --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
 	  $(HARNESS_OPTS) \
 	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"} \
 	  $${MK_FAIL_FAST:+--fail-fast "$$MK_FAIL_FAST"} $(BULK_SWITCHES)

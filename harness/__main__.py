@@ -55,13 +55,15 @@ def cmd_bulk(a):
     if a.cluster:
         from harness.runners.cluster import local_workers
         local_workers(a.cluster)          # CLUSTER=local:N is checked before anything is started
+    n_given = a.n is not None       # a profile's sample is only the default of N (runners/staged.py)
+    a.n = a.n if n_given else Options.n
     opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
                    cluster=a.cluster or None, shard=parse_shard(a.shard),
                    **({"runs": a.runs} if a.runs else {}))
     from harness.runners.staged import apply_profile, probe_gate
-    opts = apply_profile(opts)
+    opts = apply_profile(opts, n_given=n_given)
     if not probe_gate(opts):
         return 1
     from harness.runners.run import RunDirError
@@ -241,8 +243,9 @@ def main(argv=None):
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
     common(b)
-    b.add_argument("--n", type=whole_number(1), default=100,
-                   help="how many chunks (at least 1; at least the pool size: all of them)")
+    b.add_argument("--n", type=whole_number(1), default=None,
+                   help="how many chunks (at least 1; at least the pool size: all of them; default 100, "
+                        "or the profile's sample)")
     b.add_argument("--jobs", type=job_count, default="auto", help="worker processes: auto or at least 1")
     b.add_argument("--check", action="append", choices=NAMES, help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")

@@ -17,6 +17,11 @@ output equals none of its inputs) whose output bits are none of the reference's 
 reference names no intermediate there. A chain without such a step says so (`first_differs`
 None, `note`).
 
+The word's own path (`value_path`): from its last store, the loads, stores and register moves
+that passed its bits on, back to the instruction that computed them; when the traced call only
+moved the word (a matrix precomputed at load), into a recorded ConvLCNum2ALCNum. Without a first
+differing step, that instruction is the origin: a copy or a load is never named as the producer.
+
 Everything is plain JSON (interfaces.md §4, `provenance` of a Mismatch record).
 """
 from __future__ import annotations
@@ -141,14 +146,30 @@ def _anim(ch, float_model):
     return parse_reference(ch, float_model)
 
 
-def record_controllers(game, ch, ctx, m):
-    """SetAnmCtrlWork of the mismatch's (shrunk) time, recorded; returns (rec, address, track, T)."""
+def load(game, ch, record=False):
+    """The chunk loaded: (entries, None), or with record a fresh load (never the restored snapshot)
+    with ConvLCNum2ALCNum recorded: (entries, its recording)."""
+    if not record:
+        return game.load(ch.data), None
+    keep = game.load_once
+    game.load_once = False
+    try:
+        with game.m.recording() as rec:
+            entries = game.load(ch.data)
+    finally:
+        game.load_once = keep
+    return entries, rec
+
+
+def record_controllers(game, ch, ctx, m, record_load=False):
+    """SetAnmCtrlWork of the mismatch's (shrunk) time, recorded; returns (rec, address, track, T,
+    local, the load's recording or None)."""
     anim = _anim(ch, ctx.float_model)
     # DECISION: the mismatch's own time (one SetAnmCtrlWork from the reset work): a shrunk case
     # fails in the same field, not necessarily at this time
     t = int(m["time"])
     track = int(m["track"])
-    entries = game.load(ch.data)
+    entries, loaded = load(game, ch, record_load)
     entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)
     if entry is None:
         raise NoProvenance(f"track {track}: no table entry")
@@ -159,10 +180,10 @@ def record_controllers(game, ch, ctx, m):
     addr = coord + mm.COORD_LOCALTP if m["field"] == "localtp" else mm.SCRATCH + scratch_offset(m["field"])
     with game.m.recording() as rec:
         game.call(SET_WORK, mm.ANM, work, t & 0xFFFFFFFF)
-    return rec, addr, track, min(t, anim.last), False
+    return rec, addr, track, min(t, anim.last), False, loaded
 
 
-def record_playback(game, ch, ctx, m):
+def record_playback(game, ch, ctx, m, record_load=False):
     """The mismatch's (shrunk) steps, the last _AnimateForward recorded."""
     anim = _anim(ch, ctx.float_model)
     c = m.get("context") or {}
@@ -173,7 +194,7 @@ def record_playback(game, ch, ctx, m):
         raise NoProvenance("a playback mismatch without steps or track")
     track = int(m["track"])
     off = coord_offset(m["field"])
-    entries = game.load(ch.data)
+    entries, loaded = load(game, ch, record_load)
     pb = game.playback(entries, ch.names, steps[0])
     entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)
     if entry is None or entry.position not in pb.coords:
@@ -184,19 +205,32 @@ def record_playback(game, ch, ctx, m):
     with game.m.recording() as rec:
         game.call(FORWARD, mm.ANM, steps[-1] & 0xFFFFFFFF)
     T = min(int(m["time"]) if m.get("time") is not None else game.time(), anim.last)
-    return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp"
+    return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp", loaded
 
 
 RECORDERS = {"controllers": record_controllers, "multistep": None, "playback": record_playback}
 
 
-def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
-    """The provenance of mismatch m (see the module docstring); raises NoProvenance."""
+def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
+    """The provenance of mismatch m (see the module docstring); raises NoProvenance.
+    loads: a dict kept across the mismatches of one chunk (the recorded load, made once)."""
     fn = RECORDERS.get(m["check"])
     if fn is None:
         raise NoProvenance(f"no recorded replay for the {m['check']} check")
-    rec, addr, track, T, local = fn(game, ch, ctx, m)
+    rec, addr, track, T, local, _ = fn(game, ch, ctx, m)
     got = game.u32(addr)
+    recs = [(CALL_NAMES[m["check"]], rec)]
+    path, end = value_path(recs, addr, got)
+    if end == BEFORE:
+        # DECISION: the word was only moved in the recorded call; the replay is made again with
+        # the load recorded too (once per chunk: ConvLCNum2ALCNum recorded instruction by
+        # instruction, some seconds of CPU on a large chunk), and the word followed back into it
+        loads = {} if loads is None else loads
+        rec, addr, track, T, local, loaded = fn(game, ch, ctx, m, record_load="rec" not in loads)
+        loads.setdefault("rec", loaded)
+        got = game.u32(addr)
+        recs = [("ConvLCNum2ALCNum", loads["rec"]), (CALL_NAMES[m["check"]], rec)]
+        path, end = value_path(recs, addr, got)
     want = _u32(m.get("got"))
     store = rec.last_store_to(addr)
     out = {"address": f"0x{addr:08x}", "field": m["field"], "word": f"0x{got:08x}", "depth": depth,
@@ -211,8 +245,19 @@ def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
     first = first_differing(rec, chain, patterns)
     wanted = _u32(m.get("expected"))
     producer = None
+    out["value_path"] = value_steps(recs, path, end)
+    made = out["value_path"][-1] if out["value_path"] and end is None else None
     if first is None and wanted is not None and wanted != got:
         producer = stored_value_producer(rec, chain, got)
+        if made is not None:
+            # DECISION: the word's own path (its moves followed back to the arithmetic that made
+            # it, in an earlier call when it was only moved in this one) names the producer
+            k, i = path[-1]
+            if k == len(recs) - 1 and any(s.get("line") == i for s in steps):
+                producer = i
+            else:
+                steps.append(dict(made, depth=1, via=f"{m['field']} <- {made['call']}"))
+                producer = made["line"]
         first = producer
     for s in steps:
         s["first_differs"] = first is not None and s.get("line") == first   # a leaf has no line
@@ -227,7 +272,121 @@ def provenance(game, ch, ctx, m, depth=DEPTH) -> dict:
     else:
         out["note"] = (out.get("note", "") + "; " if out.get("note") else "") + \
             "the reference names every float output on this chain (no first differing step)"
-    out["origin"] = origin(steps, out["first_differs"])
+    out["origin"] = origin(steps, out["first_differs"], made)
+    return out
+
+
+# -- the stored word's own path: its data moves back to the arithmetic that made it --------------
+BEFORE = "written before the recorded calls"
+CALL_NAMES = {"controllers": "SetAnmCtrlWork", "playback": "_AnimateForward"}
+MAX_MOVES = 64
+# integer and MMI moves that pass a register on unchanged (when the word is among their inputs)
+INT_MOVES = frozenset(("or", "addu", "daddu", "por", "pcpyld", "pcpyud", "pcpyh", "mfhi", "mflo",
+                       "mthi", "mtlo", "mfhi1", "mflo1", "mthi1", "mtlo1", "dmfc1", "dmtc1"))
+LANE_BYTES = {"gpr": 8, "hi": 8, "lo": 8}      # bytes per location; others (fpr, vf lanes) hold 4
+
+
+def _mnemonic(rec, ln) -> str:
+    m = rec.m
+    try:
+        return m.decoder.rows[m.decoded(ln.pc)[0]].mnemonic
+    except Exception:               # code no longer decodable at that pc
+        return ""
+
+
+def _holding(values, word, byte=None):
+    """The (location, byte offset) of a register value among `values` that holds `word` in a
+    32-bit lane, the one at byte offset `byte` first; None."""
+    hits = []
+    for loc, v in sorted(values.items()):
+        if loc.kind not in ("gpr", "fpr", "vf", "hi", "lo"):
+            continue
+        for j in range(LANE_BYTES.get(loc.kind, 4) // 4):
+            if (v >> (32 * j)) & 0xFFFFFFFF == word:
+                hits.append((loc, 4 * j))
+    if byte is not None:
+        for loc, off in hits:
+            at = (loc.part * 8 if loc.kind == "gpr" else 4 * loc.part if loc.kind == "vf" else 0) + off
+            if at == byte:
+                return loc, off
+    return hits[0] if hits else None
+
+
+def value_path(recs, addr, word):
+    """The lines that passed `word` (at addr after the last recording) on, from its last store back
+    through loads, stores and register moves, ending at the line that computed it: ([(recording
+    index, line index)], None), or with a leaf (why the walk stopped) instead of None: BEFORE when
+    no recorded store wrote the word. recs: [(call name, Recording)], in execution order.
+    DECISION: only the word's own bits are followed (a move is a load, a store or a move whose
+    input holds the word); an earlier recording is entered only when it left the same bits at the
+    address, and the first line that is no move is the producer, never a copy or a load."""
+    k = len(recs) - 1
+    before, path = None, []
+    pos = ("mem", addr & 0xFFFFFFFF, None)
+    for _ in range(MAX_MOVES):
+        rec = recs[k][1]
+        if pos[0] == "mem":
+            a = pos[1]
+            i = rec.last_store_to(a, before)
+            if i is None:
+                if k == 0:
+                    return path, BEFORE
+                k, before = k - 1, None
+                j = recs[k][1].last_store_to(a)
+                if j is None or _stored_word(recs[k][1][j], a) != word:
+                    return path, BEFORE
+                continue
+            ln = rec[i]
+            path.append((k, i))
+            st = next(((sa, w) for sa, w, _v in ln.stores if sa <= a < sa + w), None)
+            if ln.hook or st is None:
+                return path, f"written by hook {ln.hook}" if ln.hook else "stored by no register"
+            hit = _holding(ln.reads, word, (a - st[0]) % 16)
+            if hit is None:
+                return path, "the store's value is in no register it read"
+            pos, before = ("reg", hit[0], hit[1]), i
+            continue
+        loc, off = pos[1], pos[2]
+        prod = rec.producers(before).get(loc)
+        if prod is None:
+            return path, f"{loc} held on entry to {recs[k][0]}"
+        ln = rec[prod]
+        path.append((k, prod))
+        if ln.hook:
+            return path, f"set by hook {ln.hook}"
+        if ln.loads and loc in ln.writes:
+            la = ln.loads[0][0]
+            base = loc.part * 8 if loc.kind == "gpr" else 4 * loc.part if loc.kind == "vf" else 0
+            pos, before = ("mem", la + base + off, None), prod
+            continue
+        if _mnemonic(rec, ln) in FLOAT_MOVES | INT_MOVES:
+            hit = _holding(ln.reads, word)
+            if hit is not None:
+                pos, before = ("reg", hit[0], hit[1]), prod
+                continue
+        return path, None                       # arithmetic: the producer
+    return path, f"more than {MAX_MOVES} moves"
+
+
+def _stored_word(ln, a) -> Optional[int]:
+    for sa, w, v in ln.stores:
+        if sa <= a < sa + w and v is not None:
+            return (v >> (8 * (a - sa))) & 0xFFFFFFFF
+    return None
+
+
+def value_steps(recs, path, end) -> List[dict]:
+    """The value path as chain-like steps (call, line "call:index", pc, symbol, insn, inputs and
+    outputs); the producer last, or a leaf saying why the walk stopped."""
+    from eemu_ext.record import Link
+    out = []
+    for k, i in path:
+        name, rec = recs[k]
+        s = chain_steps(rec.m, rec, [Link(i, 0, None, "")])[0]
+        s.update(call=name, line=f"{name}:{i}", depth=len(out))
+        out.append(s)
+    if end is not None:
+        out.append({"depth": len(out), "via": "", "leaf": end})
     return out
 
 
@@ -332,12 +491,15 @@ def stored_value_producer(rec, chain, word) -> Optional[int]:
     return None if best is None else best[1]
 
 
-def origin(steps, first) -> dict:
+def origin(steps, first, made=None) -> dict:
     """The instruction a mismatch is grouped under: the first differing step, else the producer
-    of the stored value (the first step below the store), else the store."""
+    of the stored value (the arithmetic at the end of its value path; without one the first step
+    below the store), else the store."""
     lines = [s for s in steps if "line" in s]
     if first is not None:
         pick = steps[first]
+    elif made is not None:
+        pick = made
     elif len(lines) > 1:
         pick = lines[1]
     else:
@@ -349,7 +511,7 @@ def origin(steps, first) -> dict:
 def attach(game, ch, ctx, res, per_chunk=PER_CHUNK) -> int:
     """Trace the first per_chunk traceable mismatches of a chunk record (res) in place; a
     mismatch that cannot be traced gets `provenance: {"error": why}`. Returns how many were traced."""
-    n = 0
+    n, loads = 0, {}
     for mis in res["mismatches"]:
         if n >= per_chunk:
             break
@@ -357,7 +519,7 @@ def attach(game, ch, ctx, res, per_chunk=PER_CHUNK) -> int:
             continue
         n += 1
         try:
-            mis["provenance"] = provenance(game, ch, ctx, mis)
+            mis["provenance"] = provenance(game, ch, ctx, mis, loads=loads)
         except NoProvenance as exc:
             mis["provenance"] = {"error": str(exc)}
         except Exception as exc:                       # a machine error on the replay: named

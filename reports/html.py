@@ -325,7 +325,26 @@ def _rotation_html(run, summary) -> str:
     elif w:
         out.append('<p class="note">The run recorded no per-chunk (passed, d) samples '
                    '(chunk member "rotation_deviation"), so no drift plot.</p>')
+    out.append(_tolerance_rule_html(run, base))
     return "".join(out)
+
+
+def _tolerance_rule_html(run, base) -> str:
+    """The playback 3x3 bound per element (docs/tolerances.md §1), with the run's playback
+    matrix mismatches at their element's magnitude."""
+    from .bits import parse_u32, u2f
+    pts = []
+    for ch, m in run.mismatches:
+        if m.get("check") == "playback" and str(m.get("field", "")).startswith("matrix[") \
+                and isinstance(m.get("deviation"), (int, float)):
+            bits = parse_u32(m.get("expected"))
+            if bits is not None:
+                pts.append((abs(u2f(bits)), float(m["deviation"]), f'{ch["chunk"]} {m["field"]}'))
+    return ('<h3>Playback 3×3: the bound per element</h3><p>Where the playback compares the 3×3 within '
+            f'a tolerance, each element passes within the larger of the formula ({base:g} at no keys and '
+            '|s| ≤ 1) and one ulp of the reference element, never below the float\'s own resolution '
+            f'(docs/tolerances.md). {len(pts):,} playback matrix mismatches are drawn.</p>'
+            + svg.tolerance_rule(pts, base))
 
 
 def _coverage_html(summary) -> str:

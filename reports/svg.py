@@ -107,6 +107,43 @@ def rotation_scatter(samples, base: float, per_key: float, limit: int = SCATTER_
             f'aria-label="keyed rotation deviation against passed keys">{"".join(out)}</svg>')
 
 
+def f32_ulp(x: float) -> float:
+    """The spacing of f32 at |x|: 2^(e - 24) for |x| = m·2^e, 1/2 <= m < 1 (docs/tolerances.md §1)."""
+    return math.ldexp(1.0, math.frexp(abs(x))[1] - 24)
+
+
+def tolerance_rule(points=(), base: float = 1e-5, lo_exp: int = -3, hi_exp: int = 5) -> str:
+    """The playback 3x3 bound per element against the element's magnitude (docs/tolerances.md §1):
+    the formula's flat line at keys = 0 and |s| <= 1 (dashed), one ulp of f32 (a staircase,
+    dashed) and the bound, the larger of the two (solid). points: (|reference element|, d, label)
+    of playback matrix mismatches, drawn red."""
+    ylo, yhi = -9, -1
+    out, X, Yl = _frame(lo_exp, hi_exp, ylo, yhi, "log10 |reference element|",
+                        "bound, d (log)", log=True)
+
+    def Y(d):
+        return Yl(min(max(math.log10(max(d, 1e-300)), ylo), yhi))
+    xs = [lo_exp + (hi_exp - lo_exp) * i / 400 for i in range(401)]
+    ulp = " ".join(f"{X(x):.1f},{Y(f32_ulp(10.0 ** x)):.1f}" for x in xs)
+    rule = " ".join(f"{X(x):.1f},{Y(max(base, f32_ulp(10.0 ** x))):.1f}" for x in xs)
+    out.append(f'<polyline points="{X(lo_exp):.1f},{Y(base):.1f} {X(hi_exp):.1f},{Y(base):.1f}" '
+               'class="part"/>')
+    out.append(f'<polyline points="{ulp}" class="part"/>')
+    out.append(f'<polyline points="{rule}" class="rule"/>')
+    cross = 2.0 ** (math.floor(math.log2(base)) + 24)   # the first binade whose ulp passes the formula
+    out.append(f'<text x="{X(lo_exp) + 4:.1f}" y="{Y(base) - 5:.1f}" class="boundlbl">'
+               f'formula {base:g}·max(1, |s|)</text>')
+    out.append(f'<text x="{X(hi_exp) - 4:.1f}" y="{Y(f32_ulp(10.0 ** hi_exp)) + 14:.1f}" text-anchor="end" '
+               f'class="boundlbl">1 ulp of the element (binds from {cross:g})</text>')
+    for mag, d, label in list(points)[:SCATTER_LIMIT]:
+        if mag > 0:
+            x = min(max(math.log10(mag), lo_exp), hi_exp)
+            out.append(f'<circle cx="{X(x):.1f}" cy="{Y(d):.1f}" r="3" class="over">'
+                       f'<title>{escape(str(label))}: |element| {mag:.4g}, d {d:.3g}</title></circle>')
+    return (f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
+            f'aria-label="playback 3x3 bound against the element magnitude">{"".join(out)}</svg>')
+
+
 def series_plot(s: dict, mark_time=None) -> str:
     """The reference value over time (line) with the game's values (dots) from a view's series."""
     xs = s["t"] + s["gt"]

@@ -4,12 +4,13 @@ import os
 import numpy as np
 
 from harness.compare.bits import f32, f32_array, trans_add
-from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp, keyed_deviation
+from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp
 from harness.compare.keys import keys_around
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
+from harness.compare import tolerance
 from harness.driver import memory_map as mm
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
@@ -239,11 +240,10 @@ def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
         keys = tb.passed[:n][:, kc]                                 # (n, nk)
         scale = f32_array(C[:, kc, 3:6])                            # (n, nk, 3)
         want = (M.swapaxes(2, 3) * scale[:, :, :, None]).reshape(n, kc.size, 9)  # c-major, times scale[c]
-        d = np.abs(f32_array(W[:, :, NINE]) - want)
-        d[np.isnan(d)] = np.inf                                     # NaN never passes
-        d = d.max(axis=2)
-        bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=2))
-        bad_m[:, kc] = bm | ~(d <= bound)
+        formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=2))
+        _, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array(W[:, :, NINE]), want),
+                                          tolerance.element_bounds(formula, want))
+        bad_m[:, kc] = bm | ~ok
         for i, j in enumerate(kc):
             keyed[j] = (d[:, i], bound[:, i], keys[:, i])
     tally.count("localtp cases", int((~bad_a).sum()))
@@ -278,11 +278,10 @@ def _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally):
             keys = P.passed[:n]
         scale = f32_array(P.scale[:n])                                  # (n, 3)
         want = (M.transpose(0, 2, 1) * scale[:, :, None]).reshape(n, 9)   # c-major, times scale[c]
-        d = np.abs(f32_array(W[:, NINE]) - want)
-        d[np.isnan(d)] = np.inf                                         # NaN never passes
-        d = d.max(axis=1)
-        bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=1))
-        bad_m[:, j] |= ~(d <= bound)
+        formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=1))
+        _, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array(W[:, NINE]), want),
+                                          tolerance.element_bounds(formula, want))
+        bad_m[:, j] |= ~ok
         if tr.keyed_rotation:
             keyed[j] = (d, bound, keys)
     tally.count("localtp cases", int((~bad_a).sum()))
@@ -381,11 +380,18 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
         return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
-    bound = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
-    d, r, c = keyed_deviation(words, pose.rot_matrix, scale)
+    formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
+    # DECISION: each element within max(formula, 1 ulp of the reference element), never below the
+    # float's own resolution (docs/tolerances.md): a rotation element of order 10^3 (a single-value
+    # angle beyond +-180 degrees, animation-semantics.md §3.3) has an ulp above the formula.
+    want = np.array([pose.rot_matrix[r][c] * scale[c] for c in range(3) for r in range(3)])
+    w, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array([words[i] for i in NINE]), want),
+                                      tolerance.element_bounds(formula, want))
+    c, r = divmod(int(w), 3)
+    d, bound = float(d), float(bound)
     if tr.keyed_rotation and count:
         tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
-    if not d <= bound:
+    if not ok:
         from harness.compare.bits import f32_bits
         fail(f"matrix[{r}][{c}]", f32_bits(pose.rot_matrix[r][c] * scale[c]), words[4 * c + r],
              deviation=d, tolerance=bound)

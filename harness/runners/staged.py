@@ -7,14 +7,16 @@ import sys
 from harness.profiles import profile
 
 
-def apply_profile(opts, out=sys.stderr):
+def apply_profile(opts, out=sys.stderr, n_given=False):
     """Options with the profile's forced float model and sample size; a note for each it changed.
-    DECISION: a profile that forces a setting wins over FLOAT/N, and says so."""
+    DECISION: a profile that forces a setting wins over FLOAT/N, and says so. Its sample is the
+    default number of chunks only: an N given on the command line (n_given) is kept, so
+    `make bulk PROFILE=first-contact N=4091` checks every chunk."""
     prof = profile(opts.profile)
     changes = {}
     if prof.float_model and prof.float_model != opts.float_model:
         changes["float_model"] = prof.float_model
-    if prof.sample is not None and prof.sample != opts.n and not opts.chunk_ids:
+    if prof.sample is not None and prof.sample != opts.n and not opts.chunk_ids and not n_given:
         changes["n"] = prof.sample
     for k, v in changes.items():
         print(f"profile {prof.name}: {k} = {v} (was {getattr(opts, k)})", file=out)
