@@ -14,8 +14,8 @@ from . import isa
 from .decode import Decoder, default_decoder
 from .engine import BlockCompiler
 from .isa.row import fields_of
-from .errors import (KINDS, DelaySlotError, EmulationError, MemoryFault, StepLimitExceeded, SyscallError,
-                     UnimplementedInstruction)
+from .errors import (KINDS, DelaySlotError, EmulationError, EngineError, HostError, MemoryFault,
+                     StepLimitExceeded, SyscallError, UnimplementedInstruction)
 from .memory import RAM_MIRRORS, AccessFault, Memory
 
 M32 = 0xFFFFFFFF
@@ -715,8 +715,9 @@ class Machine:
                 self._prev_block, pc = pc, e[0]()
         except BaseException as exc:
             self.pc = pc
-            if isinstance(exc, (KeyboardInterrupt, SystemExit)) or getattr(exc, "_eemu_passthrough", False):
-                raise
+            if (isinstance(exc, (KeyboardInterrupt, SystemExit, HostError, EngineError))
+                    or getattr(exc, "_eemu_passthrough", False)):
+                raise                             # not the emulated code's doing: never located at a pc
             if isinstance(exc, (AccessFault, EmulationError)):
                 raise self._translate(exc, pc) from None
             raise self._translate(exc, pc) from exc

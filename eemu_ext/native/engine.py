@@ -21,6 +21,7 @@ import struct
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
+from ..errors import EngineError, HostError
 from . import build
 from .translate import Translator, c_unit, translator_hash
 
@@ -107,7 +108,7 @@ class Program:
         lib.ee_run.restype = ctypes.c_int
         lib.ee_size.restype = ctypes.c_uint32
         if lib.ee_size() != ctypes.sizeof(EeState):
-            raise RuntimeError("native engine: ee_state layout differs between ee.h and engine.py")
+            raise EngineError("native engine: ee_state layout differs between ee.h and engine.py")
         n = ctypes.c_uint32.in_dll(lib, "ee_nblocks").value
         arr = ctypes.c_uint32 * max(n, 1)
         self.starts = list(arr.in_dll(lib, "ee_block_start"))[:n]
@@ -167,11 +168,14 @@ def _load_spans(ident: str):
 def _save_spans(ident: str, spans) -> None:
     """Write atomically: a worker that reads a half-written file would walk again, no harm, but a
     torn list must never be taken for the code."""
-    os.makedirs(build.cache_dir(), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump([[a, b] for a, b in spans], f)
-    os.replace(tmp, _spans_file(ident))
+    try:
+        os.makedirs(build.cache_dir(), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump([[a, b] for a, b in spans], f)
+        os.replace(tmp, _spans_file(ident))
+    except OSError as e:
+        raise HostError(f"native engine: the build cache {build.cache_dir()} cannot be written ({e})") from None
 
 
 def _merge(spans):
@@ -227,7 +231,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         h.update(m.read(a, b - a))
     h.update(repr(sorted(roots)).encode())
     cc = build.compiler() or ""
-    h.update(build._version(cc).encode() if cc else b"")      # a new compiler is a new program
+    h.update(build.compiler_version(cc).encode() if cc else b"")      # a new compiler is a new program
     opt = "-O1"
     key = f"{h.hexdigest()[:20]}-{th}-{m.float_model}{opt.lower()}"
     prog = _PROGRAMS.get(key)
@@ -645,7 +649,8 @@ class NativeEngine:
         st = self.st
         n = st.log_n
         if n > st.log_cap:
-            raise RuntimeError(f"lockstep: a block made more than {st.log_cap} stores")
+            raise EngineError(f"lockstep: a block made more than {st.log_cap} stores (the store log's "
+                              f"capacity)", st.pc)
         if not n:
             return []
         old = ctypes.string_at(self._log_old, 16 * n)
