@@ -57,7 +57,7 @@ class TrapError(EmulationError):
 
 
 class SyscallError(EmulationError):
-    """SYSCALL or BREAK with no Python handler installed (``Machine.on_syscall``)."""
+    """SYSCALL or BREAK with no Python handler installed (``m.hooks.add('syscall', fn)``)."""
 
 
 class DelaySlotError(EmulationError):

@@ -22,7 +22,7 @@ CFLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing", "-w")
 compiler = ccache.compiler
 
 __all__ = ["CSRC", "CFLAGS", "NativeUnavailable", "cache_dir", "compiler", "compiler_version", "csrc",
-           "cached_library", "shared_library"]
+           "cached_library", "runtime_headers", "shared_library"]
 
 
 def cache_dir() -> str:
@@ -44,6 +44,12 @@ def csrc(name: str) -> str:
     """The text of one file of eemu_ext/native/csrc."""
     with open(os.path.join(CSRC, name), encoding="utf-8") as f:
         return f.read()
+
+
+def runtime_headers() -> Dict[str, str]:
+    """The runtime headers a translated unit includes. (eefloat.c is the float runtime's own test
+    library; block code gets inline copies from eefloat.h, so it is not compiled into programs.)"""
+    return {fn: csrc(fn) for fn in sorted(os.listdir(CSRC)) if fn.endswith(".h")}
 
 
 def _load(path: str) -> ctypes.CDLL:

@@ -122,12 +122,6 @@ class Program:
 _PROGRAMS: Dict[str, Program] = {}
 
 
-def _csources() -> Dict[str, str]:
-    """The runtime headers a translated unit includes. (eefloat.c is the float runtime's own test
-    library; block code gets inline copies from eefloat.h, so it is not compiled into programs.)"""
-    return {fn: build.csrc(fn) for fn in sorted(os.listdir(build.CSRC)) if fn.endswith(".h")}
-
-
 def code_ranges(m) -> List[Tuple[int, int]]:
     """Where the translator may read code: the image's loaded segments, or all of RAM without one."""
     img = m.image
@@ -243,7 +237,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
             return None
         found = Translator(m).discover(roots, inside, budget)        # now with the C text
         blocks = [found[a] for a in sorted(found)]
-        sources = _csources()
+        sources = build.runtime_headers()
         sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
         model = "-DEE_MODEL_HW=1" if m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
         # DECISION: programs are compiled at -O1. On the stand-in gcc takes 12.7 s at -O1 against
@@ -262,14 +256,18 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
 
 
 class NativeEngine:
-    """The native half of one Machine: its C state, its block index and the run loop."""
+    """The native engine of one Machine: its C state, its block index and the run loop. Where no
+    native block starts (or at a hook, or a budget's last units) it runs the Python engine's
+    units; a checker (lockstep.LockstepEngine) may take every native block instead."""
 
     WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 
-    def __init__(self, m, lockstep: bool = False):
+    def __init__(self, m, python):
         self.m = m
-        self.lockstep = lockstep
-        self.compile_after = 0 if lockstep else compile_after()
+        self.python = python
+        self.checker = None             # runs each native block in both engines (lockstep.py)
+        self.lockstep = False           # a checker is attached
+        self.compile_after = compile_after()
         self.c_owns = False             # the C state holds newer FPU/VU0/scalars than the lists
         self._unready = False           # no program at hand for the current code (until it changes)
         self.st = EeState()
@@ -287,23 +285,28 @@ class NativeEngine:
         self._code_stale = True
         self._hooks_stale = True
         self.python_units = 0           # units the Python engine ran inside native runs
-        self._check = None              # the lockstep checker, made on first use
         self._bcount = None             # coverage counters (Machine(coverage=True))
         self._cov_blocks = {}           # block number -> its instructions (coverage)
         self._F = self._VF = self._VI = self._sc = None   # what crossed last time
         self._fv_raw = self._sc_raw = None
         self._extra_roots = set()       # declared entries, for code loaded without an image
-        if lockstep:
-            self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
-            self._log_size = (ctypes.c_uint8 * LOG_CAP)()
-            self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
-            self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
-            st = self.st
-            st.log_addr = self._log_addr
-            st.log_size = self._log_size
-            st.log_old = ctypes.addressof(self._log_old)
-            st.log_new = ctypes.addressof(self._log_new)
-            st.log_cap = LOG_CAP
+
+    def attach_checker(self, checker) -> None:
+        """Every native block runs through checker.check (lockstep): programs are compiled at
+        once, the stores of a block are logged, and the lists always hold the newest state."""
+        self.checker = checker
+        self.lockstep = True
+        self.compile_after = 0
+        self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
+        self._log_size = (ctypes.c_uint8 * LOG_CAP)()
+        self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
+        self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
+        st = self.st
+        st.log_addr = self._log_addr
+        st.log_size = self._log_size
+        st.log_old = ctypes.addressof(self._log_old)
+        st.log_new = ctypes.addressof(self._log_new)
+        st.log_cap = LOG_CAP
 
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
@@ -383,7 +386,7 @@ class NativeEngine:
         if self._code_stale or self.prog is None:
             prog = translate_program(self.m, self._roots(pc))
             if prog is not self.prog:
-                self._flush_coverage()
+                self.flush_coverage()
                 self.prog = prog
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
                 self._bidx_addr = ctypes.addressof(self.bidx)
@@ -408,7 +411,7 @@ class NativeEngine:
         import bisect
         prog, bidx = self.prog, self.bidx
         ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
-        hooks = sorted(self.m._hooks)
+        hooks = sorted(self.m.hooks.at)
         for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
             k = bisect.bisect_right(hooks, a)
             if k < len(hooks) and hooks[k] < e:
@@ -570,12 +573,12 @@ class NativeEngine:
             if why == WHY_ONE:
                 continue
             self.sync_out(lazy=why == WHY_HOOK)       # a hook reads what it needs through m.F ...
-            m._prev_block = st.prev
+            self.python.prev_block = st.prev
             if why == WHY_UNIT:
                 self._count_partial(pc)
             if why == WHY_LIMIT:
                 m.pc = pc
-                return m._run_exact(pc, steps, limit)
+                return self.python.run_exact(pc, steps, limit)
             pc, steps = self._python_unit(pc, steps, limit, why)
             if self._stale:                 # a hook changed the code or the hooks
                 self._ensure(pc)
@@ -605,7 +608,7 @@ class NativeEngine:
             got = self._cov_blocks[b] = (pcs, mns, branch, slot)
         return got
 
-    def _flush_coverage(self):
+    def flush_coverage(self):
         if not self.m.coverage_enabled or self.prog is None or getattr(self, "_bcount", None) is None:
             return
         from ..coverage import spread
@@ -635,10 +638,7 @@ class NativeEngine:
             return (WHY_HOOK if b == -2 else WHY_MISS), pc, steps
         if steps + prog.sizes[b] > limit:
             return WHY_LIMIT, pc, steps
-        if self._check is None:
-            from .lockstep import Checker
-            self._check = Checker(self)
-        npc, nsteps, why = self._check.check(pc, steps, limit)
+        npc, nsteps, why = self.checker.check(pc, steps, limit)
         return why, npc, nsteps
 
     def native_snapshot(self) -> tuple:
@@ -696,12 +696,12 @@ class NativeEngine:
         """One unit in the Python engine (one Python block where no native block starts)."""
         m = self.m
         self.python_units += 1
-        single = why != WHY_MISS or pc in m._hooks or self._python_only(pc)
-        cache = m._single if single else m._blocks
-        e = cache.get(pc) or m._compile(pc, single)
+        single = why != WHY_MISS or pc in m.hooks.at or self._python_only(pc)
+        py = self.python
+        e = (py.single if single else py.blocks).get(pc) or py.unit(pc, single)
         if steps + e[1] > limit:
             m.pc = pc
-            return m._run_exact(pc, steps, limit)
+            return self.python.run_exact(pc, steps, limit)
         S = m._S                        # annul is the Python engine's own (never in C)
         ann0 = S.annul
         m.pc = pc

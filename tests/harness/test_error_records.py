@@ -39,3 +39,10 @@ def test_a_lookalike_from_a_module_named_like_the_machine_is_not_trusted():
     fake.__module__ = "eemu_ext.native.fake"
     rec = describe_error(_raised(fake("boom")), "notes")
     assert rec["where"] is not None
+
+
+def test_a_lockstep_difference_and_a_host_failure_are_not_the_games_errors():
+    from eemu_ext.errors import EemuError, EmulationError, EngineError
+    for t in (LockstepMismatch, HostError):
+        assert issubclass(t, EemuError) and not issubclass(t, EmulationError)
+    assert issubclass(LockstepMismatch, EngineError) and not issubclass(HostError, EngineError)

@@ -85,7 +85,7 @@ def _sum_words():
 EARLIER_PROCESS = """
 from eemu_ext.testing import asm, run_words
 m = run_words(None, [asm("addu $2, $4, $5")], setup=lambda m: (m.gpr.__setitem__(4, 2), m.gpr.__setitem__(5, 3)))
-assert m.gpr[2] == 5 and m._native.prog is not None
+assert m.gpr[2] == 5 and m.native.prog is not None
 """
 
 
@@ -94,7 +94,7 @@ def test_a_damaged_program_in_the_cache_is_rebuilt_and_the_run_is_right(cache):
     [lib] = _libraries(cache, "program")
     _truncate(lib)
     m = run_words(None, _sum_words(), setup=lambda m: (m.gpr.__setitem__(4, 20), m.gpr.__setitem__(5, 3)))
-    assert m.gpr[2] == 23 and m._native.prog is not None
+    assert m.gpr[2] == 23 and m.native.prog is not None
     assert ccache.intact(str(lib.parent))
 
 
