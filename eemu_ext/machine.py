@@ -294,14 +294,14 @@ class Machine(MemoryAccess):
             return self._call_whole(target, addr, image, limit)
         if self._depth:
             return self._call_nested(target, addr, image, limit)
-        with self._calling(target):
+        with _Calling(self, target):
             self.R[:], self.RH[:] = _unpack_image(image)
             self.steps = self._run(addr, limit)
         return self.R[2] & M32
 
     def _call_whole(self, target, addr: int, image, limit: int) -> int:
         """An outermost call in the engine's own form: the registers go straight into its state."""
-        with self._calling(target):
+        with _Calling(self, target):
             self.pc, self.steps = self._guarded(self._engine.call, addr, image, limit)
         return self.R[2] & M32
 
@@ -312,7 +312,7 @@ class Machine(MemoryAccess):
         R[:], RH[:] = _unpack_image(image)
         R[29] = (((saved[0][29] & M32) - NESTED_STACK_GAP) & ~0xF) & M32
         try:
-            with self._calling(target):
+            with _Calling(self, target):
                 self._run(addr, limit)
             return R[2] & M32
         finally:
@@ -329,7 +329,7 @@ class Machine(MemoryAccess):
         images = [self._call_image(target, args) for args in arglists]
         if not images:
             return []
-        with self._calling(target):
+        with _Calling(self, target):
             out = self._guarded(self._engine.call_each, addr, images, limit)
         self.pc, self.steps = SENTINEL, out[-1][1]
         return out
@@ -337,7 +337,7 @@ class Machine(MemoryAccess):
     def run(self, pc: int, limit: int = DEFAULT_LIMIT) -> int:
         """Run from pc with the current registers until pc reaches the sentinel; returns steps.
         Counts as an outermost call: hooks reached from here may make nested calls."""
-        with self._calling(f"0x{pc & M32:08x}"):
+        with _Calling(self, f"0x{pc & M32:08x}"):
             self.steps = self._run(pc & M32, limit)
         return self.steps
 
@@ -384,9 +384,6 @@ class Machine(MemoryAccess):
             if out is exc and not isinstance(exc, EmulationError):
                 raise
             raise out from (None if isinstance(exc, (AccessFault, EmulationError)) else exc)
-
-    def _calling(self, target):
-        return _Calling(self, target)
 
     def _call_image(self, target, args) -> bytearray:
         """A call's R, RH (executable-abi.md §3.1): zero but for gp, sp, ra and the arguments."""

@@ -312,6 +312,8 @@ class NativeEngine:
     def invalidate_code(self):
         self._code_stale = True
         self._unready = False
+        if self.checker is not None:
+            self.checker.forget()
 
     def _code_identity(self):
         img = self.m.image
@@ -339,6 +341,8 @@ class NativeEngine:
 
     def invalidate_hooks(self):
         self._hooks_stale = True
+        if self.checker is not None:
+            self.checker.forget()
 
     @property
     def _stale(self):

@@ -141,6 +141,13 @@ class Checker:
         self.unit_libs: Dict[int, object] = {}
         self.checked = 0
 
+    def forget(self) -> None:
+        """The code or the hooks changed: translate every unit afresh."""
+        self.units.clear()
+        self.blocks.clear()
+        self.unit_libs.clear()
+        self.comp.linemaps.clear()
+
     def _logged_store(self, st, ld, n):
         log = self.log
         mask = (1 << (8 * n)) - 1
