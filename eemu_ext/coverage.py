@@ -189,7 +189,7 @@ def function_report(m, cov: CodeCoverage, entries: Iterable, reachable: bool = T
     funcs = {a: (a, s, n) for a, s, n in img._funcs if s}
     todo = []
     for e in entries:
-        a = m._resolve(e)
+        a = m.resolve(e)
         if a not in funcs:
             raise ValueError(f"{e!r} is not the start of a function symbol of {img.path}")
         todo.append(a)

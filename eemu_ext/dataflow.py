@@ -135,7 +135,7 @@ class Mem(NamedTuple):
 
     def address(self, m) -> int:
         """The address on machine m's current state (evaluate before the instruction runs)."""
-        return eval(_code(self.expr), m._globals) & M32
+        return eval(_code(self.expr), m.python.G) & M32
 
     def __str__(self):
         where = (f"{self.offset}({self.base})" if self.base is not None else self.expr)

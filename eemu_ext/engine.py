@@ -1,4 +1,6 @@
-"""The block engine: translates basic blocks of R5900 code into Python functions, once per address.
+"""The block translator: basic blocks of R5900 code into Python functions, once per address; and
+``Engine``, the protocol the machine's engines follow (python_engine.py, native/engine.py,
+native/lockstep.py).
 
 Each table row's ``sem`` (row.py) gets its field tokens replaced by the instruction's field values;
 a block's instructions become one Python function that returns the next pc. Every source line is
@@ -11,7 +13,7 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from typing import Dict, List, Tuple
+from typing import Dict, List, Protocol, Sequence, Tuple
 
 from .isa.row import Row, fields_of
 
@@ -126,13 +128,13 @@ class BlockCompiler:
     def _fetch(self, pc: int):
         """(row_id, word) or (None, error-raising source line)."""
         if not self.m.fetchable(pc):
-            return None, f"machine._fetch_outside({pc:#x})"
+            return None, f"engine._fetch_outside({pc:#x})"
         d = self.m.decoded(pc)
         if d is None:
-            return None, f"machine._fetch_fault({pc:#x})"
+            return None, f"engine._fetch_fault({pc:#x})"
         rid, word = d
         if rid < 0:
-            return None, f"machine._unimplemented({pc:#x}, {word:#x})"
+            return None, f"engine._unimplemented({pc:#x}, {word:#x})"
         return rid, word
 
     # DECISION: a hook on the address of a delay slot is not honoured when the slot runs as part
@@ -217,7 +219,7 @@ class BlockCompiler:
         if srid is None:
             emit(slot, [sword])
         elif self.rows[srid].flow in ("branch", "likely", "jump", "jump_reg"):
-            # r5900.md §9: a branch in a delay slot runs in the pc/npc model (machine._delay_chain)
+            # r5900.md §9: a branch in a delay slot runs in the pc/npc model (engine._delay_chain)
             if flow in ("branch", "likely"):
                 tgt = f"({f['btarget']:#x} if cond else {nxt:#x})"
             elif flow == "jump":
@@ -230,7 +232,7 @@ class BlockCompiler:
                     emit(pc, [f"COV[{3 * self._k} + (2 if cond else 0)] += 1"])
                 else:
                     emit(pc, done(0))
-            emit(slot, [f"return machine._delay_chain({slot:#x}, {tgt})"])
+            emit(slot, [f"return engine._delay_chain({slot:#x}, {tgt})"])
             return 1
         else:
             emit(slot, self._insn(slot, srid, sword))
@@ -275,3 +277,23 @@ class BlockCompiler:
             return None
         pcs = lm[1]
         return pcs[lineno - 1] if 0 < lineno <= len(pcs) else lm[0]
+
+
+class Engine(Protocol):
+    """What the Machine asks of an engine. Runs start with the registers in the machine's lists
+    (run) or in a call's R, RH image (call, call_each: executable-abi.md §3.1, Machine._call_image)
+    and end at the sentinel return address; every method returns the steps it ran (the run's
+    final pc too, where it has one). Faults propagate; the Machine locates them."""
+
+    def ready(self, pc: int) -> bool:
+        """Whether this engine takes a run from pc now (else the Python engine does)."""
+
+    def run(self, pc: int, limit: int) -> Tuple[int, int]:
+        """(pc, steps) of a run from pc with the current registers."""
+
+    def call(self, pc: int, image: bytes, limit: int) -> Tuple[int, int]:
+        """(pc, steps) of an outermost call from pc with the registers of image."""
+
+    def call_each(self, pc, images: Sequence[bytes], limit, after=None) -> List[Tuple[int, int]]:
+        """(v0, steps) of each call, one after the other; pc and limit may be lists (one per
+        call), after(i) runs after the i-th call (memory only)."""

@@ -1,8 +1,22 @@
-"""The machine's error types: every way a run can stop short, each naming where and why."""
+"""The machine's error types: every way a run can stop short, each naming where and why.
+
+Three families under ``EemuError``, told apart by type (never by a message or a module name):
+
+* ``EmulationError``: the emulated code did it (a fault, a trap, a spent budget, an unknown
+  instruction); ``pc`` is where. An error of the program under test.
+* ``EngineError``: the machine itself is wrong: its two engines differ (``LockstepMismatch``), or
+  an engine's own invariant broke. Never the program's fault.
+* ``HostError``: the computer the machine runs on: no C compiler, a compiler failure, a build
+  cache that cannot be used. Never the program's fault either.
+"""
 
 
-class EmulationError(Exception):
-    """Base of every error the R5900 machine raises. ``pc`` is the faulting pc when known."""
+class EemuError(Exception):
+    """Base of every error the R5900 machine raises."""
+
+
+class EmulationError(EemuError):
+    """The emulated code stopped short. ``pc`` is the faulting pc when known."""
 
     def __init__(self, message, pc=None):
         super().__init__(message)
@@ -43,7 +57,7 @@ class TrapError(EmulationError):
 
 
 class SyscallError(EmulationError):
-    """SYSCALL or BREAK with no Python handler installed (``Machine.on_syscall``)."""
+    """SYSCALL or BREAK with no Python handler installed (``m.hooks.add('syscall', fn)``)."""
 
 
 class DelaySlotError(EmulationError):
@@ -54,13 +68,29 @@ class MachineError(EmulationError):
     """Anything else the machine refuses to do (e.g. VCALLMS: no micro mode)."""
 
 
-class LockstepMismatch(EmulationError):
+class EngineError(EemuError):
+    """The machine broke its own contract (not the emulated code's doing); ``pc`` where known."""
+
+    def __init__(self, message, pc=None):
+        super().__init__(message)
+        self.pc = pc
+
+
+class LockstepMismatch(EngineError):
     """The native and Python engines disagree on an instruction (``engine="lockstep"``): ``pc``
     is the first instruction whose effects differ, ``diffs`` lists (what, python, native)."""
 
     def __init__(self, message, pc=None, diffs=()):
         super().__init__(message, pc)
         self.diffs = list(diffs)
+
+
+class HostError(EemuError):
+    """The host failed the machine: no C compiler, a compiler error, an unusable build cache."""
+
+
+class NativeUnavailable(HostError):
+    """No host C compiler: the native engine cannot run here (the Python engine still can)."""
 
 
 # kind names for fault(kind, msg) in instruction semantics (row.py)

@@ -1,6 +1,6 @@
 """A recorder: every executed instruction with the values it read and wrote, and the data flow back.
 
-``with m.recording() as rec: m.call(...)`` runs the calls instruction by instruction through the
+``with m.hooks.add("record") as rec: m.call(...)`` runs the calls instruction by instruction through the
 table (each row's ``sem``, the pc/npc model of r5900.md §9) and keeps, per executed instruction, a
 ``Line``: pc, word, the raw values of the locations it read (before) and wrote (after) as
 eemu_ext/dataflow.py names them, its loads and stores (address, width, value), and for a
@@ -14,7 +14,7 @@ started with (entry arguments a0-a7, other registers, memory no recorded store w
 
 DECISION: the recorded run always executes in this module's own instruction-by-instruction loop
 on the Python state, whichever engine the machine runs (the native engine syncs from it after);
-``on_step`` is not called while recording. A hook is one line: its writes are the registers it
+step hooks are not called while recording. A hook is one line: its writes are the registers it
 changed, it reads nothing the recorder can see, and memory it writes has no store line.
 """
 from __future__ import annotations
@@ -201,7 +201,7 @@ class Recording:
             m = self.m
             row = m.decoder.rows[rid]
             f = fields_of(word, pc)
-            src = substitute(m._compiler.templates[rid], f) if row.sem.strip() else "pass"
+            src = substitute(m.python.compiler.templates[rid], f) if row.sem.strip() else "pass"
             body = "\n".join("    " + ln for ln in src.splitlines())
             tail = ""
             for w in row.gpr_writes:
@@ -211,7 +211,7 @@ class Recording:
             ns = {}
             code = compile(f"def _i():\n    cond = tgt = None\n{body}\n{tail}    return cond, tgt\n",
                            f"<eemu recorded 0x{pc:08x}>", "exec")
-            exec(code, m._globals, ns)
+            exec(code, m.python.G, ns)
             fn = self._fns[key] = ns["_i"]
         return fn
 
@@ -226,12 +226,12 @@ class Recording:
         locs = all_locations()
         before = [get(m, x) for x in locs]
         name = m.symbolize(pc)
-        npc = m._do_hook(pc)
+        npc = m.hooks.run_at(pc)
         writes = {x: get(m, x) for x, v in zip(locs, before) if get(m, x) != v}
         self.lines.append(Line(len(self.lines), pc, 0, {}, writes, hook=name))
         return npc
 
-    def _run(self, pc: int, limit: int) -> Tuple[int, int]:
+    def run(self, pc: int, limit: int) -> Tuple[int, int]:
         """Run from pc to the sentinel, one instruction per line; returns (pc, steps)."""
         m = self.m
         m._pull()
@@ -243,24 +243,24 @@ class Recording:
         in_slot = False
         cover = m.coverage_enabled              # a recorded run counts its coverage too
         while pc != SENTINEL:
-            if pc in m._hooks and not in_slot:
+            if pc in m.hooks.at and not in_slot:
                 steps += 1
                 pc = self._hook_line(pc)
                 npc = (pc + 4) & M32
                 continue
             if not m.fetchable(pc):
                 m.pc = pc
-                m._fetch_outside(pc)
+                m.python._fetch_outside(pc)
             d = m.decoded(pc)
             if d is None:
-                m._fetch_fault(pc)
+                m.python._fetch_fault(pc)
             rid, word = d
             if rid < 0:
-                m._unimplemented(pc, word)
+                m.python._unimplemented(pc, word)
             if steps + 1 > limit:
                 m.pc = pc
                 raise StepLimitExceeded(
-                    f"step limit {limit:,} exceeded calling {m._describe_target()}: stopped at pc "
+                    f"step limit {limit:,} exceeded calling {m.call_target()}: stopped at pc "
                     f"0x{pc:08x} ({m.symbolize(pc)}): {m.disasm(pc)}", pc, limit)
             row = rows[rid]
             if in_slot and row.flow == "stop":
@@ -289,7 +289,7 @@ class Recording:
             except Exception as exc:
                 line.fault = type(exc).__name__
                 exc._eemu_counted = True
-                raise m._translate(exc, pc) from None
+                raise m.python.located(exc, pc) from None
             steps += 1
             if row.link:
                 reg = 31 if row.link.isdigit() else fields_of(word, pc)[row.link]
@@ -315,7 +315,7 @@ class Recording:
                     continue
                 t = target["btarget"] if cond else (npc + 4) & M32
                 if in_slot and row.mnemonic == "bc1t" and cond:
-                    # machine._delay_chain's recorded special case: BC1T taken in a delay slot
+                    # the Python engine's _delay_chain: the recorded special case: BC1T taken in a delay slot
                     pc, npc = (pc + 4) & M32, t
                     continue
             elif f == "jump":

@@ -13,7 +13,7 @@ from .machine import Machine
 
 
 def tracer(out=None):
-    """An on_step callback printing each unit and the registers the previous one changed.
+    """A step hook (m.hooks.add("step", ...)) printing each unit and the registers the previous one changed.
 
     `out` defaults to whatever sys.stdout is when the callback runs, not when this module loaded."""
     last = {}
@@ -44,7 +44,7 @@ def main(argv=None) -> int:
         m.load_elf(a.elf)
         target = int(a.function, 0) if a.function[:1].isdigit() else a.function
         if a.trace:
-            m.on_step = tracer()
+            m.hooks.add("step", tracer())
         v0 = m.call(target, *[int(x, 0) for x in a.args], limit=a.limit)
     except (EmulationError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -154,7 +154,7 @@ def load(game, ch, record=False):
     keep = game.load_once
     game.load_once = False
     try:
-        with game.m.recording() as rec:
+        with game.m.hooks.add("record") as rec:
             entries = game.load(ch.data)
     finally:
         game.load_once = keep
@@ -178,7 +178,7 @@ def record_controllers(game, ch, ctx, m, record_load=False):
     game.reset_work(work)
     game.poison_scratch()
     addr = coord + mm.COORD_LOCALTP if m["field"] == "localtp" else mm.SCRATCH + scratch_offset(m["field"])
-    with game.m.recording() as rec:
+    with game.m.hooks.add("record") as rec:
         game.call(SET_WORK, mm.ANM, work, t & 0xFFFFFFFF)
     return rec, addr, track, min(t, anim.last), False, loaded
 
@@ -202,7 +202,7 @@ def record_playback(game, ch, ctx, m, record_load=False):
     for s in steps[:-1]:
         game.forward(s)
     game.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(steps[-1] & 0xFFFFFFFF, 0xFFFF))
-    with game.m.recording() as rec:
+    with game.m.hooks.add("record") as rec:
         game.call(FORWARD, mm.ANM, steps[-1] & 0xFFFFFFFF)
     T = min(int(m["time"]) if m.get("time") is not None else game.time(), anim.last)
     return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp", loaded

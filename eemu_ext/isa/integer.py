@@ -81,9 +81,9 @@ special("movn", 0x0B, ("rd", "rs", "rt"), "alu", "if R[rt] != 0:\n    R[rd] = R[
         c="if (R[rt] != 0) R[rd] = R[rs];")
 # DECISION: the SYSCALL/BREAK code is the 20-bit field of bits 25-6 (MIPS III, row.py 'code').
 _HANDLER = "calls the machine's syscall handler (Python)"
-special("syscall", 0x0C, ("code",), "system", "machine._syscall('syscall', pc, code)", 0xFC00003F, flow="stop",
+special("syscall", 0x0C, ("code",), "system", "machine.hooks.syscall('syscall', pc, code)", 0xFC00003F, flow="stop",
         py=_HANDLER)
-special("break", 0x0D, ("code",), "system", "machine._syscall('break', pc, code)", 0xFC00003F, flow="stop",
+special("break", 0x0D, ("code",), "system", "machine.hooks.syscall('break', pc, code)", 0xFC00003F, flow="stop",
         py=_HANDLER)
 row("sync", 0xFFFFFFFF, 0x0000000F, (), "system", "pass", "ee", note="SYNC.L: no-op", c=";")
 row("sync.p", 0xFFFFFFFF, 0x0000040F, (), "system", "pass", "ee", note="SYNC.P: no-op", c=";")

@@ -92,17 +92,6 @@ class Row:
     def matches(self, word: int) -> bool:
         return (word & self.mask) == self.match
 
-    def dataflow(self, word: int, pc: int = 0):
-        """What this row reads and writes executing ``word`` (eemu_ext/dataflow.py, derived from sem)."""
-        from ..dataflow import analyze
-        return analyze(self, word, pc)
-
-    def reads(self, word: int) -> frozenset:
-        return self.dataflow(word).reads
-
-    def writes(self, word: int) -> frozenset:
-        return self.dataflow(word).writes
-
 
 def fields_of(word: int, pc: int = 0) -> Dict[str, int]:
     """Every field token of the semantics contract, decoded from one instruction word."""

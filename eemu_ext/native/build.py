@@ -1,52 +1,43 @@
-"""Compile C into a shared library with the host's C compiler, cached by content.
+"""The native engine's C builds: ccache.py's content-addressed cache under build/native/.
 
-``shared_library(name, sources)`` writes the sources into ``build/native/<name>-<hash>/`` (the hash
-covers every source, the compiler flags and the compiler's version) and builds ``lib.so`` there
-once; later calls, in this process or another, load the cached file. Compiling is the expensive
-part (about a second per few hundred blocks), so a cache hit must never recompile.
+``shared_library(name, sources)`` builds (or reuses) ``build/native/<name>-<hash>/lib.so`` and
+loads it; a cached library is loaded only after its checksum matches, and a damaged one is built
+again (ccache.py). A failure of the host (no compiler, a compiler error, a cache directory that
+cannot be written) is an ``errors.HostError`` naming it, never an error of the emulated code.
 """
 from __future__ import annotations
 
 import ctypes
-import fcntl
-import hashlib
 import os
-import shutil
-import subprocess
-import tempfile
 from typing import Dict, Optional, Tuple
+
+from ..errors import HostError, NativeUnavailable
+from . import ccache
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CSRC = os.path.join(HERE, "csrc")
 ROOT = os.path.dirname(os.path.dirname(HERE))
 CFLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing", "-w")
 
+compiler = ccache.compiler
 
-class NativeUnavailable(RuntimeError):
-    """No host C compiler: the native engine cannot run here (the Python engine still can)."""
-
-
-def compiler() -> Optional[str]:
-    cc = os.environ.get("CC") or "cc"
-    return shutil.which(cc) or shutil.which("gcc")
-
-
-_VERSIONS: Dict[str, str] = {}
-
-
-def _version(cc: str) -> str:
-    v = _VERSIONS.get(cc)
-    if v is None:
-        try:
-            v = subprocess.run([cc, "--version"], capture_output=True, text=True, timeout=60).stdout
-        except OSError:
-            v = ""
-        _VERSIONS[cc] = v
-    return v
+__all__ = ["CSRC", "CFLAGS", "NativeUnavailable", "cache_dir", "compiler", "compiler_version", "csrc",
+           "cached_library", "runtime_headers", "shared_library"]
 
 
 def cache_dir() -> str:
     return os.environ.get("EEMU_NATIVE_CACHE") or os.path.join(ROOT, "build", "native")
+
+
+def _cache() -> ccache.BuildCache:
+    return ccache.BuildCache(cache_dir(), CFLAGS)
+
+
+def compiler_version(cc: str) -> str:
+    try:
+        return ccache.compiler_version(cc)
+    except ccache.BuildError as e:
+        raise HostError(f"native engine: {e}") from None
 
 
 def csrc(name: str) -> str:
@@ -55,10 +46,23 @@ def csrc(name: str) -> str:
         return f.read()
 
 
+def runtime_headers() -> Dict[str, str]:
+    """The runtime headers a translated unit includes. (eefloat.c is the float runtime's own test
+    library; block code gets inline copies from eefloat.h, so it is not compiled into programs.)"""
+    return {fn: csrc(fn) for fn in sorted(os.listdir(CSRC)) if fn.endswith(".h")}
+
+
+def _load(path: str) -> ctypes.CDLL:
+    try:
+        return ctypes.CDLL(path)
+    except OSError as e:
+        raise HostError(f"native engine: cannot load {path} ({e})") from None
+
+
 def cached_library(name: str, key: str) -> Optional[ctypes.CDLL]:
-    """The library built earlier under (name, key), or None."""
-    lib = os.path.join(cache_dir(), f"{name}-{key}", "lib.so")
-    return ctypes.CDLL(lib) if os.path.exists(lib) else None
+    """The intact library built earlier under (name, key), or None (none, or a damaged one)."""
+    path = _cache().cached(name, key)
+    return _load(path) if path is not None else None
 
 
 def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key: Optional[str] = None,
@@ -67,48 +71,13 @@ def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key:
     (headers) are written beside them. Returns the loaded library. The cache key is a hash of the
     sources, the flags and the compiler, or ``key`` when the caller has a cheaper one that
     determines the sources."""
-    cc = compiler()
-    if cc is None:
-        raise NativeUnavailable("no host C compiler (cc or gcc) on PATH")
-    if key is None:
-        h = hashlib.sha256()
-        for part in (_version(cc), " ".join(CFLAGS + tuple(flags)), key_extra):
-            h.update(part.encode())
-            h.update(b"\0")
-        for fn in sorted(sources):
-            h.update(fn.encode())
-            h.update(b"\0")
-            h.update(sources[fn].encode())
-            h.update(b"\0")
-        key = h.hexdigest()[:24]
-    d = os.path.join(cache_dir(), f"{name}-{key}")
-    lib = os.path.join(d, "lib.so")
-    if not os.path.exists(lib):
-        os.makedirs(cache_dir(), exist_ok=True)
-        # one compile per key: a second process (a bulk run's other worker) waits for the first
-        with open(os.path.join(cache_dir(), f".lock-{name}-{key}"), "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
-            if not os.path.exists(lib):
-                _compile(cc, name, sources, flags, d)
-    return ctypes.CDLL(lib)
-
-
-def _compile(cc, name, sources, flags, d):
-    """Compile into a fresh directory and rename it to d (atomic; a lost race is harmless)."""
-    tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=cache_dir())
+    if ccache.compiler() is None:
+        raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
+    cache = _cache()
     try:
-        for fn, text in sources.items():
-            with open(os.path.join(tmp, fn), "w", encoding="utf-8") as f:
-                f.write(text)
-        cfiles = [os.path.join(tmp, fn) for fn in sorted(sources) if fn.endswith(".c")]
-        r = subprocess.run([cc, *CFLAGS, *flags, "-I", tmp, "-o", os.path.join(tmp, "lib.so"), *cfiles],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            raise RuntimeError(f"native build of {name} failed ({cc}):\n{r.stderr[-4000:]}")
-        try:
-            os.rename(tmp, d)          # atomic: another process may have won the race
-        except OSError:
-            shutil.rmtree(tmp, ignore_errors=True)
-    finally:
-        if os.path.isdir(tmp):
-            shutil.rmtree(tmp, ignore_errors=True)
+        if key is None:
+            key = cache.key(sources, flags, key_extra)
+        path = cache.library(name, sources, key=key, flags=flags)
+    except ccache.BuildError as e:
+        raise HostError(f"native engine: {e}") from None
+    return _load(path)

@@ -21,6 +21,7 @@ import struct
 import tempfile
 from typing import Dict, List, Optional, Tuple
 
+from ..errors import EngineError, HostError
 from . import build
 from .translate import Translator, c_unit, translator_hash
 
@@ -108,7 +109,7 @@ class Program:
         lib.ee_run.restype = ctypes.c_int
         lib.ee_size.restype = ctypes.c_uint32
         if lib.ee_size() != ctypes.sizeof(EeState):
-            raise RuntimeError("native engine: ee_state layout differs between ee.h and engine.py")
+            raise EngineError("native engine: ee_state layout differs between ee.h and engine.py")
         n = ctypes.c_uint32.in_dll(lib, "ee_nblocks").value
         arr = ctypes.c_uint32 * max(n, 1)
         self.starts = list(arr.in_dll(lib, "ee_block_start"))[:n]
@@ -120,12 +121,6 @@ class Program:
 
 
 _PROGRAMS: Dict[str, Program] = {}
-
-
-def _csources() -> Dict[str, str]:
-    """The runtime headers a translated unit includes. (eefloat.c is the float runtime's own test
-    library; block code gets inline copies from eefloat.h, so it is not compiled into programs.)"""
-    return {fn: build.csrc(fn) for fn in sorted(os.listdir(build.CSRC)) if fn.endswith(".h")}
 
 
 def code_ranges(m) -> List[Tuple[int, int]]:
@@ -168,11 +163,14 @@ def _load_spans(ident: str):
 def _save_spans(ident: str, spans) -> None:
     """Write atomically: a worker that reads a half-written file would walk again, no harm, but a
     torn list must never be taken for the code."""
-    os.makedirs(build.cache_dir(), exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump([[a, b] for a, b in spans], f)
-    os.replace(tmp, _spans_file(ident))
+    try:
+        os.makedirs(build.cache_dir(), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump([[a, b] for a, b in spans], f)
+        os.replace(tmp, _spans_file(ident))
+    except OSError as e:
+        raise HostError(f"native engine: the build cache {build.cache_dir()} cannot be written ({e})") from None
 
 
 def _merge(spans):
@@ -228,7 +226,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         h.update(m.read(a, b - a))
     h.update(repr(sorted(roots)).encode())
     cc = build.compiler() or ""
-    h.update(build._version(cc).encode() if cc else b"")      # a new compiler is a new program
+    h.update(build.compiler_version(cc).encode() if cc else b"")      # a new compiler is a new program
     opt = "-O1"
     key = f"{h.hexdigest()[:20]}-{th}-{m.float_model}{opt.lower()}"
     prog = _PROGRAMS.get(key)
@@ -240,7 +238,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
             return None
         found = Translator(m).discover(roots, inside, budget)        # now with the C text
         blocks = [found[a] for a in sorted(found)]
-        sources = _csources()
+        sources = build.runtime_headers()
         sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
         model = "-DEE_MODEL_HW=1" if m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
         # DECISION: programs are compiled at -O1. On the stand-in gcc takes 12.7 s at -O1 against
@@ -259,14 +257,18 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
 
 
 class NativeEngine:
-    """The native half of one Machine: its C state, its block index and the run loop."""
+    """The native engine of one Machine: its C state, its block index and the run loop. Where no
+    native block starts (or at a hook, or a budget's last units) it runs the Python engine's
+    units; a checker (lockstep.LockstepEngine) may take every native block instead."""
 
     WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 
-    def __init__(self, m, lockstep: bool = False):
+    def __init__(self, m, python):
         self.m = m
-        self.lockstep = lockstep
-        self.compile_after = 0 if lockstep else compile_after()
+        self.python = python
+        self.checker = None             # runs each native block in both engines (lockstep.py)
+        self.lockstep = False           # a checker is attached
+        self.compile_after = compile_after()
         self.c_owns = False             # the C state holds newer FPU/VU0/scalars than the lists
         self._unready = False           # no program at hand for the current code (until it changes)
         self.st = EeState()
@@ -284,28 +286,35 @@ class NativeEngine:
         self._code_stale = True
         self._hooks_stale = True
         self.python_units = 0           # units the Python engine ran inside native runs
-        self._check = None              # the lockstep checker, made on first use
         self._bcount = None             # coverage counters (Machine(coverage=True))
         self._cov_blocks = {}           # block number -> its instructions (coverage)
         self._F = self._VF = self._VI = self._sc = None   # what crossed last time
         self._fv_raw = self._sc_raw = None
         self._extra_roots = set()       # declared entries, for code loaded without an image
-        if lockstep:
-            self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
-            self._log_size = (ctypes.c_uint8 * LOG_CAP)()
-            self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
-            self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
-            st = self.st
-            st.log_addr = self._log_addr
-            st.log_size = self._log_size
-            st.log_old = ctypes.addressof(self._log_old)
-            st.log_new = ctypes.addressof(self._log_new)
-            st.log_cap = LOG_CAP
+
+    def attach_checker(self, checker) -> None:
+        """Every native block runs through checker.check (lockstep): programs are compiled at
+        once, the stores of a block are logged, and the lists always hold the newest state."""
+        self.checker = checker
+        self.lockstep = True
+        self.compile_after = 0
+        self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
+        self._log_size = (ctypes.c_uint8 * LOG_CAP)()
+        self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
+        self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
+        st = self.st
+        st.log_addr = self._log_addr
+        st.log_size = self._log_size
+        st.log_old = ctypes.addressof(self._log_old)
+        st.log_new = ctypes.addressof(self._log_new)
+        st.log_cap = LOG_CAP
 
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
         self._code_stale = True
         self._unready = False
+        if self.checker is not None:
+            self.checker.forget()
 
     def _code_identity(self):
         img = self.m.image
@@ -333,6 +342,8 @@ class NativeEngine:
 
     def invalidate_hooks(self):
         self._hooks_stale = True
+        if self.checker is not None:
+            self.checker.forget()
 
     @property
     def _stale(self):
@@ -380,7 +391,7 @@ class NativeEngine:
         if self._code_stale or self.prog is None:
             prog = translate_program(self.m, self._roots(pc))
             if prog is not self.prog:
-                self._flush_coverage()
+                self.flush_coverage()
                 self.prog = prog
                 self.bidx = (ctypes.c_int32 * max(prog.nwords, 1))()
                 self._bidx_addr = ctypes.addressof(self.bidx)
@@ -405,7 +416,7 @@ class NativeEngine:
         import bisect
         prog, bidx = self.prog, self.bidx
         ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
-        hooks = sorted(self.m._hooks)
+        hooks = sorted(self.m.hooks.at)
         for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
             k = bisect.bisect_right(hooks, a)
             if k < len(hooks) and hooks[k] < e:
@@ -577,12 +588,12 @@ class NativeEngine:
             if why == WHY_ONE:
                 continue
             self.sync_out(lazy=why == WHY_HOOK)       # a hook reads what it needs through m.F ...
-            m._prev_block = st.prev
+            self.python.prev_block = st.prev
             if why == WHY_UNIT:
                 self._count_partial(pc)
             if why == WHY_LIMIT:
                 m.pc = pc
-                return m._run_exact(pc, steps, limit)
+                return self.python.run_exact(pc, steps, limit)
             pc, steps = self._python_unit(pc, steps, limit, why)
             if self._stale:                 # a hook changed the code or the hooks
                 self._ensure(pc)
@@ -612,7 +623,7 @@ class NativeEngine:
             got = self._cov_blocks[b] = (pcs, mns, branch, slot)
         return got
 
-    def _flush_coverage(self):
+    def flush_coverage(self):
         if not self.m.coverage_enabled or self.prog is None or getattr(self, "_bcount", None) is None:
             return
         from ..coverage import spread
@@ -642,10 +653,7 @@ class NativeEngine:
             return (WHY_HOOK if b == -2 else WHY_MISS), pc, steps
         if steps + prog.sizes[b] > limit:
             return WHY_LIMIT, pc, steps
-        if self._check is None:
-            from .lockstep import Checker
-            self._check = Checker(self)
-        npc, nsteps, why = self._check.check(pc, steps, limit)
+        npc, nsteps, why = self.checker.check(pc, steps, limit)
         return why, npc, nsteps
 
     def native_snapshot(self) -> tuple:
@@ -656,7 +664,8 @@ class NativeEngine:
         st = self.st
         n = st.log_n
         if n > st.log_cap:
-            raise RuntimeError(f"lockstep: a block made more than {st.log_cap} stores")
+            raise EngineError(f"lockstep: a block made more than {st.log_cap} stores (the store log's "
+                              f"capacity)", st.pc)
         if not n:
             return []
         old = ctypes.string_at(self._log_old, 16 * n)
@@ -702,12 +711,12 @@ class NativeEngine:
         """One unit in the Python engine (one Python block where no native block starts)."""
         m = self.m
         self.python_units += 1
-        single = why != WHY_MISS or pc in m._hooks or self._python_only(pc)
-        cache = m._single if single else m._blocks
-        e = cache.get(pc) or m._compile(pc, single)
+        single = why != WHY_MISS or pc in m.hooks.at or self._python_only(pc)
+        py = self.python
+        e = (py.single if single else py.blocks).get(pc) or py.unit(pc, single)
         if steps + e[1] > limit:
             m.pc = pc
-            return m._run_exact(pc, steps, limit)
+            return self.python.run_exact(pc, steps, limit)
         S = m._S                        # annul is the Python engine's own (never in C)
         ann0 = S.annul
         m.pc = pc

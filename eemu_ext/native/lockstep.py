@@ -98,14 +98,37 @@ class _LoggedView:
         self.log.append((i * self.size, self.size, old, self.mv[i]))
 
 
+class LockstepEngine:
+    """The native and the Python engine composed: the native engine runs the machine, and every
+    native block it would run goes through a Checker, which runs it in both engines and compares.
+    The same protocol as either engine (engine.Engine)."""
+
+    def __init__(self, native, python):
+        self.native, self.python = native, python
+        self.checker = Checker(native, python)
+        native.attach_checker(self.checker)
+
+    def ready(self, pc: int) -> bool:
+        return self.native.ready(pc)
+
+    def run(self, pc: int, limit: int):
+        return self.native.run(pc, limit)
+
+    def call(self, pc: int, image, limit: int):
+        return self.native.call(pc, image, limit)
+
+    def call_each(self, pc, images, limit, after=None):
+        return self.native.call_each(pc, images, limit, after)
+
+
 class Checker:
     """The Python side of lockstep for one machine: units compiled with every store logged."""
 
-    def __init__(self, eng):
+    def __init__(self, eng, python):
         self.eng = eng
         m = self.m = eng.m
         self.log: List[tuple] = []
-        G = dict(m._globals)
+        G = dict(python.G)
         mem, log = m.mem, self.log
         for n in (1, 2, 4, 8, 16):
             G[f"st{8 * n}"] = self._logged_store(getattr(mem, f"st{8 * n}"), getattr(mem, f"ld{8 * n}"), n)
@@ -117,6 +140,13 @@ class Checker:
         self.blocks: Dict[int, list] = {}
         self.unit_libs: Dict[int, object] = {}
         self.checked = 0
+
+    def forget(self) -> None:
+        """The code or the hooks changed: translate every unit afresh."""
+        self.units.clear()
+        self.blocks.clear()
+        self.unit_libs.clear()
+        self.comp.linemaps.clear()
 
     def _logged_store(self, st, ld, n):
         log = self.log
@@ -134,7 +164,7 @@ class Checker:
     def py_unit(self, pc):
         fn = self.units.get(pc)
         if fn is None:
-            fn = self.units[pc] = self.comp.compile(pc, True, self.m._hooks)[0]
+            fn = self.units[pc] = self.comp.compile(pc, True, self.m.hooks.at)[0]
         return fn
 
     def _units_of(self, pc):
@@ -197,8 +227,7 @@ class Checker:
         if lib is None:
             tr = Translator(self.m)
             blocks = [tr.block(u.pc, limit=1) for u in units]
-            from .engine import _csources
-            sources = _csources()
+            sources = build.runtime_headers()
             sources["units.c"] = c_unit(blocks, lambda b: f"u_{b.start:08x}", available=set(sources),
                                         export=True)
             model = "-DEE_MODEL_HW=1" if self.m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"

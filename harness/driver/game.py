@@ -128,7 +128,7 @@ class Game:
         stubs.install(self.m, self.heap, self.sym)
         self.notes: List[tuple] = []
         self.inst: Dict[int, int] = {}
-        self.m.hook(mm.NOTE_FUNC, self._note_hook)
+        self.m.hooks.add("address", self._note_hook, mm.NOTE_FUNC)
         self._wire_sys()
         self.calls = 0
         self.steps = 0

@@ -83,13 +83,13 @@ def install(machine, heap, symbols):
         return hook
 
     for name, argn in ALLOCATORS.items():
-        machine.hook(symbols[name], allocator(name, argn))
+        machine.hooks.add("address", allocator(name, argn), symbols[name])
     for name in FREES:
-        machine.hook(symbols[name], lambda m: 0)
+        machine.hooks.add("address", lambda m: 0, symbols[name])
 
     def open_data(m):
         this, data = m.args(2)
         m.write_u32(this + mm.READER_PTR, data)
         m.write_u32(this + mm.READER_END, mm.HEAP_END)
         return 0
-    machine.hook(symbols[OPEN_DATA], open_data)
+    machine.hooks.add("address", open_data, symbols[OPEN_DATA])

@@ -5,6 +5,7 @@ import time as _time
 import traceback
 from collections import Counter
 
+from eemu_ext.errors import EemuError
 from harness.checks import ALIASES, NAMES, REGISTRY, applicable
 from harness import HarnessError
 from harness.compare.mismatch import CaseContext
@@ -70,11 +71,18 @@ def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
     REGISTRY[check].run(game, ch, anim, ctx, tally, prof, rng(ctx.seed, ch.id, check), speed)
 
 
+# DECISION: an error of a type the harness or the machine defines (HarnessError; EemuError: the
+# emulated code's, the engines' or the host's, eemu_ext/errors.py) says in its message what went
+# wrong and where (a pc, a symbol, a file); any other type is a defect of ours, and its record keeps
+# the source line that raised it. Decided by type, never by a name in the error's module.
+EXPLAINED = (HarnessError, EemuError)
+
+
 def describe_error(exc, check):
     kind = type(exc).__name__
     tb = traceback.extract_tb(exc.__traceback__)
     where = f"{tb[-1].filename.rsplit('/', 1)[-1]}:{tb[-1].lineno}" if tb else ""
-    expected = isinstance(exc, HarnessError) or kind.endswith("Error") and "eemu" in type(exc).__module__
+    expected = isinstance(exc, EXPLAINED)
     return {"type": kind, "message": str(exc), "check": check,
             "where": None if expected else where}
 

@@ -83,7 +83,7 @@ class Report:
 
 
 class Watch:
-    """The machine's on_step and on_syscall: call tree, COP0, accesses, unknown field reads."""
+    """The machine's step and syscall hooks: call tree, COP0, accesses, unknown field reads."""
 
     def __init__(self, game: Game, report: Report):
         self.g, self.r, self.m = game, report, game.m
@@ -94,8 +94,8 @@ class Watch:
         self.decoded: Dict[int, tuple] = {}
         self.known = {name: (base, size, {base + o + i for o, n in f for i in range(n)})
                       for name, (base, size, f) in KNOWN_FIELDS.items()}
-        self.m.on_step = self.step
-        self.m.on_syscall = self.syscall
+        self.m.hooks.add("step", self.step)
+        self.m.hooks.add("syscall", self.syscall)
 
     def func_of(self, addr):
         s = self.m.symbolize(addr)

@@ -203,12 +203,12 @@ def test_a_restart_resets_every_work_in_one_batch_and_names_a_game_that_relinks_
     works = game.works()
     assert len(works) > 1
     seen = []
-    game.m.hook(game.sym[RESET_WORK], lambda m: seen.append(m.args(2)[1]))
+    game.m.hooks.add("address", lambda m: seen.append(m.args(2)[1]), game.sym[RESET_WORK])
     try:
         game.restart()
         assert seen == works
-        game.m.hook(game.sym[RESET_WORK], lambda m: m.write_u32(m.args(2)[1], 0))   # unlinks the rest
+        game.m.hooks.add("address", lambda m: m.write_u32(m.args(2)[1], 0), game.sym[RESET_WORK])   # unlinks the rest
         with pytest.raises(HarnessError, match="ResetAnmCtrlWork changed the work list"):
             game.restart()
     finally:
-        game.m.unhook(game.sym[RESET_WORK])
+        game.m.hooks.remove(game.sym[RESET_WORK])

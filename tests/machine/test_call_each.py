@@ -40,7 +40,7 @@ def test_a_hook_in_every_call_of_a_batch():
     one, batch = Machine(), Machine()
     for m in (one, batch):
         put_words(m, B, program(CALLER))
-        m.hook(HOOKED, lambda mm: mm.args(1)[0] * 2)
+        m.hooks.add("address", lambda mm: mm.args(1)[0] * 2, HOOKED)
         m.declare_entries([B])
     args = [(5, 1), (0x40000000, 3), (9, 0xFFFFFFFF)]
     want = []
@@ -65,7 +65,7 @@ def test_a_hook_may_make_a_batch_of_nested_calls():
     m.load_elf(ELF)
     put_words(m, B, program(CALLER))
     m.allow_fetch(B, B + 4 * len(CALLER))
-    m.hook(HOOKED, lambda mm: sum(v for v, _ in mm.call_each("fib", [(mm.args(1)[0],), (2,)])))
+    m.hooks.add("address", lambda mm: sum(v for v, _ in mm.call_each("fib", [(mm.args(1)[0],), (2,)])), HOOKED)
     assert m.call(B, 7, 0) == 13 + 1
 
 

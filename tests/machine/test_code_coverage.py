@@ -198,7 +198,7 @@ def test_counts_agree_with_a_recorded_run():
             m.call(name, *args)
         r = Machine(engine=eng, coverage=True)
         r.load_elf(ELF)
-        with r.recording() as rec:
+        with r.hooks.add("record") as rec:
             for name, *args in calls:
                 r.call(name, *args)
         insns = collections.Counter(ln.pc for ln in rec)

@@ -70,7 +70,7 @@ def run_mode(code, start, st, hl, single):
         saved.append(mm.R[31])
         mm.R[31] = sx32(SENTINEL)
     saved = []
-    m.hook(TRAMP, stop)
+    m.hooks.add("address", stop, TRAMP)
     m.R[:] = regs
     m.RH[:] = rh
     m.RH[0] = 0

@@ -15,8 +15,8 @@ ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 def test_fresh_state(m):
     """r5900.md §2 and ee-float.md §3.9: VF0 = (0,0,0,1.0), FCR31 = 0x01000001, R = 0x3F800000."""
     assert all(m.gpr[i] == 0 for i in range(32))
-    assert m.vf[0] == [0, 0, 0, 0x3F800000] and m.fcr31 == 0x01000001 and m.S.r == 0x3F800000
-    assert m.fpr == [0] * 32 and m.HI == [0, 0] and m.LO == [0, 0]
+    assert m.VF[0] == [0, 0, 0, 0x3F800000] and m.fcr31 == 0x01000001 and m.S.r == 0x3F800000
+    assert m.F == [0] * 32 and m.HI == [0, 0] and m.LO == [0, 0]
     with pytest.raises(ValueError):
         Machine(float_model="ieee")
 
@@ -118,7 +118,7 @@ def test_call_protocol(m):
     def spy(mm):
         seen.update(sp=mm.R[29], ra=mm.R[31], a0=mm.R[4], a7=mm.R[11], s1=mm.gpr[17])
         return -2
-    m.hook(B, spy)
+    m.hooks.add("address", spy, B)
     assert m.call(B, -1, 2, 3, 4, 5, 6, 7, 0x80000000) == 0xFFFFFFFE
     assert seen == dict(sp=STACK_TOP, ra=0xFFFFFFFF_FFFFFFF0, a0=(1 << 64) - 1, a7=0xFFFFFFFF_80000000, s1=0)
     assert m.R[2] == 0xFFFFFFFF_FFFFFFFE                 # hook result sign-extended into v0
@@ -126,9 +126,9 @@ def test_call_protocol(m):
 
 def test_hook_replaces_function_and_returns_to_ra(m):
     m.load_elf(ELF)
-    m.hook("fib", lambda mm: mm.args(1)[0] * 1000)
+    m.hooks.add("address", lambda mm: mm.args(1)[0] * 1000, "fib")
     assert m.call("fib", 7) == 7000 and m.steps == 1      # a hook counts as one step
-    m.unhook("fib")
+    m.hooks.remove("fib")
     assert m.call("fib", 7) == 13
 
 
@@ -137,7 +137,7 @@ def test_hook_inside_compiled_code_and_data_address(m):
     fptr = 0x00200000                                     # nothing but zeros there
     words = program(["lui t9, 0x20", "jalr ra, t9", "nop", "addu v0, v0, v0", "jr s0", "nop"])
     put_words(m, B, words)
-    m.hook(fptr, lambda mm: 21)
+    m.hooks.add("address", lambda mm: 21, fptr)
     set_regs(m, s0=SENTINEL | 0xFFFFFFFF_00000000)
     m.run(B)
     assert m.R[2] == 42
@@ -147,7 +147,7 @@ def test_hook_added_after_compilation_splits_blocks(m):
     words = program(["addiu v0, zero, 1", "addiu v0, v0, 1", "addiu v0, v0, 1"])
     run_words(m, words)
     assert m.R[2] == 3
-    m.hook(B + 4, lambda mm: 100)                         # the middle of an already compiled block
+    m.hooks.add("address", lambda mm: 100, B + 4)       # the middle of an already compiled block
     set_regs(m, ra=SENTINEL | 0xFFFFFFFF_00000000)
     m.run(B)
     assert m.R[2] == 100
@@ -164,7 +164,7 @@ def test_nested_call_from_hook_restores_caller(m):
         calls.append(r)
         assert [mm.gpr[i] for i in range(32)] == before
         return r + 1
-    m.hook("collatz_steps", inner)
+    m.hooks.add("address", inner, "collatz_steps")
     words = program(["or s0, ra, zero", "jal 0x%x" % m.symbol("collatz_steps"), "addiu a0, zero, 27",
                      "addu v0, v0, s1", "jr s0", "nop"])
     m.allow_fetch(B, put_words(m, B, words))       # a trampoline outside the image's segments
@@ -228,7 +228,7 @@ def test_nested_call_from_hook_during_run(m):
     """A hook reached from m.run (not m.call) may also call code; the caller's registers survive."""
     m.load_elf(ELF)
     target = 0x00200000
-    m.hook(target, lambda mm: mm.call("fib", 6))
+    m.hooks.add("address", lambda mm: mm.call("fib", 6), target)
     words = program(["addiu s1, zero, 5", "lui t9, 0x20", "jalr ra, t9", "nop", "addu v0, v0, s1", "jr s0", "nop"])
     set_regs(m, s0=SENTINEL | 0xFFFFFFFF_00000000, sp=STACK_TOP - 0x100)
     m.allow_fetch(B, put_words(m, B, words))
@@ -259,10 +259,10 @@ def test_hook_errors_pass_through_unchanged(m):
 
     def bad(mm):
         raise HarnessProblem("stub saw a bad pointer")
-    m.hook(B, bad)
+    m.hooks.add("address", bad, B)
     with pytest.raises(HarnessProblem, match="bad pointer"):
         m.call(B)
-    m.hook(B, lambda mm: mm.read_u32(0x05000000))    # an emulation error from a hook gets located
+    m.hooks.add("address", lambda mm: mm.read_u32(0x05000000), B)   # an emulation error from a hook gets located
     with pytest.raises(MemoryFault, match=r"0x05000000.*pc 0x00080000"):
         m.call(B)
 
@@ -286,10 +286,10 @@ def test_decoded_once_per_address_and_forgotten_on_write(m):
     assert m.decoded(0x05000000) is None and m.decoder.rows[m.decoded(B + 0x100)[0]].mnemonic == "sll"
 
 
-def test_on_step_sees_every_unit_and_respects_the_budget(m):
+def test_a_step_hook_sees_every_unit_and_respects_the_budget(m):
     m.load_elf(ELF)
     seen = []
-    m.on_step = lambda mm, pc: seen.append(pc)
+    m.hooks.add("step", lambda mm, pc: seen.append(pc))
     assert m.call("gcd", 12, 18) == 6
     fast = Machine()
     fast.load_elf(ELF)

@@ -228,7 +228,7 @@ def test_syscall_without_handler_stops_cleanly(m):
 
 def test_syscall_handler_runs_and_continues(m):
     seen = []
-    m.on_syscall = lambda mm, kind, code: seen.append((kind, code, mm.R[4]))
+    m.hooks.add("syscall", lambda mm, kind, code: seen.append((kind, code, mm.R[4])))
     run(m, ["syscall 0x5", "addiu v0, zero, 9", "break 0x3"], a0=42)
     assert seen == [("syscall", 5, 42), ("break", 3, 42)] and m.R[2] == 9
 

@@ -276,7 +276,7 @@ def test_model_h_binds_the_namespace_functions(model, request):
     """Each model.h name computes what the machine's sem namespace binds to it (cop1 and vu0),
     on 2,000 operand sets per name; the constants and EE_FLAGS equal the namespace's."""
     fns, consts = model_h_library(model)
-    G = Machine(float_model=model)._globals
+    G = Machine(float_model=model).python.G
     fm = eefloat.model(model)
     assert consts == [G["F_OVF"], G["FCR0_VALUE"], G["FCR31_MASK"], int(fm.flags)]
     seed = request.config.getoption("--seed")
@@ -319,7 +319,7 @@ def test_a_one_digit_short_divider_is_caught():
     bad, _ = compare(bad_lib, "hw_div", pool("X2", 2_000, "planted"))
     assert bad
     fns, _ = model_h_library("hw", patch)
-    G = Machine(float_model="hw")._globals
+    G = Machine(float_model="hw").python.G
     assert any(fns["f_div"](a, b) != G["f_div"](a, b) for a, b in pool("X2", 2_000, "planted")[0])
 
 

@@ -42,7 +42,7 @@ def _run(m):
 def test_lockstep_agrees_on_a_clean_program():
     m = _run(Machine(engine="lockstep"))
     assert m.R[2] == 15 and m.read_u32(STACK_TOP - 0x1000 + 0x100) == 15
-    assert m._native._check.checked >= 5          # every block was compared
+    assert m.native.checker.checked >= 5          # every block was compared
 
 
 def test_a_result_off_by_one_is_caught_at_its_instruction():

@@ -39,15 +39,15 @@ def _fib(threshold, monkeypatch, n=12):
 
 def test_a_short_run_below_the_threshold_compiles_nothing(engine, monkeypatch, tmp_path):
     m, v0, steps = _fib(10_000_000, monkeypatch)
-    assert m._native.prog is None and _programs(tmp_path) == []
+    assert m.native.prog is None and _programs(tmp_path) == []
     assert v0 == 144 and steps > 0
 
 
 def test_past_the_threshold_the_program_is_compiled_and_runs_native(engine, monkeypatch, tmp_path):
     m, v0, steps = _fib(500, monkeypatch)         # fib(12) runs well over 500 instructions
-    assert m._native.prog is None                 # the first run went in Python ...
+    assert m.native.prog is None                 # the first run went in Python ...
     assert m.call("fib", 12) == v0 and m.steps == steps
-    assert m._native.prog is not None and len(_programs(tmp_path)) == 1   # ... the second native
+    assert m.native.prog is not None and len(_programs(tmp_path)) == 1   # ... the second native
 
 
 def test_a_cached_program_runs_at_once_in_a_fresh_process_state(engine, monkeypatch, tmp_path):
@@ -57,7 +57,7 @@ def test_a_cached_program_runs_at_once_in_a_fresh_process_state(engine, monkeypa
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     monkeypatch.setattr(eng, "_SPANS", {})        # as a new process: only the disk cache remains
     m, v0, _ = _fib(10_000_000, monkeypatch)
-    assert m._native.prog is not None and v0 == 144
+    assert m.native.prog is not None and v0 == 144
 
 
 def test_a_bad_threshold_is_refused_by_name(engine, monkeypatch):

@@ -1,6 +1,6 @@
 """The recorder (eemu_ext/record.py): every executed instruction with the values it read and wrote.
 
-Small hand-assembled programs run under ``with m.recording() as rec``: each line has the pc, the
+Small hand-assembled programs run under ``with m.hooks.add("record") as rec``: each line has the pc, the
 word, the raw values of its read locations (before) and written locations (after), its loads and
 stores; ``last_store_to`` finds the store behind a byte of memory and ``producer_chain`` walks the
 data flow back to the loads from the inputs and the entry arguments. A recorded run leaves the
@@ -54,7 +54,7 @@ def state(m):
 
 def test_lines_carry_raw_values(m):
     prepare(m)
-    with m.recording() as rec:
+    with m.hooks.add("record") as rec:
         m.run(B, limit=1000)
     assert [ln.pc for ln in rec] == [B + 4 * i for i in range(13)]
     add = rec[2]
@@ -71,7 +71,7 @@ def test_last_store_and_producer_chain(m):
     """The store behind out[2] leads back through memory to out[0]'s store, the arithmetic, the
     two loads from the input (leaves) and the entry arguments a0, a1 (leaves)."""
     prepare(m)
-    with m.recording() as rec:
+    with m.hooks.add("record") as rec:
         m.run(B, limit=1000)
     assert rec.last_store_to(OUT + 8) == 10 and rec.last_store_to(OUT + 5) == 7
     assert rec.last_store_to(OUT + 0x40) is None
@@ -97,7 +97,7 @@ def test_a_recorded_run_equals_an_unrecorded_one(engine):
     for mm in (plain, recorded):
         prepare(mm)
     plain.run(B)
-    with recorded.recording() as rec:
+    with recorded.hooks.add("record") as rec:
         recorded.run(B)
     assert state(recorded) == state(plain) and recorded.steps == plain.steps == 13
     recorded.run(B)                                         # and the engine runs on from it
@@ -126,7 +126,7 @@ def test_branches_slots_and_links(m):
     prepare(m, BRANCHES)
     m.R[2] = 0
     m.R[25] = ra = m.R[31]
-    with m.recording() as rec:
+    with m.hooks.add("record") as rec:
         m.run(B, limit=1000)
     pcs = [(ln.pc - B) // 4 for ln in rec]
     assert pcs == [0, 1, 2, 3, 1, 2, 3, 1, 2, 4, 5, 8, 9, 6, 7, 10, 11]
@@ -140,7 +140,7 @@ def test_branches_slots_and_links(m):
 
 def test_a_fault_is_the_last_line(m):
     prepare(m, a0=0x0FF00000)
-    with m.recording() as rec:
+    with m.hooks.add("record") as rec:
         with pytest.raises(EmulationError) as e:
             m.run(B, limit=1000)
     assert e.value.pc == B and len(rec) == 1 and rec[0].fault and rec[0].reads == {reg("a0"): 0x0FF00000}
@@ -151,8 +151,8 @@ def test_a_hook_is_one_line_and_a_leaf(m):
     lines = [f"jal {B + 0x40:#x}", "nop", "addiu v0, v0, 1", "sw v0, 0(a1)", "jr t9", "nop"]
     prepare(m, lines)
     m.R[25] = m.R[31]
-    m.hook(B + 0x40, lambda mm: 41)
-    with m.recording() as rec:
+    m.hooks.add("address", lambda mm: 41, B + 0x40)
+    with m.hooks.add("record") as rec:
         m.run(B, limit=1000)
     hook = next(ln for ln in rec if ln.hook)
     assert hook.writes[reg("v0")] == 41

@@ -224,7 +224,7 @@ class Ours:
         def stop(mm):                           # at TRAMP: return to the sentinel
             self.saved["ra"] = mm.R[31]
             mm.R[31] = sx32(SENTINEL)
-        m.hook(TRAMP, stop)
+        m.hooks.add("address", stop, TRAMP)
 
     def run(self, start, n, regs, data, hi, lo):
         m = self.m

@@ -30,13 +30,13 @@ class Driver:
         self.frees = 0
         m = self.m
         for name in ("ccMalloc__FUi", "__nw__FUi", "ccMemalign__FUiUi"):
-            m.hook(m.symbol(name), lambda mm, name=name: self.alloc(mm.args(1)[0], name))
-        m.hook(m.symbol("GetWork__16ccDrawPacketCtrlFi"), lambda mm: self.alloc(mm.args(2)[1], "GetWork"))
+            m.hooks.add("address", lambda mm, name=name: self.alloc(mm.args(1)[0], name), m.symbol(name))
+        m.hooks.add("address", lambda mm: self.alloc(mm.args(2)[1], "GetWork"), m.symbol("GetWork__16ccDrawPacketCtrlFi"))
         for name in ("ccFree__FPv", "__dl__FPv"):
-            m.hook(m.symbol(name), self._free)
-        m.hook(m.symbol("OpenData__14ccRingBufferThFPv"), self._open)
+            m.hooks.add("address", self._free, m.symbol(name))
+        m.hooks.add("address", self._open, m.symbol("OpenData__14ccRingBufferThFPv"))
         self.delivered = []
-        m.hook(NOTE_FUNC, self._note)
+        m.hooks.add("address", self._note, NOTE_FUNC)
         m.write_u32(m.symbol("ccSys"), SYS)
         m.write_u32(SYS + 0x25C, SCRATCH)
 

@@ -1,0 +1,163 @@
+"""Python code the machine runs at chosen moments: one registry, in the spirit of unicorn's hook_add.
+
+``h = m.hooks.add(kind, fn, addr)`` installs a hook and returns its handle; ``h.remove()`` (or
+``m.hooks.remove(h)``, or for an address hook ``m.hooks.remove(addr)``) takes it out again, and a
+handle is a context manager that removes its hook on exit. The kinds:
+
+* ``"address"``: ``fn(m)`` runs instead of the code at ``addr`` (an address or a symbol): the
+  stubs of executable-abi.md §6. An int result becomes v0 (sign-extended); execution continues at
+  ra. One hook per address: a new one replaces the old.
+* ``"step"``: ``fn(m, pc)`` before every unit (an instruction, or a branch with its delay slot);
+  runs go unit by unit in the Python engine while one is installed.
+* ``"syscall"``: ``fn(m, kind, code)`` at SYSCALL or BREAK (kind ``"syscall"`` or ``"break"``);
+  without one they raise SyscallError.
+* ``"record"``: no fn; the handle's ``recording`` (also what ``with`` gives) is a
+  record.Recording of every instruction the runs execute, with the values it read and wrote.
+  Recordings nest; the innermost records.
+
+Example::
+
+    with m.hooks.add("record") as rec:
+        m.hooks.add("address", lambda m: 0, "free")
+        m.call("Modify", obj)
+    print(rec.format())
+"""
+from __future__ import annotations
+
+from typing import Callable, Dict, List, Optional
+
+from .errors import EmulationError, SyscallError
+
+KINDS = ("address", "step", "syscall", "record")
+M32 = 0xFFFFFFFF
+
+
+def _sx32(v: int) -> int:
+    v &= M32
+    return v | 0xFFFFFFFF00000000 if v & 0x80000000 else v
+
+
+class Hook:
+    """The handle of one installed hook (Hooks.add)."""
+
+    def __init__(self, hooks: "Hooks", kind: str, fn, addr: Optional[int]):
+        self.hooks, self.kind, self.fn, self.addr = hooks, kind, fn, addr
+
+    @property
+    def recording(self):
+        return self.fn if self.kind == "record" else None
+
+    def remove(self) -> None:
+        self.hooks.remove(self)
+
+    def __enter__(self):
+        return self.fn
+
+    def __exit__(self, *exc) -> None:
+        self.remove()
+
+    def __repr__(self):
+        at = f" at 0x{self.addr:08x}" if self.addr is not None else ""
+        return f"<{self.kind} hook{at}>"
+
+
+class Hooks:
+    """The hooks of one machine (see the module docstring)."""
+
+    def __init__(self, m):
+        self.m = m
+        self.at: Dict[int, Callable] = {}          # address -> fn: the engines' view
+        self.pages = set()                          # the 4 KiB pages of hooked addresses
+        self._handles: Dict[int, Hook] = {}
+        self.steps: List[Callable] = []
+        self.syscalls: List[Callable] = []
+        self.recordings: List[object] = []
+
+    def add(self, kind: str, fn=None, addr=None) -> Hook:
+        if kind not in KINDS:
+            raise ValueError(f"hook kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if kind == "record":
+            from .record import Recording
+            h = Hook(self, kind, fn if fn is not None else Recording(self.m), None)
+            self.recordings.append(h.fn)
+            return h
+        if not callable(fn):
+            raise TypeError(f"a {kind} hook needs a callable, not {fn!r}")
+        if kind == "address":
+            if addr is None:
+                raise ValueError("an address hook needs an address or a symbol")
+            a = self.m.resolve(addr)
+            h = Hook(self, kind, fn, a)
+            self.at[a] = fn
+            self._handles[a] = h
+            self.pages.add((a & 0x1FFFFFFF) >> 12)
+            self.m.hooks_changed(a)
+            return h
+        h = Hook(self, kind, fn, None)
+        (self.steps if kind == "step" else self.syscalls).append(fn)
+        return h
+
+    def remove(self, hook) -> None:
+        """Take out a hook: its handle, or for an address hook the address or symbol."""
+        if not isinstance(hook, Hook):
+            hook = self._handles.get(self.m.resolve(hook))
+            if hook is None:
+                return
+        if hook.kind == "address":
+            if self._handles.get(hook.addr) is not hook:
+                return                                # replaced since: the new one stays
+            del self.at[hook.addr], self._handles[hook.addr]
+            self.m.hooks_changed(hook.addr)           # (its page still counts as hooked here)
+            self.pages = {(a & 0x1FFFFFFF) >> 12 for a in self.at}
+            return
+        store = {"step": self.steps, "syscall": self.syscalls, "record": self.recordings}[hook.kind]
+        for i in range(len(store) - 1, -1, -1):
+            if store[i] is hook.fn:
+                del store[i]
+                break
+
+    @property
+    def recording(self):
+        """The innermost active recording, or None."""
+        return self.recordings[-1] if self.recordings else None
+
+    @property
+    def watching(self) -> bool:
+        """Whether runs go unit by unit in Python (a step hook or a recording is installed)."""
+        return bool(self.steps or self.recordings)
+
+    # -- what the engines call -------------------------------------------------------------------
+    def run_at(self, addr: int) -> int:
+        """Run the hook at addr in place of the code there; returns the pc to continue at (ra)."""
+        m = self.m
+        m.pc = addr
+        try:
+            r = self.at[addr](m)
+        except Exception as e:
+            if not isinstance(e, EmulationError):
+                e._eemu_passthrough = True      # the hook's own error: re-raised unchanged
+            raise
+        if r is not None:
+            m.R[2] = _sx32(int(r))
+        return m.R[31] & M32
+
+    def step(self, pc: int) -> None:
+        m = self.m
+        for fn in self.steps:
+            m.pc = pc
+            fn(m, pc)
+
+    def syscall(self, kind: str, pc: int, code: int) -> None:
+        """SYSCALL or BREAK at pc: the syscall hooks, in order, or SyscallError without one."""
+        m = self.m
+        if not self.syscalls:
+            raise SyscallError(f"{kind.upper()} (code 0x{code:x}) at pc 0x{pc:08x} ({m.symbolize(pc)}) and no "
+                               f"handler installed (m.hooks.add('syscall', fn))", pc)
+        for fn in self.syscalls:
+            m.pc = pc
+            try:
+                fn(m, kind, code)
+            except Exception as e:
+                if not isinstance(e, EmulationError):
+                    e._eemu_passthrough = True
+                raise

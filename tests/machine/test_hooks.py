@@ -1,0 +1,75 @@
+"""m.hooks (eemu_ext/hooks.py, interfaces.md §1): one registry for the Python code a run calls: a
+function replaced at an address, a hook before every unit, the SYSCALL/BREAK handlers and
+recordings. add returns a handle; removing it (or leaving its with block) takes the hook out."""
+import os
+
+import pytest
+
+from eemu_ext import SyscallError
+from eemu_ext.testing import CODE_BASE as B, program, put_words, run_words
+
+ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
+
+
+def test_an_address_hook_replaces_the_function_until_its_handle_is_removed(m):
+    m.load_elf(ELF)
+    h = m.hooks.add("address", lambda mm: 99, "fib")
+    assert m.call("fib", 7) == 99 and h.addr == m.symbol("fib")
+    h.remove()
+    assert m.call("fib", 7) == 13
+
+
+def test_a_handle_is_a_context_manager(m):
+    m.load_elf(ELF)
+    with m.hooks.add("address", lambda mm: 5, "fib"):
+        assert m.call("fib", 7) == 5
+    assert m.call("fib", 7) == 13 and m.hooks.at == {}
+
+
+def test_a_new_hook_at_an_address_replaces_the_old_and_the_old_handle_leaves_it(m):
+    m.load_elf(ELF)
+    old = m.hooks.add("address", lambda mm: 1, "fib")
+    m.hooks.add("address", lambda mm: 2, "fib")
+    old.remove()
+    assert m.call("fib", 7) == 2
+
+
+def test_step_hooks_run_before_every_unit_in_order(m):
+    seen = []
+    m.hooks.add("step", lambda mm, pc: seen.append(("a", pc)))
+    h = m.hooks.add("step", lambda mm, pc: seen.append(("b", pc)))
+    run_words(m, program(["addiu v0, zero, 1", "addiu v0, v0, 1"]))
+    assert seen[:4] == [("a", B), ("b", B), ("a", B + 4), ("b", B + 4)] and m.R[2] == 2
+    h.remove()
+    seen.clear()
+    run_words(m, program(["nop"]))
+    assert [w for w, _ in seen] == ["a", "a"]              # nop, then jr ra with its slot
+
+
+def test_syscall_hooks_get_kind_and_code_and_without_one_it_is_an_error(m):
+    put_words(m, B, program(["syscall 0x3c", "break 0x7", "jr ra", "nop"]))
+    with pytest.raises(SyscallError, match="no handler"):
+        m.call(B)
+    seen = []
+    with m.hooks.add("syscall", lambda mm, kind, code: seen.append((kind, code, mm.pc))):
+        m.call(B)
+    assert seen == [("syscall", 0x3C, B), ("break", 0x7, B + 4)]
+
+
+def test_a_record_hook_records_the_runs_while_it_is_installed(m):
+    m.load_elf(ELF)
+    with m.hooks.add("record") as rec:
+        assert m.call("fib", 3) == 2
+    n = len(rec)
+    assert n == m.steps and rec[0].pc == m.symbol("fib")
+    m.call("fib", 3)
+    assert len(rec) == n and m.hooks.recording is None
+
+
+def test_an_unknown_kind_or_a_missing_function_is_refused(m):
+    with pytest.raises(ValueError, match="hook kind"):
+        m.hooks.add("memory", lambda mm: 0, B)
+    with pytest.raises(TypeError):
+        m.hooks.add("step", None)
+    with pytest.raises(ValueError, match="address"):
+        m.hooks.add("address", lambda mm: 0)
