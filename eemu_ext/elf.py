@@ -13,6 +13,15 @@ from elftools.elf.elffile import ELFFile
 from .errors import ElfError
 
 EM_MIPS = 8
+PF_X = 1
+
+
+def too_big(path: str, i: int, filesz: int, memsz: int) -> None:
+    """A segment larger than EE memory is refused from its header, before its bytes are built."""
+    from .memory import RAM_SIZE
+    if max(filesz, memsz) > RAM_SIZE:
+        raise ElfError(f"{path}: program header {i} (p_filesz 0x{filesz:x}, p_memsz 0x{memsz:x}) is larger "
+                       f"than EE memory (0x{RAM_SIZE:x} bytes)")
 
 
 @dataclass
@@ -26,6 +35,7 @@ class Image:
     flags: int = 0
     stripped: bool = False
     code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code sections
+    executable: List[Tuple[int, int]] = field(default_factory=list, repr=False)  # [lo, hi) instructions may come from
     _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
     _funcs: List[Tuple[int, int, str]] = field(default_factory=list, repr=False)
 
@@ -90,18 +100,22 @@ def _parse(path: str, raw: bytes) -> Image:
     entry = elf.header.e_entry
     segments = []
     loaded_ranges = []
+    executable = []
     for i, seg in enumerate(elf.iter_segments()):
         if seg["p_type"] != "PT_LOAD":
             continue
         filesz, memsz, vaddr, off = seg["p_filesz"], seg["p_memsz"], seg["p_vaddr"], seg["p_offset"]
         if filesz == 0:
             continue                    # overlay windows, heap: nothing to load (§1.2)
+        too_big(path, i, filesz, memsz)
         if off + filesz > len(raw):
             raise ElfError(f"{path}: truncated: program header {i} wants file bytes 0x{off:x}-0x{off + filesz:x}"
                            f" but the file has 0x{len(raw):x}")
         data = raw[off:off + filesz] + bytes(max(0, memsz - filesz))
         segments.append((vaddr, data))
         loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
+        if seg["p_flags"] & PF_X:
+            executable.append((vaddr, vaddr + filesz))
 
     sections = list(elf.iter_sections())
     code = sorted((s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in sections
@@ -159,7 +173,7 @@ def _parse(path: str, raw: bytes) -> Image:
     if gp == 0:
         gp = symbols.get("_gp", 0)
     img = Image(path=path, entry=entry, gp=gp, symbols=symbols, segments=segments,
-                flags=elf.header.e_flags, stripped=stripped, code=code)
+                flags=elf.header.e_flags, stripped=stripped, code=code, executable=executable)
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img

@@ -444,7 +444,9 @@ class Machine:
                                f"EE memory") from None
             self._invalidate(vaddr, vaddr + len(data))
         self.image = img
-        self._code_ranges = [(v, v + len(d)) for v, d in img.segments]
+        # instructions come only from the file bytes of executable segments, never from zero fill
+        # or memory a program or harness writes data to (allow_fetch declares more)
+        self._code_ranges = list(img.executable)
         return img
 
     def allow_fetch(self, lo: int, hi: int) -> None:

@@ -128,11 +128,12 @@ def _csources() -> Dict[str, str]:
 
 
 def code_ranges(m) -> List[Tuple[int, int]]:
-    """Where the translator may read code: the image's loaded segments, or all of RAM without one."""
+    """Where the translator may read code: the file bytes of the image's executable segments, or
+    all of RAM without one."""
     img = m.image
     if img is None:
         return [(0, 0x02000000)]
-    return [(v, v + len(d)) for v, d in img.segments]
+    return list(img.executable)
 
 
 def _image_identity(img) -> str:
