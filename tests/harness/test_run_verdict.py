@@ -16,6 +16,8 @@ import pytest
 
 from harness.options import ROOT
 
+from corpus.ccsf import CcsfFile
+
 from . import archives
 
 PY = sys.executable
@@ -383,3 +385,23 @@ def test_the_readme_tables_the_exit_statuses_the_harness_uses():
         assert re.search(rf"^\| {code} \| {word}", text, re.M), (code, word)
     assert (EXIT["pass"], EXIT["mismatches"], EXIT["bad members"], EXIT["nothing compared"],
             EXIT["interrupted"]) == (0, 1, 2, 5, 130)
+
+
+def test_two_members_of_one_name_are_a_bad_member_naming_both_offsets(tmp_path):
+    """The corpus keeps every member: a second member with the name of an earlier one (other
+    contents, the same ANM names) is not folded into the first. It is a bad member naming both
+    offsets, in the run (exit 2), its summary and `corpus stats`; before, the run said PASS."""
+    (n0, d0), (n1, d1) = archives.members(archives.SMALL[:2])
+    f0, f1 = (CcsfFile(d, member=n) for n, d in ((n0, d0), (n1, d1)))
+    same = {obj1: f0.names[obj0].encode() for (_, _, obj0), (_, _, obj1) in zip(f0.anime_chunks, f1.anime_chunks)}
+    data = archives.write_archive(str(tmp_path / "DATA.BIN"),
+                                  [(n0.encode(), d0), (n0.encode(), archives.rename_objects(d1, same))])
+    (_, first, *_), (_, second, *_) = archives.LAYOUT[data]
+    r = bulk(tmp_path, tmp_path / "run", "--data", data, "--check", "controllers", "--n", "100000")
+    assert r.returncode == 2, r.stdout + r.stderr
+    (bad,) = summary(tmp_path / "run")["bad_members"]
+    assert bad["member"] == n0 and bad["offset"] == second and bad["kind"] == "duplicate name"
+    assert f"0x{first:X}" in bad["error"] and f"0x{second:X}" in bad["error"]
+    st = subprocess.run([PY, "-m", "corpus", "stats", data], cwd=ROOT, capture_output=True,
+                        text=True, timeout=300, env=env_for(tmp_path))
+    assert st.returncode == 1 and "bad members: 1" in st.stdout and f"0x{second:X}" in st.stdout, st.stdout
