@@ -268,6 +268,9 @@ def status(s: dict) -> str:
 # what it dropped); the fields only reports writes are always recomputed.
 REPORTS_FIELDS = ("checks", "causes", "failing_chunks", "rotation_samples", "rotation_over_bound",
                   "mismatches_dropped", "report", "junit", "reports_format")
+# A run's completeness is recounted from its selection and records on every render: a record
+# lost since the harness wrote summary.json makes the run incomplete.
+RECOUNTED = ("chunks_total", "chunks_done", "complete")
 
 
 def complete(run: Run, causes: dict | None = None) -> dict:
@@ -276,7 +279,7 @@ def complete(run: Run, causes: dict | None = None) -> dict:
     computed = compute(run, causes)
     merged = dict(computed)
     for k, v in (run.summary or {}).items():
-        if k not in REPORTS_FIELDS and (v is not None or k not in merged):
+        if k not in REPORTS_FIELDS + RECOUNTED and (v is not None or k not in merged):
             merged[k] = v
     merged["status"] = status(merged)
     return merged
