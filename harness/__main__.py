@@ -58,10 +58,10 @@ def cmd_bulk(a):
     opts = apply_profile(opts)
     if not probe_gate(opts):
         return 1
-    from harness.runners.run import RunDirError
+    from harness.runners.run import RunDirError, RunDirInvalid
     try:
         return run_bulk(opts, sys.argv)
-    except RunDirError as exc:
+    except (RunDirError, RunDirInvalid) as exc:
         raise HarnessError(str(exc)) from None
     except OSError as exc:
         if exc.filename is None:
@@ -76,7 +76,11 @@ def parse_shard(text):
 
 def cmd_merge(a):
     from harness.runners.merge import merge_runs
-    return merge_runs(a.runs, a.out)
+    from harness.runners.run import RunDirError
+    try:
+        return merge_runs(a.runs, a.out)
+    except RunDirError as exc:
+        raise HarnessError(str(exc)) from None
 
 
 def cmd_one(a):
