@@ -110,8 +110,11 @@ def cmd_one(a):
                       speed=a.speed)
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]
+    failed = bool(res["mismatches"])
+    hidden = 0
     if a.time is not None:
-        mism = [m for m in mism if str(m.get("time")) == a.time]
+        at_time = [m for m in mism if str(m.get("time")) == str(a.time)]
+        hidden, mism = len(mism) - len(at_time), at_time
     if mism and a.shrink:
         from harness.shrinking import shrink_mismatch
         try:
@@ -123,14 +126,16 @@ def cmd_one(a):
     else:
         for m in mism[:a.show]:
             print(format_mismatch(m))
+        at = f" at time {a.time}" if a.time is not None else ""
+        hid = f" ({hidden} at other times hidden by --time)" if hidden else ""
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
-              f"{len(mism)} mismatches{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
+              f"{len(mism)} mismatches{at}{hid}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
               f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
-    if mism or res.get("error"):
-        return 1
+    if failed or res.get("error"):
+        return 1                      # a chunk that fails fails whatever --time shows of it
     if not res["timing"]:
         why = f"check {a.check} does not apply to this chunk" if a.check else "no check applies to this chunk"
         print(printable(f"{a.case}: nothing compared ({why})"), file=sys.stderr)
@@ -274,7 +279,7 @@ def main(argv=None):
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
     o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
-    o.add_argument("--time", default=None,
+    o.add_argument("--time", type=whole_number(), default=None,
                    help="only the mismatches at this time (a mismatch's own repro gives it)")
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
