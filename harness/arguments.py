@@ -37,9 +37,18 @@ def job_count(text):
     if text in (None, "", "auto"):
         return os.cpu_count() or 1
     try:
-        return whole_number(1)(text)
+        n = whole_number(1)(text)
     except argparse.ArgumentTypeError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (or auto: one per core)") from None
+    # DECISION: at most JOBS_PER_CORE workers per core: each is a forked process with its own
+    # machine, and a pool forks all of them at once.
+    most = JOBS_PER_CORE * (os.cpu_count() or 1)
+    if n > most:
+        raise argparse.ArgumentTypeError(f"at most {most} ({JOBS_PER_CORE} per core), not {n}")
+    return n
+
+
+JOBS_PER_CORE = 4
 
 
 def via_make():

@@ -6,6 +6,7 @@ one coverage.json, one summary, one report and one JUnit file. Only its params k
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 
@@ -56,7 +57,7 @@ def check_compatible(shards):
         if k in seen:
             raise HarnessError(f"shard {k}/{m} given twice: {seen[k]} and {rd.path}")
         seen[k] = rd.path
-    missing = [f"{k}/{m}" for k in range(1, m + 1) if k not in seen]
+    missing = list(itertools.islice((f"{k}/{m}" for k in range(1, m + 1) if k not in seen), 20))
     if missing:
         raise HarnessError(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {m} "
                            f"(have {', '.join(f'{k}/{m}' for k in sorted(seen))}): run "

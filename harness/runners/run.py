@@ -211,6 +211,9 @@ def status(s):
     return verdict(s)
 
 
+_HELD = {}             # run directory -> the fd of its lock, for the run directories this process holds
+
+
 class RunDir:
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -273,6 +276,8 @@ class RunDir:
         """Take the run directory's lock (flock of RUN/.lock) for this process's life: one bulk at
         a time writes a run directory. RunDirBusy when another process holds it."""
         import fcntl
+        if self.path in _HELD:
+            return                        # this process holds it already (a bulk run again in-process)
         path = os.path.join(self.path, ".lock")
         try:
             fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
@@ -284,12 +289,11 @@ class RunDir:
             os.close(fd)
             raise RunDirBusy(f"{self.path} is being written by another bulk (its lock {path} is held); "
                              f"wait for that run to end, or give another --out") from None
-        self._lock_fd = fd
+        _HELD[self.path] = fd
 
     def release(self):
-        fd = getattr(self, "_lock_fd", None)
+        fd = _HELD.pop(self.path, None)
         if fd is not None:
-            self._lock_fd = None
             os.close(fd)
 
     def lock(self):
