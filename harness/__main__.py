@@ -227,9 +227,10 @@ def cmd_coverage(a):
     name = a.function
     if name:
         name = {v: k for k, v in SHORT.items()}.get(name, name)
+    from eemu_ext.errors import ElfError
     try:
         funcs = codecov.report(image, cov, name)
-    except ValueError as exc:
+    except (ValueError, ElfError) as exc:
         raise HarnessError(f"--function {a.function}: {exc}") from None
     ic, it, dc, dt = codecov.totals(funcs)
     for f in funcs:
