@@ -134,6 +134,8 @@ def cmd_one(a):
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
+    if (res.get("error") or {}).get("check") == "input":
+        return 2                      # a malformed chunk is bad input (the error line names it)
     if failed or res.get("error"):
         return 1                      # a chunk that fails fails whatever --time shows of it
     if not res["timing"]:

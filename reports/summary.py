@@ -141,6 +141,16 @@ def _sum_counters(dicts) -> dict:
     return total
 
 
+def refused(chunk: dict) -> dict | None:
+    """The bad-member entry of a chunk record whose chunk was malformed input (the harness's
+    error with check "input"), else None: such a chunk is bad input, not a failed chunk."""
+    err = chunk.get("error")
+    if not (isinstance(err, dict) and err.get("check") == "input"):
+        return None
+    return {"member": chunk.get("chunk"), "offset": err.get("offset"), "kind": "anime chunk",
+            "error": err.get("message")}
+
+
 def _wall_seconds(run: Run) -> float | None:
     started = run.params.get("started")
     if not started or not run.chunks:
@@ -182,7 +192,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
     done = len(run.chunks)
     total = len(selected) if isinstance(selected, list) else done
     failing = [ch["chunk"] for ch in run.chunks
-               if ch["mismatches"] or dropped(ch) or ch.get("error")]
+               if ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch)]
     per_check: dict = {}
     for ch in run.chunks:
         bad = Counter(m["check"] for m in ch["mismatches"])
@@ -205,14 +215,14 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "chunks_failed": len(failing),
         "mismatches": sum(len(ch["mismatches"]) + dropped(ch) for ch in run.chunks),
         "mismatches_dropped": sum(dropped(ch) for ch in run.chunks),
-        "errors": sum(1 for ch in run.chunks if ch.get("error")),
+        "errors": sum(1 for ch in run.chunks if ch.get("error") and not refused(ch)),
         "counters": _sum_counters(ch["counters"] for ch in run.chunks),
         "quirks": _sum_counters(ch["quirks"] for ch in run.chunks),
         "worst_keyed_rotation": worst_rotation(run),
         "seconds": round(seconds, 3),
         "chunks_per_minute": round(done / (seconds / 60), 3) if seconds else None,
         "complete": complete_,
-        "bad_members": list(run.params.get("bad_members") or []),
+        "bad_members": list(run.params.get("bad_members") or []) + [b for b in map(refused, run.chunks) if b],
         "allow_bad_members": bool(run.params.get("allow_bad_members")),
         "nothing_compared": nothing_compared(run, total, per_check, complete_),
         "checks": per_check,

@@ -422,8 +422,13 @@ class RunDir:
         ran_checks = Counter()
         no_check = []
         seconds_of = {}
+        from reports.summary import refused
+        bad_chunks = []
         for r in self.results():
             done += 1
+            if refused(r):                # a malformed chunk: bad input, listed with the bad members
+                bad_chunks.append(refused(r))
+                continue
             ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
             ran_checks.update(ran)
             # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
@@ -469,7 +474,7 @@ class RunDir:
         summary["chunks"] = done
         summary["mismatches_beyond_cap"] = beyond_cap
         summary["failing_chunks"] = failing
-        summary["bad_members"] = list(params.get("bad_members") or [])
+        summary["bad_members"] = list(params.get("bad_members") or []) + bad_chunks
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check

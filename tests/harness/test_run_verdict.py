@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -405,3 +406,29 @@ def test_two_members_of_one_name_are_a_bad_member_naming_both_offsets(tmp_path):
     st = subprocess.run([PY, "-m", "corpus", "stats", data], cwd=ROOT, capture_output=True,
                         text=True, timeout=300, env=env_for(tmp_path))
     assert st.returncode == 1 and "bad members: 1" in st.stdout and f"0x{second:X}" in st.stdout, st.stdout
+
+
+def test_a_malformed_anime_chunk_is_bad_input_not_a_harness_error(tmp_path):
+    """A sub-record that runs past its chunk: the chunk is listed with the bad members (exit 2,
+    named with its offset in the chunk), not counted as a chunk the harness could not finish;
+    --allow-bad-members accepts it and the other chunks pass."""
+    parts = archives.members(archives.SMALL)
+    name, data = parts[1]
+    off, _length, _obj = CcsfFile(data, member=name).anime_chunks[0]
+    broken = bytearray(data)
+    struct.pack_into("<I", broken, off + 24, 0xFFFF)        # the first sub-record's word count
+    parts[1] = (name, bytes(broken))
+    arc = archives.write_archive(str(tmp_path / "DATA.BIN"), [(n.encode(), d) for n, d in parts])
+    r = bulk(tmp_path, tmp_path / "run", "--data", arc, "--check", "controllers", "--n", "100000")
+    assert r.returncode == 2, r.stdout + r.stderr
+    s = summary(tmp_path / "run")
+    assert s["status"] == "bad members" and s["errors"] == 0 and s["chunks_failed"] == 0
+    (bad,) = s["bad_members"]
+    assert bad["member"].startswith(f"{name}::") and bad["kind"] == "anime chunk" and bad["offset"] == 0x14
+    assert "runs past" in bad["error"]
+    assert "FAIL (bad archive members) (exit 2)" in r.stdout and "harness errors" not in r.stdout
+    ok = bulk(tmp_path, tmp_path / "allowed", "--data", arc, "--check", "controllers", "--n", "100000",
+              "--allow-bad-members")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    one = harness(tmp_path, "one", "--data", arc, "--case", bad["member"], "--no-shrink")
+    assert one.returncode == 2 and "malformed Anime chunk" in one.stderr, one.stdout + one.stderr
