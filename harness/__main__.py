@@ -8,7 +8,7 @@ import sys
 
 from corpus.names import from_argv, printable, printable_lines, shell_word
 
-from harness.arguments import Parser, job_count, whole_number
+from harness.arguments import Parser, frame_speed, job_count, listed, note_step, u32_number, whole_number
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
@@ -163,16 +163,15 @@ def cmd_replay(a):
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
-    nums = lambda s: [int(x, 0) for x in s.split(",") if x.strip()]
     if a.check == "playback":
-        steps = nums(a.steps)
+        steps = a.steps
         t = replay.replay_playback(game, ch, ctx, steps, steps[0] if steps else 256)
     elif a.check in ("notes", "fobj"):
-        plan = [(int(s, 0), r == "1") for s, r in (p.split(":") for p in a.plan.split(",") if p)]
+        plan = a.plan
         t = (replay.replay_notes(game, ch, ctx, plan) if a.check == "notes"
              else replay.replay_fobj(game, ch, ctx, plan, a.a1))
     else:
-        t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
+        t = replay.replay_times(game, ch, ctx, a.track, a.times)
     for m in t.mismatches:
         print(format_mismatch(m))
     print(printable(f"{a.case} replay {a.check}: {len(t.mismatches)} mismatches; counters {json.dumps(dict(t.counters))}"))
@@ -278,7 +277,7 @@ def main(argv=None):
     common(o)
     o.add_argument("--case", required=True)
     o.add_argument("--check", choices=NAMES)
-    o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
+    o.add_argument("--speed", type=frame_speed, default=None, help="playback speed 1..65535 (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
     o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
@@ -288,11 +287,11 @@ def main(argv=None):
     common(r)
     r.add_argument("--case", required=True)
     r.add_argument("--check", required=True, choices=("playback", "notes", "fobj", "controllers"))
-    r.add_argument("--steps", default="256")
-    r.add_argument("--plan", default="256:0")
-    r.add_argument("--a1", type=int, default=0)
-    r.add_argument("--track", type=int, default=0)
-    r.add_argument("--times", default="1")
+    r.add_argument("--steps", type=listed(frame_speed), default="256")
+    r.add_argument("--plan", type=listed(note_step), default="256:0")
+    r.add_argument("--a1", type=whole_number(0), default=0)
+    r.add_argument("--track", type=whole_number(0), default=0)
+    r.add_argument("--times", type=listed(u32_number), default="1")
     mu = sub.add_parser("mutants", help="every stand-in mutant must be caught by its named check")
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")
