@@ -20,7 +20,9 @@ that are missing and never overwrites one that is present):
   chunks_per_minute   float  chunks_done / minutes
   complete            bool   every selected chunk has a result
   bad_members         list   {member, offset, error, kind} of every archive member that could not be
-                             read (corrupt, truncated, unindexed); their chunks were not checked
+                             read (corrupt, truncated, unindexed, a second member of one name) and
+                             of every malformed Anime chunk (kind "anime chunk", member the chunk
+                             id, offset inside the chunk); their chunks were not checked
   allow_bad_members   bool   the run was started with --allow-bad-members
   nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
                              check that ran on no chunk, chunks with no applicable check)
