@@ -101,6 +101,7 @@ def _parse(path: str, raw: bytes) -> Image:
     segments = []
     loaded_ranges = []
     executable = []
+    file_bytes = []
     for i, seg in enumerate(elf.iter_segments()):
         if seg["p_type"] != "PT_LOAD":
             continue
@@ -116,7 +117,11 @@ def _parse(path: str, raw: bytes) -> Image:
         loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
         if seg["p_flags"] & PF_X:
             executable.append((vaddr, vaddr + filesz))
+        file_bytes.append((vaddr, vaddr + filesz))
 
+    # DECISION: an image that marks no segment executable (a hand-made file) has code in the file
+    # bytes of its segments; never in their zero fill.
+    executable = executable or file_bytes
     sections = list(elf.iter_sections())
     code = sorted((s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in sections
                   if s["sh_flags"] & 6 == 6 and s["sh_size"]       # SHF_ALLOC | SHF_EXECINSTR

@@ -192,8 +192,8 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     translator and the float model. With build_it=False: the program only if it is at hand
     without walking or compiling, else None."""
     ranges = code_ranges(m)
-    lo = min(a for a, _ in ranges)
-    hi = max(b for _, b in ranges)
+    lo = min((a for a, _ in ranges), default=0)         # an image with no executable segment: no code
+    hi = max((b for _, b in ranges), default=0)
     th = translator_hash(m.decoder.rows)
     ident = f"{_image_identity(m.image)}-{th}" if m.image is not None else None
     spans = _SPANS.get(ident) if ident is not None else None

@@ -238,3 +238,12 @@ def test_instructions_come_only_from_the_file_bytes_of_executable_segments(elf_f
     m.allow_fetch(bss_target, bss_target + 8)    # declared code runs as before
     m.write(bss_target, _words(RET_5))
     assert m.call(0x00100000, bss_target) == 5
+
+
+def test_an_image_that_marks_no_segment_executable_runs_its_file_bytes_but_not_its_zero_fill(elf_file):
+    path = elf_file(make_elf([(0x00100000, _words(JUMP_A0 + (0, 0)), 0x1000, 6)]), "unmarked.elf")
+    m = Machine()
+    m.load_elf(path)
+    m.write(0x00100800, _words(RET_5))
+    with pytest.raises(MemoryFault, match="outside the executable's loaded segments"):
+        m.call(0x00100000, 0x00100800)
