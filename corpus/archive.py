@@ -24,7 +24,7 @@ from .databin import (SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_h
 from .errors import CorpusError
 from .tables import ElfImage, read_tables
 
-INDEX_VERSION = 5
+INDEX_VERSION = 6
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -102,7 +102,9 @@ class Corpus:
         fields = Member.__dataclass_fields__
         self.members: List[Member] = [Member(**{k: v for k, v in m.items() if k in fields})
                                       for m in idx["members"]]
-        self._member = {m.name: m for m in self.members}
+        self._member = {}
+        for m in self.members:
+            self._member.setdefault(m.name, m)      # a duplicate name is a bad member (the first is read)
         self.bad: List[dict] = idx["bad"]
         self.versions = {m["name"]: m.get("version") for m in idx["members"]}
         self._chunks: "OrderedDict[str, AnimeChunk]" = OrderedDict()
@@ -239,10 +241,17 @@ class Corpus:
         members = self._members_from_tables() if self.image is not None else scan_members(self.arc)
         out, bad = [], []
         blob = bytearray()
+        first_at = {}                   # member name -> offset of the first member of that name
         for m in members:
             want_cs, want_us = m.csize, m.usize
             entry = None
             try:
+                # DECISION: a second member of one name is a bad member naming both offsets: the
+                # corpus never folds one into the other (chunk ids name members by name alone).
+                if first_at.setdefault(m.name, m.offset) != m.offset:
+                    raise CorpusError(f"duplicate member name: the member at 0x{first_at[m.name]:X} has it "
+                                      f"too; this copy at 0x{m.offset:X} is not read", member=m.name,
+                                      offset=m.offset, kind="duplicate name")
                 data = inflate_member(self.arc, m)
                 if want_cs is not None and (m.csize != want_cs or m.usize != want_us):
                     raise CorpusError(f"index record says csize {want_cs}, usize {want_us}; the member "

@@ -63,7 +63,12 @@ def main(argv=None) -> int:
                 count = size // 4
     mem = Memory()
     for vaddr, data in img.segments:
-        mem.write(vaddr, data)
+        try:
+            mem.write(vaddr, data)
+        except AccessFault:
+            print(f"error: {img.path}: segment at 0x{vaddr:08x} ({len(data)} bytes) lies outside EE memory",
+                  file=sys.stderr)
+            return 2
     try:
         for line in disasm_lines(img, mem, start, count):
             print(line)

@@ -15,6 +15,15 @@ from . import layout as _layout
 from .layout import Layout
 
 EM_MIPS = 8
+PF_X = 1
+
+
+def too_big(path: str, i: int, filesz: int, memsz: int) -> None:
+    """A segment larger than EE memory is refused from its header, before its bytes are built."""
+    from .memory import RAM_SIZE
+    if max(filesz, memsz) > RAM_SIZE:
+        raise ElfError(f"{path}: program header {i} (p_filesz 0x{filesz:x}, p_memsz 0x{memsz:x}) is larger "
+                       f"than EE memory (0x{RAM_SIZE:x} bytes)")
 
 
 @dataclass
@@ -29,6 +38,7 @@ class Image:
     stripped: bool = False
     code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code sections
     layout: Optional["Layout"] = field(default=None, repr=False)   # sections, overlays, symbol sources (layout.py)
+    executable: List[Tuple[int, int]] = field(default_factory=list, repr=False)  # [lo, hi) instructions may come from
     _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
     _funcs: List[Tuple[int, int, str]] = field(default_factory=list, repr=False)
 
@@ -103,25 +113,35 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     entry = elf.header.e_entry
     segments = []
     loaded_ranges = []
+    executable = []
+    file_bytes = []
     for i, seg in enumerate(elf.iter_segments()):
         if seg["p_type"] != "PT_LOAD":
             continue
         filesz, memsz, vaddr, off = seg["p_filesz"], seg["p_memsz"], seg["p_vaddr"], seg["p_offset"]
         if filesz == 0:
             continue                    # overlay windows, heap: nothing to load (§1.2)
+        too_big(path, i, filesz, memsz)
         if off + filesz > len(raw):
             raise ElfError(f"{path}: truncated: program header {i} wants file bytes 0x{off:x}-0x{off + filesz:x}"
                            f" but the file has 0x{len(raw):x}")
         data = raw[off:off + filesz] + bytes(max(0, memsz - filesz))
         segments.append((vaddr, data))
         loaded_ranges.append((vaddr, vaddr + max(memsz, filesz)))
+        if seg["p_flags"] & PF_X:
+            executable.append((vaddr, vaddr + filesz))
+        file_bytes.append((vaddr, vaddr + filesz))
 
+    # DECISION: an image that marks no segment executable (a hand-made file) has code in the file
+    # bytes of its segments; never in their zero fill.
+    executable = executable or file_bytes
     lay = _layout.build(elf, path, loaded_ranges, path, overlay, prg)
     main_ranges = list(loaded_ranges)
     if lay.resident is not None:             # the resident overlay's bytes, loaded whole at its base
         ovl = lay.resident
         segments.append((ovl.base, ovl.image()))
         loaded_ranges.append((ovl.base, ovl.base + ovl.extent))
+        executable.append((ovl.base, ovl.base + len(ovl.image())))
     sections = list(elf.iter_sections())
     code = sorted((s["sh_addr"], s["sh_addr"] + s["sh_size"]) for s in sections
                   if s["sh_flags"] & 6 == 6 and s["sh_size"]       # SHF_ALLOC | SHF_EXECINSTR
@@ -186,7 +206,8 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     if gp == 0:
         gp = symbols.get("_gp", 0)
     img = Image(path=path, entry=entry, gp=gp, symbols=symbols, segments=segments,
-                flags=elf.header.e_flags, stripped=stripped and not syms, code=code, layout=lay)
+                flags=elf.header.e_flags, stripped=stripped and not syms, code=code, layout=lay,
+                executable=executable)
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img

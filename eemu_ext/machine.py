@@ -230,7 +230,9 @@ class Machine(MemoryAccess):
                                f"EE memory") from None
             self._code_changed(vaddr, vaddr + len(data))
         self.image = img
-        self._code_ranges = [(v, v + len(d)) for v, d in img.segments]
+        # instructions come only from the file bytes of executable segments, never from zero fill
+        # or memory a program or harness writes data to (allow_fetch declares more)
+        self._code_ranges = list(img.executable)
         hole = img.layout.hole() if img.layout is not None else None
         if hole is not None or self.mem.data_hole is not None:
             self.data_hole = hole

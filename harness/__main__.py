@@ -8,7 +8,7 @@ import sys
 
 from corpus.names import counted, from_argv, printable, printable_lines, shell_word
 
-from harness.arguments import Parser, engine_in_use, job_count, whole_number
+from harness.arguments import Parser, engine_in_use, frame_speed, job_count, listed, note_step, u32_number, whole_number
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
@@ -66,10 +66,10 @@ def cmd_bulk(a):
     opts = apply_profile(opts, n_given=n_given)
     if not probe_gate(opts):
         return 1
-    from harness.runners.run import RunDirError
+    from harness.runners.run import RunDirError, RunDirInvalid
     try:
         return run_bulk(opts, sys.argv)
-    except RunDirError as exc:
+    except (RunDirError, RunDirInvalid) as exc:
         raise HarnessError(str(exc)) from None
     except OSError as exc:
         if exc.filename is None:
@@ -84,7 +84,11 @@ def parse_shard(text):
 
 def cmd_merge(a):
     from harness.runners.merge import merge_runs
-    return merge_runs(a.runs, a.out)
+    from harness.runners.run import RunDirError
+    try:
+        return merge_runs(a.runs, a.out)
+    except RunDirError as exc:
+        raise HarnessError(str(exc)) from None
 
 
 def cmd_one(a):
@@ -113,8 +117,11 @@ def cmd_one(a):
                       speed=a.speed)
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]
+    failed = bool(res["mismatches"])
+    hidden = 0
     if a.time is not None:
-        mism = [m for m in mism if str(m.get("time")) == a.time]
+        at_time = [m for m in mism if str(m.get("time")) == str(a.time)]
+        hidden, mism = len(mism) - len(at_time), at_time
     if res["mismatches"] and a.shrink:
         # the same shrink as bulk's, on the same mismatches (the first of each check)
         from harness.shrinking import shrink_first_of_each_check
@@ -126,14 +133,18 @@ def cmd_one(a):
     else:
         for m in mism[:a.show]:
             print(format_mismatch(m))
+        at = f" at time {a.time}" if a.time is not None else ""
+        hid = f" ({hidden} at other times hidden by --time)" if hidden else ""
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
-              f"{counted(len(mism), 'mismatch')}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
+              f"{counted(len(mism), 'mismatch')}{at}{hid}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
               f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
-    if mism or res.get("error"):
-        return 1
+    if (res.get("error") or {}).get("check") == "input":
+        return 2                      # a malformed chunk is bad input (the error line names it)
+    if failed or res.get("error"):
+        return 1                      # a chunk that fails fails whatever --time shows of it
     if not res["timing"]:
         why = f"check {a.check} does not apply to this chunk" if a.check else "no check applies to this chunk"
         print(printable(f"{a.case}: nothing compared ({why})"), file=sys.stderr)
@@ -159,16 +170,15 @@ def cmd_replay(a):
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
-    nums = lambda s: [int(x, 0) for x in s.split(",") if x.strip()]
     if a.check == "playback":
-        steps = nums(a.steps)
+        steps = a.steps
         t = replay.replay_playback(game, ch, ctx, steps, steps[0] if steps else 256)
     elif a.check in ("notes", "fobj"):
-        plan = [(int(s, 0), r == "1") for s, r in (p.split(":") for p in a.plan.split(",") if p)]
+        plan = a.plan
         t = (replay.replay_notes(game, ch, ctx, plan) if a.check == "notes"
              else replay.replay_fobj(game, ch, ctx, plan, a.a1))
     else:
-        t = replay.replay_times(game, ch, ctx, a.track, nums(a.times))
+        t = replay.replay_times(game, ch, ctx, a.track, a.times)
     for m in t.mismatches:
         print(format_mismatch(m))
     print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))
@@ -222,9 +232,10 @@ def cmd_coverage(a):
     if not image or not os.path.isfile(image):
         raise HarnessError(f"{a.run}: the run's executable {image!r} is not there to disassemble")
     name = a.function
+    from eemu_ext.errors import ElfError
     try:
         funcs = codecov.report(image, cov, name)
-    except ValueError as exc:
+    except (ValueError, ElfError) as exc:
         raise HarnessError(f"--function {a.function}: {exc}") from None
     ic, it, dc, dt = codecov.totals(funcs)
     print(printable_lines("\n".join(codecov.table(funcs))))
@@ -273,21 +284,21 @@ def main(argv=None):
     common(o)
     o.add_argument("--case", required=True)
     o.add_argument("--check", choices=NAMES)
-    o.add_argument("--speed", type=int, default=None, help="playback speed (default: seeded draw)")
+    o.add_argument("--speed", type=frame_speed, default=None, help="playback speed 1..65535 (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
     o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
-    o.add_argument("--time", default=None,
+    o.add_argument("--time", type=whole_number(), default=None,
                    help="only the mismatches at this time (a mismatch's own repro gives it)")
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
     r.add_argument("--case", required=True)
     r.add_argument("--check", required=True, choices=("playback", "notes", "fobj", "controllers"))
-    r.add_argument("--steps", default="256")
-    r.add_argument("--plan", default="256:0")
-    r.add_argument("--a1", type=int, default=0)
-    r.add_argument("--track", type=int, default=0)
-    r.add_argument("--times", default="1")
+    r.add_argument("--steps", type=listed(frame_speed), default="256")
+    r.add_argument("--plan", type=listed(note_step), default="256:0")
+    r.add_argument("--a1", type=whole_number(0), default=0)
+    r.add_argument("--track", type=whole_number(0), default=0)
+    r.add_argument("--times", type=listed(u32_number), default="1")
     mu = sub.add_parser("mutants", help="every stand-in mutant must be caught by its named check")
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")

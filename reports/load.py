@@ -71,12 +71,61 @@ def _check_chunk(path: Path, rec: dict) -> dict:
         if m.get("check") is None:
             raise ReportError(f"{path}: mismatches[{i}] of chunk {rec['chunk']} has no 'check'")
         m.setdefault("chunk", rec["chunk"])
-    if "index" not in rec:
+    if rec.get("index") is None:
         try:
             rec["index"] = int(path.stem)
         except ValueError:
             rec["index"] = None
+    elif not isinstance(rec["index"], int) or isinstance(rec["index"], bool):
+        raise ReportError(f"{path}: member 'index' of chunk {rec['chunk']} must be an integer, "
+                          f"found {type(rec['index']).__name__} {rec['index']!r}")
+    for i, m in enumerate(rec["mismatches"]):
+        _check_key_words(path, rec["chunk"], i, m.get("context"))
     return rec
+
+
+def _check_key_words(path: Path, chunk: str, i: int, ctx) -> None:
+    """The key tables of a mismatch's context (reports.describe.keys_view) hold u32 words: a word
+    written "0x..." that is not one is an error naming the file, the field and the value."""
+    from .bits import is_hex_pattern, parse_u32
+    if not isinstance(ctx, dict):
+        return
+    for name, val in ctx.items():
+        keys = val.get("keys") if isinstance(val, dict) else None
+        for j, k in enumerate(keys if isinstance(keys, list) else ()):
+            words = k.get("value") if isinstance(k, dict) else None
+            for w in words if isinstance(words, list) else [words]:
+                if is_hex_pattern(w) and parse_u32(w) is None:
+                    raise ReportError(f"{path}: mismatches[{i}].context.{name}.keys[{j}].value of chunk "
+                                      f"{chunk}: {w!r} is not a u32 word (0x and at most 8 hex digits)")
+
+
+def selection_of(params: dict) -> dict | None:
+    """{record index: chunk id} of a run's selection (a shard's slice under its selection
+    indices), or None when params.json lists no chunks."""
+    chunks = params.get("chunks")
+    if not isinstance(chunks, list):
+        return None
+    sh = params.get("shard")
+    indices = sh.get("indices") if isinstance(sh, dict) else None
+    if not isinstance(indices, list) or len(indices) != len(chunks):
+        indices = range(len(chunks))
+    return dict(zip(indices, chunks))
+
+
+def stray(name: str, rec: dict, selection: dict | None) -> str | None:
+    """Why the record in chunks/<name> is of no selected chunk (None when it is one): its index
+    must be its file's number and a selected index, and its chunk that index's chunk."""
+    if selection is None:
+        return None
+    index = rec.get("index")
+    if not name[:5].isdigit() or index != int(name[:5]):
+        return f"its index {index!r} is not its file's number"
+    if index not in selection:
+        return f"index {index} is outside the selection of {len(selection)} chunks"
+    if rec.get("chunk") != selection[index]:
+        return f"it is a record of {rec.get('chunk')!r}, but index {index} selects {selection[index]!r}"
+    return None
 
 
 def load_run(run_dir) -> Run:
@@ -96,16 +145,21 @@ def load_run(run_dir) -> Run:
     params = _read_json(params_path)
     chunks = []
     chunk_dir = path / "chunks"
+    selection = selection_of(params)
     if chunk_dir.is_dir():
         for p in sorted(chunk_dir.glob("*.json")):
-            chunks.append(_check_chunk(p, _read_json(p)))
+            rec = _check_chunk(p, _read_json(p))
+            why = stray(p.name, rec, selection)
+            if why:
+                problems.append(f"chunks/{p.name}: {why}; ignored")
+                continue
+            chunks.append(rec)
     else:
         problems.append("chunks/ is missing: no chunk finished")
     chunks.sort(key=lambda c: (c["index"] is None, c["index"] or 0, c["chunk"]))
     summary_path = path / "summary.json"
     summary = _read_json(summary_path) if summary_path.exists() else None
-    selected = params.get("chunks")
-    if isinstance(selected, list) and len(chunks) < len(selected):
-        problems.append(f"{len(selected) - len(chunks)} of {len(selected)} selected chunks "
+    if selection is not None and len(chunks) < len(selection):
+        problems.append(f"{len(selection) - len(chunks)} of {len(selection)} selected chunks "
                         "have no result (run incomplete or still running)")
     return Run(path=path, params=params, chunks=chunks, summary=summary, problems=problems)

@@ -20,7 +20,9 @@ that are missing and never overwrites one that is present):
   chunks_per_minute   float  chunks_done / minutes
   complete            bool   every selected chunk has a result
   bad_members         list   {member, offset, error, kind} of every archive member that could not be
-                             read (corrupt, truncated, unindexed); their chunks were not checked
+                             read (corrupt, truncated, unindexed, a second member of one name) and
+                             of every malformed Anime chunk (kind "anime chunk", member the chunk
+                             id, offset inside the chunk); their chunks were not checked
   allow_bad_members   bool   the run was started with --allow-bad-members
   nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
                              check that ran on no chunk, chunks with no applicable check)
@@ -145,6 +147,16 @@ def _sum_counters(dicts) -> dict:
     return total
 
 
+def refused(chunk: dict) -> dict | None:
+    """The bad-member entry of a chunk record whose chunk was malformed input (the harness's
+    error with check "input"), else None: such a chunk is bad input, not a failed chunk."""
+    err = chunk.get("error")
+    if not (isinstance(err, dict) and err.get("check") == "input"):
+        return None
+    return {"member": chunk.get("chunk"), "offset": err.get("offset"), "kind": "anime chunk",
+            "error": err.get("message")}
+
+
 def _wall_seconds(run: Run) -> float | None:
     started = run.params.get("started")
     if not started or not run.chunks:
@@ -186,7 +198,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
     done = len(run.chunks)
     total = len(selected) if isinstance(selected, list) else done
     failing = [ch["chunk"] for ch in run.chunks
-               if ch["mismatches"] or dropped(ch) or ch.get("error")]
+               if ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch)]
     per_check: dict = {}
     for ch in run.chunks:
         bad = Counter(m["check"] for m in ch["mismatches"])
@@ -209,14 +221,14 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "chunks_failed": len(failing),
         "mismatches": sum(len(ch["mismatches"]) + dropped(ch) for ch in run.chunks),
         "mismatches_dropped": sum(dropped(ch) for ch in run.chunks),
-        "errors": sum(1 for ch in run.chunks if ch.get("error")),
+        "errors": sum(1 for ch in run.chunks if ch.get("error") and not refused(ch)),
         "counters": _sum_counters(ch["counters"] for ch in run.chunks),
         "quirks": _sum_counters(ch["quirks"] for ch in run.chunks),
         "worst_keyed_rotation": worst_rotation(run),
         "seconds": round(seconds, 3),
         "chunks_per_minute": round(done / (seconds / 60), 3) if seconds else None,
         "complete": complete_,
-        "bad_members": list(run.params.get("bad_members") or []),
+        "bad_members": list(run.params.get("bad_members") or []) + [b for b in map(refused, run.chunks) if b],
         "allow_bad_members": bool(run.params.get("allow_bad_members")),
         "nothing_compared": nothing_compared(run, total, per_check, complete_),
         **run_ledger(run),
@@ -281,6 +293,9 @@ def status(s: dict) -> str:
 # what it dropped); the fields only reports writes are always recomputed.
 REPORTS_FIELDS = ("checks", "causes", "failing_chunks", "rotation_samples", "rotation_over_bound",
                   "mismatches_dropped", "report", "junit", "reports_format")
+# A run's completeness is recounted from its selection and records on every render: a record
+# lost since the harness wrote summary.json makes the run incomplete.
+RECOUNTED = ("chunks_total", "chunks_done", "complete")
 
 
 def complete(run: Run, causes: dict | None = None) -> dict:
@@ -289,7 +304,7 @@ def complete(run: Run, causes: dict | None = None) -> dict:
     computed = compute(run, causes)
     merged = dict(computed)
     for k, v in (run.summary or {}).items():
-        if k not in REPORTS_FIELDS and (v is not None or k not in merged):
+        if k not in REPORTS_FIELDS + RECOUNTED and (v is not None or k not in merged):
             merged[k] = v
     merged["status"] = status(merged)
     return merged

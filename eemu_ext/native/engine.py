@@ -124,11 +124,12 @@ _PROGRAMS: Dict[str, Program] = {}
 
 
 def code_ranges(m) -> List[Tuple[int, int]]:
-    """Where the translator may read code: the image's loaded segments, or all of RAM without one."""
+    """Where the translator may read code: the file bytes of the image's executable segments, or
+    all of RAM without one."""
     img = m.image
     if img is None:
         return [(0, 0x02000000)]
-    return [(v, v + len(d)) for v, d in img.segments]
+    return list(img.executable)
 
 
 def _image_identity(img) -> str:
@@ -190,8 +191,8 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     translator and the float model. With build_it=False: the program only if it is at hand
     without walking or compiling, else None."""
     ranges = code_ranges(m)
-    lo = min(a for a, _ in ranges)
-    hi = max(b for _, b in ranges)
+    lo = min((a for a, _ in ranges), default=0)         # an image with no executable segment: no code
+    hi = max((b for _, b in ranges), default=0)
     th = translator_hash(m.decoder.rows)
     ident = f"{_image_identity(m.image)}-{th}" if m.image is not None else None
     spans = _SPANS.get(ident) if ident is not None else None

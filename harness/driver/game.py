@@ -118,6 +118,11 @@ class Game:
             self.m, self.img = load_machine(image, float_model, coverage, syms, overlay)
         else:
             self.m, self.img = machine, machine.load_elf(image, syms=syms, overlay=overlay)
+        reach = mm.harness_overlap(getattr(self.img, "segments", ()))
+        if reach is not None:
+            raise HarnessError(f"{self.image_path}: a loaded segment 0x{reach[0]:08x}-0x{reach[1]:08x} overlaps the "
+                               f"harness's memory 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} "
+                               f"(executable-abi.md §1.3, checks.md §8.1)")
         symbols = getattr(self.img, "symbols", {})
         missing = missing_symbols(symbols)
         if missing:

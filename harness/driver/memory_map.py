@@ -26,6 +26,11 @@ HEAP = 0x01200000         # bump-allocator arena
 HEAP_END = 0x01F00000     # also the reader's end limit
 STACK_TOP = 0x01FFF000
 RETURN_SENTINEL = 0xFFFFFFF0
+# The harness's own memory: SYS up to the end of RAM (executable-abi.md §1.3: "0x01000000 and above").
+# DECISION: the range the harness refuses an executable's segments in is SYS..RAM end; the stand-in
+# and the game load at 0x00100000, below it.
+HARNESS_LOW = SYS
+HARNESS_HIGH = 0x02000000
 
 # Table capacities implied by the layout (TBL..ANM, IDX..MORPH_PARAM).
 TBL_MAX_ENTRIES = (ANM - TBL) // 8
@@ -77,3 +82,15 @@ OUT_SPARE = 64            # the output buffer holds 4W + 64 bytes (executable-ab
 # DECISION: an instance for an index entry the harness has no other use for (F_Ambient, F_Camera,
 # light and note objects): a zeroed block of the largest instance size the spec gives (ccCoord).
 INSTANCE_SIZE = COORD_SIZE
+
+
+def harness_overlap(segments):
+    """The first (lo, hi) of a loaded segment ((vaddr, bytes) pairs) that reaches into
+    HARNESS_LOW..HARNESS_HIGH, in RAM or a mirror of it, else None."""
+    from eemu_ext.memory import RAM_MIRRORS, RAM_SIZE
+    for vaddr, data in segments:
+        for base in RAM_MIRRORS:
+            lo = vaddr - base
+            if 0 <= lo < RAM_SIZE and lo < HARNESS_HIGH and lo + len(data) > HARNESS_LOW:
+                return vaddr, vaddr + len(data)
+    return None

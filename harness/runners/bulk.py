@@ -75,6 +75,7 @@ def prepare(opts: Options, argv):
     else:
         rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
         rd = rd or RunDir.create(params, opts.runs)
+    rd = hold_run_dir(rd, params, opts)
     if not is_mutant_run(params):
         rd.link_latest()
     return rd
@@ -93,6 +94,21 @@ def truncation_as_bad_member(opts, corpus):
     print(printable(f"warning: {t.text(data)}"), file=sys.stderr)
     return [{"member": name, "offset": t.size, "kind": "truncated", "error": "past the end of the archive "
              "(the executable's index tables list it)"} for name in ([t.cut] if t.cut else []) + t.gone]
+
+
+def hold_run_dir(rd, params, opts):
+    """One bulk at a time writes a run directory: a second one on the same --out/--resume is
+    refused. DECISION: an identical incomplete run that another bulk is writing is not resumed
+    automatically; this bulk starts a run directory of its own."""
+    from harness.runners.run import RunDirBusy
+    try:
+        rd.hold()
+    except RunDirBusy as exc:
+        if opts.out or opts.resume:
+            raise HarnessError(str(exc)) from None
+        rd = RunDir.create(params, opts.runs)
+        rd.hold()
+    return rd
 
 
 def same_run_or_refuse(rd, params, opts):
@@ -175,6 +191,8 @@ def run_bulk(opts: Options, argv=()):
         raise
     ids = rd.params()["chunks"]
     done = rd.done_indices()
+    for name, why in rd.strays():
+        print(printable(f"warning: {rd.path}/chunks/{name}: {why}; ignored"), file=sys.stderr)
     todo = [(i, cid, rd.path, opts.checks) for i, cid in zip(shard.indices_of(rd.params()), ids) if i not in done]
     costs = {}
     todo = schedule.order(todo, lambda cid: opts.open_corpus().chunk(cid).data,

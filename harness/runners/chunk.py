@@ -29,7 +29,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     try:
         anim = parse_reference(ch, ctx.float_model)
     except Exception as exc:                      # the reference or corpus refused the chunk
-        return result(ch, index, t0, tally, timing, describe_error(exc, "reference"), ctx, {})
+        return result(ch, index, t0, tally, timing, describe_refusal(exc), ctx, {})
     wanted = set(only or NAMES)
     wanted |= {ALIASES[w] for w in wanted if w in ALIASES}
     tally.applicable = applicable(anim, prof)
@@ -85,6 +85,17 @@ def describe_error(exc, check):
     expected = isinstance(exc, EXPLAINED)
     return {"type": kind, "message": str(exc), "check": check,
             "where": None if expected else where}
+
+
+def describe_refusal(exc):
+    """The error of a chunk the reference would not parse. A malformed chunk (CorpusError) is bad
+    input, check "input", with its offset in the chunk: the run lists it with the bad members
+    (reports.summary.refused)."""
+    from corpus import CorpusError
+    if not isinstance(exc, CorpusError):
+        return describe_error(exc, "reference")
+    return {"type": "bad chunk", "message": f"malformed Anime chunk: {exc}", "check": "input",
+            "where": None, "offset": exc.offset}
 
 
 def result(ch, index, t0, tally, timing, error, ctx, info):

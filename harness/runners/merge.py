@@ -6,6 +6,7 @@ one coverage.json, one summary, one report and one JUnit file. Only its params k
 """
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 
@@ -13,7 +14,7 @@ from corpus.names import printable, printable_lines
 
 from harness import HarnessError
 from harness.runners import codecov
-from harness.runners.run import EXIT, RunDir, param_differences, read_json
+from harness.runners.run import EXIT, RunDir, RunDirError, param_differences, read_json
 from harness.runners.shard import label, selection_digest
 
 # DECISION: what may differ between the shards of one run: their own chunk lists and shard
@@ -56,7 +57,7 @@ def check_compatible(shards):
         if k in seen:
             raise HarnessError(f"shard {k}/{m} given twice: {seen[k]} and {rd.path}")
         seen[k] = rd.path
-    missing = [f"{k}/{m}" for k in range(1, m + 1) if k not in seen]
+    missing = list(itertools.islice((f"{k}/{m}" for k in range(1, m + 1) if k not in seen), 20))
     if missing:
         raise HarnessError(f"missing shard{'s' if len(missing) > 1 else ''} {', '.join(missing)} of {m} "
                            f"(have {', '.join(f'{k}/{m}' for k in sorted(seen))}): run "
@@ -86,7 +87,7 @@ def whole_selection(shards):
 def shard_records(rd, p):
     """The shard's chunk records, each checked against its slice; refuses an incomplete shard."""
     want = dict(zip(p["shard"]["indices"], p["chunks"]))
-    have = rd.done_indices() if os.path.isdir(rd.chunks_dir) else set()
+    have = rd.done_indices(remove_torn=False) if os.path.isdir(rd.chunks_dir) else set()
     lost = sorted(set(want) - have)
     if lost:
         raise HarnessError(f"{rd.path} (shard {label(p)}) is incomplete: {len(lost)} of {len(want)} chunks "
@@ -124,7 +125,12 @@ def merge_runs(paths, out, argv=None):
                             "chunks": len(p["chunks"])})
     params = {k: v for k, v in p0.items() if k not in ("shard", "run_id", "key")}
     params.update(chunks=ids, argv=list(argv if argv is not None else sys.argv), merged_from=merged_from)
-    rd = RunDir.create_at(out, params)
+    try:
+        rd = RunDir.create_at(out, params)
+    except RunDirError:
+        raise
+    except OSError as exc:
+        raise RunDirError(exc.errno, exc.strerror or str(exc), exc.filename or out) from None
     for srd, p in shards:
         for rec in shard_records(srd, p):
             rd.write_chunk(rec)

@@ -1,4 +1,5 @@
 """Replay entry points for shrinking: re-run one check of one chunk on an explicit input list."""
+from harness import HarnessError
 from harness.checks import controllers, fobj, notes, playback
 from harness.runners.chunk import parse_reference
 from harness.compare.tables import entries_by_record
@@ -29,7 +30,10 @@ def replay_times(game, ch, ctx, track, times):
     """One track evaluated at an explicit time list (checks.md §2.1 step 4.4 and §2.3)."""
     anim, tally = parse_reference(ch, ctx.float_model), Tally()
     entries = game.load(ch.data)
-    tr = next(t for t in anim.tracks if t.record.index == track)
+    tr = next((t for t in anim.tracks if t.record.index == track), None)
+    if tr is None:
+        raise HarnessError(f"track {track}: no such object track in {ch.id} (its tracks: "
+                           f"{', '.join(str(t.record.index) for t in anim.tracks[:20]) or 'none'})")
     entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
     if entry is None:
         return tally

@@ -52,6 +52,38 @@ class RunDirError(OSError):
         return f"cannot write {self.filename}: {self.strerror}"
 
 
+class RunDirInvalid(ValueError):
+    """A run directory whose params.json is not a run's (does not parse, wrong shape): one line
+    naming the file, the field and the value."""
+
+
+class RunDirBusy(RuntimeError):
+    """Another process holds the run directory's lock (a bulk writing it)."""
+
+
+def read_params(path):
+    """params.json as a dict, or RunDirInvalid naming the file, the field and the value."""
+    try:
+        p = read_json(path)
+    except json.JSONDecodeError as e:
+        raise RunDirInvalid(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except UnicodeDecodeError as e:
+        raise RunDirInvalid(f"{path}: not UTF-8 text (byte 0x{e.object[e.start]:02x} at offset {e.start})") from None
+    if not isinstance(p, dict):
+        raise RunDirInvalid(f"{path}: expected a JSON object, found {type(p).__name__}")
+    chunks = p.get("chunks")
+    if chunks is not None and not (isinstance(chunks, list) and all(isinstance(c, str) for c in chunks)):
+        raise RunDirInvalid(f"{path}: field 'chunks' must be a list of chunk ids, found "
+                            f"{type(chunks).__name__} {str(chunks)[:60]!r}")
+    sh = p.get("shard")
+    if sh is not None and not (isinstance(sh, dict) and isinstance(sh.get("indices"), list)
+                               and len(sh["indices"]) == len(chunks or ())
+                               and all(isinstance(i, int) for i in sh["indices"])):
+        raise RunDirInvalid(f"{path}: field 'shard' must hold one integer index per chunk, found "
+                            f"{str(sh)[:60]!r}")
+    return p
+
+
 # DECISION: chunk records are written atomically (a temp file renamed into place) but made durable
 # in batches: one syncfs(2) of their file system per SYNC_EVERY records a process writes, and one
 # before summary.json says a run is complete. A crash of the process loses nothing (the page cache
@@ -194,6 +226,9 @@ def status(s):
     return verdict(s)
 
 
+_HELD = {}             # run directory -> the fd of its lock, for the run directories this process holds
+
+
 class RunDir:
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -251,7 +286,65 @@ class RunDir:
         return os.path.join(self.path, "params.json")
 
     def params(self):
-        return read_json(self.params_path)
+        return read_params(self.params_path)
+
+    def hold(self):
+        """Take the run directory's lock (flock of RUN/.lock) for this process's life: one bulk at
+        a time writes a run directory. RunDirBusy when another process holds it."""
+        import fcntl
+        if self.path in _HELD:
+            return                        # this process holds it already (a bulk run again in-process)
+        path = os.path.join(self.path, ".lock")
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise RunDirError(exc.errno, exc.strerror or str(exc), path) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            raise RunDirBusy(f"{self.path} is being written by another bulk (its lock {path} is held); "
+                             f"wait for that run to end, or give another --out") from None
+        _HELD[self.path] = fd
+
+    def release(self):
+        fd = _HELD.pop(self.path, None)
+        if fd is not None:
+            os.close(fd)
+
+    def lock(self):
+        """hold() for the length of a with-block."""
+        from contextlib import contextmanager
+
+        @contextmanager
+        def held():
+            self.hold()
+            try:
+                yield self
+            finally:
+                self.release()
+        return held()
+
+    def selection(self):
+        """{record index: chunk id} of the run's selection (reports.load.selection_of)."""
+        from reports.load import selection_of
+        return selection_of(self.params()) or {}
+
+    def strays(self):
+        """[(file name, why)] of the whole records of no selected chunk: named, never counted."""
+        from reports.load import stray
+        sel = self.selection()
+        out = []
+        for name in sorted(os.listdir(self.chunks_dir)):
+            if name.endswith(".json"):
+                try:
+                    rec = read_json(os.path.join(self.chunks_dir, name))
+                except (OSError, ValueError, UnicodeDecodeError):
+                    continue
+                why = stray(name, rec, sel) if isinstance(rec, dict) else "not a JSON object"
+                if why:
+                    out.append((name, why))
+        return out
 
     def link_latest(self, runs=None):
         runs = runs or os.path.dirname(self.path)
@@ -266,21 +359,26 @@ class RunDir:
     def chunk_path(self, index):
         return os.path.join(self.chunks_dir, f"{index:05d}.json")
 
-    def done_indices(self):
-        """The indices with a whole record. A record that does not parse (torn by a machine crash
-        before its batch was synced) is removed: its chunk is checked again."""
+    def done_indices(self, remove_torn=True):
+        """The selected indices with a whole record of their own chunk. A record that does not
+        parse (torn by a machine crash before its batch was synced) is removed: its chunk is
+        checked again (remove_torn=False: left alone, for a directory that is only read). A
+        record of no selected chunk is not counted (strays() names it)."""
+        from reports.load import stray
+        sel = self.selection()
         out = set()
         for name in os.listdir(self.chunks_dir):
             if name.endswith(".json") and name[:5].isdigit():
                 path = os.path.join(self.chunks_dir, name)
                 try:
                     rec = read_json(path)
-                    whole = isinstance(rec, dict) and rec.get("index") == int(name[:5])
+                    whole = isinstance(rec, dict)
                 except (OSError, ValueError, UnicodeDecodeError):
                     whole = False
                 if whole:
-                    out.add(int(name[:5]))
-                else:
+                    if not stray(name, rec, sel):
+                        out.add(int(name[:5]))
+                elif remove_torn:
                     try:
                         os.unlink(path)
                     except OSError:
@@ -304,9 +402,14 @@ class RunDir:
         write_json(self.chunk_path(res["index"]), res, durable=False)
 
     def results(self):
+        """The records of the selected chunks (a record of no selected chunk is left out)."""
+        from reports.load import stray
+        sel = self.selection()
         for name in sorted(os.listdir(self.chunks_dir)):
             if name.endswith(".json"):
-                yield read_json(os.path.join(self.chunks_dir, name))
+                rec = read_json(os.path.join(self.chunks_dir, name))
+                if isinstance(rec, dict) and not stray(name, rec, sel):
+                    yield rec
 
     def is_complete(self):
         s = os.path.join(self.path, "summary.json")
@@ -336,9 +439,14 @@ class RunDir:
         no_check = []
         seconds_of = {}
         by_check_counters, done_ids = {}, []
+        from reports.summary import refused
+        bad_chunks = []
         for r in self.results():
             done += 1
             done_ids.append(r.get("chunk"))
+            if refused(r):                # a malformed chunk: bad input, listed with the bad members
+                bad_chunks.append(refused(r))
+                continue
             for c, cs in (r.get("counters_by_check") or {}).items():
                 by_check_counters.setdefault(c, Counter()).update(cs)
             ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
@@ -368,7 +476,7 @@ class RunDir:
             w = r.get("worst_keyed_rotation")
             if w and (worst is None or w["d"] > worst["d"]):
                 worst = w
-        total = len(params.get("chunks", []))
+        total = len(params.get("chunks") or [])
         seconds = seconds if seconds is not None else chunk_seconds
         summary = {
             "run_id": params.get("run_id"), "params": params, "chunks_total": total,
@@ -386,7 +494,7 @@ class RunDir:
         summary["chunks"] = done
         summary["mismatches_beyond_cap"] = beyond_cap
         summary["failing_chunks"] = failing
-        summary["bad_members"] = list(params.get("bad_members") or [])
+        summary["bad_members"] = list(params.get("bad_members") or []) + bad_chunks
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check

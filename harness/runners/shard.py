@@ -46,7 +46,7 @@ def assign(costs, m):
     """Shard number (0-based) of each index: the longest predicted chunk first, each to the least
     loaded shard so far (ties: the lower shard), so the slices' predicted costs stay close."""
     order = sorted(range(len(costs)), key=lambda i: (-costs[i], i))
-    heap = [(0, s) for s in range(m)]
+    heap = [(0, s) for s in range(min(m, len(costs)))]     # shards beyond the chunks get none
     out = [0] * len(costs)
     for i in order:
         load, s = heapq.heappop(heap)
@@ -57,6 +57,11 @@ def assign(costs, m):
 
 def select(ids, costs, k, m):
     """(the shard's ids, its params["shard"] entry) for shard k of m of the selection `ids`."""
+    # DECISION: more shards than chunks would leave shards that compare nothing: refused, naming
+    # both numbers, before anything is built per shard.
+    if ids and m > len(ids):
+        raise HarnessError(f"SHARD={k}/{m}: {m} shards of a selection of {len(ids)} chunks; at most "
+                           f"{len(ids)} shards (one chunk each)")
     owner = assign(costs, m)
     indices = [i for i in range(len(ids)) if owner[i] == k - 1]
     info = {"k": k, "m": m, "indices": indices, "selection_size": len(ids),

@@ -103,3 +103,12 @@ def test_without_counting_a_run_has_no_coverage_and_the_command_says_why(tmp_pat
     capsys.readouterr()
     assert main(["coverage", str(run)]) == 2
     assert "no coverage.json" in capsys.readouterr().err
+
+
+def test_a_function_the_executable_does_not_have_is_a_one_line_error(tmp_path, capsys):
+    run = run_of(tmp_path, "run", [ONCE])
+    capsys.readouterr()
+    assert main(["coverage", str(run), "--function", "Nope"]) == 2
+    err = capsys.readouterr().err
+    line, = err.strip().splitlines()
+    assert line.startswith("harness: --function Nope:") and "standin.elf" in line and "'Nope'" in line

@@ -68,3 +68,22 @@ def test_a_disc_runs_repro_names_the_disc_and_not_the_extracted_executable(tmp_p
     assert mism, "the mutant on the disc should fail its note check"
     words = shlex.split(mism[0]["repro"])
     assert words[words.index("--disc") + 1] == disc and "--image" not in words, mism[0]["repro"]
+
+
+def one_text(*args):
+    return subprocess.run([PY, "-m", "harness", "one", "--no-shrink", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("bad", ["abc", "1.5", ""])
+def test_time_must_be_a_whole_number(bad):
+    r = one_text("--case", CASE, "--check", "notes", "--time", bad)
+    assert r.returncode == 2 and "--time" in r.stderr and "whole number" in r.stderr, r.stdout + r.stderr
+
+
+def test_a_time_with_no_mismatch_says_how_many_it_hid_and_the_chunk_still_fails():
+    mism = one_json("--case", CASE, "--check", "notes", "--image", built(NOTE_MUTANT))
+    quiet = max(m["time"] for m in mism) + 1
+    r = one_text("--case", CASE, "--check", "notes", "--image", NOTE_MUTANT, "--time", str(quiet))
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert f"0 mismatches at time {quiet}" in r.stdout and f"{len(mism)} at other times hidden" in r.stdout

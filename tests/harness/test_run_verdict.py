@@ -7,6 +7,7 @@ import json
 import os
 import re
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -15,6 +16,8 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.options import ROOT
+
+from corpus.ccsf import CcsfFile
 
 from . import archives
 
@@ -383,3 +386,49 @@ def test_the_readme_tables_the_exit_statuses_the_harness_uses():
         assert re.search(rf"^\| {code} \| {word}", text, re.M), (code, word)
     assert (EXIT["pass"], EXIT["mismatches"], EXIT["bad members"], EXIT["nothing compared"],
             EXIT["interrupted"]) == (0, 1, 2, 5, 130)
+
+
+def test_two_members_of_one_name_are_a_bad_member_naming_both_offsets(tmp_path):
+    """The corpus keeps every member: a second member with the name of an earlier one (other
+    contents, the same ANM names) is not folded into the first. It is a bad member naming both
+    offsets, in the run (exit 2), its summary and `corpus stats`; before, the run said PASS."""
+    (n0, d0), (n1, d1) = archives.members(archives.SMALL[:2])
+    f0, f1 = (CcsfFile(d, member=n) for n, d in ((n0, d0), (n1, d1)))
+    same = {obj1: f0.names[obj0].encode() for (_, _, obj0), (_, _, obj1) in zip(f0.anime_chunks, f1.anime_chunks)}
+    data = archives.write_archive(str(tmp_path / "DATA.BIN"),
+                                  [(n0.encode(), d0), (n0.encode(), archives.rename_objects(d1, same))])
+    (_, first, *_), (_, second, *_) = archives.LAYOUT[data]
+    r = bulk(tmp_path, tmp_path / "run", "--data", data, "--check", "controllers", "--n", "100000")
+    assert r.returncode == 2, r.stdout + r.stderr
+    (bad,) = summary(tmp_path / "run")["bad_members"]
+    assert bad["member"] == n0 and bad["offset"] == second and bad["kind"] == "duplicate name"
+    assert f"0x{first:X}" in bad["error"] and f"0x{second:X}" in bad["error"]
+    st = subprocess.run([PY, "-m", "corpus", "stats", data], cwd=ROOT, capture_output=True,
+                        text=True, timeout=300, env=env_for(tmp_path))
+    assert st.returncode == 1 and "bad members: 1" in st.stdout and f"0x{second:X}" in st.stdout, st.stdout
+
+
+def test_a_malformed_anime_chunk_is_bad_input_not_a_harness_error(tmp_path):
+    """A sub-record that runs past its chunk: the chunk is listed with the bad members (exit 2,
+    named with its offset in the chunk), not counted as a chunk the harness could not finish;
+    --allow-bad-members accepts it and the other chunks pass."""
+    parts = archives.members(archives.SMALL)
+    name, data = parts[1]
+    off, _length, _obj = CcsfFile(data, member=name).anime_chunks[0]
+    broken = bytearray(data)
+    struct.pack_into("<I", broken, off + 24, 0xFFFF)        # the first sub-record's word count
+    parts[1] = (name, bytes(broken))
+    arc = archives.write_archive(str(tmp_path / "DATA.BIN"), [(n.encode(), d) for n, d in parts])
+    r = bulk(tmp_path, tmp_path / "run", "--data", arc, "--check", "controllers", "--n", "100000")
+    assert r.returncode == 2, r.stdout + r.stderr
+    s = summary(tmp_path / "run")
+    assert s["status"] == "bad members" and s["errors"] == 0 and s["chunks_failed"] == 0
+    (bad,) = s["bad_members"]
+    assert bad["member"].startswith(f"{name}::") and bad["kind"] == "anime chunk" and bad["offset"] == 0x14
+    assert "runs past" in bad["error"]
+    assert "FAIL (bad archive members) (exit 2)" in r.stdout and "harness errors" not in r.stdout
+    ok = bulk(tmp_path, tmp_path / "allowed", "--data", arc, "--check", "controllers", "--n", "100000",
+              "--allow-bad-members")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    one = harness(tmp_path, "one", "--data", arc, "--case", bad["member"], "--no-shrink")
+    assert one.returncode == 2 and "malformed Anime chunk" in one.stderr, one.stdout + one.stderr

@@ -6,6 +6,7 @@ import struct
 import pytest
 
 from eemu_ext import ElfError, Machine
+from eemu_ext.errors import MemoryFault
 from eemu_ext.elf import load_image
 
 HERE = os.path.dirname(__file__)
@@ -17,7 +18,7 @@ STT = {"NOTYPE": 0, "OBJECT": 1, "FUNC": 2, "SECTION": 3, "FILE": 4}
 def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags=0x20924001):
     """A minimal ELF32 LE MIPS executable.
 
-    segments: (vaddr, data, memsz); sections: (name, addr, size, sh_type, flags) -- added after the
+    segments: (vaddr, data, memsz[, p_flags]) (p_flags default 7, RWX); sections: (name, addr, size, sh_type, flags) -- added after the
     null section, their indices start at 1; symbols: (name, value, type, shndx);
     gp: a .reginfo section with ri_gp_value = gp."""
     shstr = b"\0"
@@ -26,9 +27,9 @@ def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags
     body = b""
     base = 52 + 32 * len(segments)
     phdrs = b""
-    for vaddr, data, memsz in segments:
+    for vaddr, data, memsz, *pflags in segments:
         off = base + len(body) if data else 0
-        phdrs += struct.pack("<8I", 1, off, vaddr, vaddr, len(data), memsz, 7, 16)
+        phdrs += struct.pack("<8I", 1, off, vaddr, vaddr, len(data), memsz, (pflags or [7])[0], 16)
         body += data
     sh_entries = [b"\0" * 40]
     for name, addr, size, typ, fl in secs:
@@ -168,3 +169,81 @@ def test_disasm_command(capsys):
     assert any(ln.split()[2:3] in (["beq"], ["bne"]) and "gcd+0x" in ln for ln in out.splitlines())
     assert main(["disasm", INT_PROG, "nosuch"]) == 2
     assert "no symbol 'nosuch'" in capsys.readouterr().err
+
+
+def _limited_python(code, limit=1 << 30):
+    """Run `code` in a Python whose address space is capped at `limit` bytes: what it allocates
+    beyond that fails there, not on the shared machine."""
+    import resource
+    import subprocess
+    import sys
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    root = os.path.dirname(os.path.dirname(HERE))
+    return subprocess.run([sys.executable, "-c", code], cwd=root, preexec_fn=cap,
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_a_segment_larger_than_ee_memory_is_refused_before_it_is_allocated(elf_file):
+    """A PT_LOAD p_memsz of 4 GiB is an ElfError naming the header and the size, found from the
+    header alone: the loader never builds the 4 GiB of zero fill (it runs here under a 1 GiB cap)."""
+    path = elf_file(make_elf([(0x00100000, b"\0" * 8, 0xFFFFFFF0)]), "huge.elf")
+    r = _limited_python(f"from eemu_ext.elf import load_image; load_image({path!r})")
+    assert "Traceback" in r.stderr and "ElfError" in r.stderr, r.stderr[-2000:]
+    last = r.stderr.strip().splitlines()[-1]
+    assert "huge.elf" in last and "p_memsz 0xfffffff0" in last and "EE memory" in last, last
+
+
+def test_disasm_of_an_elf_with_a_4_gib_segment_is_one_line_error(elf_file):
+    path = elf_file(make_elf([(0x00100000, b"\0" * 8, 0xFFFFFFF0)]), "huge.elf")
+    r = _limited_python(f"import sys; from eemu_ext.__main__ import main; sys.exit(main(['disasm', {path!r}]))")
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert r.stderr.startswith("error: ") and len(r.stderr.strip().splitlines()) == 1
+    assert "huge.elf" in r.stderr and "p_memsz" in r.stderr
+
+
+def test_disasm_of_a_segment_outside_memory_is_one_line_error(elf_file, capsys):
+    from eemu_ext.__main__ import main
+    path = elf_file(make_elf([(0x05000000, b"\0" * 8, 8)]), "far.elf")
+    assert main(["disasm", path]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "far.elf" in err and "outside EE memory" in err
+
+
+JUMP_A0 = (0x00800008, 0)                      # jr a0; nop
+RET_5 = (0x03E00008, 0x24020005)               # jr ra; addiu v0, zero, 5
+
+
+def _words(ws):
+    return struct.pack(f"<{len(ws)}I", *ws)
+
+
+def test_instructions_come_only_from_the_file_bytes_of_executable_segments(elf_file):
+    """Code is what the file gives an executable (PF_X) segment: a jump into the zero fill past
+    p_filesz (memory the program or the harness writes data to) or into a segment without PF_X
+    faults as a fetch outside the executable's code, in both engines, even with valid code there."""
+    bss_target, data_target = 0x00100800, 0x00200000
+    path = elf_file(make_elf([(0x00100000, _words(JUMP_A0 + (0, 0)), 0x1000, 7),
+                              (0x00200000, _words(RET_5 + (0, 0)), 0x100, 6)]), "split.elf")
+    for target in (bss_target, data_target):
+        m = Machine()
+        m.load_elf(path)
+        m.write(bss_target, _words(RET_5))       # data that decodes as code
+        with pytest.raises(MemoryFault, match="outside the executable's loaded segments") as e:
+            m.call(0x00100000, target)
+        assert e.value.pc == target
+    m = Machine()
+    m.load_elf(path)
+    m.allow_fetch(bss_target, bss_target + 8)    # declared code runs as before
+    m.write(bss_target, _words(RET_5))
+    assert m.call(0x00100000, bss_target) == 5
+
+
+def test_an_image_that_marks_no_segment_executable_runs_its_file_bytes_but_not_its_zero_fill(elf_file):
+    path = elf_file(make_elf([(0x00100000, _words(JUMP_A0 + (0, 0)), 0x1000, 6)]), "unmarked.elf")
+    m = Machine()
+    m.load_elf(path)
+    m.write(0x00100800, _words(RET_5))
+    with pytest.raises(MemoryFault, match="outside the executable's loaded segments"):
+        m.call(0x00100000, 0x00100800)
