@@ -23,6 +23,7 @@ import reports
 from reports.origins import headline as origin_headline
 
 from harness.runners import morph_pseudo, schedule, selection, shard
+from harness.runners import edge_chunks
 from harness.runners.chunk import check_chunk
 from harness.runners import codecov
 from harness import provenance
@@ -139,6 +140,8 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
     `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
     ctx = opts.context(cid)
+    if edge_chunks.is_edge(cid):      # the edge chunks beyond the disc (corpus/synth/edge.py)
+        return edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only)
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
         return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
     try:
@@ -200,11 +203,14 @@ def prepare(opts: Options, argv):
     if len(bad) > 20:
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
     # DECISION: a --check run samples from the chunks whose records that check needs.
-    ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
+    ids, covered, missed = selection.quirk_sample(corpus, selection.pool(corpus, selection.kinds_for(opts.checks)),
+                                                  -1 if opts.chunk_ids else opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
     # in for one: an archive with nothing to check still compares nothing.
     if ids and (not opts.checks or "morph" in opts.checks):
         ids += morph_pseudo.ids()
+    if ids:                           # the edge chunks beyond the disc join every selection too
+        ids += edge_chunks.ids(opts.checks)
     if opts.chunk_ids:
         ids = opts.chunk_ids
     shard_info = None
@@ -217,6 +223,8 @@ def prepare(opts: Options, argv):
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
+    if covered is not None:           # the quirk classes the sample met and missed (selection.quirk_sample)
+        params["sample_quirks"] = {"covered": covered, "missed": missed}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)
         same_run_or_refuse(rd, params, opts)
@@ -440,6 +448,7 @@ def format_summary(s):
              f"{s['chunks_done']}/{s['chunks_total']} chunks, "
              f"{s['chunks_failed']} failed, {s['mismatches']} mismatches, {s['errors']} errors, "
              f"{s['seconds']:.0f} s ({s['chunks_per_minute']} chunks/min)"]
+    lines += chunk_origin_lines(s)
     bad = s.get("bad_members") or []
     if bad:
         lines.append(f"  {len(bad)} bad archive member(s)"
@@ -482,6 +491,24 @@ def format_summary(s):
                          f"{s['machine_steps'] / inside / 1e6:.2f} M instr/s")
     lines += failing_chunk_lines(s)
     return "\n".join(lines)
+
+
+def chunk_origin_lines(s):
+    """The archive's chunks and the chunks built by code (Modify blends, edge chunks) counted apart,
+    and the quirk classes a sample met and missed."""
+    syn = s.get("synthetic_chunks") or {}
+    arc = s.get("archive_chunks") or {}
+    lines = []
+    if syn.get("done"):
+        lines.append(f"  archive chunks {arc.get('done')} ({arc.get('failed')} failed, {arc.get('mismatches')} "
+                     f"mismatches); built by code {syn['done']} ({syn.get('failed')} failed, "
+                     f"{syn.get('mismatches')} mismatches: synthetic::morph/ and synthetic::edge/)")
+    q = s.get("sample_quirks")
+    if q:
+        met, missed = q.get("covered") or [], q.get("missed") or []
+        lines.append(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: "
+                     + (", ".join(met) or "none") + "; missed: " + (", ".join(missed) or "none"))
+    return lines
 
 
 def mismatch_count_line(s):

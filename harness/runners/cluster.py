@@ -82,10 +82,11 @@ class ShippedChunk:
 
 
 def ship(corpus, cid, only):
-    """The task's chunk: None for a synthetic morph pseudo-chunk (built on the worker), the
-    exception for a chunk the client cannot read (the worker records it as the chunk's error)."""
-    from harness.runners import morph_pseudo
-    if morph_pseudo.is_pseudo(cid):
+    """The task's chunk: None for a chunk built by code (the Modify blends and the edge chunks,
+    built on the worker), the exception for a chunk the client cannot read (the worker records it
+    as the chunk's error)."""
+    from corpus.synth.edge import is_synthetic
+    if is_synthetic(cid):             # the Modify blends and the edge chunks, built on the worker
         return None
     try:
         ch = corpus.chunk(cid)

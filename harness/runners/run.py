@@ -179,6 +179,11 @@ def status(s):
     return verdict(s)
 
 
+def is_synthetic(cid):
+    from corpus.synth.edge import is_synthetic as built_by_code
+    return built_by_code(cid)
+
+
 class RunDir:
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -318,6 +323,7 @@ class RunDir:
         failing = []
         ran_checks = Counter()
         no_check = []
+        synthetic = Counter(done=0, failed=0, mismatches=0)
         seconds_of = {}
         for r in self.results():
             done += 1
@@ -339,6 +345,8 @@ class RunDir:
                 failing.append(failing_chunk(r, n_mis))
             errors += 1 if r.get("error") else 0
             failed += 1 if (n_mis or r.get("error")) else 0
+            if is_synthetic(r.get("chunk")):      # built by code: counted apart from the archive's
+                synthetic.update(done=1, failed=int(bool(n_mis or r.get("error"))), mismatches=n_mis)
             chunk_seconds += r.get("seconds", 0.0)
             if r.get("chunk") is not None:
                 seconds_of[str(r["chunk"])] = r.get("seconds", 0.0) or 0.0
@@ -370,6 +378,10 @@ class RunDir:
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check
+        summary["synthetic_chunks"] = dict(synthetic)
+        summary["archive_chunks"] = {"done": done - synthetic["done"], "failed": failed - synthetic["failed"],
+                                     "mismatches": mismatches - synthetic["mismatches"]}
+        summary["sample_quirks"] = params.get("sample_quirks")
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary["status"] = status(summary)
         from harness.runners.schedule import write_timings

@@ -66,3 +66,38 @@ def sample(ids, n, seed):
         return list(ids)
     picked = set(random.Random(f"{seed}:bulk-sample").sample(range(len(ids)), n))
     return [cid for i, cid in enumerate(ids) if i in picked]
+
+
+def quirk_sample(corpus, ids, n, seed):
+    """(the chunks, the quirk classes they cover, the classes the pool holds that they miss).
+
+    DECISION: a sample smaller than the pool first meets every quirk class the pool holds
+    (corpus/chunk_quirks.py): the rarest class not yet met first, by the chunk holding it that
+    meets the most classes not yet met (ties drawn from (seed, "quirk-sample")), while fewer than n
+    chunks are chosen; the rest is today's draw (`sample`) over the chunks not chosen. A class the
+    n chunks cannot all meet is listed as missed. The whole pool (n <= 0 or n >= its size) is
+    returned as it is, with no classes worked out."""
+    if n <= 0 or n >= len(ids):
+        return list(ids), None, None
+    from corpus.chunk_quirks import CLASSES, quirks_by_chunk
+    table = quirks_by_chunk(corpus)
+    held = {cid: table.get(cid, frozenset()) for cid in ids}
+    holders = {c: [cid for cid in ids if c in held[cid]] for c in CLASSES}
+    present = [c for c in CLASSES if holders[c]]
+    rng = random.Random(f"{seed}:quirk-sample")
+    chosen, met = [], set()
+    for c in sorted(present, key=lambda c: (len(holders[c]), CLASSES.index(c))):
+        if c in met:
+            continue
+        if len(chosen) >= n:
+            break
+        best = max(len(held[cid] - met) for cid in holders[c])
+        pick = rng.choice([cid for cid in holders[c] if len(held[cid] - met) == best])
+        chosen.append(pick)
+        met |= held[pick]
+    rest = [cid for cid in ids if cid not in set(chosen)]
+    k = n - len(chosen)
+    picked = set(chosen) | (set(sample(rest, k, seed)) if k > 0 else set())
+    out = [cid for cid in ids if cid in picked]
+    covered = set().union(*(held[cid] for cid in out))
+    return out, [c for c in present if c in covered], [c for c in present if c not in covered]
