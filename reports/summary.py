@@ -24,6 +24,10 @@ that are missing and never overwrites one that is present):
   allow_bad_members   bool   the run was started with --allow-bad-members
   nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
                              check that ran on no chunk, chunks with no applicable check)
+  archive_chunks      dict   {done, failed, mismatches} of the archive's chunks
+  synthetic_chunks    dict   the same of the chunks built by code (synthetic::morph/, synthetic::edge/)
+  sample_quirks       dict|null {covered, missed}: the quirk classes a sample met and missed (null:
+                             the whole pool, or explicit --chunks)
   status              str    pass | mismatches | errors | bad members | nothing compared |
                              incomplete | interrupted (the exit statuses in the README)
 
@@ -218,12 +222,27 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "checks": per_check,
         "causes": dict(Counter(causes.values())),
         "failing_chunks": failing,
+        **origins(run.chunks),
+        "sample_quirks": run.params.get("sample_quirks"),
         "rotation_samples": len(samples),
         "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),
         "report": "report.html",
         "junit": "junit.xml",
         "reports_format": 1,
     }
+
+
+def origins(chunks) -> dict:
+    """The archive's chunks and the chunks built by code (synthetic::..., corpus/synth/edge.py)
+    counted apart: {archive_chunks, synthetic_chunks}, each {done, failed, mismatches}."""
+    from corpus.synth.edge import is_synthetic
+    out = {"archive_chunks": Counter(done=0, failed=0, mismatches=0),
+           "synthetic_chunks": Counter(done=0, failed=0, mismatches=0)}
+    for ch in chunks:
+        n = len(ch["mismatches"]) + dropped(ch)
+        out["synthetic_chunks" if is_synthetic(ch.get("chunk")) else "archive_chunks"].update(
+            done=1, failed=int(bool(n or ch.get("error"))), mismatches=n)
+    return {k: dict(v) for k, v in out.items()}
 
 
 def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:

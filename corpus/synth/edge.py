@@ -146,7 +146,7 @@ def edge_chunk(name) -> EdgeChunk:
     try:
         return BUILDERS[name]()
     except KeyError:
-        raise ValueError(f"unknown edge chunk {name!r} (known: {', '.join(NAMES)})") from None
+        raise ValueError(f"unknown edge chunk {PREFIX + name!r} (known: {', '.join(NAMES)})") from None
 
 
 def _f32(x):

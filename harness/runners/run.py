@@ -179,11 +179,6 @@ def status(s):
     return verdict(s)
 
 
-def is_synthetic(cid):
-    from corpus.synth.edge import is_synthetic as built_by_code
-    return built_by_code(cid)
-
-
 class RunDir:
     def __init__(self, path):
         self.path = os.path.abspath(path)
@@ -324,6 +319,7 @@ class RunDir:
         ran_checks = Counter()
         no_check = []
         synthetic = Counter(done=0, failed=0, mismatches=0)
+        from corpus.synth.edge import is_synthetic
         seconds_of = {}
         for r in self.results():
             done += 1

@@ -72,11 +72,12 @@ def quirk_sample(corpus, ids, n, seed):
     """(the chunks, the quirk classes they cover, the classes the pool holds that they miss).
 
     DECISION: a sample smaller than the pool first meets every quirk class the pool holds
-    (corpus/chunk_quirks.py): the rarest class not yet met first, by the chunk holding it that
-    meets the most classes not yet met (ties drawn from (seed, "quirk-sample")), while fewer than n
-    chunks are chosen; the rest is today's draw (`sample`) over the chunks not chosen. A class the
-    n chunks cannot all meet is listed as missed. The whole pool (n <= 0 or n >= its size) is
-    returned as it is, with no classes worked out."""
+    (corpus/chunk_quirks.py), the rarest class first: by the first chunk of today's draw (`sample`,
+    in draw order) that holds it, else by the pool's chunk holding it that meets the most classes
+    not yet met (ties drawn from (seed, "quirk-sample")), while fewer than n chunks are chosen. The
+    rest is today's draw in its order, so the sample differs from it only by the chunks the classes
+    needed. A class the n chunks cannot all meet is listed as missed. The whole pool (n <= 0 or
+    n >= its size) is returned as it is, with no classes worked out."""
     if n <= 0 or n >= len(ids):
         return list(ids), None, None
     from corpus.chunk_quirks import CLASSES, quirks_by_chunk
@@ -84,6 +85,7 @@ def quirk_sample(corpus, ids, n, seed):
     held = {cid: table.get(cid, frozenset()) for cid in ids}
     holders = {c: [cid for cid in ids if c in held[cid]] for c in CLASSES}
     present = [c for c in CLASSES if holders[c]]
+    draw = [ids[i] for i in random.Random(f"{seed}:bulk-sample").sample(range(len(ids)), n)]
     rng = random.Random(f"{seed}:quirk-sample")
     chosen, met = [], set()
     for c in sorted(present, key=lambda c: (len(holders[c]), CLASSES.index(c))):
@@ -91,13 +93,14 @@ def quirk_sample(corpus, ids, n, seed):
             continue
         if len(chosen) >= n:
             break
-        best = max(len(held[cid] - met) for cid in holders[c])
-        pick = rng.choice([cid for cid in holders[c] if len(held[cid] - met) == best])
+        pick = next((cid for cid in draw if c in held[cid]), None)
+        if pick is None:
+            best = max(len(held[cid] - met) for cid in holders[c])
+            pick = rng.choice([cid for cid in holders[c] if len(held[cid] - met) == best])
         chosen.append(pick)
         met |= held[pick]
-    rest = [cid for cid in ids if cid not in set(chosen)]
-    k = n - len(chosen)
-    picked = set(chosen) | (set(sample(rest, k, seed)) if k > 0 else set())
+    picked = set(chosen)
+    picked |= set([cid for cid in draw if cid not in picked][:n - len(picked)])
     out = [cid for cid in ids if cid in picked]
     covered = set().union(*(held[cid] for cid in out))
     return out, [c for c in present if c in covered], [c for c in present if c not in covered]
