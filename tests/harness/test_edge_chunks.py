@@ -160,3 +160,29 @@ def test_a_bulk_on_any_archive_runs_the_edge_chunks_and_counts_them_apart(tmp_pa
     assert "missed: " + ", ".join(q["missed"]) in out
     html = open(os.path.join(run, "report.html")).read()
     assert "chunks by origin" in html and f"{built} built by code" in html and "sample quirk classes" in html
+
+
+def test_make_one_repeats_an_edge_chunk_and_its_repro_reproduces(tmp_path):
+    """The repro a failing edge chunk prints (`one --case synthetic::edge/...`) runs it again,
+    whatever DATA is, and an unknown edge name is a usage error naming it."""
+    import subprocess
+    import sys
+    elf = os.path.join(ROOT, "standin", "build", "mutants", "texture_saturates.elf")
+    if not os.path.exists(elf):
+        pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")
+
+    def one(*args):
+        return subprocess.run([sys.executable, "-m", "harness", "one", *args], cwd=ROOT, capture_output=True,
+                              text=True, timeout=300)
+    bad = one("--case", "synthetic::edge/texture-wrap", "--image", elf, "--data", str(tmp_path / "none.bin"),
+              "--show", "1")
+    assert bad.returncode == 1 and "materials | synthetic::edge/texture-wrap" in bad.stdout, bad.stdout + bad.stderr
+    repro = next(line.split("repro", 1)[1].strip() for line in bad.stdout.splitlines() if "repro " in line)
+    again = subprocess.run(repro.replace(".venv/bin/python", sys.executable, 1), shell=True, cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 1 and "time 1 | u" in again.stdout and " 0 mismatches" not in again.stdout, \
+        again.stdout + again.stderr
+    good = one("--case", "synthetic::edge/texture-wrap")
+    assert good.returncode == 0 and "0 mismatches" in good.stdout, good.stdout + good.stderr
+    nope = one("--case", "synthetic::edge/nope")
+    assert nope.returncode == 2 and "synthetic::edge/nope" in nope.stderr
