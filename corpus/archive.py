@@ -98,6 +98,7 @@ class Corpus:
         self._blob = None
         self._ext = {}
         self._names = {}
+        self._side_stem = None
         idx = self._load_index(use_cache)
         fields = Member.__dataclass_fields__
         self.members: List[Member] = [Member(**{k: v for k, v in m.items() if k in fields})
@@ -150,6 +151,7 @@ class Corpus:
         key = self._key()
         stem = f"corpus-{self._archive_tag()}-" + hashlib.sha1(key.encode()).hexdigest()[:20]
         path = os.path.join(cache_dir(), stem + ".json")
+        self._side_stem = path[:-5] if use_cache else None
         if use_cache and os.path.exists(path):
             try:
                 with open(path) as f:
@@ -281,6 +283,11 @@ class Corpus:
         while len(self._files) > 4:
             self._files.popitem(last=False)
         return {"members": [dict(e) for e in out], "bad": bad, "_blob": bytes(blob)}
+
+    def side_path(self, suffix):
+        """A file beside the cached index, under the index's own stem (None when the index is not
+        cached): derived tables of this archive that the index's pruning keeps and replaces with it."""
+        return None if self._side_stem is None else self._side_stem + suffix
 
     # -- access
     def chunk_ids(self) -> List[str]:

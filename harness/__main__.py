@@ -98,6 +98,8 @@ def cmd_one(a):
     opts = options(a)
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
+    if a.case.startswith("synthetic::edge/"):
+        return one_edge_chunk(opts, a)
     if not a.case.strip():
         raise HarnessError("CASE is required: a chunk id like member::ANM_name "
                            "(.venv/bin/python -m corpus list --grep NAME finds them)")
@@ -161,6 +163,34 @@ def one_synthetic_morph(opts, a):
         print(format_mismatch(m))
     print(f"synthetic::morph: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}")
     return 1 if t.mismatches else 0
+
+
+def one_edge_chunk(opts, a):
+    """`one --case synthetic::edge/<name>`: an edge chunk beyond the disc (corpus/synth/edge.py),
+    built by code whatever DATA is; the output and exit status of a chunk of the archive."""
+    from harness.compare.show import format_mismatch
+    from harness.profiles import run_profile
+    from harness.runners import edge_chunks
+    try:
+        edge_chunks.chunk(a.case) if not a.case.endswith("/morph-rescale") else None
+    except ValueError as exc:
+        raise HarnessError(f"CASE={a.case}: {exc}") from None
+    res = edge_chunks.check_edge(opts.validate_image(), a.case, opts.context(a.case), run_profile(opts),
+                                 only=[a.check] if a.check else None)
+    mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
+            (a.check == "controllers" and m["check"] == "multistep")]
+    if a.time is not None:
+        mism = [m for m in mism if str(m.get("time")) == a.time]
+    for m in mism[:a.show]:
+        print(format_mismatch(m))
+    print(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; {len(mism)} mismatches; "
+          f"counters {json.dumps(res['counters'])}")
+    if res.get("error"):
+        print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
+                        f"{res['error']['message']}"), file=sys.stderr)
+    if mism or res.get("error"):
+        return 1
+    return 0 if res["timing"] else NOTHING_COMPARED
 
 
 def cmd_replay(a):

@@ -161,6 +161,8 @@ def _params_html(run, summary) -> str:
             ("chunks done", f'{summary.get("chunks_done")} of {summary.get("chunks_total")}'
              + ("" if summary.get("complete") else " (incomplete)")),
             ("command", None),
+            ("chunks by origin", _origins_text(summary)),
+            ("sample quirk classes", _sample_quirks_text(summary)),
             ("shard", "{k} of {m} (selection of {selection_size} chunks)".format(**p["shard"])
              if p.get("shard") else None),
             ("merged from", "; ".join(f'shard {x.get("shard")}: {x.get("run")}' for x in p["merged_from"])
@@ -184,6 +186,25 @@ def _params_html(run, summary) -> str:
     out += ('<table class="grid-t"><tr><th></th><th>path</th><th>size</th><th>SHA-256</th></tr>'
             + "".join(ident) + '</table>')
     return out
+
+
+def _origins_text(summary):
+    """The archive's chunks and those built by code, apart (None when no chunk was built by code)."""
+    arc, syn = summary.get("archive_chunks") or {}, summary.get("synthetic_chunks") or {}
+    if not syn.get("done"):
+        return None
+    return (f'{arc.get("done")} from the archive ({arc.get("failed")} failed) · {syn["done"]} built by code: '
+            f'synthetic::morph/, synthetic::edge/ ({syn.get("failed")} failed)')
+
+
+def _sample_quirks_text(summary):
+    """The quirk classes a sample met and those it missed (None for the whole pool)."""
+    q = summary.get("sample_quirks")
+    if not isinstance(q, dict):
+        return None
+    met, missed = q.get("covered") or [], q.get("missed") or []
+    return (f'met {len(met)} of {len(met) + len(missed)}: {", ".join(met) or "none"}; '
+            f'missed: {", ".join(missed) or "none"}')
 
 
 def _n(count, noun: str) -> str:

@@ -29,6 +29,10 @@ that are missing and never overwrites one that is present):
   ledger              dict   kind -> [present, compared], the chunks' ledgers summed (reports.ledger)
   left_out            list   under a profile that compares every record, each kind with
                              compared < present (the run is then not green: status "left out")
+  archive_chunks      dict   {done, failed, mismatches} of the archive's chunks
+  synthetic_chunks    dict   the same of the chunks built by code (synthetic::morph/, synthetic::edge/)
+  sample_quirks       dict|null {covered, missed}: the quirk classes a sample met and missed (null:
+                             the whole pool, or explicit --chunks)
   status              str    pass | mismatches | errors | left out | bad members |
                              nothing compared | incomplete | interrupted (the exit statuses in the README)
 
@@ -235,6 +239,8 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "checks": per_check,
         "causes": dict(Counter(causes.values())),
         "failing_chunks": failing,
+        **origins(run.chunks),
+        "sample_quirks": run.params.get("sample_quirks"),
         "rotation_samples": len(samples),
         "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),
         "report": "report.html",
@@ -247,6 +253,19 @@ def run_ledger(run: Run) -> dict:
     """ledger and left_out from the chunk files (reports.ledger)."""
     led = ledger_total(ch.get("ledger") for ch in run.chunks)
     return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in run.chunks))}
+
+
+def origins(chunks) -> dict:
+    """The archive's chunks and the chunks built by code (synthetic::..., corpus/synth/edge.py)
+    counted apart: {archive_chunks, synthetic_chunks}, each {done, failed, mismatches}."""
+    from corpus.synth.edge import is_synthetic
+    out = {"archive_chunks": Counter(done=0, failed=0, mismatches=0),
+           "synthetic_chunks": Counter(done=0, failed=0, mismatches=0)}
+    for ch in chunks:
+        n = len(ch["mismatches"]) + dropped(ch)
+        out["synthetic_chunks" if is_synthetic(ch.get("chunk")) else "archive_chunks"].update(
+            done=1, failed=int(bool(n or ch.get("error"))), mismatches=n)
+    return {k: dict(v) for k, v in out.items()}
 
 
 def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:

@@ -19,6 +19,7 @@ import reports
 from reports.origins import headline as origin_headline
 
 from harness.runners import morph_pseudo, schedule, selection, shard
+from harness.runners import edge_chunks
 from harness.runners import codecov
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
@@ -47,11 +48,14 @@ def prepare(opts: Options, argv):
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
     bad += truncation_as_bad_member(opts, corpus)
     # DECISION: a --check run samples from the chunks whose records that check needs.
-    ids = selection.sample(selection.pool(corpus, selection.kinds_for(opts.checks)), opts.n, opts.seed)
+    ids, covered, missed = selection.quirk_sample(corpus, selection.pool(corpus, selection.kinds_for(opts.checks)),
+                                                  -1 if opts.chunk_ids else opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
     # in for one: an archive with nothing to check still compares nothing.
     if ids and (not opts.checks or "morph" in opts.checks):
         ids += morph_pseudo.ids()
+    if ids:                           # the edge chunks beyond the disc join every selection too
+        ids += edge_chunks.ids(opts.checks)
     if opts.chunk_ids:
         ids = opts.chunk_ids
     shard_info = None
@@ -64,6 +68,8 @@ def prepare(opts: Options, argv):
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
+    if covered is not None:           # the quirk classes the sample met and missed (selection.quirk_sample)
+        params["sample_quirks"] = {"covered": covered, "missed": missed}
     if opts.out:
         rd = RunDir.create_at(opts.out, params)
         same_run_or_refuse(rd, params, opts)

@@ -147,14 +147,16 @@ class ShippedChunk:
 
 
 def ship(corpus, cid, only):
-    """The task's chunk: None for a synthetic morph pseudo-chunk (built on the worker), the
-    exception for a chunk the client cannot read (the worker records it as the chunk's error).
+    """The task's chunk: None for a chunk built by code (the Modify blends and the edge chunks,
+    built on the worker), the exception for a chunk the client cannot read (the worker records it
+    as the chunk's error).
 
     DECISION: the member's CCSF bytes travel with a chunk whose data pass the quick test for
     F_Morpher records (formats.md §4.1, computed once per corpus for the selection), not after a
     parse of the chunk on the client (the client's own time per chunk; the worker parses it)."""
-    from harness.runners import morph_pseudo, selection
-    if morph_pseudo.is_pseudo(cid):
+    from corpus.synth.edge import is_synthetic
+    from harness.runners import selection
+    if is_synthetic(cid):             # the Modify blends and the edge chunks, built on the worker
         return None
     try:
         ch = corpus.chunk(cid)

@@ -437,6 +437,8 @@ class RunDir:
         failing = []
         ran_checks = Counter()
         no_check = []
+        synthetic = Counter(done=0, failed=0, mismatches=0)
+        from corpus.synth.edge import is_synthetic
         seconds_of = {}
         by_check_counters, done_ids = {}, []
         from reports.summary import refused
@@ -467,6 +469,8 @@ class RunDir:
                 failing.append(failing_chunk(r, n_mis))
             errors += 1 if r.get("error") else 0
             failed += 1 if (n_mis or r.get("error")) else 0
+            if is_synthetic(r.get("chunk")):      # built by code: counted apart from the archive's
+                synthetic.update(done=1, failed=int(bool(n_mis or r.get("error"))), mismatches=n_mis)
             chunk_seconds += r.get("seconds", 0.0)
             if r.get("chunk") is not None:
                 seconds_of[str(r["chunk"])] = r.get("seconds", 0.0) or 0.0
@@ -498,6 +502,10 @@ class RunDir:
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check
+        summary["synthetic_chunks"] = dict(synthetic)
+        summary["archive_chunks"] = {"done": done - synthetic["done"], "failed": failed - synthetic["failed"],
+                                     "mismatches": mismatches - synthetic["mismatches"]}
+        summary["sample_quirks"] = params.get("sample_quirks")
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
         summary.update(ledger_summary(self.results()))
         summary["status"] = status(summary)

@@ -66,3 +66,41 @@ def sample(ids, n, seed):
         return list(ids)
     picked = set(random.Random(f"{seed}:bulk-sample").sample(range(len(ids)), n))
     return [cid for i, cid in enumerate(ids) if i in picked]
+
+
+def quirk_sample(corpus, ids, n, seed):
+    """(the chunks, the quirk classes they cover, the classes the pool holds that they miss).
+
+    DECISION: a sample smaller than the pool first meets every quirk class the pool holds
+    (corpus/chunk_quirks.py), the rarest class first: by the first chunk of today's draw (`sample`,
+    in draw order) that holds it, else by the pool's chunk holding it that meets the most classes
+    not yet met (ties drawn from (seed, "quirk-sample")), while fewer than n chunks are chosen. The
+    rest is today's draw in its order, so the sample differs from it only by the chunks the classes
+    needed. A class the n chunks cannot all meet is listed as missed. The whole pool (n <= 0 or
+    n >= its size) is returned as it is, with no classes worked out."""
+    if n <= 0 or n >= len(ids):
+        return list(ids), None, None
+    from corpus.chunk_quirks import CLASSES, quirks_by_chunk
+    table = quirks_by_chunk(corpus)
+    held = {cid: table.get(cid, frozenset()) for cid in ids}
+    holders = {c: [cid for cid in ids if c in held[cid]] for c in CLASSES}
+    present = [c for c in CLASSES if holders[c]]
+    draw = [ids[i] for i in random.Random(f"{seed}:bulk-sample").sample(range(len(ids)), n)]
+    rng = random.Random(f"{seed}:quirk-sample")
+    chosen, met = [], set()
+    for c in sorted(present, key=lambda c: (len(holders[c]), CLASSES.index(c))):
+        if c in met:
+            continue
+        if len(chosen) >= n:
+            break
+        pick = next((cid for cid in draw if c in held[cid]), None)
+        if pick is None:
+            best = max(len(held[cid] - met) for cid in holders[c])
+            pick = rng.choice([cid for cid in holders[c] if len(held[cid] - met) == best])
+        chosen.append(pick)
+        met |= held[pick]
+    picked = set(chosen)
+    picked |= set([cid for cid in draw if cid not in picked][:n - len(picked)])
+    out = [cid for cid in ids if cid in picked]
+    covered = set().union(*(held[cid] for cid in out))
+    return out, [c for c in present if c in covered], [c for c in present if c not in covered]

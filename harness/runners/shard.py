@@ -34,8 +34,8 @@ def selection_digest(ids):
 
 
 def predicted_cost(corpus, cid):
-    from harness.runners import morph_pseudo
-    if morph_pseudo.is_pseudo(cid):
+    from corpus.synth.edge import is_synthetic
+    if is_synthetic(cid):             # the Modify blends and the edge chunks, built by code
         return PSEUDO_COST
     ch = corpus.chunk(cid)
     n = getattr(ch, "length", None)

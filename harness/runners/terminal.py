@@ -133,6 +133,7 @@ def format_summary(s):
     for why in s.get("nothing_compared") or ():
         lines.append(f"  nothing compared: {why}")
     lines += ledger_lines(s)
+    lines += chunk_origin_lines(s)
     if s.get("mismatches_by_check"):
         lines.append(mismatch_count_line(s))
     lines += counter_lines(s)
@@ -150,6 +151,24 @@ def ledger_lines(s):
     from reports.ledger import lines
     out = [f"  left out: {why}" for why in s.get("left_out") or ()]
     return out + ["  ledger: " + "; ".join(lines(s["ledger"]))] if s.get("ledger") else out
+
+
+def chunk_origin_lines(s):
+    """The archive's chunks and the chunks built by code (Modify blends, edge chunks) counted apart,
+    and the quirk classes a sample met and missed."""
+    syn = s.get("synthetic_chunks") or {}
+    arc = s.get("archive_chunks") or {}
+    lines = []
+    if syn.get("done"):
+        lines.append(f"  archive chunks {arc.get('done')} ({arc.get('failed')} failed, {arc.get('mismatches')} "
+                     f"mismatches); built by code {syn['done']} ({syn.get('failed')} failed, "
+                     f"{syn.get('mismatches')} mismatches: synthetic::morph/ and synthetic::edge/)")
+    q = s.get("sample_quirks")
+    if q:
+        met, missed = q.get("covered") or [], q.get("missed") or []
+        lines.append(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: "
+                     + (", ".join(met) or "none") + "; missed: " + (", ".join(missed) or "none"))
+    return lines
 
 
 def bad_member_lines(s):

@@ -20,7 +20,7 @@ from typing import List, Optional
 
 from harness import HarnessError, provenance
 from harness.profiles import run_profile
-from harness.runners import codecov, morph_pseudo
+from harness.runners import codecov, edge_chunks, morph_pseudo
 from harness.runners.chunk import check_chunk
 from harness.runners.run import RunDir
 
@@ -212,6 +212,8 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
     `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
     ctx = opts.context(cid)
+    if edge_chunks.is_edge(cid):      # the edge chunks beyond the disc (corpus/synth/edge.py)
+        return edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only)
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
         return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
     try:

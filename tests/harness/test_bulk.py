@@ -2,7 +2,7 @@
 import json
 import os
 
-from harness.runners import bulk, morph_pseudo, worker
+from harness.runners import bulk, edge_chunks, morph_pseudo, worker
 from harness.options import DEFAULT_IMAGE, Options
 
 from .minicorpus import mini_corpus
@@ -22,10 +22,10 @@ def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, ca
     assert rc == 0, out.out + out.err
     run = os.path.realpath(tmp_path / "latest")
     params = json.load(open(os.path.join(run, "params.json")))
-    assert params["chunks"] == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids()
+    assert params["chunks"] == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids() + edge_chunks.ids()
     assert params["profile"] == "quick"
     s = json.load(open(os.path.join(run, "summary.json")))
-    n = 2 + len(morph_pseudo.ids())
+    n = 2 + len(morph_pseudo.ids()) + len(edge_chunks.ids())
     assert s["complete"] and s["chunks_done"] == n and s["mismatches"] == 0 and s["errors"] == 0
     for counter in ("cases", "keyed rotations", "single-value rotations", "multistep checks", "steps",
                     "object matrices", "morph states", "note steps", "notes delivered", "F_Obj poses"):
@@ -54,7 +54,7 @@ def test_an_identical_incomplete_run_is_resumed_without_redoing_finished_chunks(
     first = os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns
     monkeypatch.setattr(worker, "check_record", lambda opts, index, cid, *rest: (calls.append(cid), real(opts, index, cid, *rest))[1])
     assert bulk.run_bulk(opts_for(tmp_path), ["test"]) == 0
-    assert calls == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids()
+    assert calls == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids() + edge_chunks.ids()
     assert os.stat(os.path.join(run, "chunks", "00000.json")).st_mtime_ns == first
     assert os.path.realpath(tmp_path / "latest") == run
     assert "1 already done" in capsys.readouterr().err

@@ -16,6 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.options import ROOT
+from harness.runners import edge_chunks
 
 from corpus.ccsf import CcsfFile
 
@@ -153,7 +154,8 @@ def test_a_truncated_archive_is_an_error_of_the_run_listed_everywhere(tmp_path):
     r = bulk(tmp_path, tmp_path / "run", "--data", str(cut), "--check", "controllers", "--n", "100000")
     assert r.returncode == 2, r.stdout + r.stderr
     s = summary(tmp_path / "run")
-    assert s["status"] == "bad members" and s["chunks_total"] == 2 and s["mismatches"] == 0
+    assert s["status"] == "bad members" and s["archive_chunks"]["done"] == 2 and s["mismatches"] == 0
+    assert s["chunks_total"] == 2 + len(edge_chunks.ids(["controllers"]))     # the edge chunks join
     (bad,) = s["bad_members"]
     assert bad["member"] == archives.SMALL[2] and bad["offset"] == last and bad["kind"] == "gzip"
     assert "truncated" in bad["error"]
@@ -237,7 +239,7 @@ def test_an_executable_that_compiles_no_controllers_fails(tmp_path):
     assert s["counters"]["no controller"] > 0 and s["mismatches_by_check"]["controllers"] == s["counters"]["no controller"]
     assert s["status"] == "mismatches" and s["counters"].get("cases", 0) == 0
     fails = [tc for suite, tc in junit_cases(tmp_path / "run") if suite == "controllers" and tc.find("failure") is not None]
-    assert len(fails) == 3
+    assert len(fails) == 3 + len(edge_chunks.ids(["controllers"]))     # the edge chunks fail too
     good = bulk(tmp_path, tmp_path / "good", "--data", data, "--check", "controllers", "--n", "100000")
     assert good.returncode == 0 and summary(tmp_path / "good")["counters"].get("no controller", 0) == 0
 

@@ -43,7 +43,7 @@ def sample():
     from harness.options import Options
     opts = Options(seed=SEED, n=N)
     corpus = opts.open_corpus()
-    return opts, corpus, selection.sample(selection.pool(corpus), N, SEED)
+    return opts, corpus, selection.quirk_sample(corpus, selection.pool(corpus), N, SEED)[0]
 
 
 @pytest.mark.parametrize("mutant", sorted(QUIRKS))
