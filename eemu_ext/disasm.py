@@ -61,20 +61,28 @@ def main(argv=None) -> int:
         for s, size, name in img._funcs:
             if s == start and size:
                 count = size // 4
-    mem = Memory()
-    for vaddr, data in img.segments:
-        try:
-            mem.write(vaddr, data)
-        except AccessFault:
-            print(f"error: {img.path}: segment at 0x{vaddr:08x} ({len(data)} bytes) lies outside EE memory",
-                  file=sys.stderr)
-            return 2
+    try:
+        mem = _loaded(img)
+    except ElfError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     try:
         for line in disasm_lines(img, mem, start, count):
             print(line)
     except BrokenPipeError:
         pass
     return 0
+
+
+def _loaded(img) -> Memory:
+    """A memory holding every segment of ``img``; ElfError names a segment that lies outside EE memory."""
+    mem = Memory()
+    for vaddr, data in img.segments:
+        try:
+            mem.write(vaddr, data)
+        except AccessFault:
+            raise ElfError(f"{img.path}: segment at 0x{vaddr:08x} ({len(data)} bytes) lies outside EE memory")
+    return mem
 
 
 def _shown(name: str) -> str:
@@ -89,6 +97,7 @@ def function_index(path) -> int:
     import sys
     try:
         img = load_image(path)
+        _loaded(img)
     except ElfError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

@@ -94,7 +94,6 @@ def cmd_merge(a):
 def cmd_one(a):
     from harness.runners.chunk import check_chunk
     from harness.profiles import run_profile
-    from harness.compare.show import format_mismatch
     opts = options(a)
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
@@ -117,6 +116,20 @@ def cmd_one(a):
     ctx = opts.context(a.case)
     res = check_chunk(game, ch, ctx, run_profile(opts), only=[a.check] if a.check else None,
                       speed=a.speed)
+    if res["mismatches"] and a.shrink:
+        # the same shrink as bulk's, on the same mismatches (the first of each check)
+        from harness.shrinking import shrink_first_of_each_check
+        shrink_first_of_each_check(game, ch, ctx, res)
+        for note in res.get("notes") or ():
+            print(printable(f"({note})"), file=sys.stderr)
+    return show_one(a, res)
+
+
+def show_one(a, res):
+    """`one`'s output and exit status for one checked chunk (of the archive or built by code):
+    the mismatches of --check at --time (the others counted as hidden), a closing line, and 1 for
+    a chunk that fails whatever --time shows of it."""
+    from harness.compare.show import format_mismatch
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
             (a.check == "controllers" and m["check"] == "multistep")]
     failed = bool(res["mismatches"])
@@ -124,12 +137,6 @@ def cmd_one(a):
     if a.time is not None:
         at_time = [m for m in mism if str(m.get("time")) == str(a.time)]
         hidden, mism = len(mism) - len(at_time), at_time
-    if res["mismatches"] and a.shrink:
-        # the same shrink as bulk's, on the same mismatches (the first of each check)
-        from harness.shrinking import shrink_first_of_each_check
-        shrink_first_of_each_check(game, ch, ctx, res)
-        for note in res.get("notes") or ():
-            print(printable(f"({note})"), file=sys.stderr)
     if a.json:
         print(json.dumps(res, indent=1))
     else:
@@ -139,7 +146,7 @@ def cmd_one(a):
         hid = f" ({hidden} at other times hidden by --time)" if hidden else ""
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
               f"{counted(len(mism), 'mismatch')}{at}{hid}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
-              f"counters {json.dumps(res['counters'])}; {res['seconds']:.1f} s"))
+              f"counters {json.dumps(res['counters'])}; {res.get('seconds') or 0.0:.1f} s"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
@@ -168,7 +175,6 @@ def one_synthetic_morph(opts, a):
 def one_edge_chunk(opts, a):
     """`one --case synthetic::edge/<name>`: an edge chunk beyond the disc (corpus/synth/edge.py),
     built by code whatever DATA is; the output and exit status of a chunk of the archive."""
-    from harness.compare.show import format_mismatch
     from harness.profiles import run_profile
     from harness.runners import edge_chunks
     try:
@@ -177,20 +183,7 @@ def one_edge_chunk(opts, a):
         raise HarnessError(f"CASE={a.case}: {exc}") from None
     res = edge_chunks.check_edge(opts.validate_image(), a.case, opts.context(a.case), run_profile(opts),
                                  only=[a.check] if a.check else None)
-    mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
-            (a.check == "controllers" and m["check"] == "multistep")]
-    if a.time is not None:
-        mism = [m for m in mism if str(m.get("time")) == a.time]
-    for m in mism[:a.show]:
-        print(format_mismatch(m))
-    print(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; {len(mism)} mismatches; "
-          f"counters {json.dumps(res['counters'])}")
-    if res.get("error"):
-        print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
-                        f"{res['error']['message']}"), file=sys.stderr)
-    if mism or res.get("error"):
-        return 1
-    return 0 if res["timing"] else NOTHING_COMPARED
+    return show_one(a, res)
 
 
 def cmd_replay(a):
@@ -265,7 +258,9 @@ def cmd_coverage(a):
     from eemu_ext.errors import ElfError
     try:
         funcs = codecov.report(image, cov, name)
-    except (ValueError, ElfError) as exc:
+    except ValueError as exc:
+        raise HarnessError(f"--function {a.function}: {exc} in {image}") from None
+    except ElfError as exc:
         raise HarnessError(f"--function {a.function}: {exc}") from None
     ic, it, dc, dt = codecov.totals(funcs)
     print(printable_lines("\n".join(codecov.table(funcs))))

@@ -29,7 +29,7 @@ that are missing and never overwrites one that is present):
   ledger              dict   kind -> [present, compared], the chunks' ledgers summed (reports.ledger)
   left_out            list   under a profile that compares every record, each kind with
                              compared < present (the run is then not green: status "left out")
-  archive_chunks      dict   {done, failed, mismatches} of the archive's chunks
+  archive_chunks      dict   {total, done, failed, mismatches} of the archive's chunks
   synthetic_chunks    dict   the same of the chunks built by code (synthetic::morph/, synthetic::edge/)
   sample_quirks       dict|null {covered, missed}: the quirk classes a sample met and missed (null:
                              the whole pool, or explicit --chunks)
@@ -239,7 +239,7 @@ def compute(run: Run, causes: dict | None = None) -> dict:
         "checks": per_check,
         "causes": dict(Counter(causes.values())),
         "failing_chunks": failing,
-        **origins(run.chunks),
+        **origins(run.chunks, selected),
         "sample_quirks": run.params.get("sample_quirks"),
         "rotation_samples": len(samples),
         "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),
@@ -255,17 +255,21 @@ def run_ledger(run: Run) -> dict:
     return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in run.chunks))}
 
 
-def origins(chunks) -> dict:
+def origins(chunks, selected=None) -> dict:
     """The archive's chunks and the chunks built by code (synthetic::..., corpus/synth/edge.py)
-    counted apart: {archive_chunks, synthetic_chunks}, each {done, failed, mismatches}."""
+    counted apart: {archive_chunks, synthetic_chunks}, each {total, done, failed, mismatches};
+    total counts ``selected`` (the run's selection; without it, the chunks done). A malformed
+    chunk (refused) is done but not failed: it is a bad member."""
     from corpus.synth.edge import is_synthetic
-    out = {"archive_chunks": Counter(done=0, failed=0, mismatches=0),
-           "synthetic_chunks": Counter(done=0, failed=0, mismatches=0)}
+    out = {"archive_chunks": Counter(total=0, done=0, failed=0, mismatches=0),
+           "synthetic_chunks": Counter(total=0, done=0, failed=0, mismatches=0)}
     for ch in chunks:
-        n = len(ch["mismatches"]) + dropped(ch)
+        n = len(ch.get("mismatches") or ()) + dropped(ch)
         out["synthetic_chunks" if is_synthetic(ch.get("chunk")) else "archive_chunks"].update(
-            done=1, failed=int(bool(n or ch.get("error"))), mismatches=n)
-    return {k: dict(v) for k, v in out.items()}
+            done=1, failed=int(bool(n or ch.get("error") and not refused(ch))), mismatches=n)
+    for cid in (selected if isinstance(selected, list) else [ch.get("chunk") for ch in chunks]):
+        out["synthetic_chunks" if is_synthetic(cid) else "archive_chunks"]["total"] += 1
+    return {k: {f: v[f] for f in ("total", "done", "failed", "mismatches")} for k, v in out.items()}
 
 
 def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:

@@ -532,7 +532,7 @@ def test_the_readme_chunk_counts_are_the_bundled_corpus():
     """4,091 chunks of the archive, the synthetic cases a bulk adds, the note chunks of the loop."""
     from harness.options import Options
     from harness.runners import morph_pseudo, selection
-    from harness.runners.run import is_synthetic
+    from corpus.synth.edge import is_synthetic
     corpus = Options().open_corpus()
     synthetic = [c for c in morph_pseudo.ids() if is_synthetic(c)]
     actual = {"chunks of the archive": len(selection.pool(corpus)), "synthetic Modify cases": len(synthetic),
@@ -543,7 +543,8 @@ def test_the_readme_chunk_counts_are_the_bundled_corpus():
 def nightly_figures(summary):
     c = summary.get("counters") or {}
     controllers = (summary.get("counters_by_check") or {}).get("controllers") or {}
-    return {"chunks of the archive": summary["archive_chunks_total"], "synthetic Modify cases": summary["synthetic_total"],
+    return {"chunks of the archive": summary["archive_chunks"]["total"],
+            "synthetic Modify cases": summary["synthetic_chunks"]["total"],
             "emulated instructions": summary["machine_steps"], "controller cases": controllers.get("cases", c.get("cases")),
             "object matrices": c.get("object matrices"), "playback steps": c.get("steps"),
             "note steps": c.get("note steps"), "morph states": c.get("morph states")}

@@ -52,10 +52,8 @@ def prepare(opts: Options, argv):
                                                   -1 if opts.chunk_ids else opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
     # in for one: an archive with nothing to check still compares nothing.
-    if ids and (not opts.checks or "morph" in opts.checks):
-        ids += morph_pseudo.ids()
-    if ids:                           # the edge chunks beyond the disc join every selection too
-        ids += edge_chunks.ids(opts.checks)
+    if ids:
+        ids += synthetic_ids(opts.checks)
     if opts.chunk_ids:
         ids = opts.chunk_ids
     shard_info = None
@@ -186,6 +184,12 @@ class Terminated(KeyboardInterrupt):
 
 def _on_sigterm(signum, frame):
     raise Terminated()
+
+
+def synthetic_ids(checks=None):
+    """The cases built by code that join a selection of the archive's chunks: the synthetic Modify
+    pseudo-chunks (under morph) and the edge chunks beyond the disc whose checks are selected."""
+    return (morph_pseudo.ids() if not checks or "morph" in checks else []) + edge_chunks.ids(checks)
 
 
 def run_bulk(opts: Options, argv=()):

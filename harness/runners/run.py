@@ -437,15 +437,13 @@ class RunDir:
         failing = []
         ran_checks = Counter()
         no_check = []
-        synthetic = Counter(done=0, failed=0, mismatches=0)
-        from corpus.synth.edge import is_synthetic
         seconds_of = {}
-        by_check_counters, done_ids = {}, []
-        from reports.summary import refused
+        by_check_counters = {}
+        from reports.summary import origins, refused
+        results = list(self.results())
         bad_chunks = []
-        for r in self.results():
+        for r in results:
             done += 1
-            done_ids.append(r.get("chunk"))
             if refused(r):                # a malformed chunk: bad input, listed with the bad members
                 bad_chunks.append(refused(r))
                 continue
@@ -469,8 +467,6 @@ class RunDir:
                 failing.append(failing_chunk(r, n_mis))
             errors += 1 if r.get("error") else 0
             failed += 1 if (n_mis or r.get("error")) else 0
-            if is_synthetic(r.get("chunk")):      # built by code: counted apart from the archive's
-                synthetic.update(done=1, failed=int(bool(n_mis or r.get("error"))), mismatches=n_mis)
             chunk_seconds += r.get("seconds", 0.0)
             if r.get("chunk") is not None:
                 seconds_of[str(r["chunk"])] = r.get("seconds", 0.0) or 0.0
@@ -502,16 +498,13 @@ class RunDir:
         summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
         summary["interrupted"] = bool(interrupted)
         summary["chunks_nothing_compared"] = no_check
-        summary["synthetic_chunks"] = dict(synthetic)
-        summary["archive_chunks"] = {"done": done - synthetic["done"], "failed": failed - synthetic["failed"],
-                                     "mismatches": mismatches - synthetic["mismatches"]}
+        summary.update(origins(results, params.get("chunks")))   # archive and built by code apart
         summary["sample_quirks"] = params.get("sample_quirks")
         summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
-        summary.update(ledger_summary(self.results()))
+        summary.update(ledger_summary(results))
         summary["status"] = status(summary)
         summary["exit_status"] = EXIT.get(summary["status"], 1)
         summary["counters_by_check"] = {c: dict(v) for c, v in by_check_counters.items()}
-        summary.update(split_counts(params.get("chunks", []), done_ids))
         from harness.runners.schedule import write_timings
         write_timings(self.path, seconds_of)       # the next run's order (harness/runners/schedule.py)
         _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
@@ -521,22 +514,6 @@ class RunDir:
 
 
 FAILING_CHUNKS_LISTED = 10
-SYNTHETIC_PREFIX = "synthetic::"
-
-
-def is_synthetic(cid) -> bool:
-    """A case the harness makes up (synthetic::morph/..., synthetic::edge/...), not an archive chunk."""
-    return isinstance(cid, str) and cid.startswith(SYNTHETIC_PREFIX)
-
-
-def split_counts(selected, done_ids):
-    """The selection and the finished records counted as the archive's chunks and synthetic cases."""
-    syn_total = sum(1 for c in selected if is_synthetic(c))
-    syn_done = sum(1 for c in done_ids if is_synthetic(c))
-    return {"archive_chunks_total": len(selected) - syn_total, "archive_chunks_done": len(done_ids) - syn_done,
-            "synthetic_total": syn_total, "synthetic_done": syn_done}
-
-
 def ledger_summary(results):
     """The run's ledger (the chunks' summed) and what a profile comparing every record left out."""
     from reports.ledger import left_out, total

@@ -13,7 +13,8 @@ from collections import deque
 
 from corpus.names import counted
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
-from harness.runners.run import EXIT, is_synthetic
+from corpus.synth.edge import is_synthetic
+from harness.runners.run import EXIT
 from reports.coverage import counter_label, counter_groups, coverage_rows
 from reports.load import CHECKS
 
@@ -103,16 +104,17 @@ STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAI
 
 def selection_text(s):
     """'4,091 chunks of the archive and 9 synthetic cases' ('3,000/4,091 ...' while incomplete)."""
-    if "archive_chunks_total" not in s:          # a summary written before the split was kept
+    arc, syn = s.get("archive_chunks"), s.get("synthetic_chunks") or {}
+    if not arc or "total" not in arc:          # a summary written before the split was kept
         return f"{s['chunks_done']}/{s['chunks_total']} chunks"
 
-    def part(done, total, noun, plural=None):
-        if done == total:
-            return counted(total, noun, plural)
-        return f"{done:,}/{counted(total, noun, plural)}"
-    text = part(s["archive_chunks_done"], s["archive_chunks_total"], "chunk") + " of the archive"
-    if s.get("synthetic_total"):
-        text += " and " + part(s["synthetic_done"], s["synthetic_total"], "synthetic case")
+    def part(c, noun, plural=None):
+        if c["done"] == c["total"]:
+            return counted(c["total"], noun, plural)
+        return f"{c['done']:,}/{counted(c['total'], noun, plural)}"
+    text = part(arc, "chunk") + " of the archive"
+    if syn.get("total"):
+        text += " and " + part(syn, "synthetic case")
     return text
 
 

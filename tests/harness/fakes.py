@@ -7,22 +7,27 @@ class FakeImage:
         self.symbols, self.path, self.entry, self.gp = symbols, path, 0, 0
 
 
+class FakeHooks(dict):
+    """eemu_ext.hooks.Hooks's address hooks: add("address", fn, addr), remove(addr); address -> fn."""
+
+    def add(self, kind, fn, addr):
+        assert kind == "address", f"the fake machine has address hooks only, not {kind!r}"
+        self[addr] = fn
+
+    def remove(self, addr):
+        self.pop(addr, None)
+
+
 class FakeMachine:
     def __init__(self, symbols=None):
         self.mem = {}
-        self.hooks = {}
+        self.hooks = FakeHooks()
         self.symbols = symbols or {}
         self.steps = 0
         self._args = [0] * 8
 
-    def load_elf(self, path):
+    def load_elf(self, path, syms=None, overlay=None):
         return FakeImage(self.symbols, path)
-
-    def hook(self, addr, fn):
-        self.hooks[addr] = fn
-
-    def unhook(self, addr):
-        self.hooks.pop(addr, None)
 
     def args(self, n):
         return self._args[:n]

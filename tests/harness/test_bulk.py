@@ -25,13 +25,13 @@ def test_bulk_writes_a_complete_run_directory_and_a_closing_summary(tmp_path, ca
     assert params["chunks"] == ["mini.cmp::ANM_loop", "mini.cmp::ANM_once"] + morph_pseudo.ids() + edge_chunks.ids()
     assert params["profile"] == "quick"
     s = json.load(open(os.path.join(run, "summary.json")))
-    n = 2 + len(morph_pseudo.ids()) + len(edge_chunks.ids())
+    n = 2 + len(bulk.synthetic_ids())
     assert s["complete"] and s["chunks_done"] == n and s["mismatches"] == 0 and s["errors"] == 0
     for counter in ("cases", "keyed rotations", "single-value rotations", "multistep checks", "steps",
                     "object matrices", "morph states", "note steps", "notes delivered", "F_Obj poses"):
         assert s["counters"].get(counter, 0) > 0, counter
     assert s["worst_keyed_rotation"]["d"] <= s["worst_keyed_rotation"]["bound"]
-    synthetic = len(morph_pseudo.ids())
+    synthetic = len(bulk.synthetic_ids())
     assert f"[2/2] + {synthetic}/{synthetic} synthetic mismatches 0 errors 0" in out.err, out.err
     assert f"2 chunks of the archive and {synthetic} synthetic cases" in out.out, out.out
     assert "compared, by check:" in out.out and "quirks exercised:" in out.out

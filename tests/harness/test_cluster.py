@@ -22,6 +22,7 @@ from harness.options import DEFAULT_DATA, Options
 TIMINGS = {"seconds", "timing", "cpu_seconds", "machine_cpu"}
 N = 8
 N_THREE_WAYS = 24
+SYNTHETIC = len(bulk.synthetic_ids())      # the Modify pseudo-chunks and the edge chunks a selection gains
 
 
 def opts(out, **kw):
@@ -54,13 +55,13 @@ def test_pool_cluster_and_four_merged_shards_write_identical_chunk_records(tmp_p
     assert "cluster local:2: 2 workers, 2 threads" in err
 
     pool = records(tmp_path / "pool")
-    assert len(pool) == N_THREE_WAYS + 9 + 5 and all(r["error"] is None and not r["mismatches"] for r in pool.values())
+    assert len(pool) == N_THREE_WAYS + SYNTHETIC and all(r["error"] is None and not r["mismatches"] for r in pool.values())
     assert sum(r.get("machine_steps") or 0 for r in pool.values()) > 1_000_000     # the machine ran
     assert records(tmp_path / "dask") == pool
     assert records(tmp_path / "merged") == pool
     # the shards really split it: four non-empty slices, every chunk in exactly one
     slices = [params(tmp_path / f"shard{k}")["shard"]["indices"] for k in range(1, 5)]
-    assert all(slices) and sorted(i for s in slices for i in s) == list(range(N_THREE_WAYS + 9 + 5))
+    assert all(slices) and sorted(i for s in slices for i in s) == list(range(N_THREE_WAYS + SYNTHETIC))
     # one run directory, as unsplit: the whole selection, one summary with the same sums
     assert params(tmp_path / "merged")["chunks"] == params(tmp_path / "pool")["chunks"]
     assert "shard" not in params(tmp_path / "merged")
@@ -109,8 +110,8 @@ def test_a_dask_worker_killed_mid_run_costs_nothing_and_every_chunk_is_written_o
         with distributed.Client(lc) as after:
             assert pids[killed[0][0]] not in after.run(os.getpid).values(), "the killed worker is gone"
     s = summary(tmp_path / "run")
-    assert s["complete"] and s["chunks_done"] == N + 9 + 5 and s["errors"] == 0 and s["mismatches"] == 0
-    assert sorted(writes) == list(range(N + 9 + 5)), "every chunk recorded exactly once"
+    assert s["complete"] and s["chunks_done"] == N + SYNTHETIC and s["errors"] == 0 and s["mismatches"] == 0
+    assert sorted(writes) == list(range(N + SYNTHETIC)), "every chunk recorded exactly once"
     lost = int(killed[0][1][0].rsplit("-", 1)[1])       # the chunk the dead worker was checking
     assert lost in writes
 
@@ -222,10 +223,10 @@ def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resu
         err = capsys.readouterr().err
         assert "workers keep dying" in err and f"--cluster {lc.scheduler_address}" in err
         first = list(writes)
-        assert 0 < len(first) < N + 9 + 5 and not summary(tmp_path / "run")["complete"]
+        assert 0 < len(first) < N + SYNTHETIC and not summary(tmp_path / "run")["complete"]
         bulk.run_bulk(opts(tmp_path / "run", cluster=lc.scheduler_address), ["test"])
     assert summary(tmp_path / "run")["complete"]
-    assert sorted(writes) == list(range(N + 9 + 5)), "the resumed run checked only the chunks not yet written"
+    assert sorted(writes) == list(range(N + SYNTHETIC)), "the resumed run checked only the chunks not yet written"
 
 
 def test_a_worker_with_other_eediff_code_refuses_its_tasks_and_the_run_says_so(tmp_path, monkeypatch):
@@ -275,6 +276,6 @@ def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
     assert children, "the run started its worker processes"
     assert "Traceback" not in err and "distributed." not in err and "Failed to communicate" not in err, err
     s = summary(tmp_path / "run")
-    assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + 9
+    assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + SYNTHETIC
     alive = [children[pid] for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert not alive, f"worker processes outlived the run: {alive}"

@@ -151,8 +151,8 @@ def test_a_bulk_on_any_archive_runs_the_edge_chunks_and_counts_them_apart(tmp_pa
     s = json.load(open(os.path.join(run, "summary.json")))
     built = len(morph_pseudo.ids()) + len(edge_chunks.ids())
     assert s["params"]["chunks"][-5:] == edge_chunks.ids() and s["chunks_done"] == 1 + built
-    assert s["archive_chunks"] == {"done": 1, "failed": 0, "mismatches": 0}
-    assert s["synthetic_chunks"] == {"done": built, "failed": 0, "mismatches": 0}
+    assert s["archive_chunks"] == {"total": 1, "done": 1, "failed": 0, "mismatches": 0}
+    assert s["synthetic_chunks"] == {"total": built, "done": built, "failed": 0, "mismatches": 0}
     q = s["sample_quirks"]
     assert q["covered"] and q["missed"] and set(q["covered"]).isdisjoint(q["missed"])
     assert f"archive chunks 1 (0 failed, 0 mismatches); built by code {built} (0 failed" in out

@@ -52,8 +52,12 @@ def flip(words, i=0):
 
 
 def test_a_one_ulp_position_error_is_a_controller_mismatch(game, monkeypatch):
-    import dataclasses
-    corrupt(monkeypatch, game, "scratch", lambda s: dataclasses.replace(s, pos=flip(s.pos)))
+    def flip_x(result):            # position.x (scratch word 0) one ulp off at every time
+        words, localtp = result
+        words = words.copy()
+        words[:, 0] ^= 1
+        return words, localtp
+    corrupt(monkeypatch, game, "step_times", flip_x)
     res = run(game, LOOP, only=["controllers"])
     m = res["mismatches"][0]
     assert (m["check"], m["field"], m["ulp"]) == ("controllers", "position.x", 1)
@@ -65,18 +69,14 @@ def test_a_one_ulp_position_error_is_a_controller_mismatch(game, monkeypatch):
 
 def test_a_step_split_that_lands_elsewhere_is_a_multistep_mismatch(game, monkeypatch):
     """checks.md §2.3: several steps must land bit-identically where one does."""
-    state = {"since_reset": 0}
-    real_reset, real_set = game.reset_work, game.set_work
+    real = game.set_work_each
 
-    def reset(work):
-        state["since_reset"] = 0
-        return real_reset(work)
-
-    def set_work(work, dt):
-        state["since_reset"] += 1
-        return real_set(work, dt - (1 if state["since_reset"] == 2 else 0))
-    monkeypatch.setattr(game, "reset_work", reset)
-    monkeypatch.setattr(game, "set_work", set_work)
+    def set_work_each(work, deltas):     # the second step one tick short
+        deltas = list(deltas)
+        if len(deltas) > 1:
+            deltas[1] -= 1
+        return real(work, deltas)
+    monkeypatch.setattr(game, "set_work_each", set_work_each)
     res = run(game, LOOP, only=["controllers"])
     checks = {m["check"] for m in res["mismatches"]}
     assert checks == {"multistep"}, res["mismatches"][:2]

@@ -19,7 +19,7 @@ def small(tmp_path_factory):
     data = archives.small_archive(str(tmp / "DATA.BIN"))
     r = bulk(tmp, tmp / "run", "--data", data, "--check", "controllers", "--n", "100000")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert summary(tmp / "run")["chunks_done"] == 3
+    assert summary(tmp / "run")["archive_chunks"]["done"] == 3
     return tmp, data
 
 
@@ -31,17 +31,17 @@ def copy_run(small, tmp_path):
 def test_a_resume_checks_the_lost_chunk_and_names_the_stray_records(small, tmp_path):
     run = copy_run(small, tmp_path)
     chunks = run / "chunks"
-    (chunks / "00005.json").write_text((chunks / "00000.json").read_text())          # a copy: index 0 inside
+    (chunks / "00007.json").write_text((chunks / "00000.json").read_text())          # a copy: index 0 inside
     (chunks / "00009.json").write_text(json.dumps(dict(json.loads((chunks / "00001.json").read_text()),
                                                        index=9)))                      # beyond the selection
     (chunks / "00002.json").unlink()
     r = bulk(tmp_path, run, "--data", small[1], "--check", "controllers", "--n", "100000")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "2 already done, 1 to check" in r.stderr and "[3/3]" in r.stderr, r.stderr
+    assert "5 already done of 6, 1 to check" in r.stderr and "[3/3]" in r.stderr, r.stderr
     assert "[4/3]" not in r.stderr and "ETA -" not in r.stderr
-    assert "chunks/00005.json" in r.stderr and "chunks/00009.json" in r.stderr
+    assert "chunks/00007.json" in r.stderr and "chunks/00009.json" in r.stderr
     s = summary(run)
-    assert s["chunks_done"] == 3 and s["complete"] and s["status"] == "pass"
+    assert s["archive_chunks"]["done"] == 3 and s["complete"] and s["status"] == "pass"
     assert (chunks / "00002.json").exists()
 
 

@@ -11,7 +11,8 @@ from harness.runners.terminal import Progress, format_summary
 
 def summary(**kw):
     s = {"run_id": "r", "status": "mismatches", "chunks_done": 4100, "chunks_total": 4100,
-         "archive_chunks_done": 4091, "archive_chunks_total": 4091, "synthetic_done": 9, "synthetic_total": 9,
+         "archive_chunks": {"total": 4091, "done": 4091, "failed": 1, "mismatches": 1},
+         "synthetic_chunks": {"total": 9, "done": 9, "failed": 0, "mismatches": 0},
          "chunks_failed": 1, "mismatches": 1, "errors": 0, "seconds": 150.0, "chunks_per_minute": 1640,
          "counters": {"cases": 10, "steps": 7, "ends": 2, "note ends": 3, "loads fresh": 4},
          "counters_by_check": {"playback": {"steps": 7, "ends": 2}, "controllers": {"cases": 10},
@@ -33,7 +34,9 @@ def test_the_block_starts_with_the_verdict_then_the_failing_chunks():
 
 
 def test_an_unfinished_run_says_how_many_of_each():
-    first = format_summary(summary(archive_chunks_done=3000, synthetic_done=0, status="interrupted")).splitlines()[0]
+    first = format_summary(summary(archive_chunks={"total": 4091, "done": 3000, "failed": 1, "mismatches": 1},
+                                 synthetic_chunks={"total": 9, "done": 0, "failed": 0, "mismatches": 0},
+                                 status="interrupted")).splitlines()[0]
     assert "3,000/4,091 chunks of the archive and 0/9 synthetic cases" in first
 
 

@@ -82,7 +82,7 @@ def test_dun015025_is_clean_and_its_tolerance_failure_is_traced_to_arithmetic_no
     assert "leaf" not in made, path                          # the walk reached an instruction
     assert not made["insn"].startswith(MOVES), made["insn"]   # which is arithmetic, not a move
     assert any(o["hex"] == p["word"] for o in made["outputs"]), "it computed the stored word"
-    assert any(s["insn"].startswith("lq ") and "copy_matrix" in s["symbol"] for s in path[:-1]), \
+    assert any(s["insn"].startswith(("lq ", "lqc2 ")) and "copy_matrix" in s["symbol"] for s in path[:-1]), \
         "the copy the word went through is on the path, as a move"
     assert p["origin"]["pc"] == made["pc"] and not p["origin"]["insn"].startswith(MOVES)
     assert "copy_matrix" not in p["origin"]["symbol"]
