@@ -36,7 +36,7 @@ class Image:
     segments: List[Tuple[int, bytes]] = field(repr=False)
     flags: int = 0
     stripped: bool = False
-    code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code sections
+    code: List[Tuple[int, int]] = field(default_factory=list, repr=False)   # [lo, hi) of loaded code: its functions (_function_code)
     layout: Optional["Layout"] = field(default=None, repr=False)   # sections, overlays, symbol sources (layout.py)
     executable: List[Tuple[int, int]] = field(default_factory=list, repr=False)  # [lo, hi) instructions may come from
     _sorted: List[Tuple[int, str]] = field(default_factory=list, repr=False)
@@ -195,6 +195,7 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
         _layout.merge_sidecar(lay, os.fspath(syms), symbols, kinds, sizes, main_ranges)
         allsyms = [(v, n) for n, v in symbols.items()]
     func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
+    code = _function_code(code, func_list)
 
     gp = 0
     reginfo = elf.get_section_by_name(".reginfo") or next(
@@ -211,3 +212,23 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img
+
+
+def _function_code(sections, funcs):
+    """The code ranges a snapshot leaves out: the sized functions inside the executable sections,
+    merged. DECISION: the retail layout's `main` is one writable, executable section that holds
+    the game's data and bss beside its text (so does the stand-in's); leaving the whole section
+    out of a snapshot would carry one playback's static state (a morpher's, a counter's) into the
+    next. Functions bound the code where the image names them; an image without sized function
+    symbols keeps its executable sections."""
+    spans = sorted((a, a + n) for a, n, _ in funcs
+                   if n and any(lo <= a and a + n <= hi for lo, hi in sections))
+    if not spans:
+        return sections
+    merged = [list(spans[0])]
+    for lo, hi in spans[1:]:
+        if lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return [(lo, hi) for lo, hi in merged]

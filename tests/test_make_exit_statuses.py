@@ -16,7 +16,10 @@ MUTANTS = os.path.join(ROOT, "standin", "build", "mutants")
 
 
 def make(*words, timeout=900):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "EEDIFF_", "MK_"))}
+    # a shell's make, not a sub-make of `make test` (whose MAKELEVEL makes it print "make[1]:")
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTEST_", "EEDIFF_", "MK_"))
+           and k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES")}
     return subprocess.run(["make", *words], cwd=ROOT, capture_output=True, text=True, timeout=timeout, env=env)
 
 

@@ -488,7 +488,7 @@ def test_readme_command_works_in_full(env, command):
 # ---- the figures README.md states, against the corpus and a nightly run ----------------------
 
 NIGHTLY_PARAGRAPH = "On the bundled stand-in and synthetic corpus, `make bulk N=4091`"
-FIGURE = re.compile(r"([\d][\d.,]*)(?: ([GM]))? (chunks of the archive|synthetic Modify cases|emulated instructions|"
+FIGURE = re.compile(r"([\d][\d.,]*)(?: ([GM]))? (chunks of the archive|synthetic cases|emulated instructions|"
                     r"controller cases|object matrices|playback steps|note steps|morph states|note chunks)")
 UNITS = {None: 1, "M": 1e6, "G": 1e9}
 
@@ -521,7 +521,7 @@ def stale(figures, actual):
 
 def test_the_figure_check_reads_the_readme_and_catches_a_stale_figure():
     figures = readme_figures()
-    assert {"chunks of the archive", "synthetic Modify cases", "emulated instructions", "controller cases",
+    assert {"chunks of the archive", "synthetic cases", "emulated instructions", "controller cases",
             "object matrices", "playback steps", "note steps", "morph states", "note chunks"} <= set(figures)
     assert figure_holds("32.6", "G", 32_612_345_678) and not figure_holds("32.6", "G", 32_665_864_200 + 10**8)
     assert figure_holds("921,909", None, 921_909) and not figure_holds("921,909", None, 1_034_540)
@@ -531,11 +531,10 @@ def test_the_figure_check_reads_the_readme_and_catches_a_stale_figure():
 def test_the_readme_chunk_counts_are_the_bundled_corpus():
     """4,091 chunks of the archive, the synthetic cases a bulk adds, the note chunks of the loop."""
     from harness.options import Options
-    from harness.runners import morph_pseudo, selection
-    from corpus.synth.edge import is_synthetic
+    from harness.runners import bulk, selection
     corpus = Options().open_corpus()
-    synthetic = [c for c in morph_pseudo.ids() if is_synthetic(c)]
-    actual = {"chunks of the archive": len(selection.pool(corpus)), "synthetic Modify cases": len(synthetic),
+    synthetic = bulk.synthetic_ids()
+    actual = {"chunks of the archive": len(selection.pool(corpus)), "synthetic cases": len(synthetic),
               "note chunks": len(selection.pool(corpus, selection.kinds_for(["notes"])))}
     assert not stale(readme_figures(), actual), stale(readme_figures(), actual)
 
@@ -544,7 +543,7 @@ def nightly_figures(summary):
     c = summary.get("counters") or {}
     controllers = (summary.get("counters_by_check") or {}).get("controllers") or {}
     return {"chunks of the archive": summary["archive_chunks"]["total"],
-            "synthetic Modify cases": summary["synthetic_chunks"]["total"],
+            "synthetic cases": summary["synthetic_chunks"]["total"],
             "emulated instructions": summary["machine_steps"], "controller cases": controllers.get("cases", c.get("cases")),
             "object matrices": c.get("object matrices"), "playback steps": c.get("steps"),
             "note steps": c.get("note steps"), "morph states": c.get("morph states")}

@@ -90,3 +90,20 @@ def test_reload_from_the_command_line(capsys):
     assert rc == 0
     out = capsys.readouterr().out
     assert '"loads reloaded": 3' in out, out[:400]
+
+
+def test_the_games_static_data_is_restored_with_the_load(game):
+    """The retail `main` is one writable, executable section: the game's data and bss sit
+    beside its text. A value the game keeps there (a stand-in stub's call counter) is part of
+    the restored state; only the functions' pages are left out of the snapshot."""
+    at = game.img.symbols["stub_calls"]
+    assert not any(lo <= at < hi for lo, hi in game.img.code), "data is not code"
+    text = game.img.symbols["_AnimateForward__5ccAnmFv"] if "_AnimateForward__5ccAnmFv" in game.img.symbols \
+        else next(a for a, n, _ in game.img._funcs if n)
+    assert any(lo <= text < hi for lo, hi in game.img.code), "a function is code"
+    ch = CORPUS.chunk(LOOP)
+    game.load(ch.data)
+    before = game.u32(at)
+    game.m.write_u32(at, before ^ 0x5A5A5A5A)        # what one playback leaves behind
+    game.load(ch.data)
+    assert game.loads["restored"] == 1 and game.u32(at) == before
