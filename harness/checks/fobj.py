@@ -37,7 +37,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
             tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
                               context={"why": "no table entry for the F_Obj record's object"}))
             continue
-        coord = game.u32(mm.IDX + 12 * e.position + 4)
+        coord = game.u32(mm.IDX + mm.INDEX_SIZE * e.position + mm.INDEX_SUBST)
         game.m.write_u8(coord + mm.COORD_A1, a1)
         coords[obj] = coord
     tally.count("fobj runs")

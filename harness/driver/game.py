@@ -341,8 +341,8 @@ class Game:
         coord = self.heap.alloc(mm.COORD_SIZE, "work coord")
         if index is None:
             index = self.heap.alloc(16, "work index")
-        self.m.write_u32(index + 4, coord)
-        self.m.write_u16(index + 8, mm.INDEX_KIND_OBJ)
+        self.m.write_u32(index + mm.INDEX_SUBST, coord)
+        self.m.write_u16(index + mm.INDEX_KIND, mm.INDEX_KIND_OBJ)
         self.call(INIT_WORK, mm.ANM, ctrl, index)
         return self.u32(mm.ANM + mm.ANM_WORKS), coord
 
@@ -391,20 +391,20 @@ class Game:
     def material_work(self, ctrl, crop_u, crop_v):
         """checks.md §2.2 step 2-3: the five blocks wired, InitAnmCtrlWork; returns (work, material)."""
         a = self.heap.alloc
-        mat, chunk, lst, arr, index = (a(0x20, "material") for _ in range(5))
+        mat, chunk, lst, arr, index = (a(mm.MATERIAL_BLOCK, "material") for _ in range(5))
         m = self.m
-        m.write_u32(mat + 0x0C, chunk)
-        m.write_u16(chunk + 0x14, crop_u)
-        m.write_u16(chunk + 0x16, crop_v)
-        m.write_u32(arr, mat)
-        m.write_u32(lst, arr)
-        m.write_u16(lst + 4, 1)
-        m.write_u32(index + 4, lst)
+        m.write_u32(mat + mm.MATERIAL_CHUNK, chunk)
+        m.write_u16(chunk + mm.MATCHUNK_CROP_U, crop_u)
+        m.write_u16(chunk + mm.MATCHUNK_CROP_V, crop_v)
+        m.write_u32(arr, mat)                                   # element 0: the ccMaterial
+        m.write_u32(lst + mm.MODIFYMAT_ARRAY, arr)
+        m.write_u16(lst + mm.MODIFYMAT_COUNT, 1)
+        m.write_u32(index + mm.INDEX_SUBST, lst)
         self.call(INIT_WORK, mm.ANM, ctrl, index)
         return self.u32(mm.ANM + mm.ANM_WORKS), mat
 
     def material_uv(self, mat):
-        return self.m.read_u16(mat + 0x14), self.m.read_u16(mat + 0x16)
+        return self.m.read_u16(mat + mm.MATERIAL_U), self.m.read_u16(mat + mm.MATERIAL_V)
 
     # -- playback (checks.md §8.3) -----------------------------------------------------------
     def playback(self, entries, names, speed=256):
@@ -414,25 +414,25 @@ class Game:
         self.zero(mm.STREAM, mm.STREAM_SIZE)
         pb = Playback()
         for e in entries:
-            index = mm.IDX + 12 * e.position
-            self.zero(index, 12)
-            m.write_u8(index + 10, 1)
+            index = mm.IDX + mm.INDEX_SIZE * e.position
+            self.zero(index, mm.INDEX_SIZE)
+            m.write_u8(index + mm.INDEX_LIVE, 1)
             name = names.get(e.object, "") if names else ""
             if e.ctrl and e.kind == mm.KIND_OBJECT:
                 pb.works[e.position], pb.coords[e.position] = self.work(e.ctrl, index)
             elif name.startswith("MPH_"):
                 addr = self.heap.alloc(mm.MORPHER_SIZE, "morpher")
-                m.write_u32(index + 4, addr)
+                m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.morphers[e.position] = addr
             elif name.startswith("MDL_"):
                 addr = self.heap.alloc(mm.MODEL_SIZE, "model")
-                m.write_u32(index + 4, addr)
+                m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.models[addr] = e.object
             else:
                 # issue 13: every object the game may decode a record into (F_Ambient, F_Camera,
                 # light, note and F_Obj instances) is a real block, never address 0
                 addr = self.heap.alloc(mm.INSTANCE_SIZE, "instance")
-                m.write_u32(index + 4, addr)
+                m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.instances[e.position] = addr
         self._plain = set(pb.instances.values())
         m.write_u32(mm.ANM + mm.ANM_CHUNK, mm.CHUNK)
@@ -451,14 +451,14 @@ class Game:
         """checks.md §6.1 step 2 and §7.2: a block for every index entry whose subst is 0."""
         inst = {}
         for e in entries:
-            index = mm.IDX + 12 * e.position
+            index = mm.IDX + mm.INDEX_SIZE * e.position
             subst = self.u32(index + 4)
             fresh = subst == 0 or subst in self._plain     # no instance, or playback's plain block
             if subst == 0 or fresh and size > mm.INSTANCE_SIZE:
                 subst = self.heap.alloc(size, "instance")
-                self.m.write_u32(index + 4, subst)
+                self.m.write_u32(index + mm.INDEX_SUBST, subst)
             if fresh and kind is not None:
-                self.m.write_u16(index + 8, kind)
+                self.m.write_u16(index + mm.INDEX_KIND, kind)
             inst.setdefault(subst, e.object)
         self.inst = inst
         return inst
@@ -576,33 +576,34 @@ class Game:
         mph = a(mm.MORPHER_SIZE, "modify morpher")
         m.write_u16(mph + mm.MORPHER_COUNT, len(targets))
         for i, (positions, scale, weight) in enumerate(targets):
-            model, index, chunk, mmat = a(0x40), a(0x40), a(0x60), a(0x40)
-            vdata = a(6 * len(positions) + 8)
+            model, index = a(mm.MODEL_SIZE), a(mm.CHUNKINDEX_SIZE)
+            chunk, mmat = a(mm.MODELCHUNK_SIZE), a(mm.MMAT_SIZE)
+            vdata = a(6 * len(positions) + mm.VERTEX_PAD)
             m.write(vdata, pack_s16(positions))
-            m.write_u32(model + 0x00, index)
-            m.write_u32(index + 0x2C, chunk)
-            m.write_u32(chunk + 0x40, scale)
-            m.write_u32(model + 0x08, mmat)
-            m.write_u32(model + 0x0C, scale)
-            m.write_u16(model + 0x22, 1)
-            m.write_u32(mmat + 0x04, len(positions))
-            m.write_u32(mmat + 0x10, vdata)
+            m.write_u32(model + mm.MODEL_INDEX, index)
+            m.write_u32(index + mm.CHUNKINDEX_CHUNK, chunk)
+            m.write_u32(chunk + mm.MODELCHUNK_SCALE, scale)
+            m.write_u32(model + mm.MODEL_MMATS, mmat)
+            m.write_u32(model + mm.MODEL_SCALE, scale)
+            m.write_u16(model + mm.MODEL_MMAT_NUM, 1)
+            m.write_u32(mmat + mm.MMAT_VERTEX_NUM, len(positions))
+            m.write_u32(mmat + mm.MMAT_VERTICES, vdata)
             m.write_u32(mph + mm.MORPHER_PAIRS + 8 * i, model)
             m.write_u32(mph + mm.MORPHER_PAIRS + 4 + 8 * i, weight)
         n = len(base)
-        block = a(6 * n + 8)
+        block = a(6 * n + mm.VERTEX_PAD)
         m.write(block, pack_s16(base))
-        layer = a(0x40)
+        layer = a(mm.LAYER_SIZE)
         p = mm.MORPH_PARAM
         self.zero(p, mm.MORPH_PARAM_SIZE)
-        m.write_u32(p + 0x15C, layer)
-        m.write_u32(p + 0x16C, base_scale)
-        m.write_u32(p + 0x180, n)
-        m.write_u32(p + 0x184, block)
+        m.write_u32(p + mm.PARAM_LAYER, layer)
+        m.write_u32(p + mm.PARAM_BASE_SCALE, base_scale)
+        m.write_u32(p + mm.PARAM_VERTEX_NUM, n)
+        m.write_u32(p + mm.PARAM_VERTICES, block)
         if in_place:
-            m.write_u16(p + 0x176, 1)
+            m.write_u16(p + mm.PARAM_RWFLAG, 1)
         self.call(MODIFY, mph, p)
-        out = self.u32(p + 0x184)
+        out = self.u32(p + mm.PARAM_VERTICES)
         raw = struct.unpack(f"<{3 * n}h", m.read(out, 6 * n)) if n else ()
         return [tuple(raw[3 * i:3 * i + 3]) for i in range(n)]
 

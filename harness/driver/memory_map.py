@@ -34,7 +34,7 @@ HARNESS_HIGH = 0x02000000
 
 # Table capacities implied by the layout (TBL..ANM, IDX..MORPH_PARAM).
 TBL_MAX_ENTRIES = (ANM - TBL) // 8
-IDX_MAX_ENTRIES = (MORPH_PARAM - IDX) // 12
+IDX_MAX_ENTRIES = (MORPH_PARAM - IDX) // 12   # ccAnmIndex entries (INDEX_SIZE)
 
 # Structure offsets the harness touches (executable-abi.md §5).
 ANM_CHUNK = 0x94
@@ -67,6 +67,39 @@ MORPHER_SIZE = 0x94
 MORPHER_COUNT = 0x10
 MORPHER_PAIRS = 0x14
 MODEL_SIZE = 0x40
+# ccAnmIndex (executable-abi.md §5.5), 12 bytes an entry.
+INDEX_SIZE = 12
+INDEX_SUBST = 0x04        # ptr: the object's instance (ccCoord, ccMorpher, ccModel, ccAnmModifyMat list)
+INDEX_KIND = 0x08         # u16: the instance's chunk kind (INDEX_KIND_OBJ for object controllers)
+INDEX_LIVE = 0x0A         # u8: 1 for every entry in playback
+# Materials (executable-abi.md §5.8): ccMaterial, its run-time chunk, the ccAnmModifyMat list.
+MATERIAL_BLOCK = 0x20     # DECISION: each of the five blocks the harness wires, zeroed
+MATERIAL_CHUNK = 0x0C     # ccMaterial: ptr to the material's chunk structure
+MATERIAL_U = 0x14         # ccMaterial: u16 texture offset u, written by SetAnmCtrlWork
+MATERIAL_V = 0x16
+MATCHUNK_CROP_U = 0x14    # the material chunk at run time: u16 cropU, cropV
+MATCHUNK_CROP_V = 0x16
+MODIFYMAT_ARRAY = 0x00    # ccAnmModifyMat: ptr to the array of material pointers
+MODIFYMAT_COUNT = 0x04    # u16 count (1 in the harness)
+# Morphing (executable-abi.md §5.9): ccModel, ccChunkIndex, ccModelChunk, ccMmat, ccDrawModelParam.
+MODEL_INDEX = 0x00        # ccModel: ptr to a ccChunkIndex
+MODEL_MMATS = 0x08        # ccModel: ptr to the ccMmat array
+MODEL_SCALE = 0x0C        # ccModel: vertexScale bits
+MODEL_MMAT_NUM = 0x22     # ccModel: u16 mmatNum (1 in the harness)
+CHUNKINDEX_SIZE = 0x40
+CHUNKINDEX_CHUNK = 0x2C   # ccChunkIndex: ptr to the ccModelChunk
+MODELCHUNK_SIZE = 0x60
+MODELCHUNK_SCALE = 0x40   # ccModelChunk: vertexScale bits
+MMAT_SIZE = 0x40
+MMAT_VERTEX_NUM = 0x04    # ccMmat: vertexNum
+MMAT_VERTICES = 0x10      # ccMmat: ptr to vertexData (s16·3 a vertex, then 8 bytes of padding)
+VERTEX_PAD = 8
+LAYER_SIZE = 0x40         # the zeroed layer block the harness supplies
+PARAM_LAYER = 0x15C       # ccDrawModelParam: ptr to the layer
+PARAM_BASE_SCALE = 0x16C  # ccDrawModelParam: base vertexScale bits
+PARAM_RWFLAG = 0x176      # ccDrawModelParam: u16 rwflag (bit 0: blend in place)
+PARAM_VERTEX_NUM = 0x180  # ccDrawModelParam: vertex count
+PARAM_VERTICES = 0x184    # ccDrawModelParam: vertexData in, the result out
 KIND_OBJECT = 0x0102
 KIND_MATERIAL = 0x0202
 INDEX_KIND_OBJ = 0x0100
