@@ -55,6 +55,25 @@ def toy(request, monkeypatch):
     return request.param
 
 
+def test_a_check_module_is_all_the_registry_needs_and_its_order_is_its_place_in_the_run(tmp_path, monkeypatch):
+    pkg = tmp_path / "more_checks"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    for module, name, order in (("a_late", "late", 7), ("b_early", "early", 1)):
+        (pkg / f"{module}.py").write_text(
+            "from harness.checks import Check\n"
+            f"CHECK = Check({name!r}, order={order}, kinds=('object',), applies=lambda case: True,\n"
+            f"              run=lambda case: None, aliases=({name + '-too'!r},))\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = checks.discover("more_checks", [str(pkg)])
+    assert [c.name for c in found] == ["early", "late"]
+    monkeypatch.setattr(checks, "CHECKS", found)
+    assert checks.names() == ("early", "early-too", "late", "late-too")
+    assert checks.resolve("late-too").name == "late" and checks.aliases() == {"early-too", "late-too"}
+    with pytest.raises(KeyError, match="no check named 'controllers'"):
+        checks.get("controllers")
+
+
 def test_the_registry_knows_the_toy_by_its_name_only_once_registered(toy):
     assert checks.get("toy").name == checks.resolve("toy").name == "toy"
     assert "toy" in checks.names() and "toy" in checks.replayable()
