@@ -12,7 +12,7 @@ from harness.arguments import Parser, engine_in_use, frame_speed, job_count, lis
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
-from harness.checks import NAMES
+from harness import checks
 
 NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
 
@@ -131,7 +131,7 @@ def show_one(a, res):
     a chunk that fails whatever --time shows of it."""
     from harness.compare.show import format_mismatch
     mism = [m for m in res["mismatches"] if not a.check or m["check"] == a.check or
-            (a.check == "controllers" and m["check"] == "multistep")]
+            (m["check"] in checks.names() and checks.resolve(m["check"]).name == a.check)]
     failed = bool(res["mismatches"])
     hidden = 0
     if a.time is not None:
@@ -193,15 +193,8 @@ def cmd_replay(a):
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
-    if a.check == "playback":
-        steps = a.steps
-        t = replay.replay_playback(game, ch, ctx, steps, steps[0] if steps else 256)
-    elif a.check in ("notes", "fobj"):
-        plan = a.plan
-        t = (replay.replay_notes(game, ch, ctx, plan) if a.check == "notes"
-             else replay.replay_fobj(game, ch, ctx, plan, a.a1))
-    else:
-        t = replay.replay_times(game, ch, ctx, a.track, a.times)
+    how = checks.get(a.check).replay          # its input is the option named by how.key, e.g. --steps
+    t = replay.replay(a.check, game, ch, ctx, getattr(a, how.key), **{k: getattr(a, k) for k in how.args})
     for m in t.mismatches:
         print(format_mismatch(m))
     print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))
@@ -283,7 +276,7 @@ def main(argv=None):
                    help="how many chunks (at least 1; at least the pool size: all of them; default 100, "
                         "or the profile's sample)")
     b.add_argument("--jobs", type=job_count, default="auto", help="worker processes: auto or at least 1")
-    b.add_argument("--check", action="append", choices=NAMES, help="only these checks (repeatable)")
+    b.add_argument("--check", action="append", choices=checks.names(), help="only these checks (repeatable)")
     b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     b.add_argument("--resume", default=None, help="resume this run directory")
     b.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
@@ -308,7 +301,7 @@ def main(argv=None):
     o = sub.add_parser("one", help="every check (or --check C) on one chunk")
     common(o)
     o.add_argument("--case", required=True)
-    o.add_argument("--check", choices=NAMES)
+    o.add_argument("--check", choices=checks.names())
     o.add_argument("--speed", type=frame_speed, default=None, help="playback speed 1..65535 (default: seeded draw)")
     o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
     o.add_argument("--json", action="store_true")
@@ -318,7 +311,7 @@ def main(argv=None):
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
     r.add_argument("--case", required=True)
-    r.add_argument("--check", required=True, choices=("playback", "notes", "fobj", "controllers"))
+    r.add_argument("--check", required=True, choices=checks.replayable())
     r.add_argument("--steps", type=listed(frame_speed), default="256")
     r.add_argument("--plan", type=listed(note_step), default="256:0")
     r.add_argument("--a1", type=whole_number(0), default=0)

@@ -29,6 +29,7 @@ from __future__ import annotations
 import struct
 from typing import Dict, List, Optional
 
+from harness import checks
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.driver.game import FORWARD, SET_WORK
@@ -38,7 +39,6 @@ DEPTH = 12
 # about a second), so a broken build that fails every chunk stays cheap.
 PER_CHUNK = 3
 FLOAT_KINDS = ("fpr", "vf", "vacc", "acc")
-CHECKS = ("controllers", "playback")
 SCRATCH_FIELDS = {"position": (mm.SCRATCH_POS, 1), "scale": (mm.SCRATCH_SCALE, 5)}
 AXES = "xyz"
 
@@ -208,18 +208,28 @@ def record_playback(game, ch, ctx, m, record_load=False):
     return rec, pb.coords[entry.position] + off, track, T, m["field"] != "localtp", loaded
 
 
-RECORDERS = {"controllers": record_controllers, "multistep": None, "playback": record_playback}
+# The recorded replay of each game call a check's mismatches are traced through (Check.traced_call).
+RECORDERS = {"SetAnmCtrlWork": record_controllers, "_AnimateForward": record_playback}
+
+
+def traced_call(name):
+    """The game call the mismatches of check `name` are traced through, None when they are not.
+    DECISION: a sub-check's mismatches (multistep, an alias of controllers) have no recorded replay
+    of their own: only a check's own name is traced."""
+    c = next((c for c in checks.CHECKS if c.name == name), None)
+    return c.traced_call if c is not None and c.traced_call in RECORDERS else None
 
 
 def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
     """The provenance of mismatch m (see the module docstring); raises NoProvenance.
     loads: a dict kept across the mismatches of one chunk (the recorded load, made once)."""
-    fn = RECORDERS.get(m["check"])
-    if fn is None:
+    call = traced_call(m["check"])
+    if call is None:
         raise NoProvenance(f"no recorded replay for the {m['check']} check")
+    fn = RECORDERS[call]
     rec, addr, track, T, local, _ = fn(game, ch, ctx, m)
     got = game.u32(addr)
-    recs = [(CALL_NAMES[m["check"]], rec)]
+    recs = [(call, rec)]
     path, end = value_path(recs, addr, got)
     if end == BEFORE:
         # DECISION: the word was only moved in the recorded call; the replay is made again with
@@ -229,7 +239,7 @@ def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
         rec, addr, track, T, local, loaded = fn(game, ch, ctx, m, record_load="rec" not in loads)
         loads.setdefault("rec", loaded)
         got = game.u32(addr)
-        recs = [("ConvLCNum2ALCNum", loads["rec"]), (CALL_NAMES[m["check"]], rec)]
+        recs = [("ConvLCNum2ALCNum", loads["rec"]), (call, rec)]
         path, end = value_path(recs, addr, got)
     want = _u32(m.get("got"))
     store = rec.last_store_to(addr)
@@ -278,7 +288,6 @@ def provenance(game, ch, ctx, m, depth=DEPTH, loads=None) -> dict:
 
 # -- the stored word's own path: its data moves back to the arithmetic that made it --------------
 BEFORE = "written before the recorded calls"
-CALL_NAMES = {"controllers": "SetAnmCtrlWork", "playback": "_AnimateForward"}
 MAX_MOVES = 64
 # integer and MMI moves that pass a register on unchanged (when the word is among their inputs)
 INT_MOVES = frozenset(("or", "addu", "daddu", "por", "pcpyld", "pcpyud", "pcpyh", "mfhi", "mflo",
@@ -515,7 +524,7 @@ def attach(game, ch, ctx, res, per_chunk=PER_CHUNK) -> int:
     for mis in res["mismatches"]:
         if n >= per_chunk:
             break
-        if mis["check"] not in CHECKS:
+        if traced_call(mis["check"]) is None:
             continue
         n += 1
         try:

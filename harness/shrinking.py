@@ -26,6 +26,7 @@ from typing import Callable, Sequence, TypeVar
 
 from corpus.names import shell_word
 
+from harness import checks
 from harness.runners import replay
 
 T = TypeVar("T")
@@ -249,22 +250,14 @@ def shrink_first_of_each_check(game, ch, ctx, res):
 
 
 def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
-    """Return the `shrunk` dict for mismatch m, or None when its check has no replay entry point."""
-    c, check = m.get("context") or {}, m["check"]
-    if check == "playback" and "step_sizes" in c:
-        run = lambda items: replay.replay_playback(game, ch, ctx, items, items[0] if items else 256)
-        items, key = list(c["step_sizes"]), "steps"
-    elif check in ("notes", "fobj") and "plan" in c:
-        a1 = c.get("a1", 0)
-        replay_fn = replay.replay_notes if check == "notes" else (lambda g, h, x, p: replay.replay_fobj(g, h, x, p, a1))
-        run = lambda items: replay_fn(game, ch, ctx, items)
-        items, key = [tuple(p) for p in c["plan"]], "plan"
-    elif check in ("controllers", "multistep") and m.get("track") is not None and m.get("time") is not None:
-        times = [m["time"]] if check == "controllers" else sorted(set(c.get("deltas") and _times(c["deltas"]) or [m["time"]]))
-        run = lambda items: replay.replay_times(game, ch, ctx, m["track"], items)
-        items, key = times, "times"
-    else:
+    """Return the `shrunk` dict for mismatch m, or None when its check has no replay (checks.Replay)
+    or m carries no input to replay."""
+    how = checks.resolve(m["check"]).replay if m["check"] in checks.names() else None
+    found = how.input(m) if how is not None else None
+    if found is None:
         return None
+    (items, args), key = found, how.key
+    run = lambda items: replay.replay(m["check"], game, ch, ctx, items, **args)
     budget = [max_replays]
     errors = []
 
@@ -307,7 +300,7 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
 
 def replay_command(ctx, m, key, best):
     """The one-line `python -m harness replay` command for a shrunk input."""
-    check = "controllers" if m["check"] == "multistep" else m["check"]
+    check = checks.resolve(m["check"]).name
     parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shell_word(ctx.chunk), "--check", check]
     if key == "steps":
         parts += ["--steps", ",".join(str(s) for s in best)]
@@ -319,10 +312,3 @@ def replay_command(ctx, m, key, best):
         parts += ["--track", str(int(m["track"])), "--times", ",".join(str(int(t)) for t in best)]
     return " ".join(parts + ctx.repro_args(case=False))
 
-
-def _times(deltas):
-    out, t = [], 0
-    for d in deltas:
-        t += d
-        out.append(t)
-    return out

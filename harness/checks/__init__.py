@@ -1,21 +1,118 @@
-"""The checks of checks.md §2-§7, one module per check, and the registry that runs them.
+"""The checks of checks.md §2-§7, one module per check, and the registry that finds them.
 
-Every check module has the same face: NAME (the name `--check` selects), applies(anim, prof,
-file_ok) (whether the chunk's content calls for it) and run(game, ch, anim, ctx, tally, prof,
-rng, speed) (load what it needs, compare machine and reference, record into the tally). A new
-check is a new module here plus one entry in MODULES; tests/harness/test_layout.py fails on a
-check module the registry does not list.
+A check is one `Check` object: its name and the other names that select it, the record kinds it
+needs (the quick test's kinds, selection.QUICK_TESTS), whether it applies to a chunk, how it runs,
+how a mismatch's input is replayed and shrunk, and whether provenance traces its mismatches. It
+runs on one `Case` (the game, the chunk, its parsed Anime, the case context, the tally, the
+profile, the check's rng and the speed).
+
+To add a check, add one module here that defines `CHECK = Check(...)`; the registry imports every
+module of this package and runs their checks in `order`. Selection (`--check`, the bulk pool), the
+mutants' default cases, the differential tests' chunks, the shrinker, `python -m harness replay`
+and provenance all ask the registry, so nothing else names the check. A module here without a
+CHECK is an error at import (tests/harness/test_layout.py).
 """
-from harness.checks import controllers, fobj, materials, morph, notes, playback
+from __future__ import annotations
 
-MODULES = (controllers, materials, playback, notes, morph, fobj)      # the order a chunk runs them
-REGISTRY = {m.NAME: m for m in MODULES}
-# checks.md §2.3: the multi-step comparison runs inside the controller check; selecting it
-# selects that check.
-ALIASES = {"multistep": "controllers"}
-NAMES = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")   # --check choices
+import importlib
+import pkgutil
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Tuple
 
 
-def applicable(anim, prof, file_ok=True):
+@dataclass
+class Case:
+    """What a check runs on: one chunk on one game. `applies` reads only anim and prof."""
+    anim: Any
+    prof: Any
+    game: Any = None
+    ch: Any = None
+    ctx: Any = None
+    tally: Any = None
+    rng: Any = None
+    speed: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class Replay:
+    """How a check re-runs one chunk on an explicit input, for shrinking and `harness replay`.
+
+    key: the input's name, also the replay option (`--steps`, `--plan`, `--times`); args: the other
+    arguments the replay takes, each a replay option of its own (`--a1`, `--track`); input(m): the
+    input of mismatch m as (items, {arg: value}), None when m carries none; run(game, ch, ctx,
+    items, **args): the Tally of one replay."""
+    key: str
+    input: Callable[[dict], Optional[Tuple[list, dict]]]
+    run: Callable[..., Any]
+    args: Tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    order: int                           # its place in a chunk's run
+    kinds: Tuple[str, ...]               # the record kinds it needs (selection.QUICK_TESTS)
+    applies: Callable[[Case], bool]      # whether the chunk's content calls for it (checks.md §9)
+    run: Callable[[Case], None]          # load what it needs, compare machine and reference, tally
+    aliases: Tuple[str, ...] = ()        # other names that select it (its sub-checks' mismatches)
+    replay: Optional[Replay] = None      # None: its mismatches are not shrunk or replayed
+    traced_call: Optional[str] = None    # the game call provenance records for its mismatches
+
+    @property
+    def names(self):
+        return (self.name,) + self.aliases
+
+
+def discover(package=__name__, path=None):
+    """Every check module's CHECK in `package`, in run order."""
+    found = []
+    for info in pkgutil.iter_modules(path if path is not None else __path__):
+        module = importlib.import_module(f"{package}.{info.name}")
+        check = getattr(module, "CHECK", None)
+        if not isinstance(check, Check):
+            raise ImportError(f"{module.__name__}: a check module defines CHECK = Check(...)")
+        found.append(check)
+    return tuple(sorted(found, key=lambda c: (c.order, c.name)))
+
+
+def get(name) -> Check:
+    """The check named `name` exactly (not an alias); KeyError."""
+    for c in CHECKS:
+        if c.name == name:
+            return c
+    return _unknown(name)
+
+
+def resolve(name) -> Check:
+    """The check that `name` selects: its own name or one of its aliases; KeyError."""
+    for c in CHECKS:
+        if name in c.names:
+            return c
+    return _unknown(name)
+
+
+def _unknown(name):
+    raise KeyError(f"no check named {name!r} (known: {', '.join(names())})")
+
+
+def names():
+    """Every name `--check` accepts, in run order, each check's aliases after it."""
+    return tuple(n for c in CHECKS for n in c.names)
+
+
+def aliases():
+    """Every alias (a name that selects another check)."""
+    return frozenset(a for c in CHECKS for a in c.aliases)
+
+
+def replayable():
+    """The names of the checks that replay an explicit input (shrinking, `harness replay`), in run order."""
+    return tuple(c.name for c in CHECKS if c.replay is not None)
+
+
+def applicable(case: Case):
     """The names of the checks this chunk's content calls for (checks.md §2-§7, §9), in run order."""
-    return [m.NAME for m in MODULES if m.applies(anim, prof, file_ok)]
+    return [c.name for c in CHECKS if c.applies(case)]
+
+
+CHECKS: Tuple[Check, ...] = discover()

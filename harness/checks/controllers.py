@@ -10,6 +10,8 @@ from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from harness.compare.mismatch import record
+from harness import HarnessError
+from harness.checks import Check, Replay
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 
@@ -17,17 +19,15 @@ ROT_TOLERANCE = 1e-5
 ROT_PER_KEY = 1e-7
 AXES = "xyz"
 
-NAME = "controllers"
-ALSO = ("multistep",)      # checks.md §2.3 runs inside this check; selecting it selects this one
 
 
-def applies(anim, prof, file_ok=True):
+def applies(case):
     """checks.md §2.1: a chunk with object controller tracks."""
-    return bool(anim.tracks)
+    return bool(case.anim.tracks)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
-    check_tracks(game, anim, game.load(ch.data), ctx, tally, prof, rng)
+def run(case):
+    check_tracks(case.game, case.anim, case.game.load(case.ch.data), case.ctx, case.tally, case.prof, case.rng)
 
 
 def check_tracks(game, anim, entries, ctx, tally, prof, rng):
@@ -295,3 +295,51 @@ def check_multistep(game, work, ts, single, tr, ctx, tally):
             tally.fail(record(ctx, "multistep", name, list(exp), list(got), object=tr.record.object,
                               track=tr.record.index, time=ts[-1],
                               context={"deltas": [b - a for a, b in zip([0] + ts, ts)]}))
+
+
+def replay_times(case, times, track):
+    """One track evaluated at an explicit time list (checks.md §2.1 step 4.4 and §2.3)."""
+    game, anim, ctx, tally = case.game, case.anim, case.ctx, case.tally
+    entries = game.load(case.ch.data)
+    tr = next((t for t in anim.tracks if t.record.index == track), None)
+    if tr is None:
+        raise HarnessError(f"track {track}: no such object track in {case.ch.id} (its tracks: "
+                           f"{', '.join(str(t.record.index) for t in anim.tracks[:20]) or 'none'})")
+    entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+    if entry is None:
+        return
+    game.new_anm()
+    work, _ = game.work(entry.ctrl)
+    ts = sorted(set(times))
+    single = None
+    for t in ts:
+        game.reset_work(work)
+        single = game.step(work, t)
+        T = min(t, anim.last)
+        compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
+    if ts:
+        check_multistep(game, work, ts, single, tr, ctx, tally)
+
+
+def replayed_times(m):
+    """The times a controller (one time) or multistep (its deltas' times) mismatch is replayed at."""
+    c = m.get("context") or {}
+    if m.get("track") is None or m.get("time") is None:
+        return None
+    times = [m["time"]] if m["check"] == "controllers" else sorted(set(c.get("deltas") and _times(c["deltas"]) or [m["time"]]))
+    return times, {"track": m["track"]}
+
+
+def _times(deltas):
+    out, t = [], 0
+    for d in deltas:
+        t += d
+        out.append(t)
+    return out
+
+
+# checks.md §2.3: the multi-step comparison runs inside this check; selecting "multistep" selects it,
+# and its mismatches (check "multistep") are replayed with it.
+CHECK = Check("controllers", order=0, kinds=("object",), applies=applies, run=run, aliases=("multistep",),
+              replay=Replay("times", replayed_times, replay_times, args=("track",)),
+              traced_call="SetAnmCtrlWork")

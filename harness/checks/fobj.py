@@ -1,20 +1,22 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
+from harness.checks import Check, Replay
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
 from harness.compare.steps import note_plan, time_after
 from harness.driver import memory_map as mm
 
-NAME = "fobj"
 
 
-def applies(anim, prof, file_ok=True):
+def applies(case):
     """checks.md §7: a chunk with F_Obj records."""
-    return bool(anim.fobjs)
+    return bool(case.anim.fobjs)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+def run(case):
     """The plan with +0xA1 = 0, again with +0xA1 = 1, then one run of single-frame steps."""
+    game, ch, anim, ctx, tally, prof = case.game, case.ch, case.anim, case.ctx, case.tally, case.prof
+    rng = case.rng
     entries = game.load(ch.data)
     plan = note_plan(rng, anim.frames, prof.fobj_steps)
     # DECISION (eediff addition to checks.md §7.3): besides the generated steps, one run of
@@ -103,3 +105,17 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
     want = anim.fobj_flag_bits(rec, a1)
     if flags != want:
         fail("flags", want, flags, floats=False)
+
+
+def replay_plan(case, plan, a1=0):
+    check_fobj(case.game, case.anim, case.game.load(case.ch.data), case.ch.names, case.ctx, case.tally,
+               [tuple(p) for p in plan], a1)
+
+
+def replayed_plan(m):
+    c = m.get("context") or {}
+    return ([tuple(p) for p in c["plan"]], {"a1": c.get("a1", 0)}) if "plan" in c else None
+
+
+CHECK = Check("fobj", order=5, kinds=("fobj",), applies=applies, run=run,
+              replay=Replay("plan", replayed_plan, replay_plan, args=("a1",)))

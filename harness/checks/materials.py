@@ -1,20 +1,20 @@
 """Material checks: texture offsets U, V and the ccMaterial u, v at sampled times (checks.md §2.2)."""
+from harness.checks import Check
 from harness.compare.keys import keys_around, sample_times
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 
-NAME = "materials"
 
 
-def applies(anim, prof, file_ok=True):
+def applies(case):
     """checks.md §2.2: a chunk with material records."""
-    return bool(anim.materials)
+    return bool(case.anim.materials)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
-    check_materials(game, anim, game.load(ch.data), ctx, tally, prof, rng)
+def run(case):
+    check_materials(case.game, case.anim, case.game.load(case.ch.data), case.ctx, case.tally, case.prof, case.rng)
 
 
 def check_materials(game, anim, entries, ctx, tally, prof, rng):
@@ -65,3 +65,6 @@ def channel_words(c):
     if c.kind == 2:
         return [w for _, v in c.keys for w in v]
     return []
+
+
+CHECK = Check("materials", order=1, kinds=("material",), applies=applies, run=run)

@@ -1,6 +1,7 @@
 """Morph checks: ccMorpher::Modify on real models and synthetic blends, exactly (checks.md §5)."""
 import random
 
+from harness.checks import Check
 from harness.compare.bits import f32_bits
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -10,18 +11,18 @@ NEG_ZERO = 0x80000000
 MINUS_1_8192 = 0xB9000000          # -1/8192: lane_z = -1 with lane_x = lane_y = 0
 ONE, HALF = 0x3F800000, 0x3F000000
 
-NAME = "morph"
 
 
-def applies(anim, prof, file_ok=True):
-    """checks.md §5.1: a chunk with F_Morpher records whose file holds the models they blend."""
-    return bool(anim.morphs) and file_ok
+def applies(case):
+    """checks.md §5.1: a chunk with F_Morpher records."""
+    return bool(case.anim.morphs)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+def run(case):
     """The chunk's real blends through ccMorpher::Modify against reference.morph (no chunk load)."""
-    cases = real_cases(anim, ch.file, rng, prof.morph_limit, prof.morph_max_vertices, tally)
-    run_cases(game, cases, ctx, tally, lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
+    prof, ctx = case.prof, case.ctx
+    cases = real_cases(case.anim, case.ch.file, case.rng, prof.morph_limit, prof.morph_max_vertices, case.tally)
+    run_cases(case.game, cases, ctx, case.tally, lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
 
 
 class MorphCase:
@@ -167,3 +168,6 @@ def edge_cases():
         MorphCase("negative zero weight", [(10, -20, 30)], ONE, [([(1000, 2000, 3000)], ONE, NEG_ZERO)]),
         MorphCase("weight -1/8192", [(10, -20, 30)], ONE, [([(1000, 2000, 3000)], ONE, MINUS_1_8192)]),
     ]
+
+
+CHECK = Check("morph", order=4, kinds=("morph",), applies=applies, run=run)

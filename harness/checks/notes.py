@@ -1,21 +1,22 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
+from harness.checks import Check, Replay
 from harness.checks.playback import forward_mismatches, step_quirks
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.steps import note_plan, note_step_count, time_after
 
-NAME = "notes"
 
 
-def applies(anim, prof, file_ok=True):
+def applies(case):
     """checks.md §6: a chunk with F_Note records."""
-    return bool(anim.notes)
+    return bool(case.anim.notes)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
-    entries = game.load(ch.data)
-    plan = note_plan(rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
-    check_notes(game, anim, entries, ch.names, ctx, tally, plan)
+def run(case):
+    anim, prof = case.anim, case.prof
+    entries = case.game.load(case.ch.data)
+    plan = note_plan(case.rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
+    check_notes(case.game, anim, entries, case.ch.names, case.ctx, case.tally, plan)
 
 
 def check_notes(game, anim, entries, names, ctx, tally, plan):
@@ -87,3 +88,17 @@ def count_notes(anim, s, want, passed, tally):
         tally.quirk("three_notes_steps")
     if s >= anim.frames * 256:
         tally.quirk("steps_past_end")
+
+
+def replay_plan(case, plan):
+    check_notes(case.game, case.anim, case.game.load(case.ch.data), case.ch.names, case.ctx, case.tally,
+                [tuple(p) for p in plan])
+
+
+def replayed_plan(m):
+    c = m.get("context") or {}
+    return ([tuple(p) for p in c["plan"]], {}) if "plan" in c else None
+
+
+CHECK = Check("notes", order=3, kinds=("note",), applies=applies, run=run,
+              replay=Replay("plan", replayed_plan, replay_plan))

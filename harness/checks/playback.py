@@ -3,6 +3,7 @@ import os
 
 import numpy as np
 
+from harness.checks import Check, Replay
 from harness.compare.bits import f32, f32_array, trans_add
 from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp
 from harness.compare.keys import keys_around
@@ -15,16 +16,18 @@ from harness.driver import memory_map as mm
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
 
-NAME = "playback"
 
 
-def applies(anim, prof, file_ok=True):
+def applies(case):
     """checks.md §4, §9: a chunk with frames and morphs or loops (the nightly profile: any track)."""
+    anim, prof = case.anim, case.prof
     return anim.frames >= 1 and bool(prof.playback_all and (anim.tracks or anim.morphs) or anim.morphs or anim.loops)
 
 
-def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
+def run(case):
     """One playback run per speed (drawn, or the given one), each on a freshly loaded chunk."""
+    game, ch, anim, ctx, tally, prof, rng, speed = (case.game, case.ch, case.anim, case.ctx, case.tally,
+                                                    case.prof, case.rng, case.speed)
     entries = game.load(ch.data)
     speeds = [speed] if speed else draw_speeds(rng, prof.playback_speeds)
     for k, s in enumerate(speeds):
@@ -395,3 +398,18 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
         from harness.compare.bits import f32_bits
         fail(f"matrix[{r}][{c}]", f32_bits(pose.rot_matrix[r][c] * scale[c]), words[4 * c + r],
              deviation=d, tolerance=bound)
+
+
+def replay_steps(case, steps):
+    """One playback of explicit step sizes, at the first step's speed (a shrunk repro)."""
+    check_playback(case.game, case.anim, case.game.load(case.ch.data), case.ch.names, case.ctx, case.tally,
+                   list(steps), steps[0] if steps else 256, True)
+
+
+def replayed_steps(m):
+    c = m.get("context") or {}
+    return (list(c["step_sizes"]), {}) if "step_sizes" in c else None
+
+
+CHECK = Check("playback", order=2, kinds=("morph", "object"), applies=applies, run=run,
+              replay=Replay("steps", replayed_steps, replay_steps), traced_call="_AnimateForward")

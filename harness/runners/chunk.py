@@ -6,7 +6,7 @@ import traceback
 from collections import Counter
 
 from eemu_ext.errors import EemuError
-from harness.checks import ALIASES, NAMES, REGISTRY, applicable
+from harness import checks
 from harness import HarnessError
 from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
@@ -30,13 +30,12 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
         anim = parse_reference(ch, ctx.float_model)
     except Exception as exc:                      # the reference or corpus refused the chunk
         return result(ch, index, t0, tally, timing, describe_refusal(exc), ctx, {})
-    wanted = set(only or NAMES)
-    wanted |= {ALIASES[w] for w in wanted if w in ALIASES}
-    tally.applicable = applicable(anim, prof)
+    wanted = {checks.resolve(w).name for w in only} if only else None
+    tally.applicable = checks.applicable(checks.Case(anim, prof))
     if game is not None:
         game.reload = prof.reload
     for check in tally.applicable:
-        if check not in wanted:
+        if wanted is not None and check not in wanted:
             continue
         c0 = _time.time()
         tally.checks.append(check)
@@ -68,7 +67,7 @@ def ledger_fields(anim, ch, tally, prof):
 
 
 def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
-    REGISTRY[check].run(game, ch, anim, ctx, tally, prof, rng(ctx.seed, ch.id, check), speed)
+    checks.get(check).run(checks.Case(anim, prof, game, ch, ctx, tally, rng(ctx.seed, ch.id, check), speed))
 
 
 # DECISION: an error of a type the harness or the machine defines (HarnessError; EemuError: the
@@ -104,7 +103,7 @@ def result(ch, index, t0, tally, timing, error, ctx, info):
             "counters_by_check": counters_by_check(tally),
             "mismatches": tally.mismatches, "dropped_mismatches": tally.dropped,
             "worst_keyed_rotation": tally.worst_keyed, "rotation_deviation": tally.rotation_deviation(),
-            "checks": list(tally.checks) + (["multistep"] if "controllers" in tally.checks else []),
+            "checks": list(tally.checks) + [a for c in tally.checks for a in checks.get(c).aliases],
             "applicable": list(getattr(tally, "applicable", None) or []),
             "timing": timing, "error": error,
             "repro": ctx.repro(), **info}

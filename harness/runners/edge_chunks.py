@@ -26,10 +26,10 @@ def ids(checks=None):
     out = [PREFIX + n for n in edge.NAMES] + [PREFIX + edge.MORPH_NAME]
     if not checks:
         return out
-    from harness.checks import ALIASES, applicable
+    from harness.checks import Case, applicable, resolve
     from harness.profiles import profile
-    want = {ALIASES.get(c, c) for c in checks}
-    return [cid for cid in out if want & set(applicable(chunk(cid).anime, profile("quick"))
+    want = {resolve(c).name for c in checks}
+    return [cid for cid in out if want & set(applicable(Case(chunk(cid).anime, profile("quick")))
                                              if cid != PREFIX + edge.MORPH_NAME else ["morph"])]
 
 

@@ -8,17 +8,13 @@ from dataclasses import dataclass, field
 from typing import List
 
 from harness.runners.chunk import check_chunk
-from harness import HarnessError
+from harness import HarnessError, checks
 from harness.options import ROOT, Options
 from harness.profiles import PROFILES, profile
 from harness.runners.selection import QUICK_TESTS
 
 MUTANTS_DIR = os.path.join(ROOT, "standin", "mutants")
 MUTANT_ELF_DIR = os.path.join(ROOT, "standin", "build", "mutants")
-# Which records expose a check's mutants, for default cases (a mutant without `# Cases:`).
-CHECK_KINDS = {"controllers": ("object",), "multistep": ("object",), "materials": ("material",),
-               "playback": ("object", "morph"), "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",),
-               "probe": ()}
 # DECISION: '# Catches: probe' mutants (standin/mutants/probe-*.patch) are broken set-ups the
 # differential checks need not see; `make mutants` counts one caught when the readiness probe
 # prints a finding of the kind its '# Finding:' line names.
@@ -62,9 +58,9 @@ def parse_patch(path) -> Mutant:
                 prof = m.group(2).strip()
             else:
                 cases = [c.strip() for c in m.group(2).split(",") if c.strip()]
-    if catches not in CHECK_KINDS:
+    if catches not in catchers():
         raise HarnessError(f"{path}: first lines must name '# Catches: <check>' with one of "
-                           f"{', '.join(CHECK_KINDS)} (got {catches!r})")
+                           f"{', '.join(catchers())} (got {catches!r})")
     if catches == "probe" and not finding:
         raise HarnessError(f"{path}: a '# Catches: probe' mutant needs '# Finding: <kind>'")
     if prof not in PROFILES:
@@ -79,6 +75,17 @@ def find_mutants(names=None):
     return out
 
 
+def catchers():
+    """What a mutant's '# Catches:' may name: a check (or an alias), or the probe."""
+    return checks.names() + ("probe",)
+
+
+def exposing_kinds(check):
+    """The records that expose a check's mutants, for default cases (a mutant without `# Cases:`);
+    none for the probe's."""
+    return () if check == "probe" else checks.resolve(check).kinds
+
+
 _RICHEST = {}
 
 
@@ -86,7 +93,7 @@ def default_cases(corpus, check, n=DEFAULT_CASES):
     """The n chunks with the most records the check compares (ties: archive order)."""
     key = (id(corpus), check)
     if key not in _RICHEST:
-        pats = [QUICK_TESTS[k] for k in CHECK_KINDS[check]]
+        pats = [QUICK_TESTS[k] for k in exposing_kinds(check)]
         scored = []
         for i, cid in enumerate(corpus.chunk_ids()):
             data = corpus.chunk(cid).data

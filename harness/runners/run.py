@@ -7,6 +7,8 @@ import json
 import os
 from collections import Counter
 
+from harness import checks
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # harness/runners/ -> the checkout
 RUNS = os.path.join(ROOT, "build", "runs")
 
@@ -203,7 +205,7 @@ def nothing_compared(total, done, selected, ran_checks, no_check):
     elif done and not sum(ran_checks.values()):
         why.append("no check ran on any chunk")
     for c in selected or ():
-        c = "controllers" if c == "multistep" else c
+        c = checks.resolve(c).name
         if done >= total and total and not ran_checks.get(c):
             why.append(f"the selected check {c} ran on no chunk")
     if no_check:
@@ -449,7 +451,7 @@ class RunDir:
                 continue
             for c, cs in (r.get("counters_by_check") or {}).items():
                 by_check_counters.setdefault(c, Counter()).update(cs)
-            ran = [c for c in (r.get("checks") or ()) if c != "multistep"]
+            ran = [c for c in (r.get("checks") or ()) if c not in checks.aliases()]
             ran_checks.update(ran)
             # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
             # --check selection skips is not one (the selection's own check must run somewhere).

@@ -1,6 +1,8 @@
 """Which chunks a run checks: the bulk pool (quick test of formats.md §4.1) and seeded samples."""
 import random
 
+from harness import checks
+
 # Sub-record header byte patterns of the kinds the checks compare (u32 LE: kind, 0xCCCC).
 # DECISION: checks.md §9 samples chunks containing `02 01 CC CC` (object records). eediff widens the
 # pool to every chunk with any checked record (object, material, F_Morpher, F_Note, F_Obj), so that
@@ -15,17 +17,12 @@ QUICK_TESTS = {
 }
 
 
-# Which records each check needs (the quick test's kinds), for a `--check` run's pool.
-KINDS_OF_CHECK = {"controllers": ("object",), "multistep": ("object",), "materials": ("material",),
-                  "playback": ("morph", "object"), "notes": ("note",), "morph": ("morph",),
-                  "fobj": ("fobj",)}
-
-
-def kinds_for(checks):
-    """The record kinds any of `checks` needs (None: every kind)."""
-    if not checks:
+def kinds_for(names):
+    """The record kinds the checks `names` (names or aliases) need, for a `--check` run's pool
+    (None: every kind)."""
+    if not names:
         return None
-    return sorted({k for c in checks for k in KINDS_OF_CHECK.get(c, QUICK_TESTS)})
+    return sorted({k for n in names for k in checks.resolve(n).kinds})
 
 
 def has_record(data, kind):

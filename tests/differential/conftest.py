@@ -2,6 +2,7 @@
 the corpus, one Game per worker, and per-chunk parametrisation with readable ids (member::ANM_name)."""
 import pytest
 
+from harness import checks
 from harness.runners import selection
 from harness import HarnessError
 from harness.options import Options
@@ -11,9 +12,6 @@ from tests.differential.failure import ChunkFailure
 # How many chunks a per-chunk test takes when --chunks is 0 (profile default): the quick profile a
 # seeded sample of 3, the nightly every chunk that has the check's records (as the earlier harness).
 DEFAULT_CHUNKS = {"quick": None, "nightly": None}
-# Which records a check needs (formats.md §4.1 quick test), for choosing its chunks.
-CHECK_KINDS = {"controllers": ("object",), "materials": ("material",), "playback": ("morph", "object"),
-               "notes": ("note",), "morph": ("morph",), "fobj": ("fobj",)}
 
 
 def make_options(config):
@@ -55,13 +53,13 @@ def chunks_for(config, check):
     if corpus is None:
         return [pytest.param(None, id="corpus-unavailable", marks=pytest.mark.eediff_error(err))]
     n = config.getoption("--chunks") or DEFAULT_CHUNKS[config.getoption("--profile")]
-    pool = selection.pool(corpus, CHECK_KINDS[check])
+    pool = selection.pool(corpus, checks.resolve(check).kinds)     # the records the check needs
     return list(pool) if n is None else selection.sample(pool, n, f"{opts.seed}:{check}")
 
 
 def pytest_generate_tests(metafunc):
     if "chunk_id" in metafunc.fixturenames:
-        marker = next((m.name for m in metafunc.definition.iter_markers() if m.name in CHECK_KINDS), None)
+        marker = next((m.name for m in metafunc.definition.iter_markers() if m.name in checks.names()), None)
         if marker is None:
             raise pytest.UsageError(f"{metafunc.definition.nodeid}: a chunk_id test needs a check marker")
         metafunc.parametrize("chunk_id", chunks_for(metafunc.config, marker))

@@ -10,7 +10,7 @@ import pytest
 
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 
-from harness.checks import playback as P
+from harness.checks import Case, playback as P
 from harness.compare.mismatch import CaseContext
 from harness.compare.tally import Tally
 from harness.driver.game import Game
@@ -38,7 +38,7 @@ def chunks():
         if len(out) >= len(IMAGES) + N_CHUNKS:
             break
         ch = CORPUS.chunk(cid)
-        if cid not in out and P.applies(parse_reference(ch, "hw"), prof):
+        if cid not in out and P.applies(Case(parse_reference(ch, "hw"), prof)):
             out.append(cid)
     return out
 
