@@ -101,6 +101,15 @@ class Summary(TypedDict, total=False):
     exit_status: int
 
 
+def is_maximum(name) -> bool:
+    """A counter that is a maximum, not a count.
+
+    DECISION: a counter whose name starts with "worst" or "max", after its check's prefix when it
+    has one ("controllers.worst_d"), is a maximum over the chunks; every other one is a count,
+    summed."""
+    return str(name).rsplit(".", 1)[-1].startswith(("worst", "max"))
+
+
 # the optional members of a chunk record and the type each must have when present
 _CHUNK_TYPES = (("counters", dict, {}), ("quirks", dict, {}), ("mismatches", list, []))
 _OPTIONAL_TYPES = (("draw", dict),)

@@ -70,6 +70,7 @@ from pathlib import Path
 from .causes import classify_run
 from .ledger import left_out as ledger_left_out, total as ledger_total
 from .load import CHECKS, Run
+from .records import is_maximum
 
 ROT_TOLERANCE = 1e-5      # checks.md §3
 ROT_PER_KEY = 1e-7
@@ -145,15 +146,6 @@ def dropped(chunk: dict) -> int:
     """Mismatches the harness counted but did not record (its per-chunk cap)."""
     n = chunk.get("dropped_mismatches")
     return n if isinstance(n, int) and n > 0 else 0
-
-
-def is_maximum(name) -> bool:
-    """A counter that is a maximum, not a count.
-
-    DECISION: a counter whose name starts with "worst" or "max", after its check's prefix when it
-    has one ("controllers.worst_d"), is a maximum over the chunks; every other one is a count,
-    summed."""
-    return str(name).rsplit(".", 1)[-1].startswith(("worst", "max"))
 
 
 def sum_counters(dicts) -> dict:

@@ -44,7 +44,7 @@ def test_bulk_merge_and_report_write_the_same_summary(tmp_path):
     assert a["chunks_done"] > 2 and a["counters"] and a["status"] == "pass"
     assert {k: v for k, v in a.items() if k not in IDENTITY_AND_CLOCK} == \
            {k: v for k, v in b.items() if k not in IDENTITY_AND_CLOCK}
-    assert b["params"]["rerun"] == f"make merge RUNS='{tmp_path / 's2'} {tmp_path / 's1'}' OUT={merged}"
+    assert b["params"]["rerun"] == f"make merge RUNS='{tmp_path / 's1'} {tmp_path / 's2'}' OUT={merged}"   # shard order
 
 
 def failing_run(tmp_path):
@@ -107,5 +107,5 @@ def test_a_repro_is_the_same_string_in_bulk_in_one_and_in_the_report(tmp_path):
     from tests.reports.htmltree import parse
     by_report = parse(page).by_id("m0").find("div", cls="repro").find("code").text()
     assert by_bulk == by_one == by_report
-    assert by_bulk.startswith(".venv/bin/python -m harness one --case ") and " --time " in by_bulk
+    assert by_bulk.startswith(".venv/bin/python -m harness one --case ") and " --check controllers " in by_bulk
     assert os.path.isfile(elf) and elf in by_bulk
