@@ -91,7 +91,10 @@ def replay_command(ctx, m, key, best):
 
 def bulk_pairs(params, opts, default_image, default_data):
     """The options of a bulk run (params.json and its Options), in the order make takes them."""
+    from harness.runners.failfast import DEFAULT_K
     checks = params.get("checks") or []
+    shrink = getattr(opts, "shrink", None)
+    fail_fast = getattr(opts, "fail_fast", DEFAULT_K)
     image = None if opts.image == default_image or getattr(opts, "image_from_disc", False) else opts.image
     shard = params.get("shard")
     return ([("--n", params.get("n")), ("--seed", params.get("seed")), ("--profile", params.get("profile")),
@@ -100,7 +103,9 @@ def bulk_pairs(params, opts, default_image, default_data):
             + [("--image", image), ("--data", opts.data if opts.data != default_data else None),
                ("--disc", opts.disc), ("--chunks", ",".join(opts.chunk_ids) if opts.chunk_ids else None),
                ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
-               ("--allow-bad-members", FLAG if opts.allow_bad_members else None)])
+               ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
+               ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
+               ("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)])
 
 
 def resume_command(path, pairs, via_make):

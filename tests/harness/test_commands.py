@@ -44,6 +44,8 @@ def test_an_option_make_cannot_pass_gives_the_module_form():
     assert rerun_command(pairs(PARAMS, chunk_ids=["a.cmp::ANM_a;b"])) == (
         ".venv/bin/python -m harness bulk --n 7 --seed 9 --profile quick --float-model trunc --jobs 2 "
         "--check notes --chunks 'a.cmp::ANM_a;b'")
+    assert rerun_command(pairs(PARAMS, shrink=False)).endswith(" --check notes --no-shrink")
+    assert rerun_command(pairs(PARAMS, fail_fast=3)).endswith(" CHECK=notes FAIL_FAST=3")
     two = dict(PARAMS, checks=["notes", "fobj"])           # make passes one CHECK
     assert rerun_command(pairs(two)).startswith(".venv/bin/python -m harness bulk ")
     assert make_form("bulk", [("--check", "a"), ("--check", "b")]) is None
