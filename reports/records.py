@@ -69,6 +69,7 @@ class ChunkRecord(TypedDict, total=False):
     machine_cpu: dict
     ledger: dict
     every_record: bool
+    notes: list                     # what went wrong while shrinking (harness/shrinking.py)
     draw: dict                      # optional: what the chunk's seeded draws were
 
 
@@ -81,9 +82,9 @@ class FailingChunk(TypedDict, total=False):
     repro: str                      # the first mismatch's shrunk repro, else its repro
 
 
-class Summary(TypedDict, total=False):
-    """summary.json: every field is computed by reports.summary.summarize; the fields are listed
-    in that module's docstring."""
+class Summary(TypedDict):
+    """summary.json, every field computed by reports.summary.summarize (whose docstring says what
+    each one means)."""
     run_id: str
     params: dict
     chunks_total: int
@@ -96,7 +97,33 @@ class Summary(TypedDict, total=False):
     counters: dict
     counters_by_check: dict
     quirks: dict
+    worst_keyed_rotation: Optional[dict]
+    seconds: float
+    chunk_seconds: float
+    seconds_by_check: dict
+    machine_steps: int
+    cpu_seconds: float
+    cpu_seconds_per_chunk: Optional[float]
+    machine_cpu_seconds: dict
+    chunks_per_minute: Optional[float]
+    complete: bool
+    interrupted: bool
     failing_chunks: list            # [FailingChunk]
+    bad_members: list
+    allow_bad_members: bool
+    chunks_nothing_compared: list
+    nothing_compared: list
+    ledger: dict
+    left_out: list
+    archive_chunks: dict
+    synthetic_chunks: dict
+    sample_quirks: Optional[dict]
+    causes: dict
+    rotation_samples: int
+    rotation_over_bound: int
+    report: str
+    junit: str
+    reports_format: int
     status: str
     exit_status: int
 

@@ -70,7 +70,7 @@ from pathlib import Path
 from .causes import classify_run
 from .ledger import left_out as ledger_left_out, total as ledger_total
 from .load import CHECKS, Run
-from .records import is_maximum
+from .records import ChunkRecord, Summary, is_maximum
 
 ROT_TOLERANCE = 1e-5      # checks.md §3
 ROT_PER_KEY = 1e-7
@@ -219,8 +219,8 @@ def failed(ch: dict) -> bool:
     return bool(ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch))
 
 
-def summarize(params: dict, chunks: list, *, seconds: float | None = None, interrupted: bool = False,
-              causes: dict | None = None, run_id: str | None = None) -> dict:
+def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None = None, interrupted: bool = False,
+              causes: dict | None = None, run_id: str | None = None) -> Summary:
     """summary.json of a run: its params.json and its chunk records (reports.records.check_chunk,
     the selected ones in index order). seconds: the run's wall time (None: the chunks' own
     seconds summed); causes: reports.causes.classify_run(chunks) when already computed."""

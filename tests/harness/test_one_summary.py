@@ -7,6 +7,7 @@ import os
 import re
 
 import reports
+from reports.records import ChunkRecord, Mismatch, Summary
 from reports.summary import complete
 from harness.runners import bulk
 from harness.runners.merge import merge_runs
@@ -43,6 +44,9 @@ def test_bulk_merge_and_report_write_the_same_summary(tmp_path, monkeypatch):
     assert a["chunks_done"] > 2 and a["counters"] and a["status"] == "pass"
     assert {k: v for k, v in a.items() if k not in IDENTITY_AND_CLOCK} == \
            {k: v for k, v in b.items() if k not in IDENTITY_AND_CLOCK}
+    assert set(a) == set(Summary.__annotations__)                   # the fields reports.records declares
+    for rec in (json.loads(p.read_text()) for p in sorted((pool / "chunks").glob("*.json"))):
+        assert set(rec) <= set(ChunkRecord.__annotations__), sorted(set(rec) - set(ChunkRecord.__annotations__))
     assert b["params"]["rerun"] == f"make merge RUNS='{tmp_path / 's1'} {tmp_path / 's2'}' OUT={merged}"   # shard order
 
 
@@ -79,6 +83,7 @@ def test_a_failing_run_summarises_the_same_by_the_harness_and_by_the_report(tmp_
     assert [f["chunk"] for f in s["failing_chunks"]] == ["m0.cmp::ANM_x", "m2.cmp::ANM_x"]
     assert s["failing_chunks"][0]["repro"] == "shrunk r0" and s["bad_members"][0]["member"] == "m3.cmp::ANM_x"
     assert "mismatches_beyond_cap" not in s and "mismatches_by_check" not in s and "chunks" not in s
+    assert set(s) == set(Summary.__annotations__)
 
 
 def test_a_maximum_counter_is_the_largest_over_the_chunks_and_a_count_their_sum(tmp_path):
@@ -106,5 +111,8 @@ def test_a_repro_is_the_same_string_in_bulk_in_one_and_in_the_report(tmp_path):
     from tests.reports.htmltree import parse
     by_report = parse(page).by_id("m0").find("div", cls="repro").find("code").text()
     assert by_bulk == by_one == by_report
+    for name in sorted(os.listdir(run / "chunks")):
+        for m in json.loads((run / "chunks" / name).read_text())["mismatches"]:
+            assert set(m) <= set(Mismatch.__annotations__), sorted(set(m) - set(Mismatch.__annotations__))
     assert by_bulk.startswith(".venv/bin/python -m harness one --case ") and " --check controllers " in by_bulk
     assert os.path.isfile(elf) and elf in by_bulk
