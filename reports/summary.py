@@ -219,8 +219,8 @@ def failed(ch: dict) -> bool:
     return bool(ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch))
 
 
-def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None = None, interrupted: bool = False,
-              causes: dict | None = None, run_id: str | None = None) -> Summary:
+def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None = None,
+              interrupted: bool = False, causes: dict | None = None, run_id: str | None = None) -> Summary:
     """summary.json of a run: its params.json and its chunk records (reports.records.check_chunk,
     the selected ones in index order). seconds: the run's wall time (None: the chunks' own
     seconds summed); causes: reports.causes.classify_run(chunks) when already computed."""
