@@ -11,12 +11,7 @@ import os
 import re
 import sys
 
-# option -> the make variable that feeds it (Makefile, HARNESS_OPTS and the bulk/one recipes)
-MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "PROFILE",
-                  "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
-                  "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
-                  "--engine": "ENGINE", "--syms": "SYMS", "--fail-fast": "FAIL_FAST", "--shard": "SHARD", "--cluster": "CLUSTER",
-                  "--out": "OUT"}
+from harness.commands import MAKE_VARIABLES  # noqa: F401  (option -> make variable: the one table)
 
 
 def whole_number(minimum=None):

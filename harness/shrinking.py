@@ -24,9 +24,8 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
-from corpus.names import shell_word
-
 from harness import checks
+from harness.commands import replay_command
 from harness.runners import replay
 
 T = TypeVar("T")
@@ -296,19 +295,4 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
     best = [list(x) if isinstance(x, tuple) else x for x in best]
     return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items),
             "tests": max_replays - budget[0]}
-
-
-def replay_command(ctx, m, key, best):
-    """The one-line `python -m harness replay` command for a shrunk input."""
-    check = checks.resolve(m["check"]).name
-    parts = [".venv/bin/python", "-m", "harness", "replay", "--case", shell_word(ctx.chunk), "--check", check]
-    if key == "steps":
-        parts += ["--steps", ",".join(str(s) for s in best)]
-    elif key == "plan":
-        parts += ["--plan", ",".join(f"{s}:{int(bool(r))}" for s, r in best)]
-        if m["check"] == "fobj":
-            parts += ["--a1", str(int((m.get("context") or {}).get("a1", 0)))]
-    else:
-        parts += ["--track", str(int(m["track"])), "--times", ",".join(str(int(t)) for t in best)]
-    return " ".join(parts + ctx.repro_args(case=False))
 

@@ -4,11 +4,12 @@
     path = reports.render("build/runs/latest")      # -> Path of report.html
 
 `python -m reports render RUN_DIR` does the same from a shell (`make report RUN=<dir>`).
-Modules: load (read a run), causes (likely-cause heuristic), describe (a mismatch's display
-model), enrich (reference plots and object names from the corpus), detail (one mismatch as
-HTML, the only renderer of it), html / svg / coverage (the page; its CSS and script are
-reports/assets/*), code_coverage (the code coverage section and code_coverage.html), summary
-(summary.json), junit (JUnit XML), bits (raw-bit views).
+Modules: records (the chunk, mismatch and summary records and their loader), load (read a
+run), causes (likely-cause heuristic), describe (a mismatch's display model), enrich (reference
+plots and object names from the corpus), detail (one mismatch as HTML, the only renderer of it),
+html / svg / coverage (the page; its CSS and script are reports/assets/*), code_coverage (the
+code coverage section and code_coverage.html), summary (summary.json, the one summariser),
+junit (JUnit XML), bits (raw-bit views).
 """
 from __future__ import annotations
 

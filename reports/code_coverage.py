@@ -15,7 +15,7 @@ from pathlib import Path
 from corpus.names import printable
 
 from .detail import e
-from .load import ReportError, _read_json
+from .records import ReportError, read_object
 
 FILE = "coverage_functions.json"
 COUNTS = "coverage.json"
@@ -33,7 +33,7 @@ def load(run_dir) -> dict | None:
     path = Path(run_dir) / FILE
     if not path.exists():
         return None
-    d = _read_json(path)
+    d = read_object(path)
     if d.get("format") != FORMAT:
         raise ReportError(f"{path}: member 'format' is {str(d.get('format'))[:40]!r}, not {FORMAT!r}")
     funcs = d.get("functions")

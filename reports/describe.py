@@ -9,8 +9,6 @@ import json
 
 from corpus.note_text import is_note_list, note_text, notes_text
 
-from corpus.names import shell_word
-
 from .bits import (bit_ranges, diff_mask, float_text, frame_text, is_hex_pattern,
                    is_integer_field, parse_u32, u2f, ulp_distance)
 from .causes import ulp_of
@@ -87,27 +85,6 @@ def one_line(m: dict) -> str:
     where = where_text(m)
     return (f"{m['check']} {m.get('chunk')}{' ' + where if where else ''} {m.get('field')}: "
             f"reference {short(m.get('expected'))} game {short(m.get('got'))}{tail}")
-
-
-def default_repro(m: dict, params: dict) -> str:
-    """The harness command of a case, used when a record carries no repro."""
-    # DECISION: records should carry their own repro (interfaces.md §4); a missing one is
-    # rebuilt from the run's parameters so the report never lacks a command. Like the harness's
-    # (harness/compare/mismatch.py), it is a direct command whose every value is one shell word.
-    seed = m.get("seed", params.get("seed"))
-    parts = [".venv/bin/python", "-m", "harness", "one", "--case", shell_word(str(m.get("chunk")))]
-    if seed is not None:
-        parts += ["--seed", shell_word(seed)]
-    if m.get("check"):
-        parts += ["--check", shell_word(m.get("check"))]
-    if params.get("profile") and params["profile"] != "quick":
-        parts += ["--profile", shell_word(params["profile"])]
-    if params.get("float_model") and params["float_model"] != "hw":
-        parts += ["--float-model", shell_word(params["float_model"])]
-    image = (params.get("image") or {}).get("path")
-    if image and not str(image).endswith("standin/standin.elf"):
-        parts += ["--image", shell_word(image)]
-    return " ".join(parts)
 
 
 def scalar_view(exp, got, field=None) -> dict | None:
@@ -268,7 +245,7 @@ def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=Non
          "track": m.get("track"), "object": m.get("object"),
          "es": brief(m.get("expected"), m.get("got"))[0],
          "gs": brief(m.get("expected"), m.get("got"))[1],
-         "ulp": ulp_of(m), "repro": m.get("repro") or default_repro(m, params),
+         "ulp": ulp_of(m), "repro": m.get("repro"),
          "seed": m.get("seed")}
     if m.get("inferred"):
         v["inferred"] = str(m["inferred"])     # harness/compare/inferred.py: the spec's [INF] rule it falls on

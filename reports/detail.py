@@ -111,7 +111,8 @@ def detail_html(v: dict) -> str:
             f'<dt>{e(k)}</dt><dd class="mono">{e(val)}</dd>' for k, val in v["ctx"]) + '</dl>')
     if v.get("series"):
         out.append('<h4>Value over time</h4>' + svg.series_plot(v["series"], v.get("time")))
-    out.append(repro_html(v["repro"]))
+    if v.get("repro"):
+        out.append(repro_html(v["repro"]))
     if v.get("src"):
         out.append(f'<p class="note">record: {e(v["src"])}</p>')
     return "".join(out)
@@ -144,6 +145,6 @@ def summary_line_html(v: dict) -> str:
 def mismatch_html(v: dict) -> str:
     body = detail_html(v) if v.get("full") else (
         '<p class="note">Details trimmed to keep the report small; the full record is '
-        f'{e(v.get("src"))}.</p>' + repro_html(v["repro"]))
+        f'{e(v.get("src"))}.</p>' + (repro_html(v["repro"]) if v.get("repro") else ""))
     return (f'<details class="mm" id="m{v["n"]}"><summary>{summary_line_html(v)}</summary>'
             f'<div class="det">{body}</div></details>')

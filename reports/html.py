@@ -20,12 +20,11 @@ from functools import cache
 from importlib.resources import files
 from pathlib import Path
 
-from corpus.names import printable, shell_word
+from corpus.names import printable
 
 from . import code_coverage, svg
 from . import ledger
 from .causes import CAUSES, RULES
-from .describe import default_repro
 from .detail import e, list_head_html, mismatch_html
 from .coverage import counter_groups, coverage_rows
 from .origins import groups_html
@@ -58,76 +57,11 @@ def bound_text(d: float, bound: float) -> str:
     return f"{mant}e{int(exp)}× its bound"
 
 
-# `make bulk` variables and the harness options they stand for (Makefile, HARNESS_OPTS)
-MAKE_VARS = {"--n": "N", "--seed": "SEED", "--profile": "PROFILE", "--float-model": "FLOAT",
-             "--jobs": "JOBS", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
-             "--check": "CHECK", "--cluster": "CLUSTER", "--shard": "SHARD", "--out": "OUT"}
-
-
-def _argv_options(argv: list) -> tuple[dict, list]:
-    """The options of a recorded `harness bulk` argv: {flag: value} and the words no make
-    variable stands for."""
-    opts, other, i = {}, [], 0
-    while i < len(argv):
-        word = str(argv[i])
-        flag, eq, val = word.partition("=")
-        if flag in MAKE_VARS:
-            if not eq:
-                i += 1
-                val = str(argv[i]) if i < len(argv) else ""
-            opts[flag] = val
-        else:
-            other.append(word)
-        i += 1
-    return opts, other
-
-
 def rerun_command(params: dict) -> str | None:
-    """The make line that re-runs the run, built from its recorded options.
-
-    DECISION: N, SEED, PROFILE and FLOAT come from params.json (what the run used), JOBS,
-    CLUSTER and OUT from the recorded argv (params.json records the resolved job count only),
-    IMAGE, DATA and DISC from params.json when the run was given them (argv names them), else
-    when they are not the defaults. An option make has no variable for (--allow-bad-members,
-    --chunks, --fail-fast, ...) makes it the direct harness command of the recorded argv.
-    A merged run is `make merge`. Every value is one shell word (corpus.names.shell_word)."""
-    argv = [str(a) for a in params.get("argv") or []]
-    verb = next((a for a in argv[:3] if a in ("bulk", "merge")), None)
-    args = argv[argv.index(verb) + 1:] if verb else []
-    if verb == "merge" or params.get("merged_from"):
-        out = dict(zip(args, args[1:])).get("--out") if args else None
-        runs = " ".join(str(x.get("run")) for x in params.get("merged_from") or [])
-        return ("make merge RUNS=" + shell_word(runs)
-                + (f" OUT={shell_word(out)}" if out else "")) if runs else None
-    opts, other = _argv_options(args)
-    if other:
-        return " ".join([".venv/bin/python", "-m", "harness", "bulk"] + [shell_word(a) for a in args])
-    ident = {k: (params.get(k) or {}).get("path") if isinstance(params.get(k), dict) else params.get(k)
-             for k in ("image", "data", "disc")}
-    given = {"image": "--image" in opts or (not argv and ident["image"] and
-                                            not str(ident["image"]).endswith("standin/standin.elf")),
-             "data": "--data" in opts or (not argv and ident["data"] and
-                                          not str(ident["data"]).endswith("build/synth/DATA.BIN")),
-             "disc": "--disc" in opts or (not argv and bool(ident["disc"]))}
-    if given["disc"]:
-        given["image"] = "--image" in opts          # a disc run's executable comes from the disc
-    checks = params.get("checks") or ([opts["--check"]] if "--check" in opts else [])
-    shard = params.get("shard")
-    values = [("N", params.get("n", opts.get("--n"))), ("SEED", params.get("seed", opts.get("--seed"))),
-              ("PROFILE", params.get("profile", opts.get("--profile"))),
-              ("FLOAT", params.get("float_model", opts.get("--float-model"))),
-              ("JOBS", opts.get("--jobs", params.get("jobs"))),
-              ("CHECK", ",".join(checks) if checks else None),
-              ("IMAGE", ident["image"] if given["image"] else None),
-              ("DATA", ident["data"] if given["data"] else None),
-              ("DISC", ident["disc"] if given["disc"] else None),
-              ("CLUSTER", opts.get("--cluster")),
-              ("SHARD", f'{shard["k"]}/{shard["m"]}' if isinstance(shard, dict) and "k" in shard
-               else opts.get("--shard")),
-              ("OUT", opts.get("--out"))]
-    if not argv and params.get("n") is None:
-        return None
-    return " ".join(["make bulk"] + [f"{k}={shell_word(v)}" for k, v in values if v not in (None, "")])
+    """The command that re-runs the run, as the harness recorded it (params.json "rerun",
+    harness/commands.py): reports shows commands, it never builds one."""
+    cmd = params.get("rerun")
+    return str(cmd) if cmd else None
 
 
 def _size(n) -> str:
@@ -417,8 +351,7 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
                     f'<td>{e(", ".join(checks))}</td><td class="num">{len(vs) + extra}</td>'
                     f'<td>{e(causes)}</td><td class="err-t">{e(errtxt)}</td>'
                     f'<td class="num">{float(ch.get("seconds") or 0):.2f}</td>'
-                    f'<td><button type="button" class="copy" data-copy="{e(chunk_repro(ch, run.params))}" '
-                    f'title="{e(chunk_repro(ch, run.params))}">copy</button></td></tr>')
+                    f'<td>{copy_button(ch.get("repro"))}</td></tr>')
     if not rows:
         return '<p class="note">Every chunk passed.</p>'
     head = "".join(f'<th data-type="{t}">{h}</th>' for h, t in (
@@ -431,11 +364,11 @@ def _chunks_html(run, views_by_chunk, first_of_chunk) -> str:
             + "".join(rows) + '</tbody></table>')
 
 
-def chunk_repro(ch: dict, params: dict) -> str:
-    """The harness's command for every check on the chunk, else one built from the run's seed."""
-    if ch.get("repro"):
-        return str(ch["repro"])
-    return default_repro({"chunk": ch["chunk"], "check": None}, params)
+def copy_button(cmd) -> str:
+    """A copy button for a command the harness recorded (nothing when there is none)."""
+    if not cmd:
+        return ""
+    return f'<button type="button" class="copy" data-copy="{e(cmd)}" title="{e(cmd)}">copy</button>'
 
 
 def search_text(v: dict) -> str:

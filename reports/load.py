@@ -7,15 +7,10 @@ while a run is in progress or after it was killed; the loader accepts that and s
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-CHECKS = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj")
-
-
-class ReportError(Exception):
-    """A run directory that cannot be rendered; the message names the file and member."""
+from .records import CHECKS, ReportError, check_chunk, read_object  # noqa: F401  (the record schema: reports.records)
 
 
 @dataclass
@@ -33,71 +28,6 @@ class Run:
         for ch in self.chunks:
             for m in ch["mismatches"]:
                 yield ch, m
-
-
-def _read_json(path: Path) -> dict:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise ReportError(f"{path}: cannot read: {e.strerror}") from None
-    try:
-        obj = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ReportError(f"{path}: invalid JSON at line {e.lineno} column {e.colno} "
-                          f"(offset {e.pos}): {e.msg}") from None
-    if not isinstance(obj, dict):
-        raise ReportError(f"{path}: expected a JSON object, found {type(obj).__name__}")
-    return obj
-
-
-def _check_chunk(path: Path, rec: dict) -> dict:
-    """Validate the fields reports relies on; fill optional ones with their empty value."""
-    if not isinstance(rec.get("chunk"), str):
-        raise ReportError(f"{path}: member 'chunk' must be the chunk id string")
-    for name, kind, default in (("counters", dict, {}), ("quirks", dict, {}),
-                                ("mismatches", list, [])):
-        value = rec.get(name)
-        if value is None:
-            rec[name] = default
-        elif not isinstance(value, kind):
-            raise ReportError(f"{path}: member '{name}' of chunk {rec['chunk']} must be a "
-                              f"{kind.__name__}, found {type(value).__name__}")
-    err = rec.get("error")
-    if err is not None and not isinstance(err, dict):
-        rec["error"] = {"type": "error", "message": str(err)}
-    for i, m in enumerate(rec["mismatches"]):
-        if not isinstance(m, dict):
-            raise ReportError(f"{path}: mismatches[{i}] of chunk {rec['chunk']} is not an object")
-        if m.get("check") is None:
-            raise ReportError(f"{path}: mismatches[{i}] of chunk {rec['chunk']} has no 'check'")
-        m.setdefault("chunk", rec["chunk"])
-    if rec.get("index") is None:
-        try:
-            rec["index"] = int(path.stem)
-        except ValueError:
-            rec["index"] = None
-    elif not isinstance(rec["index"], int) or isinstance(rec["index"], bool):
-        raise ReportError(f"{path}: member 'index' of chunk {rec['chunk']} must be an integer, "
-                          f"found {type(rec['index']).__name__} {rec['index']!r}")
-    for i, m in enumerate(rec["mismatches"]):
-        _check_key_words(path, rec["chunk"], i, m.get("context"))
-    return rec
-
-
-def _check_key_words(path: Path, chunk: str, i: int, ctx) -> None:
-    """The key tables of a mismatch's context (reports.describe.keys_view) hold u32 words: a word
-    written "0x..." that is not one is an error naming the file, the field and the value."""
-    from .bits import is_hex_pattern, parse_u32
-    if not isinstance(ctx, dict):
-        return
-    for name, val in ctx.items():
-        keys = val.get("keys") if isinstance(val, dict) else None
-        for j, k in enumerate(keys if isinstance(keys, list) else ()):
-            words = k.get("value") if isinstance(k, dict) else None
-            for w in words if isinstance(words, list) else [words]:
-                if is_hex_pattern(w) and parse_u32(w) is None:
-                    raise ReportError(f"{path}: mismatches[{i}].context.{name}.keys[{j}].value of chunk "
-                                      f"{chunk}: {w!r} is not a u32 word (0x and at most 8 hex digits)")
 
 
 def selection_of(params: dict) -> dict | None:
@@ -142,13 +72,13 @@ def load_run(run_dir) -> Run:
     if not params_path.is_file():
         raise ReportError(f"{path}: not a run directory (no params.json; a run directory holds "
                           "params.json and chunks/)")
-    params = _read_json(params_path)
+    params = read_object(params_path)
     chunks = []
     chunk_dir = path / "chunks"
     selection = selection_of(params)
     if chunk_dir.is_dir():
         for p in sorted(chunk_dir.glob("*.json")):
-            rec = _check_chunk(p, _read_json(p))
+            rec = check_chunk(p, read_object(p))
             why = stray(p.name, rec, selection)
             if why:
                 problems.append(f"chunks/{p.name}: {why}; ignored")
@@ -158,7 +88,7 @@ def load_run(run_dir) -> Run:
         problems.append("chunks/ is missing: no chunk finished")
     chunks.sort(key=lambda c: (c["index"] is None, c["index"] or 0, c["chunk"]))
     summary_path = path / "summary.json"
-    summary = _read_json(summary_path) if summary_path.exists() else None
+    summary = read_object(summary_path) if summary_path.exists() else None
     if selection is not None and len(chunks) < len(selection):
         problems.append(f"{len(selection) - len(chunks)} of {len(selection)} selected chunks "
                         "have no result (run incomplete or still running)")

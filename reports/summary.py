@@ -1,29 +1,45 @@
-"""summary.json: the machine-readable result of a run (written by the harness, completed here).
-
-Fields (interfaces.md §4 lists the first group; the harness writes them, reports fills any
-that are missing and never overwrites one that is present):
+"""summary.json: the machine-readable result of a run, computed by one function, summarize(),
+from the run's parameters and its chunk records (reports.records). The harness calls it when a
+bulk or a merge ends (harness/runners/run.py RunDir.summarize), the report when it renders; all
+three write the same file. Two facts are not in the records and are passed in: the run's wall
+time (`seconds`) and whether it was interrupted; the report takes both from the summary.json it
+finds. Every number is stored once.
 
   run_id              str    the run directory's name (UTC timestamp + short params hash)
-  params              dict   params.json (seed, profile, float_model, n, jobs, image, data, chunks)
+  params              dict   params.json (seed, profile, float_model, n, jobs, image, data, chunks,
+                             argv, rerun: the command that re-runs the run, built by the harness)
   chunks_total        int    chunks selected for the run (len(params.chunks), else chunks_done)
   chunks_done         int    chunks with a result file
   chunks_failed       int    chunks with at least one mismatch or an error
   mismatches          int    mismatches in all chunk files (records + dropped_mismatches)
+  mismatches_dropped  int    of those, the ones counted past the harness's per-chunk record cap
   errors              int    chunks the harness could not finish (chunk "error" set)
-  counters            dict   chunk counters summed (names containing "worst" or "max": maximum)
+  checks              dict   check -> {chunks: chunks that ran it, chunks_failed, mismatches (recorded)}
+  counters            dict   chunk counters summed; a counter whose name starts with "worst" or
+                             "max" (after a "<check>." prefix) is a maximum over the chunks, not a sum
+  counters_by_check   dict   check -> its counters, over the chunks by the same rule
   quirks              dict   quirk coverage counts summed (how often each quirk was exercised)
-  worst_keyed_rotation dict|null {d, bound, passed, chunk, track, time}: the largest keyed-rotation
-                             deviation d seen (from the chunks' rotation_deviation samples and
-                             from mismatch records carrying a deviation); bound is the
-                             checks.md §3 bound at its passed(T) when passed is known
+  worst_keyed_rotation dict|null {d, bound, passed, chunk, track, time[, check]}: the largest
+                             keyed-rotation deviation d seen (from the chunks' worst, their
+                             rotation_deviation samples and mismatch records carrying a deviation)
   seconds             float  wall time of the run (harness), else estimated from file times
-  chunks_per_minute   float  chunks_done / minutes
+  chunk_seconds       float  the chunks' own seconds summed (the workers' time)
+  seconds_by_check    dict   check -> seconds, summed over the chunks
+  machine_steps       int    instructions the machine executed
+  cpu_seconds         float  the workers' process time; cpu_seconds_per_chunk the mean
+  machine_cpu_seconds dict   game function -> seconds in the machine
+  chunks_per_minute   float  chunks_done / minutes of `seconds`
   complete            bool   every selected chunk has a result
+  interrupted         bool   the run was stopped (Ctrl-C, SIGTERM) before it ended
+  failing_chunks      list   the first 10 failing chunks in run order, each {chunk, index,
+                             mismatches, error, first (its first mismatch), repro (that
+                             mismatch's shrunk repro, else its repro)}
   bad_members         list   {member, offset, error, kind} of every archive member that could not be
                              read (corrupt, truncated, unindexed, a second member of one name) and
                              of every malformed Anime chunk (kind "anime chunk", member the chunk
                              id, offset inside the chunk); their chunks were not checked
   allow_bad_members   bool   the run was started with --allow-bad-members
+  chunks_nothing_compared list the chunks to which no check applies
   nothing_compared    list   why the run compared nothing it was asked to (0 chunks, a selected
                              check that ran on no chunk, chunks with no applicable check)
   ledger              dict   kind -> [present, compared], the chunks' ledgers summed (reports.ledger)
@@ -33,19 +49,15 @@ that are missing and never overwrites one that is present):
   synthetic_chunks    dict   the same of the chunks built by code (synthetic::morph/, synthetic::edge/)
   sample_quirks       dict|null {covered, missed}: the quirk classes a sample met and missed (null:
                              the whole pool, or explicit --chunks)
-  status              str    pass | mismatches | errors | left out | bad members |
-                             nothing compared | incomplete | interrupted (the exit statuses in the README)
-
-Added by reports:
-
-  checks              dict   check -> {chunks: chunks that ran it, chunks_failed, mismatches}
   causes              dict   likely cause (reports.causes) -> mismatch count
-  failing_chunks      list   ids of the failing chunks, in run order
-  mismatches_dropped  int    mismatches counted by the harness beyond its per-chunk record cap
   rotation_samples    int    number of (passed, d) keyed-rotation samples recorded
   rotation_over_bound int    samples with d above the bound
   report, junit       str    file names of the rendered report and JUnit XML (relative to the run)
-  reports_format      int    version of the fields reports adds (1)
+  reports_format      int    version of these fields (2: one summariser; failing_chunks as above,
+                             mismatches_dropped once, no mismatches_by_check nor chunks)
+  status              str    pass | mismatches | errors | left out | bad members |
+                             nothing compared | incomplete | interrupted (the exit statuses in the README)
+  exit_status         int    the status the harness exits with (EXIT)
 """
 from __future__ import annotations
 
@@ -58,6 +70,7 @@ from pathlib import Path
 from .causes import classify_run
 from .ledger import left_out as ledger_left_out, total as ledger_total
 from .load import CHECKS, Run
+from .records import ChunkRecord, Summary, is_maximum
 
 ROT_TOLERANCE = 1e-5      # checks.md §3
 ROT_PER_KEY = 1e-7
@@ -135,16 +148,14 @@ def dropped(chunk: dict) -> int:
     return n if isinstance(n, int) and n > 0 else 0
 
 
-def _sum_counters(dicts) -> dict:
-    """Counters summed over chunks.
-
-    DECISION: a counter named like "worst ..." or "... max ..." is a maximum, not a count."""
+def sum_counters(dicts) -> dict:
+    """Counters over chunks: counts summed, maxima (is_maximum) the largest."""
     total: dict = {}
     for d in dicts:
-        for k, v in d.items():
+        for k, v in (d or {}).items():
             if not isinstance(v, (int, float)) or isinstance(v, bool):
                 continue
-            if "worst" in k or "max" in k:
+            if is_maximum(k):
                 total[k] = max(total.get(k, v), v)
             else:
                 total[k] = total.get(k, 0) + v
@@ -173,10 +184,10 @@ def _wall_seconds(run: Run) -> float | None:
     return max(0.0, newest - t0)
 
 
-def worst_rotation(run: Run) -> dict | None:
-    base, per_key = bound_params(run.params)
+def worst_rotation(params: dict, chunks: list) -> dict | None:
+    base, per_key = bound_params(params)
     worst = None
-    for ch in run.chunks:
+    for ch in chunks:
         w = ch.get("worst_keyed_rotation")
         if isinstance(w, dict) and isinstance(w.get("d"), (int, float)) and (
                 worst is None or w["d"] > worst["d"]):
@@ -194,65 +205,113 @@ def worst_rotation(run: Run) -> dict | None:
     return worst
 
 
-def compute(run: Run, causes: dict | None = None) -> dict:
-    """Every summary field from the chunk files (the harness's own values take precedence
-    in complete())."""
-    causes = causes if causes is not None else classify_run(run.chunks)
-    selected = run.params.get("chunks")
-    done = len(run.chunks)
+# DECISION: exit statuses follow pytest where they can: 0 pass, 1 mismatches (or a chunk the
+# harness could not finish), 2 usage or input error (bad members among them), 5 nothing
+# compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
+EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
+        "interrupted": 130, "incomplete": 1, "left out": 1}
+FAILING_CHUNKS_LISTED = 10
+
+
+def failed(ch: dict) -> bool:
+    """A chunk with a mismatch (recorded or dropped) or an error; a refused (malformed) chunk is
+    a bad member, not a failed chunk."""
+    return bool(ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch))
+
+
+def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None = None,
+              interrupted: bool = False, causes: dict | None = None, run_id: str | None = None) -> Summary:
+    """summary.json of a run: its params.json and its chunk records (reports.records.check_chunk,
+    the selected ones in index order). seconds: the run's wall time (None: the chunks' own
+    seconds summed); causes: reports.causes.classify_run(chunks) when already computed."""
+    causes = causes if causes is not None else classify_run(chunks)
+    selected = params.get("chunks")
+    done = len(chunks)
     total = len(selected) if isinstance(selected, list) else done
-    failing = [ch["chunk"] for ch in run.chunks
-               if ch["mismatches"] or dropped(ch) or ch.get("error") and not refused(ch)]
     per_check: dict = {}
-    for ch in run.chunks:
+    for ch in chunks:
         bad = Counter(m["check"] for m in ch["mismatches"])
         for c in checks_of(ch):
             e = per_check.setdefault(c, {"chunks": 0, "chunks_failed": 0, "mismatches": 0})
             e["chunks"] += 1
             e["chunks_failed"] += 1 if bad[c] else 0
             e["mismatches"] += bad[c]
-    base, per_key = bound_params(run.params)
-    samples = [s for ch in run.chunks for s in rotation_samples(ch, base, per_key)]
-    complete_ = done >= total and not any("incomplete" in p for p in run.problems)
-    seconds = _wall_seconds(run)
-    if seconds is None:
-        seconds = float(sum(ch.get("seconds") or 0 for ch in run.chunks))
-    return {
-        "run_id": run.params.get("run_id") or run.path.name,
-        "params": run.params,
+    base, per_key = bound_params(params)
+    samples = [s for ch in chunks for s in rotation_samples(ch, base, per_key)]
+    complete_ = done >= total
+    chunk_seconds = round(sum(float(ch.get("seconds") or 0.0) for ch in chunks), 2)
+    seconds = round(float(seconds if seconds is not None else chunk_seconds), 2)
+    cpu = sum(float(ch.get("cpu_seconds") or 0.0) for ch in chunks)
+    idle = [ch["chunk"] for ch in chunks if not ch.get("error")
+            and not (ch["applicable"] if isinstance(ch.get("applicable"), list) else checks_of(ch))]
+    by_check: dict = {}
+    for ch in chunks:
+        for c, cs in (ch.get("counters_by_check") or {}).items():
+            by_check.setdefault(c, []).append(cs)
+    summary = {
+        "run_id": params.get("run_id") or run_id,
+        "params": params,
         "chunks_total": total,
         "chunks_done": done,
-        "chunks_failed": len(failing),
-        "mismatches": sum(len(ch["mismatches"]) + dropped(ch) for ch in run.chunks),
-        "mismatches_dropped": sum(dropped(ch) for ch in run.chunks),
-        "errors": sum(1 for ch in run.chunks if ch.get("error") and not refused(ch)),
-        "counters": _sum_counters(ch["counters"] for ch in run.chunks),
-        "quirks": _sum_counters(ch["quirks"] for ch in run.chunks),
-        "worst_keyed_rotation": worst_rotation(run),
-        "seconds": round(seconds, 3),
-        "chunks_per_minute": round(done / (seconds / 60), 3) if seconds else None,
-        "complete": complete_,
-        "bad_members": list(run.params.get("bad_members") or []) + [b for b in map(refused, run.chunks) if b],
-        "allow_bad_members": bool(run.params.get("allow_bad_members")),
-        "nothing_compared": nothing_compared(run, total, per_check, complete_),
-        **run_ledger(run),
+        "chunks_failed": sum(1 for ch in chunks if failed(ch)),
+        "mismatches": sum(len(ch["mismatches"]) + dropped(ch) for ch in chunks),
+        "mismatches_dropped": sum(dropped(ch) for ch in chunks),
+        "errors": sum(1 for ch in chunks if ch.get("error") and not refused(ch)),
         "checks": per_check,
-        "causes": dict(Counter(causes.values())),
-        "failing_chunks": failing,
-        **origins(run.chunks, selected),
-        "sample_quirks": run.params.get("sample_quirks"),
+        "counters": dict(sorted(sum_counters(ch["counters"] for ch in chunks).items())),
+        "counters_by_check": {c: sum_counters(v) for c, v in by_check.items()},
+        "quirks": dict(sorted(sum_counters(ch["quirks"] for ch in chunks).items())),
+        "worst_keyed_rotation": worst_rotation(params, chunks),
+        "seconds": seconds,
+        "chunk_seconds": chunk_seconds,
+        "seconds_by_check": {k: round(v, 2) for k, v in
+                             sum_counters(ch.get("timing") for ch in chunks).items()},
+        "machine_steps": sum(int(ch.get("machine_steps") or 0) for ch in chunks),
+        "cpu_seconds": round(cpu, 2),
+        "cpu_seconds_per_chunk": round(cpu / done, 3) if done else None,
+        "machine_cpu_seconds": {k: round(v, 2) for k, v in sorted(
+            sum_counters(ch.get("machine_cpu") for ch in chunks).items(), key=lambda kv: -kv[1])},
+        "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
+        "complete": complete_,
+        "interrupted": bool(interrupted),
+        "failing_chunks": [failing_chunk(ch) for ch in chunks if failed(ch)][:FAILING_CHUNKS_LISTED],
+        "bad_members": list(params.get("bad_members") or []) + [b for b in map(refused, chunks) if b],
+        "allow_bad_members": bool(params.get("allow_bad_members")),
+        "chunks_nothing_compared": idle,
+        "nothing_compared": nothing_compared(params, chunks, total, per_check, complete_, idle),
+        **run_ledger(chunks),
+        **origins(chunks, selected),
+        "sample_quirks": params.get("sample_quirks"),
+        "causes": dict(Counter(causes[id(m)] for ch in chunks for m in ch["mismatches"])),
         "rotation_samples": len(samples),
         "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),
         "report": "report.html",
         "junit": "junit.xml",
-        "reports_format": 1,
+        "reports_format": 2,
     }
+    summary["status"] = status(summary)
+    summary["exit_status"] = EXIT.get(summary["status"], 1)
+    return summary
 
 
-def run_ledger(run: Run) -> dict:
-    """ledger and left_out from the chunk files (reports.ledger)."""
-    led = ledger_total(ch.get("ledger") for ch in run.chunks)
-    return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in run.chunks))}
+def failing_chunk(ch: dict) -> dict:
+    """A failing chunk for the closing summary: its first mismatch and that mismatch's repro
+    (the shrunk one when shrinking succeeded), or its error."""
+    err = ch.get("error")
+    out = {"chunk": ch.get("chunk"), "index": ch.get("index"), "mismatches": len(ch["mismatches"]) + dropped(ch),
+           "error": f"{err.get('type')}: {err.get('message')}" if err else None}
+    if ch["mismatches"]:
+        m = ch["mismatches"][0]
+        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step",
+                                              "expected", "got", "ulp")}
+        out["repro"] = (m.get("shrunk") or {}).get("repro") or m.get("repro")
+    return out
+
+
+def run_ledger(chunks: list) -> dict:
+    """ledger and left_out from the chunk records (reports.ledger)."""
+    led = ledger_total(ch.get("ledger") for ch in chunks)
+    return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in chunks))}
 
 
 def origins(chunks, selected=None) -> dict:
@@ -272,28 +331,29 @@ def origins(chunks, selected=None) -> dict:
     return {k: {f: v[f] for f in ("total", "done", "failed", "mismatches")} for k, v in out.items()}
 
 
-def nothing_compared(run: Run, total: int, per_check: dict, complete_: bool) -> list[str]:
-    """Why the run compared nothing it was asked to (the harness writes the same list)."""
+def nothing_compared(params: dict, chunks: list, total: int, per_check: dict, complete_: bool,
+                     idle: list) -> list[str]:
+    """Why the run compared nothing it was asked to ([] when it compared everything)."""
     why = []
     if total == 0:
         why.append("0 chunks selected (no checkable chunk in the archive)")
-    elif run.chunks and not any(per_check.get(c, {}).get("chunks") for c in CHECKS):
+    elif chunks and not any(per_check.get(c, {}).get("chunks") for c in CHECKS):
         why.append("no check ran on any chunk")
-    for c in run.params.get("checks") or ():
+    for c in params.get("checks") or ():
         c = "controllers" if c == "multistep" else c
         if complete_ and total and not per_check.get(c, {}).get("chunks"):
             why.append(f"the selected check {c} ran on no chunk")
-    idle = [ch["chunk"] for ch in run.chunks if not ch.get("error")
-            and not (ch["applicable"] if isinstance(ch.get("applicable"), list) else checks_of(ch))]
+    # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
+    # --check selection skips is not one (the selection's own check must run somewhere).
     if idle:
-        why.append(f"{len(idle)} {'chunk' if len(idle) == 1 else 'chunks'} ran no check: " + ", ".join(idle[:5])
-                   + (" ..." if len(idle) > 5 else ""))
+        why.append(f"{len(idle)} {'chunk' if len(idle) == 1 else 'chunks'} ran no check: "
+                   + ", ".join(str(x) for x in idle[:5]) + (" ..." if len(idle) > 5 else ""))
     return why
 
 
 def status(s: dict) -> str:
-    """The run's verdict, as the harness decides it (harness/runners/run.py status; exit statuses in the
-    README): interrupted, mismatches, errors, bad members, incomplete, nothing compared, pass."""
+    """The run's verdict (exit statuses in the README): interrupted, mismatches, errors, left out,
+    bad members, incomplete, nothing compared, pass."""
     if s.get("interrupted"):
         return "interrupted"
     if s.get("mismatches") or s.get("chunks_failed") and not s.get("errors"):
@@ -311,26 +371,16 @@ def status(s: dict) -> str:
     return "pass"
 
 
-# Fields that reports owns: recomputed on every render, even when summary.json has them.
-# DECISION: the harness's own fields win over reports' computation (it knows the wall time and
-# what it dropped); the fields only reports writes are always recomputed.
-REPORTS_FIELDS = ("checks", "causes", "failing_chunks", "rotation_samples", "rotation_over_bound",
-                  "mismatches_dropped", "report", "junit", "reports_format")
-# A run's completeness is recounted from its selection and records on every render: a record
-# lost since the harness wrote summary.json makes the run incomplete.
-RECOUNTED = ("chunks_total", "chunks_done", "complete")
-
-
 def complete(run: Run, causes: dict | None = None) -> dict:
-    """The harness's summary with every missing field filled in from compute(); the fields
-    reports adds are always recomputed (a re-render after a resumed run updates them)."""
-    computed = compute(run, causes)
-    merged = dict(computed)
-    for k, v in (run.summary or {}).items():
-        if k not in REPORTS_FIELDS + RECOUNTED and (v is not None or k not in merged):
-            merged[k] = v
-    merged["status"] = status(merged)
-    return merged
+    """summary.json of a loaded run: summarize() over its records, with the wall time and the
+    interruption of the summary the harness wrote (the wall time estimated from the records'
+    file times when there is none)."""
+    old = run.summary or {}
+    seconds = old.get("seconds")
+    if not isinstance(seconds, (int, float)) or isinstance(seconds, bool):
+        seconds = _wall_seconds(run)
+    return summarize(run.params, run.chunks, seconds=seconds, interrupted=bool(old.get("interrupted")),
+                     causes=causes, run_id=run.path.name)
 
 
 def write(run: Run, summary: dict, out_dir=None) -> None:

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from typing import Optional
 
-from corpus.names import shell_word
-
 from harness.compare.bits import hx, ulp
 from harness.compare.inferred import tag as inferred_tag
 
@@ -20,31 +18,11 @@ class CaseContext:
         self.syms, self.overlay = syms, overlay      # the image's explicit sidecar, its resident overlay
 
     def repro(self, check=None, time=None):
-        """The command that repeats this case, safe to paste whatever the chunk id holds.
-
-        DECISION: a repro is a direct `.venv/bin/python -m harness one` command, every value one
-        shell word (corpus.names.shell_word), never a `make one CASE=...` line: make expands
-        `$(...)` in a variable's value and its recipe re-opens the shell's quoting, so a name
-        from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
-        # A mismatch's own repro shows the mismatches at its time (`one --time T`), so the repro of
-        # the 150th mismatch of a chunk shows that one, not the chunk's first 20.
-        at = ["--time", shell_word(time)] if time is not None else []
-        return " ".join([".venv/bin/python", "-m", "harness", "one"] + self.repro_args(check) + at)
-
-    def repro_args(self, check=None, case=True):
-        """The options of a repro, each value already one shell word."""
-        parts = (["--case", shell_word(self.chunk)] if case else []) + ["--seed", shell_word(self.seed)]
-        if check:
-            parts += ["--check", shell_word(check)]
-        parts += ["--profile", shell_word(self.profile), "--float-model", shell_word(self.float_model)]
-        for flag, key, val in (("--image", "IMAGE", self.image), ("--data", "DATA", self.data),
-                               ("--disc", "DISC", self.disc)):
-            if val and val != self.defaults.get(key):
-                parts += [flag, shell_word(val)]
-        for flag, val in (("--syms", getattr(self, "syms", None)), ("--overlay", getattr(self, "overlay", None))):
-            if val:
-                parts += [flag, shell_word(val)]
-        return parts
+        """The command that repeats this case (harness.commands.one_command), showing the
+        mismatches at `time` first: the repro of the 150th mismatch of a chunk shows that one,
+        not the chunk's first 20."""
+        from harness.commands import one_command
+        return one_command(self, check, time)
 
 
 def raw(v):

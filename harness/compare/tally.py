@@ -1,6 +1,8 @@
 """Tally: the counters, quirk coverage counts, mismatches and worst keyed deviation of one chunk."""
 from collections import Counter
 
+from reports.records import is_maximum
+
 MISMATCHES_KEPT_PER_CHUNK = 200   # past it a chunk's mismatches are counted, not recorded
 ROTATION_SAMPLES_KEPT = 200       # the keyed-rotation samples a chunk record keeps (the drift plot)
 
@@ -47,7 +49,8 @@ class Tally:
                             "time": time, "check": where}
 
     def merge(self, other):
-        self.counters.update(other.counters)
+        for name, n in other.counters.items():      # a maximum stays one (reports.records.is_maximum)
+            self.counters[name] = max(self.counters.get(name, n), n) if is_maximum(name) else self.counters[name] + n
         self.quirks.update(other.quirks)
         for rec in other.mismatches:
             if len(self.mismatches) < self.max_mismatches:

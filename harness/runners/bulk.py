@@ -14,7 +14,7 @@ import threading
 import sys
 import time
 
-from corpus.names import printable, printable_lines, shell_word
+from corpus.names import printable, printable_lines
 import reports
 from reports.origins import headline as origin_headline
 
@@ -66,6 +66,8 @@ def prepare(opts: Options, argv):
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
+    from harness.commands import rerun_command
+    params["rerun"] = rerun_command(run_options(params, opts), opts.out)   # the report shows it
     if covered is not None:           # the quirk classes the sample met and missed (selection.quirk_sample)
         params["sample_quirks"] = {"covered": covered, "missed": missed}
     if opts.out:
@@ -130,52 +132,18 @@ def same_run_or_refuse(rd, params, opts):
         print(f"warning: --force: resuming {rd.path} despite: {'; '.join(diff)}", file=sys.stderr)
 
 
+def run_options(params, opts):
+    """The options of this run as (option, value) pairs (harness.commands.bulk_pairs)."""
+    from harness.commands import bulk_pairs
+    return bulk_pairs(params, opts, DEFAULT_IMAGE, DEFAULT_DATA)
+
+
 def resume_command(rd, opts):
     """The command that resumes this run with its own parameters: the make form when the run was
-    started through make (and make can say it), else the module form."""
+    started through make (and make can say it), else the module form (harness.commands)."""
     from harness.arguments import via_make
-    if via_make():
-        line = make_resume_command(rd, opts)
-        if line:
-            return line
-    p = rd.params()
-    parts = [".venv/bin/python", "-m", "harness", "bulk", "--resume", shell_word(rd.path),
-             "--n", str(p.get("n")), "--seed", str(p.get("seed")), "--profile", shell_word(p.get("profile")),
-             "--float-model", shell_word(p.get("float_model")), "--jobs", str(opts.jobs)]
-    for c in p.get("checks") or ():
-        parts += ["--check", shell_word(c)]
-    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
-    for flag, val in (("--image", image),
-                      ("--data", opts.data if opts.data != DEFAULT_DATA else None), ("--disc", opts.disc)):
-        if val:
-            parts += [flag, shell_word(val)]
-    if opts.chunk_ids:
-        parts += ["--chunks", shell_word(",".join(opts.chunk_ids))]
-    if opts.allow_bad_members:
-        parts.append("--allow-bad-members")
-    if p.get("shard"):
-        parts += ["--shard", shard.label(p)]
-    if opts.cluster:
-        parts += ["--cluster", shell_word(opts.cluster)]
-    return " ".join(parts)
-
-
-def make_resume_command(rd, opts):
-    """`make bulk N=... OUT=<run dir>` with this run's parameters (OUT= resumes exactly that
-    directory), or None when the run used something only the module form says (--chunks, more
-    than one --check)."""
-    p = rd.params()
-    checks = p.get("checks") or []
-    if opts.chunk_ids or len(checks) > 1:
-        return None
-    image = None if opts.image == DEFAULT_IMAGE or getattr(opts, "image_from_disc", False) else opts.image
-    values = [("N", p.get("n")), ("SEED", p.get("seed")), ("PROFILE", p.get("profile")),
-              ("FLOAT", p.get("float_model")), ("JOBS", opts.jobs), ("CHECK", checks[0] if checks else None),
-              ("IMAGE", image), ("DATA", opts.data if opts.data != DEFAULT_DATA else None),
-              ("DISC", opts.disc), ("SHARD", shard.label(p) if p.get("shard") else None),
-              ("CLUSTER", opts.cluster), ("ALLOW_BAD_MEMBERS", 1 if opts.allow_bad_members else None),
-              ("OUT", rd.path)]
-    return " ".join(["make bulk"] + [f"{k}={shell_word(str(v))}" for k, v in values if v not in (None, "")])
+    from harness.commands import resume_command as command
+    return command(rd.path, run_options(rd.params(), opts), via_make())
 
 
 class Terminated(KeyboardInterrupt):

@@ -13,6 +13,7 @@ import sys
 from corpus.names import printable, printable_lines
 
 from harness import HarnessError
+from harness.commands import merge_command
 from harness.runners import codecov
 from harness.runners.run import EXIT, RunDir, RunDirError, param_differences, read_json
 from harness.runners.shard import label, selection_digest
@@ -124,7 +125,8 @@ def merge_runs(paths, out, argv=None):
                             "started": p.get("started"), "jobs": p.get("jobs"), "seconds": s.get("seconds"),
                             "chunks": len(p["chunks"])})
     params = {k: v for k, v in p0.items() if k not in ("shard", "run_id", "key")}
-    params.update(chunks=ids, argv=list(argv if argv is not None else sys.argv), merged_from=merged_from)
+    params.update(chunks=ids, argv=list(argv if argv is not None else sys.argv), merged_from=merged_from,
+                  rerun=merge_command([m["run"] for m in merged_from], out))
     try:
         rd = RunDir.create_at(out, params)
     except RunDirError:

@@ -5,9 +5,10 @@ import datetime as _dt
 import hashlib
 import json
 import os
-from collections import Counter
+from pathlib import Path
 
-from harness import checks
+from reports.records import check_chunk
+from reports.summary import EXIT  # noqa: F401  (the exit status of each verdict, imported from here)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # harness/runners/ -> the checkout
 RUNS = os.path.join(ROOT, "build", "runs")
@@ -197,31 +198,6 @@ def read_json(path):
         return json.load(f)
 
 
-def nothing_compared(total, done, selected, ran_checks, no_check):
-    """Why a finished run compared nothing it was asked to ([] when it compared everything)."""
-    why = []
-    if total == 0:
-        why.append("0 chunks selected (no checkable chunk in the archive)")
-    elif done and not sum(ran_checks.values()):
-        why.append("no check ran on any chunk")
-    for c in selected or ():
-        c = checks.resolve(c).name
-        if done >= total and total and not ran_checks.get(c):
-            why.append(f"the selected check {c} ran on no chunk")
-    if no_check:
-        shown = ", ".join(str(x) for x in no_check[:5]) + (" ..." if len(no_check) > 5 else "")
-        why.append(f"{len(no_check)} {'chunk' if len(no_check) == 1 else 'chunks'} ran no check: {shown}")
-    return why
-
-
-# DECISION: exit statuses follow pytest where they can: 0 pass, 1 mismatches (or a chunk the
-# harness could not finish), 2 usage or input error (bad members among them), 5 nothing
-# compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
-EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
-        "interrupted": 130, "incomplete": 1}
-EXIT["left out"] = 1       # a profile that compares every record left some out (the ledger)
-
-
 def status(s):
     """The verdict of a summary: one rule, kept in reports.summary (the report shows the same)."""
     from reports.summary import status as verdict
@@ -409,9 +385,10 @@ class RunDir:
         sel = self.selection()
         for name in sorted(os.listdir(self.chunks_dir)):
             if name.endswith(".json"):
-                rec = read_json(os.path.join(self.chunks_dir, name))
+                path = os.path.join(self.chunks_dir, name)
+                rec = read_json(path)
                 if isinstance(rec, dict) and not stray(name, rec, sel):
-                    yield rec
+                    yield check_chunk(Path(path), rec)      # the record schema (reports.records)
 
     def is_complete(self):
         s = os.path.join(self.path, "summary.json")
@@ -423,120 +400,14 @@ class RunDir:
             return False
 
     def summarize(self, seconds=None, interrupted=False):
-        # failing_chunks: the first FAILING_CHUNKS_LISTED failing chunks (run order), each with its
-        # first mismatch and that mismatch's repro; mismatches_beyond_cap: counted, not recorded.
-        """Sum the chunk records into summary.json (interfaces.md §4) and return it."""
-        params = self.params()
-        counters, quirks, timing = Counter(), Counter(), Counter()
-        mismatches = errors = failed = done = 0
-        worst = None
-        chunk_seconds = 0.0
-        machine_steps = 0
-        cpu = 0.0
-        machine_cpu = Counter()
-        by_check = Counter()
-        beyond_cap = 0
-        failing = []
-        ran_checks = Counter()
-        no_check = []
-        seconds_of = {}
-        by_check_counters = {}
-        from reports.summary import origins, refused
+        """summary.json from params.json and the chunk records (reports.summary.summarize, the one
+        summariser the report uses too): write it and return it. seconds: the run's wall time."""
+        from reports.summary import summarize
         results = list(self.results())
-        bad_chunks = []
-        for r in results:
-            done += 1
-            if refused(r):                # a malformed chunk: bad input, listed with the bad members
-                bad_chunks.append(refused(r))
-                continue
-            for c, cs in (r.get("counters_by_check") or {}).items():
-                by_check_counters.setdefault(c, Counter()).update(cs)
-            ran = [c for c in (r.get("checks") or ()) if c not in checks.aliases()]
-            ran_checks.update(ran)
-            # DECISION: a chunk compared nothing when no check applies to it at all; a chunk that a
-            # --check selection skips is not one (the selection's own check must run somewhere).
-            if not r.get("applicable", ran) and not r.get("error"):
-                no_check.append(r.get("chunk"))
-            counters.update(r.get("counters", {}))
-            quirks.update(r.get("quirks", {}))
-            timing.update(r.get("timing", {}))
-            n_mis = len(r.get("mismatches", [])) + r.get("dropped_mismatches", 0)
-            for m in r.get("mismatches", []):
-                by_check[m.get("check")] += 1
-            mismatches += n_mis
-            beyond_cap += r.get("dropped_mismatches", 0)
-            if (n_mis or r.get("error")) and len(failing) < FAILING_CHUNKS_LISTED:
-                failing.append(failing_chunk(r, n_mis))
-            errors += 1 if r.get("error") else 0
-            failed += 1 if (n_mis or r.get("error")) else 0
-            chunk_seconds += r.get("seconds", 0.0)
-            if r.get("chunk") is not None:
-                seconds_of[str(r["chunk"])] = r.get("seconds", 0.0) or 0.0
-            machine_steps += r.get("machine_steps", 0) or 0
-            cpu += r.get("cpu_seconds", 0.0) or 0.0
-            machine_cpu.update(r.get("machine_cpu") or {})
-            w = r.get("worst_keyed_rotation")
-            if w and (worst is None or w["d"] > worst["d"]):
-                worst = w
-        total = len(params.get("chunks") or [])
-        seconds = seconds if seconds is not None else chunk_seconds
-        summary = {
-            "run_id": params.get("run_id"), "params": params, "chunks_total": total,
-            "chunks_done": done, "chunks_failed": failed, "mismatches": mismatches, "errors": errors,
-            "mismatches_by_check": dict(by_check), "counters": dict(sorted(counters.items())),
-            "quirks": dict(sorted(quirks.items())), "worst_keyed_rotation": worst,
-            "seconds": round(seconds, 2), "chunk_seconds": round(chunk_seconds, 2),
-            "seconds_by_check": {k: round(v, 2) for k, v in timing.items()},
-            "machine_steps": machine_steps, "cpu_seconds": round(cpu, 2),
-            "cpu_seconds_per_chunk": round(cpu / done, 3) if done else None,
-            "machine_cpu_seconds": {k: round(v, 2) for k, v in machine_cpu.most_common()},
-            "chunks_per_minute": round(60.0 * done / seconds, 2) if seconds else None,
-            "complete": done >= total,
-        }
-        summary["chunks"] = done
-        summary["mismatches_beyond_cap"] = beyond_cap
-        summary["failing_chunks"] = failing
-        summary["bad_members"] = list(params.get("bad_members") or []) + bad_chunks
-        summary["allow_bad_members"] = bool(params.get("allow_bad_members"))
-        summary["interrupted"] = bool(interrupted)
-        summary["chunks_nothing_compared"] = no_check
-        summary.update(origins(results, params.get("chunks")))   # archive and built by code apart
-        summary["sample_quirks"] = params.get("sample_quirks")
-        summary["nothing_compared"] = nothing_compared(total, done, params.get("checks"), ran_checks, no_check)
-        summary.update(ledger_summary(results))
-        summary["status"] = status(summary)
-        summary["exit_status"] = EXIT.get(summary["status"], 1)
-        summary["counters_by_check"] = {c: dict(v) for c, v in by_check_counters.items()}
+        summary = summarize(self.params(), results, seconds=seconds, interrupted=interrupted)
         from harness.runners.schedule import write_timings
-        write_timings(self.path, seconds_of)       # the next run's order (harness/runners/schedule.py)
+        write_timings(self.path, {str(r["chunk"]): r.get("seconds", 0.0) or 0.0 for r in results})
         _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
         sync_records()
         write_json(os.path.join(self.path, "summary.json"), summary)
         return summary
-
-
-FAILING_CHUNKS_LISTED = 10
-def ledger_summary(results):
-    """The run's ledger (the chunks' summed) and what a profile comparing every record left out."""
-    from reports.ledger import left_out, total
-    every, ledgers = False, []
-    for r in results:
-        every = every or bool(r.get("every_record"))
-        ledgers.append(r.get("ledger"))
-    led = total(ledgers)
-    return {"ledger": led, "left_out": left_out(led, every)}
-
-
-def failing_chunk(r, n_mis):
-    """A failing chunk for the closing summary: its first mismatch and that mismatch's repro
-    (the shrunk one when shrinking succeeded), or its error."""
-    out = {"chunk": r.get("chunk"), "index": r.get("index"), "mismatches": n_mis,
-           "error": (f"{r['error'].get('type')}: {r['error'].get('message')}" if r.get("error") else None)}
-    mism = r.get("mismatches") or []
-    if mism:
-        m = mism[0]
-        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step",
-                                              "expected", "got", "ulp")}
-        shrunk = m.get("shrunk") or {}
-        out["repro"] = shrunk.get("repro") or m.get("repro")
-    return out

@@ -136,13 +136,14 @@ def format_summary(s):
         lines.append(f"  nothing compared: {why}")
     lines += ledger_lines(s)
     lines += chunk_origin_lines(s)
-    if s.get("mismatches_by_check"):
+    if any((v or {}).get("mismatches") for v in (s.get("checks") or {}).values()):
         lines.append(mismatch_count_line(s))
     lines += counter_lines(s)
     lines += quirk_lines(s)
     w = s.get("worst_keyed_rotation")
     if w:
-        lines.append(f"  worst keyed rotation: d {w['d']:.3g} (bound {w['bound']:.3g}, "
+        bound = f"{w['bound']:.3g}" if isinstance(w.get("bound"), (int, float)) else "unknown"
+        lines.append(f"  worst keyed rotation: d {w['d']:.3g} (bound {bound}, "
                      f"{w['chunk']} track {w['track']} t={w['time']}, {w.get('check')})")
     lines += time_lines(s)
     return "\n".join(lines)
@@ -273,8 +274,9 @@ def share(part, whole):
 def mismatch_count_line(s):
     """Per-check counts that add up to the top line's total: the recorded ones, plus those past
     the per-chunk cap (counted, not recorded)."""
-    text = "  mismatches by check: " + ", ".join(f"{k} {v}" for k, v in s["mismatches_by_check"].items())
-    beyond = s.get("mismatches_beyond_cap") or 0
+    text = "  mismatches by check: " + ", ".join(f"{k} {v['mismatches']}" for k, v in s["checks"].items()
+                                                 if v.get("mismatches"))
+    beyond = s.get("mismatches_dropped") or 0
     if beyond:
         text += (f"; {beyond} more past the cap of {MISMATCHES_KEPT_PER_CHUNK} recorded per chunk "
                  f"(counted in the total, not recorded)")

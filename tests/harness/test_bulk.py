@@ -68,7 +68,7 @@ def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tm
     out = capsys.readouterr().out
     run = os.path.realpath(tmp_path / "latest")
     s = json.load(open(os.path.join(run, "summary.json")))
-    assert s["mismatches"] > 0 and s["mismatches_by_check"].get("notes", 0) > 0
+    assert s["mismatches"] > 0 and s["checks"]["notes"]["mismatches"] > 0
     assert "report: " in out and os.path.isfile(os.path.join(run, "report.html"))
 
 

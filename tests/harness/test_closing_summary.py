@@ -53,8 +53,9 @@ def test_a_clean_bulk_lists_no_failing_chunk(tmp_path):
 def summary(**kw):
     s = {"run_id": "r", "status": "mismatches", "chunks_done": 12, "chunks_total": 12,
          "chunks_failed": 12, "mismatches": 2650, "errors": 0, "seconds": 1.0, "chunks_per_minute": 1,
-         "counters": {}, "quirks": {}, "mismatches_by_check": {"playback": 2400, "notes": 50},
-         "mismatches_beyond_cap": 200,
+         "counters": {}, "quirks": {}, "checks": {"playback": {"chunks": 12, "chunks_failed": 12, "mismatches": 2400},
+                                                    "notes": {"chunks": 12, "chunks_failed": 1, "mismatches": 50}},
+         "mismatches_dropped": 200,
          "failing_chunks": [{"chunk": f"m{i}.cmp::ANM_x", "mismatches": 200, "error": None,
                              "first": {"check": "playback", "field": "pose", "time": 3, "expected": "0x3f800000",
                                        "got": "0x3f800001", "ulp": 1}, "repro": f"repro {i}"}

@@ -236,7 +236,7 @@ def test_an_executable_that_compiles_no_controllers_fails(tmp_path):
     r = bulk(tmp_path, tmp_path / "run", "--data", data, "--image", elf, "--check", "controllers", "--n", "100000")
     assert r.returncode == 1, r.stdout + r.stderr
     s = summary(tmp_path / "run")
-    assert s["counters"]["no controller"] > 0 and s["mismatches_by_check"]["controllers"] == s["counters"]["no controller"]
+    assert s["counters"]["no controller"] > 0 and s["checks"]["controllers"]["mismatches"] == s["counters"]["no controller"]
     assert s["status"] == "mismatches" and s["counters"].get("cases", 0) == 0
     fails = [tc for suite, tc in junit_cases(tmp_path / "run") if suite == "controllers" and tc.find("failure") is not None]
     assert len(fails) == 3 + len(edge_chunks.ids(["controllers"]))     # the edge chunks fail too

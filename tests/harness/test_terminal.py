@@ -17,7 +17,7 @@ def summary(**kw):
          "counters": {"cases": 10, "steps": 7, "ends": 2, "note ends": 3, "loads fresh": 4},
          "counters_by_check": {"playback": {"steps": 7, "ends": 2}, "controllers": {"cases": 10},
                                "notes": {"note ends": 3}},
-         "quirks": {"loop_resets": 5, "morph_weight_8_up": 2}, "mismatches_by_check": {"notes": 1},
+         "quirks": {"loop_resets": 5, "morph_weight_8_up": 2}, "checks": {"notes": {"chunks": 1, "chunks_failed": 1, "mismatches": 1}},
          "failing_chunks": [{"chunk": "a.cmp::ANM_x", "mismatches": 1, "error": None,
                              "first": {"check": "notes", "field": "notes", "step": 3, "expected": "0x1",
                                        "got": "0x2"}, "repro": "make one CASE=a.cmp::ANM_x"}]}

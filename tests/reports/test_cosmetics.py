@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import reports
-from reports.html import asset, rerun_command
+from reports.html import asset
 from tests.reports.fake_run import SHA_DATA, SHA_IMAGE, mismatch, small_run, write_run
 from tests.reports.htmltree import parse
 
@@ -69,40 +69,17 @@ def command_row(doc):
     return row.find("code").text(), row.find("button", cls="copy").attrs["data-copy"]
 
 
-def test_the_run_table_shows_the_make_line_of_the_recorded_options(tmp_path):
-    argv = ["/work/main/harness/__main__.py", "bulk", "--n", "20", "--jobs", "auto", "--seed", "4",
-            "--profile", "nightly", "--float-model", "hw", "--image",
-            "standin/build/mutants/scratch_alpha_offset.elf", "--out", "/tmp/a dir/run20"]
-    run = write_run(tmp_path, [{"chunk": "a.cmp::ANM_a"}], params={
-        "argv": argv, "n": 20, "seed": 4, "profile": "nightly", "jobs": 2,
-        "image": {"path": "/work/main/standin/build/mutants/scratch_alpha_offset.elf"}})
+def test_the_run_table_shows_the_command_the_harness_recorded(tmp_path):
+    """reports shows the run's own "rerun" (params.json, built by harness/commands.py) as it is;
+    it never builds a command, so a run that recorded none shows none."""
+    cmd = ("make bulk N=20 SEED=4 PROFILE=nightly FLOAT=hw JOBS=2 "
+           "IMAGE=/work/main/standin/build/mutants/scratch_alpha_offset.elf OUT='/tmp/a dir/run20'")
+    run = write_run(tmp_path / "a", [{"chunk": "a.cmp::ANM_a"}], params={"rerun": cmd})
     code, copy = command_row(page(run))
-    assert code == copy == ("make bulk N=20 SEED=4 PROFILE=nightly FLOAT=hw JOBS=auto "
-                            "IMAGE=/work/main/standin/build/mutants/scratch_alpha_offset.elf "
-                            "OUT='/tmp/a dir/run20'")
-    assert "__main__.py" not in page(run).by_id("run").text()
-
-
-def test_without_a_recorded_argv_the_make_line_is_derived_from_the_parameters():
-    params = {"n": 7, "seed": 9, "profile": "quick", "float_model": "trunc", "jobs": 2,
-              "checks": ["notes"], "image": {"path": "standin/standin.elf"},
-              "data": {"path": "/data/my DATA.BIN"}, "shard": {"k": 2, "m": 4}}
-    assert rerun_command(params) == ("make bulk N=7 SEED=9 PROFILE=quick FLOAT=trunc JOBS=2 "
-                                      "CHECK=notes DATA='/data/my DATA.BIN' SHARD=2/4")
-    disc = {"n": 7, "seed": 9, "profile": "quick", "float_model": "hw", "jobs": 1,
-            "image": {"path": "/tmp/x/SLUS_202.67"}, "disc": {"path": "/d/infection.iso"},
-            "argv": ["harness", "bulk", "--n", "7", "--disc", "/d/infection.iso"]}
-    assert rerun_command(disc) == "make bulk N=7 SEED=9 PROFILE=quick FLOAT=hw JOBS=1 DISC=/d/infection.iso"
-
-
-def test_an_option_make_cannot_pass_gives_the_direct_command_and_a_merge_gives_make_merge():
-    params = {"n": 3, "seed": 4, "argv": ["x/harness/__main__.py", "bulk", "--n", "3",
-                                          "--allow-bad-members", "--chunks", "a.cmp::ANM_a;b"]}
-    assert rerun_command(params) == (".venv/bin/python -m harness bulk --n 3 --allow-bad-members "
-                                     "--chunks 'a.cmp::ANM_a;b'")
-    merged = {"argv": ["harness", "merge", "--out", "build/runs/nightly", "s1", "s2"],
-              "merged_from": [{"shard": "1/2", "run": "build/runs/s1"}, {"shard": "2/2", "run": "build/runs/s2"}]}
-    assert rerun_command(merged) == "make merge RUNS='build/runs/s1 build/runs/s2' OUT=build/runs/nightly"
+    assert code == copy == cmd
+    bare = write_run(tmp_path / "b", [{"chunk": "a.cmp::ANM_a"}], params={"n": 7, "seed": 9})
+    rows = [r.find("th").text() for r in page(bare).by_id("run").find("table", cls="kv").find_all("tr")]
+    assert "command" not in rows
 
 
 # ---- 8.4: the rows show time, d and ulp in full

@@ -71,7 +71,7 @@ def test_failing_chunk_table_links_to_the_first_mismatch(rendered):
                      "ctu1body.cmp::ANM_ctu1atc0": "#m3"}
     assert "sortable" in table.classes and rendered[2].by_id("chunkfilter") is not None
     reruns = [b.attrs["data-copy"] for b in table.find_all("button", cls="copy")]
-    assert reruns[0] == ".venv/bin/python -m harness one --case cha2body.cmp::ANM_cha2mag1 --seed 4"   # rebuilt
+    assert reruns == []           # no record here carries its repro, and reports builds none
 
 
 def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(rendered):
@@ -171,13 +171,17 @@ def test_summary_json_fields(rendered):
     assert s["rotation_over_bound"] == 1 and s["complete"] is True
 
 
-def test_harness_summary_fields_are_kept_and_missing_ones_filled(tmp_path):
+def test_the_report_recomputes_the_summary_keeping_only_the_harness_wall_time(tmp_path):
+    """summary.json is reports.summary.summarize over the records, whoever writes it: of the
+    harness's summary the report keeps the two facts the records do not hold (the wall time,
+    an interruption), and recounts the rest."""
     run = small_run(tmp_path)
     (run / "summary.json").write_text(json.dumps({"run_id": "x", "seconds": 12.5,
-                                                  "mismatches": 4, "extra": 1}))
+                                                  "mismatches": 99, "extra": 1}))
     reports.render(run)
     s = json.loads((run / "summary.json").read_text())
-    assert s["seconds"] == 12.5 and s["extra"] == 1 and s["run_id"] == "x"
+    assert s["seconds"] == 12.5 and s["mismatches"] == 4 and "extra" not in s
+    assert s["run_id"] == "20261130T010000Z-abc123" and s["interrupted"] is False
     assert s["chunks_failed"] == 3 and "checks" in s
 
 
@@ -214,14 +218,32 @@ def test_harness_error_chunk_is_a_failure(tmp_path):
     assert "err" in doc.by_id("checks").find("div", cls="cells").children[0].classes
 
 
-def test_missing_repro_is_rebuilt_from_the_run_parameters(tmp_path):
+def test_a_mismatch_without_its_repro_shows_none_for_reports_builds_no_command(tmp_path):
     c = "xp_flag.cmp::ANM_xpflnut0"
     m = mismatch(c, "morph", "vertex[3].y", 5, 6)
     del m["repro"]
     run = write_run(tmp_path, [{"chunk": c, "mismatches": [m]}])
     doc = parse(reports.render(run).read_text())
-    code = doc.by_id("m0").find("div", cls="repro").find("code").text()
-    assert code == ".venv/bin/python -m harness one --case xp_flag.cmp::ANM_xpflnut0 --seed 4 --check morph"
+    assert doc.by_id("m0") is not None and doc.by_id("m0").find("div", cls="repro") is None
+
+
+def test_a_mismatch_repro_that_is_not_a_string_is_named_on_one_line(tmp_path):
+    c = "xp_flag.cmp::ANM_xpflnut0"
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": [mismatch(c, "morph", "vertex[3].y", 5, 6, repro=7)]}])
+    with pytest.raises(ReportError) as exc:
+        reports.render(run)
+    assert str(exc.value) == (f"{run}/chunks/00000.json: mismatches[0].repro of chunk {c} must be a "
+                              "str, found int 7")
+
+
+def test_a_draw_that_is_not_an_object_is_named_and_any_object_is_accepted(tmp_path):
+    c = "xp_flag.cmp::ANM_xpflnut0"
+    run = write_run(tmp_path / "a", [{"chunk": c, "draw": {"speeds": [256, 700], "anything": {"x": 1}}}])
+    reports.render(run)
+    run = write_run(tmp_path / "b", [{"chunk": c, "draw": [256]}])
+    with pytest.raises(ReportError) as exc:
+        reports.render(run)
+    assert str(exc.value) == f"{run}/chunks/00000.json: member 'draw' of chunk {c} must be a dict, found list '[256]'"
 
 
 def test_bad_chunk_file_names_the_file_and_offset(tmp_path):
