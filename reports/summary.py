@@ -337,7 +337,7 @@ def nothing_compared(params: dict, chunks: list, total: int, per_check: dict, co
     why = []
     if total == 0:
         why.append("0 chunks selected (no checkable chunk in the archive)")
-    elif chunks and not any(per_check.get(c, {}).get("chunks") for c in CHECKS):
+    elif chunks and not any(e.get("chunks") for e in per_check.values()):      # any check, known here or not
         why.append("no check ran on any chunk")
     for c in params.get("checks") or ():
         c = "controllers" if c == "multistep" else c
