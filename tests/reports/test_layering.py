@@ -51,3 +51,34 @@ def test_the_scan_fails_on_an_import_of_the_model_or_the_archive(tmp_path):
     bad, seen = forbidden_imports(str(tmp_path))
     assert seen == 2
     assert bad == ["a.py:2 imports corpus", "b.py:2 imports reference", "b.py:3 imports corpus.archive"]
+
+
+def test_rendering_reads_the_run_directory_once(tmp_path):
+    """reports.load reads the run; summary, html, junit and the coverage page render what it
+    loaded: the directory may be gone by the time they run."""
+    import shutil
+
+    from reports.load import load_run
+    from tests.reports.fake_run import mismatch
+    from tests.reports.htmltree import parse
+    from tests.reports.test_coverage_page import FULL, run_with
+    run = run_with(tmp_path / "runs", [FULL])
+    rec = run / "chunks" / "00000.json"
+    rec.write_text(rec.read_text().replace('"mismatches": []', '"mismatches": [%s], "draw": %s' % (
+        __import__("json").dumps(mismatch("a.cmp::ANM_a", "fobj", "pos.x", "0x3f800000", "0x3f800001",
+                                          object=3, step=1, time=256)),
+        '{"names": {"3": "OBJ_hand"}}')))
+    loaded = load_run(run)
+    shutil.rmtree(run)
+    out = tmp_path / "out"
+    page = reports.render_run(loaded, out)
+    doc = parse(page.read_text())
+    assert "SetAnmCtrlWork" in doc.by_id("codecov").text()                  # coverage_functions.json
+    assert doc.by_id("m0").find("span", cls="mw").text() == "object 3 (OBJ_hand) · step 1"
+    assert sorted(p.name for p in out.iterdir()) == ["code_coverage.html", "junit.xml", "report.html",
+                                                     "summary.json"]
+    counted = run_with(tmp_path / "runs2", None, counts=True)               # coverage.json alone
+    loaded = load_run(counted)
+    shutil.rmtree(counted)
+    doc = parse(reports.render_run(loaded, tmp_path / "out2").read_text())
+    assert "The run has coverage.json but no coverage_functions.json" in doc.by_id("codecov").text()
