@@ -22,6 +22,10 @@ def _game_value(m: dict):
     return u2f(bits) if is_hex_pattern(v) and m.get("field") not in ("u", "v") else float(bits)
 
 
+def _list(v) -> list:
+    return v if isinstance(v, list) else []
+
+
 def _draw(ch: dict) -> dict:
     d = ch.get("draw")
     return d if isinstance(d, dict) else {}
@@ -33,8 +37,8 @@ def add_series(run) -> list[str]:
     for ch in run.chunks:
         d = _draw(ch)
         unplotted += bool(d.get("unplotted"))
-        notes.extend(f"{ch['chunk']}: {n}" for n in d.get("notes") or () if isinstance(n, str))
-        for s in d.get("series") or ():
+        notes.extend(f"{ch['chunk']}: {n}" for n in _list(d.get("notes")) if isinstance(n, str))
+        for s in _list(d.get("series")):
             if not isinstance(s, dict):
                 continue
             key = (s.get("check"), s.get("track"), s.get("field"))
@@ -59,5 +63,13 @@ def object_names(run) -> dict:
     for ch in run.chunks:
         names = _draw(ch).get("names")
         if isinstance(names, dict):
-            out[ch["chunk"]] = {int(k): str(v) for k, v in names.items() if str(k).lstrip("-").isdigit()}
+            out[ch["chunk"]] = {i: str(v) for k, v in names.items() if (i := _index(k)) is not None}
     return out
+
+
+def _index(key):
+    """An object index written as a JSON key ("5"), or None."""
+    try:
+        return int(key, 10) if isinstance(key, str) else None
+    except ValueError:
+        return None
