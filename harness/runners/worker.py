@@ -212,8 +212,10 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
     `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
     ctx = opts.context(cid)
+    w = _thread_state(opts)
+    plots = w.get("plotted_chunks", 0) < PLOTTED_CHUNKS
     if edge_chunks.is_edge(cid):      # the edge chunks beyond the disc (corpus/synth/edge.py)
-        return edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only)
+        return _plotted(w, edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only, plots))
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
         return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
     try:
@@ -223,11 +225,7 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                 "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                             "check": "setup"}}
-    w = _thread_state(opts)
-    res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index,
-                      plots=w.get("plotted_chunks", 0) < PLOTTED_CHUNKS)
-    if (res.get("draw") or {}).get("series"):
-        w["plotted_chunks"] = w.get("plotted_chunks", 0) + 1
+    res = _plotted(w, check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index, plots=plots))
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
         # DECISION: provenance is traced on the first PROVENANCE_CHUNKS failing chunks per worker
@@ -245,6 +243,13 @@ PROVENANCE_CHUNKS = 10   # failing chunks traced per worker thread, unless --shr
 # breaks every chunk costs no more than a few dozen chunks' plots. Object names cost nothing and
 # are recorded for every failing chunk.
 PLOTTED_CHUNKS = 20
+
+
+def _plotted(w, res):
+    """Count a record that carries plots against its thread's PLOTTED_CHUNKS."""
+    if (res.get("draw") or {}).get("series"):
+        w["plotted_chunks"] = w.get("plotted_chunks", 0) + 1
+    return res
 
 
 def _thread_state(opts):
