@@ -8,6 +8,8 @@ sequences. Two rules keep it harmless wherever it goes:
   terminal and no control character reaches an XML file.
 * shell_word(name): one shell word that a POSIX shell reads back as exactly `name`, made only of
   printable characters, so a printed command is safe to paste whatever the name holds.
+
+is_synthetic(chunk id) tells a chunk built by code (`synthetic::...`) from an archive's.
 """
 from __future__ import annotations
 
@@ -15,6 +17,13 @@ import re
 import shlex
 
 _SURROGATE_BYTES = re.compile("[\udc80-\udcff]")
+SYNTHETIC = "synthetic::"      # the ids of every chunk built by code: the Modify blends and the edge chunks
+
+
+def is_synthetic(cid) -> bool:
+    """A chunk built by code (synthetic::..., corpus/synth/edge.py), counted apart from an
+    archive's chunks."""
+    return isinstance(cid, str) and cid.startswith(SYNTHETIC)
 
 
 def _escape(ch: str) -> str:

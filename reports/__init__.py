@@ -5,11 +5,11 @@
 
 `python -m reports render RUN_DIR` does the same from a shell (`make report RUN=<dir>`).
 Modules: records (the chunk, mismatch and summary records and their loader), load (read a
-run), causes (likely-cause heuristic), describe (a mismatch's display model), enrich (reference
-plots and object names from the corpus), detail (one mismatch as HTML, the only renderer of it),
-html / svg / coverage (the page; its CSS and script are reports/assets/*), code_coverage (the
-code coverage section and code_coverage.html), summary (summary.json, the one summariser),
-junit (JUnit XML), bits (raw-bit views).
+run, the only reader of its directory), causes (likely-cause heuristic), describe (a mismatch's
+display model), draw (the plots and object names the records carry), detail (one mismatch as
+HTML, the only renderer of it), html / svg / coverage (the page; its CSS and script are
+reports/assets/*), code_coverage (the code coverage section and code_coverage.html), summary
+(summary.json, the one summariser), junit (JUnit XML), bits (raw-bit views).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ MAX_FULL_DETAILS = 1000   # full details in one report (each may carry a plot an
 def build_views(run: Run, causes: dict, names: dict | None = None) -> list[dict]:
     """The display model of every mismatch, in run order (full details within the caps).
 
-    names: {chunk id: {object index: name}} (reports.enrich.object_names)."""
+    names: {chunk id: {object index: name}} (reports.draw.object_names)."""
     from .describe import view
     names = names or {}
     views, per_group, full = [], {}, 0
@@ -52,19 +52,16 @@ def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     """Write report.html, junit.xml and summary.json for a loaded run (into out_dir if given)."""
     from . import html, junit, summary as summ
     from .causes import classify_run
+    from .draw import add_series, object_names
     out = Path(out_dir) if out_dir else run.path
     out.mkdir(parents=True, exist_ok=True)
-    from .enrich import object_names
     if plots:
-        from .enrich import add_series
         run.notes.extend(add_series(run))
-    names, notes = object_names(run)
-    run.notes.extend(notes)
     causes = classify_run(run.chunks)
     summary = summ.complete(run, causes)
-    views = build_views(run, causes, names)
+    views = build_views(run, causes, object_names(run))
     from . import code_coverage
-    code = code_coverage.load(run.path)
+    code = run.code_coverage
     page = html.render(run, summary, views, code)
     report = out / "report.html"
     write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"))
@@ -94,6 +91,6 @@ def write_atomic(path: Path, write) -> None:
 def render(run_dir, out_dir=None, plots: bool = True) -> Path:
     """Render run_dir: write report.html and junit.xml, complete summary.json; return report.html.
 
-    plots: draw value-over-time plots for mismatches without `series` from the run's corpus and
-    the reference model (reports.enrich); a missing corpus only leaves a note in the report."""
+    plots: draw the value-over-time plots the chunk records carry (reports.draw). The run
+    directory is read once (reports.load) and alone: neither the archive nor the model is needed."""
     return render_run(load_run(run_dir), out_dir, plots)

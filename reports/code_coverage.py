@@ -15,7 +15,7 @@ from pathlib import Path
 from corpus.names import printable
 
 from .detail import e
-from .records import ReportError, read_object
+from .records import ReportError
 
 FILE = "coverage_functions.json"
 COUNTS = "coverage.json"
@@ -28,12 +28,9 @@ def _count(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool) and v >= 0
 
 
-def load(run_dir) -> dict | None:
-    """coverage_functions.json of run_dir, checked; None when the run has none."""
-    path = Path(run_dir) / FILE
-    if not path.exists():
-        return None
-    d = read_object(path)
+def checked(path: Path, d: dict) -> dict:
+    """coverage_functions.json as reports.load read it from `path`, checked (a ReportError
+    names the file and the member)."""
     if d.get("format") != FORMAT:
         raise ReportError(f"{path}: member 'format' is {str(d.get('format'))[:40]!r}, not {FORMAT!r}")
     funcs = d.get("functions")

@@ -171,7 +171,7 @@ def series_view(s) -> dict | None:
         return None
     out = {"label": str(s.get("label", "")), "t": t, "ref": ref, "gt": gt, "g": gv}
     if s.get("derived"):
-        out["derived"] = True           # reports computed the reference line (reports.enrich)
+        out["derived"] = True           # the record's draw, not the check, gave the line (reports.draw)
     return out
 
 
@@ -237,7 +237,7 @@ def shrunk_view(sh, original: dict) -> dict | None:
 def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=None) -> dict:
     """The display model of mismatch number n (the report's anchor is "m<n>").
 
-    names: the chunk's object names by index (reports.enrich.object_names), shown next to
+    names: the chunk's object names by index (reports.draw.object_names), shown next to
     the record's object index."""
     v = {"n": n, "chunk": m.get("chunk"), "check": m["check"], "field": m.get("field"),
          "where": where_text(m, names), "place": place_text(m, names),

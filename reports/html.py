@@ -18,7 +18,6 @@ import json
 from collections import Counter, defaultdict
 from functools import cache
 from importlib.resources import files
-from pathlib import Path
 
 from corpus.names import printable
 
@@ -432,7 +431,7 @@ def _bad_members_html(summary) -> str:
 
 
 def render(run, summary: dict, views: list[dict], code: dict | None = None) -> str:
-    """The complete report page; code: the run's coverage_functions.json (reports.code_coverage.load)."""
+    """The complete report page; code: the run's coverage_functions.json (Run.code_coverage)."""
     first_of_chunk: dict = {}
     views_by_chunk = defaultdict(list)
     for v in views:
@@ -477,7 +476,7 @@ def render(run, summary: dict, views: list[dict], code: dict | None = None) -> s
 <section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
-<section id="codecov"><h2>Code coverage</h2>{code_coverage.section_html(code, (Path(run.path) / code_coverage.COUNTS).is_file())}</section>
+<section id="codecov"><h2>Code coverage</h2>{code_coverage.section_html(code, run.has_counts)}</section>
 <section id="chunks"><h2>Failing chunks</h2>{_chunks_html(run, views_by_chunk, first_of_chunk)}</section>
 <section id="mismatches"><h2>Mismatches</h2>{_mismatches_html(views, rendered, summary.get("mismatches_dropped") or 0, run.notes)}</section>
 </main>

@@ -1,9 +1,10 @@
 """Read a run directory (interfaces.md §4) into plain records, with errors that name the file.
 
 A run directory holds params.json, chunks/<index:05d>.json (one per finished chunk, written
-atomically by the harness) and, once the run ends, summary.json. Any of them may be missing
-while a run is in progress or after it was killed; the loader accepts that and says so
-(Run.problems) rather than failing, except for files that exist but cannot be read.
+atomically by the harness) and, once the run ends, summary.json and the code coverage files. Any
+of them may be missing while a run is in progress or after it was killed; the loader accepts that
+and says so (Run.problems) rather than failing, except for files that exist but cannot be read.
+This module alone reads the run directory, once: summary, html and junit render what it loaded.
 """
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ class Run:
     summary: dict | None                    # summary.json as written by the harness, if any
     problems: list[str] = field(default_factory=list)   # run-level: shown at the top
     notes: list[str] = field(default_factory=list)      # rendering notes: shown with mismatches
+    code_coverage: dict | None = None       # coverage_functions.json, checked (reports.code_coverage)
+    has_counts: bool = False                # coverage.json exists (the run counted coverage)
+    newest_chunk: float | None = None       # the newest chunk record's modification time
 
     @property
     def mismatches(self):
@@ -59,7 +63,8 @@ def stray(name: str, rec: dict, selection: dict | None) -> str | None:
 
 
 def load_run(run_dir) -> Run:
-    """Read params.json, every chunks/*.json (skipping in-flight *.tmp files) and summary.json."""
+    """Read params.json, every chunks/*.json (skipping in-flight *.tmp files), summary.json and
+    coverage_functions.json: the one read of the run directory a rendering makes."""
     path = Path(run_dir)
     if not path.is_dir():
         raise ReportError(f"{path}: not a run directory (expected params.json and chunks/)")
@@ -73,12 +78,13 @@ def load_run(run_dir) -> Run:
         raise ReportError(f"{path}: not a run directory (no params.json; a run directory holds "
                           "params.json and chunks/)")
     params = read_object(params_path)
-    chunks = []
+    chunks, mtimes = [], []
     chunk_dir = path / "chunks"
     selection = selection_of(params)
     if chunk_dir.is_dir():
         for p in sorted(chunk_dir.glob("*.json")):
             rec = check_chunk(p, read_object(p))
+            mtimes.append(p.stat().st_mtime)
             why = stray(p.name, rec, selection)
             if why:
                 problems.append(f"chunks/{p.name}: {why}; ignored")
@@ -92,4 +98,9 @@ def load_run(run_dir) -> Run:
     if selection is not None and len(chunks) < len(selection):
         problems.append(f"{len(selection) - len(chunks)} of {len(selection)} selected chunks "
                         "have no result (run incomplete or still running)")
-    return Run(path=path, params=params, chunks=chunks, summary=summary, problems=problems)
+    from . import code_coverage
+    code_path = path / code_coverage.FILE
+    code = code_coverage.checked(code_path, read_object(code_path)) if code_path.exists() else None
+    return Run(path=path, params=params, chunks=chunks, summary=summary, problems=problems,
+               code_coverage=code, has_counts=(path / code_coverage.COUNTS).is_file(),
+               newest_chunk=max(mtimes, default=None))

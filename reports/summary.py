@@ -62,7 +62,6 @@ finds. Every number is stored once.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
@@ -180,8 +179,9 @@ def _wall_seconds(run: Run) -> float | None:
         t0 = datetime.fromisoformat(str(started).replace("Z", "+00:00")).timestamp()
     except ValueError:
         return None
-    newest = max(os.path.getmtime(p) for p in (run.path / "chunks").glob("*.json"))
-    return max(0.0, newest - t0)
+    if run.newest_chunk is None:
+        return None
+    return max(0.0, run.newest_chunk - t0)
 
 
 def worst_rotation(params: dict, chunks: list) -> dict | None:
@@ -319,7 +319,7 @@ def origins(chunks, selected=None) -> dict:
     counted apart: {archive_chunks, synthetic_chunks}, each {total, done, failed, mismatches};
     total counts ``selected`` (the run's selection; without it, the chunks done). A malformed
     chunk (refused) is done but not failed: it is a bad member."""
-    from corpus.synth.edge import is_synthetic
+    from corpus.names import is_synthetic
     out = {"archive_chunks": Counter(total=0, done=0, failed=0, mismatches=0),
            "synthetic_chunks": Counter(total=0, done=0, failed=0, mismatches=0)}
     for ch in chunks:

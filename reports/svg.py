@@ -163,7 +163,7 @@ def series_plot(s: dict, mark_time=None) -> str:
     for x, y in zip(s["gt"], s["g"]):
         out.append(f'<circle cx="{X(x):.1f}" cy="{Y(y):.1f}" r="3" class="game">'
                    f'<title>game at t={x:g}: {y:.9g}</title></circle>')
-    legend = "— reference (derived by reports)   ● game" if s.get("derived") else "— reference   ● game"
+    legend = "— reference (drawn for the report)   ● game" if s.get("derived") else "— reference   ● game"
     out.append(f'<text x="{W - PAD_R}" y="{H - 4}" text-anchor="end" class="legend">{legend}</text>')
     return (f'<svg class="plot" viewBox="0 0 {W} {H}" width="{W}" height="{H}" role="img" '
             f'aria-label="value over time">{"".join(out)}</svg>')

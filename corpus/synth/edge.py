@@ -24,16 +24,11 @@ from dataclasses import dataclass, field
 from typing import Dict
 
 from ..anime import Bits, build_anime, fobj, keyed, material_track, obj_track, one
+from ..names import SYNTHETIC, is_synthetic  # noqa: F401 - chunk ids: every chunk built by code
 
-SYNTHETIC = "synthetic::"      # every chunk built by code: the Modify blends and the edge chunks
 PREFIX = SYNTHETIC + "edge/"
 NAMES = ("texture-wrap", "rotation-wrap", "back-in-time", "zero-exponent")
 MORPH_NAME = "morph-rescale"
-
-
-def is_synthetic(cid) -> bool:
-    """A chunk built by code (synthetic::...), counted apart from an archive's chunks."""
-    return isinstance(cid, str) and cid.startswith(SYNTHETIC)
 
 
 @dataclass

@@ -205,10 +205,7 @@ def run_bulk(opts: Options, argv=()):
     codecov.finish(rd.path)
     summary = rd.summarize(time.time() - t0)
     print(printable_lines(format_summary(summary)), file=sys.stdout)
-    origin = origin_headline(reports.load_run(rd.path).chunks)
-    if origin:
-        print(printable(f"  by instruction: {origin}"), file=sys.stdout)
-    render_report(rd.path)
+    render_report(rd.path, headline=True)
     if ff.stop:
         print(ff.stop, file=sys.stdout)
         return EXIT[summary["status"]] or EXIT["errors"]       # a fail-fast stop is never a pass
@@ -224,10 +221,15 @@ def previous_seconds(rd):
         return 0.0
 
 
-def render_report(run_path):
-    """Render HTML + JUnit with reports.render(run_dir); print where the report is."""
+def render_report(run_path, headline=False):
+    """Render HTML + JUnit from one read of the run directory (reports.load_run); print the
+    mismatches' origin by instruction first (headline), then where the report is."""
     try:
-        out = reports.render(run_path)
+        run = reports.load_run(run_path)
+        origin = origin_headline(run.chunks) if headline else None
+        if origin:
+            print(printable(f"  by instruction: {origin}"), file=sys.stdout)
+        out = reports.render_run(run)
     except Exception as exc:  # a reports failure must not hide the run's own result
         print(f"reports.render({run_path}) failed: {type(exc).__name__}: {exc}", file=sys.stderr)
         return None

@@ -8,6 +8,7 @@ from collections import Counter
 from eemu_ext.errors import EemuError
 from harness import checks
 from harness import HarnessError
+from harness.compare import draw
 from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
 from harness.compare.tally import Tally
@@ -18,8 +19,9 @@ def parse_reference(ch, float_model):
     return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
 
 
-def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=None):
-    """Run the applicable (or `only` the named) checks on corpus chunk `ch`; never raises."""
+def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=None, plots=True):
+    """Run the applicable (or `only` the named) checks on corpus chunk `ch`; never raises.
+    plots: record the reference channels the report plots for its mismatches (`draw`)."""
     t0, cpu0 = _time.time(), _time.process_time()
     tally = Tally()
     timing, error = {}, None
@@ -56,6 +58,9 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
             "machine_cpu": {k: round(v - mcpu0.get(k, 0.0), 4) for k, v in game.cpu.items()
                             if v - mcpu0.get(k, 0.0) > 0} if game is not None else {}}
     info.update(ledger_fields(anim, ch, tally, prof))
+    drawn = draw.of_chunk(anim, ch, tally.mismatches, plots)
+    if drawn:
+        info["draw"] = drawn
     return result(ch, index, t0, tally, timing, error, ctx, info)
 
 

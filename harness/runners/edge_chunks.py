@@ -48,9 +48,9 @@ def morph_cases():
     return [MorphCase(label, base, bs, targets) for label, base, bs, targets in edge.morph_rescale_cases()]
 
 
-def check_edge(game, cid, ctx, prof, index=None, only=None):
+def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True):
     """The record of edge chunk `cid`: every applicable check (or `only` those), or the Modify
-    blends of the morph edge chunk."""
+    blends of the morph edge chunk. plots: as check_chunk's."""
     from harness.runners.chunk import check_chunk, describe_error, result
     if cid == PREFIX + edge.MORPH_NAME:
         t0 = _time.time()
@@ -77,7 +77,7 @@ def check_edge(game, cid, ctx, prof, index=None, only=None):
         ch = chunk(cid)
     except Exception as exc:
         return result(_Named(cid), index, _time.time(), Tally(), {}, describe_error(exc, "setup"), ctx, {})
-    return check_chunk(game, ch, ctx, every_record(prof, ch.anime), only=only, index=index)
+    return check_chunk(game, ch, ctx, every_record(prof, ch.anime), only=only, index=index, plots=plots)
 
 
 def every_record(prof, anim):

@@ -212,8 +212,10 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     """The record of chunk `cid` (interfaces.md §4): `chunk_of(cid)` gives the chunk and
     `game_of()` the loaded executable, so a process pool and a cluster worker check alike."""
     ctx = opts.context(cid)
+    w = _thread_state(opts)
+    plots = w.get("plotted_chunks", 0) < PLOTTED_CHUNKS
     if edge_chunks.is_edge(cid):      # the edge chunks beyond the disc (corpus/synth/edge.py)
-        return edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only)
+        return _plotted(w, edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only, plots))
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
         return morph_pseudo.check_pseudo(game_of(), cid, ctx, index)
     try:
@@ -223,14 +225,11 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                 "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                             "check": "setup"}}
-    res = check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index)
+    res = _plotted(w, check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index, plots=plots))
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
         # DECISION: provenance is traced on the first PROVENANCE_CHUNKS failing chunks per worker
         # thread (--shrink: every one), provenance.PER_CHUNK each
-        w = getattr(_LOCAL, "w", None)
-        if w is None:                  # a check outside a bulk worker (a test, a tool): one budget
-            w = _LOCAL.w = {"setup": Setup(opts, "")}
         w["traced_chunks"] = w.get("traced_chunks", 0) + 1
         if opts.shrink or w["traced_chunks"] <= PROVENANCE_CHUNKS:
             provenance.attach(game, ch, ctx, res)
@@ -238,6 +237,28 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
 
 
 PROVENANCE_CHUNKS = 10   # failing chunks traced per worker thread, unless --shrink
+# DECISION: the reference channels the report plots (the record's draw.series) are drawn for the
+# first PLOTTED_CHUNKS chunks with plottable mismatches per worker thread: the report shows full
+# details (and plots) for its first reports.MAX_FULL_DETAILS mismatches alone, so a mutant that
+# breaks every chunk costs no more than a few dozen chunks' plots. Object names cost nothing and
+# are recorded for every failing chunk.
+PLOTTED_CHUNKS = 20
+
+
+def _plotted(w, res):
+    """Count a record that carries plots against its thread's PLOTTED_CHUNKS."""
+    if (res.get("draw") or {}).get("series"):
+        w["plotted_chunks"] = w.get("plotted_chunks", 0) + 1
+    return res
+
+
+def _thread_state(opts):
+    """This thread's worker state; a check outside a bulk worker (a test, a tool) has one of its
+    own, so its budgets hold as well."""
+    w = getattr(_LOCAL, "w", None)
+    if w is None:
+        w = _LOCAL.w = {"setup": Setup(opts, "")}
+    return w
 
 
 def wants_shrink(opts):

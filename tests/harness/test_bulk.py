@@ -112,3 +112,25 @@ def test_a_mutant_run_leaves_latest_on_the_last_real_run(tmp_path, capsys):
         os.unlink(mutant)
     runs = [d for d in os.listdir(tmp_path) if d != "latest"]
     assert len(runs) == 2 and os.path.realpath(tmp_path / "latest") == real
+
+
+def test_plots_are_recorded_for_a_workers_first_plotted_chunks_and_names_for_every_failing_one(
+        tmp_path, capsys, monkeypatch):
+    """A chunk record's draw (harness/compare/draw.py): the reference channels for the first
+    PLOTTED_CHUNKS chunks with plottable mismatches of a worker, archive and edge chunks alike;
+    a later one says it went unplotted, and every failing chunk names its objects. The mutant
+    computes R·S with fs = the scale: playback matrix mismatches under the hw multiplier."""
+    from tests.harness.test_closing_summary import built
+    from harness.options import ROOT
+    mutant = built(os.path.join(ROOT, "standin", "build", "mutants", "swap_scale_operands.elf"))
+    monkeypatch.setattr(worker, "PLOTTED_CHUNKS", 1)
+    assert bulk.run_bulk(opts_for(tmp_path, checks=["playback"], profile="nightly", float_model="hw",
+                                  image=mutant, fresh=True), ["test"]) == 1
+    run = next(p for p in tmp_path.iterdir() if p.is_dir() and p.name != "latest")
+    recs = [json.load(open(p)) for p in sorted((run / "chunks").iterdir())]
+    failing = [r for r in recs if r["mismatches"]]
+    assert [r["chunk"] for r in failing] == ["mini.cmp::ANM_loop", "synthetic::edge/back-in-time"]
+    assert [sorted(r["draw"]) for r in failing] == [["names", "series"], ["names", "unplotted"]]
+    assert all(r.get("draw") is None for r in recs if not r["mismatches"])
+    for r in failing:
+        assert {str(m["object"]) for m in r["mismatches"]} == set(r["draw"]["names"])

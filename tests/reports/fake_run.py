@@ -28,7 +28,7 @@ def write_run(root: Path, chunks: list[dict], *, params: dict | None = None,
          "argv": ["python", "-m", "harness", "bulk", "--n", str(len(chunks))], "seed": 4,
          "profile": "quick", "float_model": "hw", "n": len(chunks), "jobs": 2,
          "image": {"path": "standin/standin.elf", "size": 123456, "sha256": SHA_IMAGE},
-         # a corpus path that does not exist: reports.enrich leaves a note instead of plots
+         # a corpus path that does not exist: reports renders from the records alone
          "data": {"path": str(Path(root) / "no-corpus" / "DATA.BIN"), "size": 7654321,
                   "sha256": SHA_DATA},
          "chunks": [c["chunk"] for c in chunks]}

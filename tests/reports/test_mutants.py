@@ -141,3 +141,39 @@ def test_a_mutant_playback_case_shrinks_to_at_most_3_steps(mutant_elf, tmp_path)
     assert "shrunk" in det[0].classes
     assert json.dumps(shrunk["steps"], separators=(",", ":")) in det[0].text()
     assert det[0].find("code").text() == shrunk["repro"]
+
+
+# R·S computed with fs = the scale: playback object-matrix mismatches under the hw multiplier, on a
+# chunk the nightly profile plays at a speed where they show (3 of them).
+SCALE = ("swap_scale_operands", "dun010.cmp::ANM_dun010004")
+
+
+def test_a_run_renders_after_its_archive_is_gone(mutant_elf, tmp_path):
+    """`make report RUN=...` (python -m reports render) on a machine without the run's DATA.BIN:
+    the chunk records carry the reference channels and the object names the report draws
+    (interfaces.md §4 `draw`), so the page still has its plots and names."""
+    data = tmp_path / "DATA.BIN"
+    shutil.copyfile(DATA, data)
+    runs = tmp_path / "runs"
+    r = harness("bulk", "--image", str(mutant_elf(SCALE[0])), "--data", str(data), "--chunks", SCALE[1],
+                "--check", "playback", "--profile", "nightly", "--float-model", "hw", "--jobs", "1",
+                "--runs", str(runs), "--fresh")
+    assert r.returncode == 1, f"the mutant was not caught:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
+    run = next(p for p in runs.iterdir() if p.is_dir() and p.name != "latest")
+    data.unlink()
+    (run / "report.html").unlink()
+    rec = json.loads((run / "chunks" / "00000.json").read_text())
+    assert json.loads((run / "params.json").read_text())["data"]["path"] == str(data)
+    r = subprocess.run([PY, "-m", "reports", "render", str(run)], cwd=ROOT, capture_output=True,
+                       text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = parse((run / "report.html").read_text())
+    n, m = next((i, m) for i, m in enumerate(rec["mismatches"]) if m["field"].startswith("matrix["))
+    svg = doc.by_id(f"m{n}").find("svg")
+    assert svg is not None and svg.find("polyline", cls="ref") is not None, "no plot"
+    assert "drawn for the report" in svg.text()
+    names = rec["draw"]["names"]
+    assert isinstance(m["object"], int) and names[str(m["object"])]
+    assert doc.by_id(f"m{n}").find("span", cls="mw").text().startswith(
+        f"object {m['object']} ({names[str(m['object'])]})")
+    assert "not drawn" not in doc.by_id("mismatches").text()

@@ -338,19 +338,48 @@ def test_render_into_another_directory_leaves_the_run_untouched(tmp_path):
     assert sorted(p.name for p in run.iterdir()) == before
 
 
-def test_without_the_corpus_plots_are_skipped_with_a_note(rendered):
-    text = rendered[2].by_id("mismatches").text()
-    assert "value-over-time plots not drawn: LookupError: no corpus at" in text
-    assert rendered[2].by_id("m1").find("svg") is None       # no series recorded, none derived
+def test_a_mismatch_without_a_recorded_drawing_has_no_plot_and_needs_no_corpus(rendered):
+    """The run's corpus path does not exist (fake_run): the report renders from the records alone."""
+    assert rendered[2].by_id("m1").find("svg") is None       # no series recorded, no draw
+    assert "not drawn" not in rendered[2].by_id("mismatches").text()
 
 
 SYNTH = Path(__file__).resolve().parents[2] / "build" / "synth" / "DATA.BIN"
 
 
+def drawn(c, ms):
+    """The chunk record's `draw` as the harness records it (harness/compare/draw.py)."""
+    from corpus import open_corpus
+    from harness.compare import draw
+    from reference import Animation
+    ch = open_corpus(data=str(SYNTH)).chunk(c)
+    return draw.of_chunk(Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model="hw"), ch, ms)
+
+
+def test_a_recorded_reference_channel_is_plotted_with_the_games_values(tmp_path):
+    """A record's draw.series: reports draws the reference line as recorded and marks the
+    game's values (the mismatches' own `got`) at the mismatching times."""
+    c = "a.cmp::ANM_a"
+    ms = [mismatch(c, "controllers", "position.x", "0x3f800000", got, track=2, time=t)
+          for t, got in ((1000, "0x40000000"), (2000, "0x40400000"))]
+    series = [{"check": "controllers", "track": 2, "field": "position.x",
+               "t": [0, 1000, 2000, 3000], "ref": [0.5, 1.0, 1.5, 2.0]}]
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms, "draw": {"series": series}}])
+    doc = parse(reports.render(run).read_text())
+    svg = doc.by_id("m0").find("svg")
+    assert svg is not None and "drawn for the report" in svg.text()
+    assert [ci.find("title").text() for ci in svg.find_all("circle", cls="game")] == \
+        ["game at t=1000: 2", "game at t=2000: 3"]
+    assert len(svg.find("polyline", cls="ref").attrs["points"].split()) == 4
+    assert doc.by_id("m1").find("svg") is not None
+    assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")
+
+
 @pytest.mark.skipif(not SYNTH.exists(), reason="no synthetic corpus: run `make corpus`")
-def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
-    """A record without `series`: reports draws the reference channel (interfaces.md §3 pose)
-    from the run's corpus and marks the game's values at the mismatching times."""
+def test_controller_mismatch_gets_a_reference_plot_from_the_harness(tmp_path):
+    """A record without `series`: the harness records the reference channel (interfaces.md §3
+    pose) in the record's draw, and reports plots it with the game's values at the mismatching
+    times."""
     from corpus import open_corpus
     from reference import Animation
     c = "town01.cmp::ANM_sr1fla1_a"
@@ -360,23 +389,20 @@ def test_controller_mismatch_gets_a_reference_plot_from_the_corpus(tmp_path):
     want = a.pose(tr, 1000).pos[0]
     ms = [mismatch(c, "controllers", "position.x", f"0x{want:08x}", "0x00000000",
                    track=tr.index, time=t) for t in (1000, 2000)]
-    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms}],
-                    params={"data": {"path": str(SYNTH), "size": 1, "sha256": "x"}})
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms, "draw": drawn(c, ms)}])
     doc = parse(reports.render(run).read_text())
     svg = doc.by_id("m0").find("svg")
-    assert svg is not None and "derived by reports" in svg.text()
+    assert svg is not None and "drawn for the report" in svg.text()
     assert len(svg.find_all("circle", cls="game")) == 2
     assert svg.find("polyline", cls="ref") is not None
-    assert "value-over-time plots not drawn" not in doc.by_id("mismatches").text()
     from reports import build_views, load_run
     from reports.causes import classify_run
-    from reports.enrich import add_series
+    from reports.draw import add_series
     loaded = load_run(run)
     add_series(loaded)
     s = build_views(loaded, classify_run(loaded.chunks))[0]["series"]
     from reports.bits import u2f
     assert s["ref"][s["t"].index(1000)] == float(f"{u2f(want):.6g}")
-    assert not json.loads((run / "chunks" / "00000.json").read_text())["mismatches"][0].get("series")
 
 
 @pytest.mark.skipif(not SYNTH.exists(), reason="no synthetic corpus: run `make corpus`")
@@ -387,8 +413,7 @@ def test_playback_matrix_mismatch_gets_a_reference_plot(tmp_path):
                    step=k, deviation=1e-3, tolerance=1e-5) for k, t in enumerate((256, 512, 768))]
     ms.append(mismatch(c, "playback", "translation.y", "0x3f000000", "0x3f000001", track=1,
                        time=512, step=1))
-    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms}],
-                    params={"data": {"path": str(SYNTH), "size": 1, "sha256": "x"}})
+    run = write_run(tmp_path, [{"chunk": c, "mismatches": ms, "draw": drawn(c, ms)}])
     doc = parse(reports.render(run).read_text())
     for n, game_points in ((0, 3), (3, 1)):
         svg = doc.by_id(f"m{n}").find("svg")
