@@ -30,7 +30,7 @@ def test_bulk_merge_and_report_write_the_same_summary(tmp_path, monkeypatch):
     """summary.json as a bulk and a merge write it (their report not rendered yet), as a render
     rewrites it, and as the report computes it, are one; the merged run's equals the unsplit
     run's but for which run it is and the clock."""
-    monkeypatch.setattr(bulk, "render_report", lambda path: None)    # bulk's and merge's own file
+    monkeypatch.setattr(bulk, "render_report", lambda path, headline=False: None)    # bulk's and merge's own file
     pool, merged = tmp_path / "pool", tmp_path / "merged"
     assert bulk.run_bulk(opts_for(tmp_path, out=str(pool)), ["test"]) == 0
     for k in (1, 2):
