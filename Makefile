@@ -41,6 +41,7 @@ FRESH   ?=
 ALLOW_BAD_MEMBERS ?=
 FAIL_FAST ?=
 CLUSTER_STAMP := $(VENV)/.eediff-cluster
+LINT_STAMP := $(VENV)/.eediff-lint
 PYTEST_ARGS ?=
 
 # Every variable reaches a recipe through the environment, unexpanded ($(value ...)), and the
@@ -78,7 +79,7 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
 	$${MK_SYMS:+--syms "$$MK_SYMS"}
 
-.PHONY: help all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean
+.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean
 
 all: test
 
@@ -137,6 +138,17 @@ $(STAMP): pyproject.toml
 	@$(VENV)/bin/pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
+# ruff, vulture and import-linter (the extra "lint"): make lint, and the tests (tests/test_lint.py)
+$(LINT_STAMP): $(STAMP)
+	@echo 'installing ruff, vulture and import-linter (the lint extra) into $(VENV)'
+	@$(VENV)/bin/pip install --quiet -e '.[lint]'
+	@touch $(LINT_STAMP)
+
+# pyflakes' errors and unused arguments (ruff), dead code (vulture), the layers and no import circle
+# (import-linter's contracts in pyproject.toml)
+lint: $(LINT_STAMP)
+	@$(VENV)/bin/ruff check --quiet . && $(VENV)/bin/vulture && $(VENV)/bin/lint-imports --no-cache
+
 # dask distributed (the extra "cluster"), installed only where it is needed: a bulk with CLUSTER=
 # and the tests (which try the cluster runner)
 $(CLUSTER_STAMP): $(STAMP)
@@ -150,7 +162,7 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 	@echo 'making the synthetic corpus $(SYNTH_DATA)'
 	@$(PY) -m corpus synth --out $(SYNTH) --seed 1
 
-test: $(STAMP) $(CLUSTER_STAMP) $(SYNTH_DATA) mutant-elfs
+test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
 	@$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is

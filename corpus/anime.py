@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import gc
 import struct
-from typing import Iterable, Optional, Sequence
+from typing import Optional
 
 from .errors import CorpusError
 from .records import (ABSENT1, ABSENT3, END_LOOP, END_PLAY_ONCE, FRAME_LIGHT_KINDS, KIND_F_AMBIENT,

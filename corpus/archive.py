@@ -14,7 +14,6 @@ import mmap
 import os
 import tempfile
 from collections import OrderedDict
-from functools import cached_property
 from typing import Dict, List, Optional
 
 from .anime import parse_anime

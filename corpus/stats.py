@@ -14,7 +14,7 @@ from .ccsf import BONE, RIGID, SHADOW, SKIN
 from .databin import GZIP_MAGIC, SECTOR
 from .errors import CorpusError
 from .names import printable
-from .records import END_LOOP, END_PLAY_ONCE, KIND_F_MORPHER, KIND_F_NOTE, KIND_F_OBJ, KIND_MATERIAL
+from .records import END_LOOP, END_PLAY_ONCE
 from .tables import CATEGORIES, DISC_BASE_SECTORS
 
 PREFIXES = ("OBJ_", "MDL_", "MAT_", "CMP_", "CLT_", "TEX_", "ANM_", "DMY_", "HIT_", "LGT_", "BLT_",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import collections
 import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Tuple
 
 FORMAT = "eemu-code-coverage/1"
 CONDITIONAL = ("branch", "likely")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Dict, List, NamedTuple, Optional, Tuple
 
 from .isa.row import GPR_NAMES, Row, fields_of
 

@@ -25,7 +25,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from .dataflow import Loc, all_locations, dataflow, get
 from .engine import substitute
 from .errors import DelaySlotError, StepLimitExceeded
-from .isa.row import GPR_NAMES, fields_of
+from .isa.row import fields_of
 from .memory import AccessFault
 
 M32 = 0xFFFFFFFF

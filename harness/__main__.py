@@ -187,14 +187,13 @@ def one_edge_chunk(opts, a):
 
 
 def cmd_replay(a):
-    from harness.runners import replay
     from harness.compare.show import format_mismatch
     opts = options(a)
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
     how = checks.get(a.check).replay          # its input is the option named by how.key, e.g. --steps
-    t = replay.replay(a.check, game, ch, ctx, getattr(a, how.key), **{k: getattr(a, k) for k in how.args})
+    t = checks.replay(a.check, game, ch, ctx, getattr(a, how.key), **{k: getattr(a, k) for k in how.args})
     for m in t.mismatches:
         print(format_mismatch(m))
     print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))

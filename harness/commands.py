@@ -6,6 +6,9 @@ A command is a list of (option, value) pairs written in one of two forms: the di
 form (`.venv/bin/python -m harness VERB --option value ...`) or the make form (`make VERB
 VARIABLE=value ...`, through MAKE_VARIABLES, the one option -> make variable table). Every value
 is one shell word (corpus.names.shell_word), so whatever the archive's names hold is safe to paste.
+
+DECISION: this module is the bottom of the harness's layers (compare.mismatch builds a repro
+with it): it imports nothing of the harness; callers pass defaults and resolved check names.
 """
 from __future__ import annotations
 
@@ -71,11 +74,10 @@ def one_command(ctx, check=None, time=None):
     return module_form("one", case_pairs(ctx, check) + [("--time", time)])
 
 
-def replay_command(ctx, m, key, best):
-    """The `replay` of a shrunk input: the mismatch m's check on `best`, the minimal steps /
-    note plan / times (key) that still fail."""
-    from harness import checks          # the registry resolves an alias (multistep runs in controllers)
-    pairs = [("--case", ctx.chunk), ("--check", checks.resolve(m["check"]).name)]
+def replay_command(ctx, m, key, best, check):
+    """The `replay` of a shrunk input: `check` (the mismatch m's check, an alias resolved by the
+    caller) on `best`, the minimal steps / note plan / times (key) that still fail."""
+    pairs = [("--case", ctx.chunk), ("--check", check)]
     if key == "steps":
         pairs.append(("--steps", ",".join(str(s) for s in best)))
     elif key == "plan":
@@ -89,9 +91,10 @@ def replay_command(ctx, m, key, best):
 
 # -- a run: `bulk --resume`, its make form, the re-run line, `make merge` ----------------------------
 
-def bulk_pairs(params, opts, default_image, default_data):
-    """The options of a bulk run (params.json and its Options), in the order make takes them."""
-    from harness.runners.failfast import DEFAULT_K
+def bulk_pairs(params, opts, default_image, default_data, default_fail_fast):
+    """The options of a bulk run (params.json and its Options), in the order make takes them;
+    an option at its default is left out."""
+    DEFAULT_K = default_fail_fast
     checks = params.get("checks") or []
     shrink = getattr(opts, "shrink", None)
     fail_fast = getattr(opts, "fail_fast", DEFAULT_K)

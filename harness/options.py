@@ -8,11 +8,11 @@ from typing import List, Optional
 
 from harness import HarnessError
 from harness.compare.mismatch import CaseContext
-from harness.runners.run import RUNS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
 DEFAULT_DATA = os.path.join(ROOT, "build", "synth", "DATA.BIN")
+RUNS = os.path.join(ROOT, "build", "runs")           # where run directories go (runners.run)
 
 
 _CORPORA = {}   # (data, image, disc) -> opened corpus, shared by the Options of one process

@@ -26,7 +26,6 @@ Everything is plain JSON (interfaces.md §4, `provenance` of a Mismatch record).
 """
 from __future__ import annotations
 
-import struct
 from typing import Dict, List, Optional
 
 from harness import checks
@@ -142,7 +141,7 @@ def inputs(game):
 
 # -- the recorded replay ----------------------------------------------------------------------
 def _anim(ch, float_model):
-    from harness.runners.chunk import parse_reference
+    from harness.checks import parse_reference
     return parse_reference(ch, float_model)
 
 

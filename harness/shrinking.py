@@ -1,7 +1,7 @@
 """Shrinking: a failing input cut down to a smallest one that still fails.
 
 Two halves. The generic delta debugging (ddmin, shrink_int, shrink_steps) and, on top of it,
-shrink_mismatch: a harness mismatch replayed through harness.runners.replay until its step
+shrink_mismatch: a harness mismatch replayed through its check's replay (checks.replay) until its step
 list, note plan or times are minimal, attached to the record as `shrunk` with its repro.
 
 Generic over the predicate, in the spirit of C-Reduce's "interestingness test" and
@@ -26,7 +26,6 @@ from typing import Callable, Sequence, TypeVar
 
 from harness import checks
 from harness.commands import replay_command
-from harness.runners import replay
 
 T = TypeVar("T")
 
@@ -256,7 +255,7 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
     if found is None:
         return None
     (items, args), key = found, how.key
-    run = lambda items: replay.replay(m["check"], game, ch, ctx, items, **args)
+    run = lambda items: checks.replay(m["check"], game, ch, ctx, items, **args)
     budget = [max_replays]
     errors = []
 
@@ -293,6 +292,6 @@ def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
         if not still_fails(items):
             return None
     best = [list(x) if isinstance(x, tuple) else x for x in best]
-    return {key: best, "repro": replay_command(ctx, m, key, best), "original_length": len(items),
+    return {key: best, "repro": replay_command(ctx, m, key, best, checks.resolve(m["check"]).name), "original_length": len(items),
             "tests": max_replays - budget[0]}
 

@@ -11,7 +11,7 @@ for bit; tests/reference checks it on the corpus.
 from __future__ import annotations
 
 import ctypes
-from typing import List, Optional, Sequence
+from typing import List, Sequence
 
 import numpy as np
 
@@ -111,7 +111,7 @@ class Poses:
         return len(self.time)
 
     def pose(self, j: int):
-        from .animation import Pose
+        from .pose import Pose
         if self.rot_keyed:
             return Pose(int(self.time[j]), tuple(self.pos[j].tolist()), tuple(self.scale[j].tolist()),
                         int(self.alpha[j]), None, None, True, self.rot_matrix[j].copy(),

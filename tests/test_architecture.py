@@ -1,61 +1,12 @@
-"""The project's architecture as harness/README.md draws it: which package may import which, and
-every contract a module cites exists (docs/interfaces.md, or the repository's copy of the spec, docs/spec)."""
+"""Every contract a module cites exists (docs/interfaces.md, or the repository's copy of the spec,
+docs/spec). Which package may import which is import-linter's (pyproject.toml, tests/test_lint.py)."""
 import os
 import re
 
-from tests.reference.test_independence import _imports
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPEC = os.path.join(ROOT, "docs", "spec")
 DOCS = os.path.join(ROOT, "docs")
-
-# harness/README.md "Layers": each package may import itself and the packages listed for it.
-# DECISION: reference sits on corpus (it parses chunks with corpus.anime and corpus.records),
-# never on the machine, the harness or the reports; reports reads runs alone: never the model,
-# never the harness that wrote the run, and of corpus only the text of names and notes
-# (tests/reports/test_layering.py).
-MAY_IMPORT = {
-    "eemu_ext": set(),
-    "corpus": set(),
-    "reference": {"corpus"},
-    "reports": {"eemu_ext", "corpus"},
-    "harness": {"eemu_ext", "corpus", "reference", "reports"},
-}
-OURS = set(MAY_IMPORT) | {"standin", "tests"}
-
-
-def layer_violations(root=ROOT):
-    bad, seen = [], 0
-    for pkg, allowed in MAY_IMPORT.items():
-        for dirpath, _, files in os.walk(os.path.join(root, pkg)):
-            for f in sorted(files):
-                if not f.endswith(".py"):
-                    continue
-                path = os.path.join(dirpath, f)
-                seen += 1
-                for line, mod in _imports(path):
-                    top = mod.split(".")[0]
-                    if top in OURS and top != pkg and top not in allowed:
-                        bad.append(f"{os.path.relpath(path, root)}:{line} imports {mod} ({pkg} may import "
-                                   f"{', '.join(sorted(allowed)) or 'nothing of ours'})")
-    return bad, seen
-
-
-def test_each_package_imports_only_the_layers_below_it():
-    bad, seen = layer_violations()
-    assert seen >= 100
-    assert not bad, "\n".join(bad)
-
-
-def test_the_layering_scan_fails_on_an_upward_import(tmp_path):
-    (tmp_path / "reports").mkdir()
-    (tmp_path / "reports" / "x.py").write_text("def f():\n    from harness.runners import bulk\n")
-    (tmp_path / "corpus").mkdir()
-    (tmp_path / "corpus" / "y.py").write_text("import reference.animation\nimport os\n")
-    bad, _ = layer_violations(str(tmp_path))
-    assert [b.split(" (")[0] for b in bad] == ["corpus/y.py:1 imports reference.animation",
-                                               "reports/x.py:2 imports harness.runners"]
-
 
 # -- citations -------------------------------------------------------------------------------------
 CITATION = re.compile(r"\b([a-z][\w-]*\.md) §(\d+(?:\.\d+)*)")

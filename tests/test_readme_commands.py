@@ -181,7 +181,7 @@ def bulk_switches(env):
     assert "was run with other parameters" in other.stderr and "seed: run 4, now 5" in other.stderr
     forced = ok(env.sh(f"make bulk N=2 SEED=5 PROFILE=quick FLOAT=trunc FORCE=1 FAIL_FAST=3 {env.files} OUT={q(run)}"))
     assert "--force: resuming" in forced
-    fresh = ok(env.sh(f"make -n bulk FRESH=1 FAIL_FAST=3 ALLOW_BAD_MEMBERS=1"))
+    fresh = ok(env.sh("make -n bulk FRESH=1 FAIL_FAST=3 ALLOW_BAD_MEMBERS=1"))
     assert "--fresh" in fresh and '--fail-fast "$MK_FAIL_FAST"' in fresh and "--allow-bad-members" in fresh
     assert "--force" not in ok(env.sh("make -n bulk FORCE=0"))
 

@@ -7,15 +7,12 @@ the order in which the archive is written.
 from __future__ import annotations
 
 import hashlib
-import math
 import random
 import struct
-from dataclasses import dataclass
-from typing import Dict, List
+from typing import List
 
 import numpy as np
 
-from ..anime import build_anime
 from ..records import (ABSENT1, ABSENT3, END_LOOP, END_PLAY_ONCE, Controller, FObj, MaterialTrack,
                        MorphRecord, Note, OtherRecord, Track)
 from .roles import K_DIRECT, K_DISTANT, K_OMNI, K_SPOT
@@ -227,8 +224,7 @@ def _keys(frames, vecs):
 
 def _role_tracks(feature, g: _Gen, tracks: list):
     """Overwrite the first tracks with the quirk a role demands (checks.md §10)."""
-    r, N = g.r, g.N
-    t0 = tracks[0]
+    N = g.N
 
     def setc(i, **kw):
         t = tracks[i]
@@ -375,7 +371,6 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
     # per-frame records
     morphs = []
     for k, frames in sorted(spec.morph.items()):
-        sp = ms.morphers[k]
         base, tg, _ = lay.morph_models[k]
         for f in frames:
             pairs = []

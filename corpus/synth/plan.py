@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from typing import List, Sequence
 
-from ..tables import CATEGORIES, DISC_BASE_SECTORS, DISC_RECORDS
+from ..tables import DISC_BASE_SECTORS, DISC_RECORDS
 from .roles import CAT, K_DIRECT, K_DISTANT, K_OMNI, K_SPOT, role_members
 from .spec import ChunkSpec, MemberSpec, ModelSpec, MorpherSpec
 
@@ -443,7 +443,6 @@ def _lights(members, seed):
 
 def _models(members, seed, small):
     rng = R(seed, "models")
-    morph_models = []
     for m in members:
         for s in m.morphers:
             m.models.append(ModelSpec("rigid", 0, 0, [("rigid", v, 0) for v in s.mmats]))

@@ -66,7 +66,7 @@ pc + 8 before the delay slot runs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Dict, Tuple
 
 

@@ -8,8 +8,7 @@ DiffTest and risu, applied to our own two engines.
 """
 from __future__ import annotations
 
-import ctypes
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Tuple
 
 from ..engine import BlockCompiler
 from ..errors import LockstepMismatch

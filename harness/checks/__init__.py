@@ -115,4 +115,21 @@ def applicable(case: Case):
     return [c.name for c in CHECKS if c.applies(case)]
 
 
+def parse_reference(ch, float_model):
+    """The reference model of corpus chunk `ch` under `float_model`: what a check compares against."""
+    from reference import Animation
+    return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
+
+
+def replay(check, game, ch, ctx, items, **args):
+    """Shrinking's and `python -m harness replay`'s run of one check on an explicit input: the
+    Tally of check `check` (a name or an alias) on chunk `ch` with input `items` (the check's
+    Replay: steps, a note plan, or times) and the replay's other `args`."""
+    from harness.compare.tally import Tally
+    c = resolve(check)
+    case = Case(anim=parse_reference(ch, ctx.float_model), prof=None, game=game, ch=ch, ctx=ctx, tally=Tally())
+    c.replay.run(case, list(items), **args)
+    return case.tally
+
+
 CHECKS: Tuple[Check, ...] = discover()

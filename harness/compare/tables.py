@@ -1,8 +1,6 @@
 """Pair the chunk's records with the compiled table entries: by own object, then by occurrence."""
 from collections import defaultdict
 
-from harness.driver import memory_map as mm
-
 
 def entries_by_record(records, entries, kind):
     """{record.index: Entry} for records (file order) against entries whose ctrl has `kind`.
@@ -34,6 +32,3 @@ def first_entry(entries, obj):
             return e
     return None
 
-
-def index_addr(entry):
-    return mm.IDX + 12 * entry.position

@@ -3,7 +3,7 @@
 A budget is MARGIN times the largest count one call of the function took on the stand-in over the
 measured sample, so a loop in real code stops in seconds rather than the 2e9-step minutes of the
 fixed budgets of executable-abi.md §4. The numbers are a measurement: refresh them with
-`python -m harness.driver.budgets` (MEASURED below records when and on what). A user overrides any
+`python -m harness.runners.measure_budgets` (MEASURED below records when and on what). A user overrides any
 budget with Game(budgets={short name: steps}) or `--budget NAME=STEPS`.
 """
 from __future__ import annotations
@@ -34,24 +34,3 @@ def parse_overrides(items):
         out[name.strip()] = int(val.replace("_", ""), 0)
     return out
 
-
-def measure(n=40, seed=4, prof="quick"):
-    """The largest steps per function over n chunks (the largest first) on the stand-in."""
-    from harness.runners.chunk import check_chunk
-    from harness.driver.game import Game
-    from harness.options import Options
-    from harness.profiles import profile
-    opts = Options(profile=prof, seed=seed)
-    corpus = opts.open_corpus()
-    ids = sorted(corpus.chunk_ids(), key=lambda c: -len(corpus.chunk(c).data))[:n]
-    game = Game(opts.image, unbounded=True)
-    for cid in ids:
-        res = check_chunk(game, corpus.chunk(cid), opts.context(cid), profile(prof))
-        if res.get("error"):
-            raise RuntimeError(f"{cid}: {res['error']}")
-    return dict(game.max_steps), f"the {n} largest chunks of the seed-1 corpus, {prof} profile, seed {seed}"
-
-
-if __name__ == "__main__":
-    counts, on = measure()
-    print(f"MEASURED = {counts!r}\nMEASURED_ON = {on!r}")

@@ -26,8 +26,8 @@ from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.runners.run import EXIT, RunDir, code_version, file_identity, is_mutant_run, param_differences
 from harness.runners.terminal import Progress, format_summary, run_header
-from harness.runners.tasks import run_tasks, start_early, workers_for
-from harness.runners.worker import check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
+from harness.runners.tasks import Inline, Pool, run_tasks
+from harness.runners.worker import Setup, check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
 
 REAL_DISC_CHUNKS = 4091
 
@@ -135,7 +135,8 @@ def same_run_or_refuse(rd, params, opts):
 def run_options(params, opts):
     """The options of this run as (option, value) pairs (harness.commands.bulk_pairs)."""
     from harness.commands import bulk_pairs
-    return bulk_pairs(params, opts, DEFAULT_IMAGE, DEFAULT_DATA)
+    from harness.runners.failfast import DEFAULT_K
+    return bulk_pairs(params, opts, DEFAULT_IMAGE, DEFAULT_DATA, DEFAULT_K)
 
 
 def resume_command(rd, opts):
@@ -236,3 +237,31 @@ def render_report(run_path, headline=False):
     path = str(out) if out else os.path.join(run_path, "report.html")
     print(f"report: {path}")
     return path
+
+
+# -- the run's workers: tasks.py runs any of them; only here is a cluster chosen --------------------
+
+def workers_for(opts, rd, todo):
+    """The run's Workers: a Dask cluster (CLUSTER), the serial loop (one job, or one chunk to
+    check), else the process pool."""
+    if opts.cluster:
+        from harness.runners.cluster import ClusterWorkers
+        return ClusterWorkers(opts, rd)
+    setup = Setup(opts, rd.path, counting=codecov.enabled())
+    if opts.jobs <= 1 or len(todo) <= 1:
+        return Inline(setup)
+    return Pool(setup, opts.jobs)
+
+
+def start_early(opts):
+    """CLUSTER=local:N's cluster starting while the run is prepared (harness/runners/cluster.py);
+    the returned object's cancel() closes it if the run never takes it over."""
+    if opts.cluster:
+        from harness.runners.cluster import start_early as start
+        return start(opts) or _Nothing()
+    return _Nothing()
+
+
+class _Nothing:
+    def cancel(self):
+        pass

@@ -7,16 +7,12 @@ from collections import Counter
 
 from eemu_ext.errors import EemuError
 from harness import checks
+from harness.checks import parse_reference  # noqa: F401  (runners.chunk.parse_reference: the model a chunk is checked against)
 from harness import HarnessError
 from harness.compare import draw
 from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
 from harness.compare.tally import Tally
-
-
-def parse_reference(ch, float_model):
-    from reference import Animation
-    return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
 
 
 def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=None, plots=True):

@@ -8,7 +8,6 @@ finding is one line naming symbol, pc and address; the verdict is ready only wit
 """
 from __future__ import annotations
 
-import struct
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
@@ -17,7 +16,7 @@ from harness.driver import memory_map as mm
 from harness.driver import stubs
 from corpus.names import counted
 from harness import HarnessError
-from harness.driver.game import CONV, FORWARD, INIT_WORK, MODIFY, NOTE_PROCESS, RESET_WORK, SET_WORK, SHORT, Game
+from harness.driver.game import FORWARD, NOTE_PROCESS, SHORT, Game
 
 SENTINEL = 0xFFFFFFF0
 # Bytes of each harness-made structure that executable-abi.md §5 names (offset, size).

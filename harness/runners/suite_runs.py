@@ -1,7 +1,7 @@
 """Run the named suites of checks.md §9 (used by the pytest suites and `python -m harness suite`)."""
 from harness.checks import controllers, fobj, materials, morph, notes, playback
 from reference import morph as reference_morph
-from harness.runners.chunk import parse_reference
+from harness.checks import parse_reference
 from harness.profiles import profile, rng
 from harness.compare.steps import note_plan
 from harness.runners.suites import (CONTROLLER_CASES, FOBJ_CASES, MORPH_CASES, NOTE_CASES, NOTE_STEPS, PLAYBACK_RUNS,

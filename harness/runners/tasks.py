@@ -235,28 +235,3 @@ def _drain(workers, ex, rd, pending, progress, coverage, ff):
         if not stopping:
             top_up()
 
-
-def workers_for(opts, rd, todo):
-    """The run's Workers: a Dask cluster (CLUSTER), the serial loop (one job, or one chunk to
-    check), else the process pool."""
-    if opts.cluster:
-        from harness.runners.cluster import ClusterWorkers
-        return ClusterWorkers(opts, rd)
-    setup = Setup(opts, rd.path, counting=codecov.enabled())
-    if opts.jobs <= 1 or len(todo) <= 1:
-        return Inline(setup)
-    return Pool(setup, opts.jobs)
-
-
-def start_early(opts):
-    """CLUSTER=local:N's cluster starting while the run is prepared (harness/runners/cluster.py);
-    the returned object's cancel() closes it if the run never takes it over."""
-    if opts.cluster:
-        from harness.runners.cluster import start_early as start
-        return start(opts) or _Nothing()
-    return _Nothing()
-
-
-class _Nothing:
-    def cancel(self):
-        pass

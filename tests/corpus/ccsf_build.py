@@ -1,5 +1,4 @@
 """A tiny CCSF writer for tests, written from formats.md §2-3 (independent of the generator)."""
-import gzip
 import struct
 import zlib
 

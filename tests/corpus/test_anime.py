@@ -5,7 +5,7 @@ import pytest
 
 from corpus import CorpusError
 from corpus.anime import (Bits, build_anime, f32, fobj, keyed, material_track, morph, note, obj_track,
-                          one, other, parse_anime, resolve)
+                          other, parse_anime, resolve)
 from corpus.records import END_LOOP, END_PLAY_ONCE, KIND_F_NOTE, KIND_OBJECT, KIND_TOP
 
 W = "t.cmp::ANM_t"

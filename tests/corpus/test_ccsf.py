@@ -6,7 +6,7 @@ import pytest
 from corpus import CorpusError
 from corpus.ccsf import BONE, RIGID, SHADOW, SKIN, CcsfFile
 
-from .ccsf_build import (bone_model, ccsf, chunk, index, rigid_model, shadow_model, texture, u32)
+from .ccsf_build import (bone_model, ccsf, chunk, rigid_model, shadow_model, texture, u32)
 
 NAMES = ["MDL_a", "MDL_b", "MAT_a", "OBJ_a", "OBJ_x", "OBJ_y", "ANM_a", "MPH_a", "CMP_a", "MDL_c"]
 
@@ -41,7 +41,6 @@ def test_model_layouts_and_size_exception():
 
 def test_old_version_masks_mtype():
     """§3.8: mtype & 0xFF below version 0x100 (0x600 is then rigid with colours and ST)."""
-    verts = [(1, 2, 3)]
     body = struct.pack("<IIHHHhB3x", 1, 0x3F800000, 0x600, 1, 0, 0, 0x70) + u32(0, 0, 1) \
         + struct.pack("<3h", 1, 2, 3) + b"\0\0" + u32(1, 2, 3)
     f = CcsfFile(ccsf(NAMES, [chunk(0x800, body)], version=0x95), "t")
@@ -55,7 +54,6 @@ def test_index_materials_morphers_obj_clump_ext():
              chunk(0x100, u32(4, 0, 1, 0)),
              chunk(0x900, u32(9) + struct.pack("<HH", 2, 0) + u32(5, 6)),
              chunk(0xA00, u32(5, 0, 6)), chunk(0xA00, u32(6, 0, 4))]
-    frame = []
     f = CcsfFile(ccsf(NAMES, setup, version=0x96), "t")
     assert f.names[1] == "MDL_a" and f.names[10] == "MDL_c" and len(f.names) == 10
     m = f.materials[3]

@@ -22,7 +22,7 @@ def test_the_stand_in_shows_the_retail_layout_and_no_finding():
         assert f"  section {name} " in text
     assert "window 0x00400800-0x00400820; none resident" in text
     assert text.count("no bytes: sizes the overlay window") == 4
-    assert all(f" in main, from the symbol table" in line for line in lines if line.startswith("    ")), text
+    assert all(" in main, from the symbol table" in line for line in lines if line.startswith("    ")), text
     assert found == []
 
 

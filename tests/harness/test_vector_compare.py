@@ -4,7 +4,6 @@ exactly what comparing one entry at a time gives: the same mismatch records in t
 the same counters and quirks, the same keyed-rotation samples and worst case. Checked on the
 stand-in and on mutants the playback check catches, at all four speeds, exact and toleranced."""
 import os
-from shutil import which
 
 import pytest
 

@@ -188,7 +188,7 @@ def case_function(name: str, row: Row, c: str, word: int, pc: int = CODE) -> str
             f"static int {name}(ee_state *st, int *cond_out, uint32_t *tgt_out)\n{{\n"
             f"    int cond = 0; uint32_t tgt = 0;\n    {{\n{body}\n    }}\n    "
             + "\n    ".join(tail) + "\n"
-            f"    *cond_out = cond; *tgt_out = tgt; (void)cond; (void)tgt;\n    return 0;\n}}\n")
+            "    *cond_out = cond; *tgt_out = tgt; (void)cond; (void)tgt;\n    return 0;\n}\n")
 
 
 def library_source(model: str, functions: Sequence[str]) -> Dict[str, str]:

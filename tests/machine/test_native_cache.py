@@ -8,7 +8,6 @@ import sys
 
 import pytest
 
-from eemu_ext import Machine
 from eemu_ext.errors import EmulationError, HostError
 from eemu_ext.native import build, ccache
 from eemu_ext.testing import asm, run_words

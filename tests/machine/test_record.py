@@ -97,7 +97,7 @@ def test_a_recorded_run_equals_an_unrecorded_one(engine):
     for mm in (plain, recorded):
         prepare(mm)
     plain.run(B)
-    with recorded.hooks.add("record") as rec:
+    with recorded.hooks.add("record"):
         recorded.run(B)
     assert state(recorded) == state(plain) and recorded.steps == plain.steps == 13
     recorded.run(B)                                         # and the engine runs on from it

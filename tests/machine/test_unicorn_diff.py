@@ -21,7 +21,7 @@ from unicorn import mips_const as MC                          # noqa: E402
 
 from eemu_ext import Machine                                  # noqa: E402
 from eemu_ext.machine import SENTINEL, sx32                   # noqa: E402
-from eemu_ext.testing import asm, put_words                   # noqa: E402
+from eemu_ext.testing import asm                   # noqa: E402
 from eemu_ext.isa.row import GPR_NAMES                        # noqa: E402
 
 CODE = 0x00040000

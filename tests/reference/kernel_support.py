@@ -1,6 +1,5 @@
 """Shared by the compiled-kernel tests: the kernels fixture and random operands (numpy, seeded)."""
 import hashlib
-import os
 import shutil
 
 import numpy as np
