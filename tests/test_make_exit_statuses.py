@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 
-import pytest
 
 from tests.harness import archives
 
@@ -30,13 +29,8 @@ def harness_status(r):
 
 
 def mutant(name):
-    elf = os.path.join(MUTANTS, name + ".elf")
-    if not os.path.isfile(elf):
-        from shutil import which
-        if which("mipsel-linux-gnu-gcc") is None:
-            pytest.skip("stand-in mutant ELFs not built and no gcc-mipsel-linux-gnu to build them")
-        pytest.fail(f"{elf} not built: make mutant-elfs")
-    return elf
+    from tests.harness.mutant_elfs import mutant_elf
+    return mutant_elf(name)
 
 
 def summary(run):

@@ -120,7 +120,7 @@ def test_plots_are_recorded_for_a_workers_first_plotted_chunks_and_names_for_eve
     PLOTTED_CHUNKS chunks with plottable mismatches of a worker, archive and edge chunks alike;
     a later one says it went unplotted, and every failing chunk names its objects. The mutant
     computes R·S with fs = the scale: playback matrix mismatches under the hw multiplier."""
-    from tests.harness.test_closing_summary import built
+    from tests.harness.mutant_elfs import built
     from harness.options import ROOT
     mutant = built(os.path.join(ROOT, "standin", "build", "mutants", "swap_scale_operands.elf"))
     monkeypatch.setattr(worker, "PLOTTED_CHUNKS", 1)

@@ -5,11 +5,11 @@ import re
 import subprocess
 import sys
 
-import pytest
 
 from harness.runners.bulk import format_summary
 from harness.options import ROOT
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
+from tests.harness.mutant_elfs import built
 
 PY = sys.executable
 NOTE_MUTANT = os.path.join(ROOT, "standin", "build", "mutants", "note_list_file_order.elf")
@@ -18,15 +18,6 @@ NOTE_MUTANT = os.path.join(ROOT, "standin", "build", "mutants", "note_list_file_
 def bulk(tmp_path, *args):
     return subprocess.run([PY, "-m", "harness", "bulk", "--runs", str(tmp_path), "--fresh", "--jobs", "2", *args],
                           cwd=ROOT, capture_output=True, text=True, timeout=600)
-
-
-def built(elf):
-    if not os.path.isfile(elf):
-        from shutil import which
-        if which("mipsel-linux-gnu-gcc") is None:
-            pytest.skip("stand-in mutant ELFs not built and no gcc-mipsel-linux-gnu to build them")
-        pytest.fail(f"{elf} not built: make mutant-elfs")
-    return elf
 
 
 def test_a_failing_bulk_lists_each_failing_chunk_with_its_first_mismatch_and_repro(tmp_path):

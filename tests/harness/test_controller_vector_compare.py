@@ -15,7 +15,7 @@ from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile, rng
 from harness.runners.chunk import parse_reference
 
-from .test_closing_summary import built
+from .mutant_elfs import built
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MUTANTS = os.path.join(ROOT, "standin", "build", "mutants")

@@ -116,12 +116,9 @@ def test_a_check_selection_keeps_the_edge_chunks_it_applies_to():
 
 
 def mutant(name):
-    pytest.importorskip("eemu_ext")
     from harness.driver.game import Game
-    elf = os.path.join(ROOT, "standin", "build", "mutants", f"{name}.elf")
-    if not os.path.exists(elf):
-        pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")
-    return Game(elf, "hw")
+    from tests.harness.mutant_elfs import mutant_elf
+    return Game(mutant_elf(name), "hw")
 
 
 @pytest.mark.parametrize("name, chunk, check", [("texture_saturates", "texture-wrap", "materials"),

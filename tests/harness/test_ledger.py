@@ -8,10 +8,10 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from harness.options import ROOT
 from reports.ledger import left_out, lines, total
+from tests.harness.mutant_elfs import built
 
 PY = sys.executable
 CHUNK = "chgate.cmp::ANM_chgate002"          # 6 object records, two of them for object 4
@@ -36,15 +36,6 @@ def bulk(tmp_path, name, *args, code=None):
                        env=dict(os.environ, EEDIFF_CACHE=str(tmp_path / "cache")))
     s = json.loads((out / "summary.json").read_text()) if (out / "summary.json").is_file() else None
     return r, s, out
-
-
-def built(elf):
-    if not os.path.isfile(elf):
-        from shutil import which
-        if which("mipsel-linux-gnu-gcc") is None:
-            pytest.skip("stand-in mutant ELFs not built and no gcc-mipsel-linux-gnu to build them")
-        pytest.fail(f"{elf} not built: make mutant-elfs")
-    return elf
 
 
 def test_the_ledger_sums_kinds_and_names_what_a_profile_comparing_everything_left_out():

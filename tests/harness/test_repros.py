@@ -10,19 +10,11 @@ import sys
 import pytest
 
 from harness.options import DEFAULT_DATA, ROOT
+from tests.harness.mutant_elfs import built
 
 PY = sys.executable
 NOTE_MUTANT = os.path.join(ROOT, "standin", "build", "mutants", "note_list_file_order.elf")
 CASE = "ecm1.cmp::ANM_ecm1001"     # two note mismatches at different times under this mutant
-
-
-def built(elf):
-    if not os.path.isfile(elf):
-        from shutil import which
-        if which("mipsel-linux-gnu-gcc") is None:
-            pytest.skip("stand-in mutant ELFs not built and no gcc-mipsel-linux-gnu to build them")
-        pytest.fail(f"{elf} not built: make mutant-elfs")
-    return elf
 
 
 def one_json(*args):

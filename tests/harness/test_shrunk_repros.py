@@ -5,21 +5,12 @@ import os
 import subprocess
 import sys
 
-import pytest
 
 from harness.options import ROOT
+from tests.harness.mutant_elfs import built
 
 PY = sys.executable
 NOTE_MUTANT = os.path.join(ROOT, "standin", "build", "mutants", "note_list_file_order.elf")
-
-
-def built(elf):
-    if not os.path.isfile(elf):
-        from shutil import which
-        if which("mipsel-linux-gnu-gcc") is None:
-            pytest.skip("stand-in mutant ELFs not built and no gcc-mipsel-linux-gnu to build them")
-        pytest.fail(f"{elf} not built: make mutant-elfs")
-    return elf
 
 
 def test_every_failing_chunk_has_a_shrunk_repro_that_one_gives_too(tmp_path):

@@ -16,7 +16,7 @@ from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.runners.chunk import parse_reference
 
-from .test_closing_summary import built
+from .mutant_elfs import built
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MUTANTS = os.path.join(ROOT, "standin", "build", "mutants")
