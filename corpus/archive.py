@@ -325,8 +325,9 @@ class Corpus:
         return len(self._chunks)
 
 
-def find_on_disc(disc):
-    """(DATA.BIN extent byte offset, length, executable bytes) of an ISO 9660 image."""
+def _open_iso(disc):
+    """(the opened pycdlib image, pycdlib's exception type); a file that is no ISO 9660 image is a
+    CorpusError naming it. The caller closes the image."""
     try:
         import pycdlib
         from pycdlib.pycdlibexception import PyCdlibException
@@ -338,6 +339,12 @@ def find_on_disc(disc):
         iso.open(os.fspath(disc))
     except (PyCdlibException, OSError) as e:
         raise CorpusError(f"not an ISO 9660 image: {e}", member=os.fspath(disc), kind="iso") from None
+    return iso, PyCdlibException
+
+
+def find_on_disc(disc):
+    """(DATA.BIN extent byte offset, length, executable bytes) of an ISO 9660 image."""
+    iso, PyCdlibException = _open_iso(disc)
     try:
         def find(*cands):
             for c in cands:
@@ -377,13 +384,7 @@ def find_on_disc(disc):
 def read_disc_file(disc, paths):
     """The bytes of the first of `paths` (ISO 9660 paths, e.g. '/DATA/GCMN.PRG;1') on the disc
     image, or None when it has none of them."""
-    import pycdlib
-    from pycdlib.pycdlibexception import PyCdlibException
-    iso = pycdlib.PyCdlib()
-    try:
-        iso.open(os.fspath(disc))
-    except (PyCdlibException, OSError) as e:
-        raise CorpusError(f"not an ISO 9660 image: {e}", member=os.fspath(disc), kind="iso") from None
+    iso, PyCdlibException = _open_iso(disc)
     try:
         for p in paths:
             try:
