@@ -215,20 +215,18 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
 
 
 def _function_code(sections, funcs):
-    """The code ranges a snapshot leaves out: the sized functions inside the executable sections,
-    merged. DECISION: the retail layout's `main` is one writable, executable section that holds
-    the game's data and bss beside its text (so does the stand-in's); leaving the whole section
-    out of a snapshot would carry one playback's static state (a morpher's, a counter's) into the
-    next. Functions bound the code where the image names them; an image without sized function
-    symbols keeps its executable sections."""
-    spans = sorted((a, a + n) for a, n, _ in funcs
-                   if n and any(lo <= a and a + n <= hi for lo, hi in sections))
-    if not spans:
-        return sections
-    merged = [list(spans[0])]
-    for lo, hi in spans[1:]:
-        if lo <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], hi)
+    """The code ranges a snapshot leaves out: in each executable section, the span from its first
+    sized function to the end of its last. DECISION: the retail layout's `main` is one writable,
+    executable section that holds the game's data and bss after its text (so does the stand-in's);
+    leaving the whole section out of a snapshot would carry one playback's static state (a
+    morpher's, a counter's) into the next. The functions' span is the text: the alignment between
+    two functions stays with it, so a page of code is left out whole and a patch to it stays. An
+    image without sized function symbols keeps its executable sections."""
+    out = []
+    for lo, hi in sections:
+        spans = [(a, a + n) for a, n, _ in funcs if n and lo <= a and a + n <= hi]
+        if spans:
+            out.append((min(a for a, _ in spans), max(b for _, b in spans)))
         else:
-            merged.append([lo, hi])
-    return [(lo, hi) for lo, hi in merged]
+            out.append((lo, hi))
+    return sorted(out)
