@@ -75,11 +75,11 @@ def main() -> int:
         ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
         print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {goal('native >= 30x python', ratio >= 30)})")
     shortcuts(engines[-1])
-    from harness.exhaustive_cost import report as exhaustive_cost
+    from benchmarks.exhaustive_cost import report as exhaustive_cost
     exhaustive_cost(200)
     cluster_against_pool()
     if UNMET:
-        print(f"harness.bench: goals NOT met: {'; '.join(UNMET)}")
+        print(f"benchmarks.bulk: goals NOT met: {'; '.join(UNMET)}")
     return 1 if UNMET else 0
 
 
