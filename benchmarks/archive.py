@@ -1,6 +1,6 @@
 """python -m benchmarks.archive: time to synthesise the full archive, and to enumerate and parse all chunks.
 
-Goals (issue 4): synthesis <= 60 s, enumerating and parsing all 4,091 chunks <= 10 s (with the
+Goals: synthesis <= 60 s, enumerating and parsing all 4,091 chunks <= 10 s (with the
 cached index; the one-off index build is printed too). Times are process CPU and wall seconds.
 """
 import argparse

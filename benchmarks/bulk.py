@@ -20,7 +20,7 @@ SEED = 4
 REPEATS = {"python": 1, "native": 5}
 
 
-# issue 12's switches: each turns one of the nightly's shortcuts off
+# the shortcut switches: each turns one of the nightly's shortcuts off
 SWITCHES = {"load once": {"EEDIFF_LOAD_ONCE": "0"},
             "compiled reference": {"EEDIFF_REFERENCE_NATIVE": "0"},
             "vectorised compare": {"EEDIFF_VECTOR_COMPARE": "0"}}
@@ -84,7 +84,7 @@ def main() -> int:
 
 
 def shortcuts(engine: str) -> None:
-    """The same sample (the nightly: all four speeds) with each shortcut of issue 12 switched off,
+    """The same sample (the nightly: all four speeds) with each shortcut switched off,
     and with all three off, as ratios of whole-run CPU to the run with all of them on (best of
     SWITCH_REPEATS each, all in this one bench run)."""
     def best(env_extra):
@@ -102,7 +102,7 @@ def shortcuts(engine: str) -> None:
     r = best(every)
     print(f"  {'all three off':24s} {r['cpu']:7.2f} CPU-s  {r['cpu'] / max(on['cpu'], 1e-9):5.2f}x the time"
           f"  ({r['mismatches']} mismatches)")
-    # issue 17: the code coverage every run counts, on by default; goal <= 10% of the run
+    # the code coverage every run counts, on by default; goal <= 10% of the run
     off = best({"EEDIFF_CODE_COVERAGE": "0"})
     cost = on["cpu"] / max(off["cpu"], 1e-9) - 1
     # DECISION: a run with counting that took less CPU than the run without is noise, not a gain:

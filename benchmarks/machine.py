@@ -1,7 +1,7 @@
 """`make bench`: instructions per second of the eemu_ext engine next to unicorn's on the same code.
 
 Both engines run the same machine code in one process, so the ratio is measured on one machine in
-one run. Times are CPU time of this process (time.process_time), robust on a shared machine. Goal for the engine (issue 2): at least 2M instructions/s on the integer loop.
+one run. Times are CPU time of this process (time.process_time), robust on a shared machine. Goal for the engine: at least 2M instructions/s on the integer loop.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The playback check's vectorised compare (issue 12): array equality over raw u32 words and the
+"""The playback check's vectorised compare: array equality over raw u32 words and the
 keyed deviations over all steps at once, with records built only for the failing entries, gives
 exactly what comparing one entry at a time gives: the same mismatch records in the same order,
 the same counters and quirks, the same keyed-rotation samples and worst case. Checked on the

@@ -1,5 +1,5 @@
 """Instruction fetch outside the executable's loaded segments is a fault naming the jump that got
-there and ra (issue: the native engine, item 6), in both engines: a call through a null pointer
+there and ra, in both engines: a call through a null pointer
 must not slide through zeroed low memory as NOPs."""
 import os
 

@@ -1,4 +1,4 @@
-"""Code written after translation is what runs (issue: the native engine, exact hand-over): a
+"""Code written after translation is what runs: a
 write into translated code makes the program stale, also on a machine whose program came from
 the cache and so never decoded that code itself."""
 import os
