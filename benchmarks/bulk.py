@@ -20,19 +20,22 @@ SEED = 4
 REPEATS = {"python": 1, "native": 5}
 
 
-# the shortcut switches: each turns one of the nightly's shortcuts off
-SWITCHES = {"load once": {"EEDIFF_LOAD_ONCE": "0"},
+# the shortcut switches: each turns one of the nightly's shortcuts off, by an environment variable
+# or by an option of benchmarks.shortcuts (the bulk then runs through it)
+SWITCHES = {"load once": {"--load-afresh": ""},
             "compiled reference": {"EEDIFF_REFERENCE_NATIVE": "0"},
-            "vectorised compare": {"EEDIFF_VECTOR_COMPARE": "0"}}
+            "vectorised compare": {"--per-entry-compare": ""}}
 SWITCH_REPEATS = 3
 
 
 def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dict:
     out = tempfile.mkdtemp(prefix=f"eediff-bench-{engine}-")
     env = dict(os.environ, EEMU_ENGINE=engine, EEMU_COMPILE_AFTER="0")   # compiled from the first call
-    env.update(env_extra or {})
+    env.update({k: v for k, v in (env_extra or {}).items() if not k.startswith("--")})
+    off = [k for k in env_extra or {} if k.startswith("--")]
     try:
-        cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
+        cmd = [sys.executable, "-m", *(["benchmarks.shortcuts", *off] if off else ["harness"]), "bulk",
+               "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
                "--jobs", "1", "--fresh", "--out", os.path.join(out, "run"), *extra]
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         with open(os.path.join(out, "run", "summary.json"), encoding="utf-8") as f:

@@ -1,7 +1,6 @@
 """Game: drives the executable's ccAnm functions in one Machine (checks.md §8.3 procedures)."""
 from __future__ import annotations
 
-import os
 import struct
 import time
 from collections import Counter
@@ -108,7 +107,7 @@ class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
     def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
-                 coverage=False, syms=None, overlay=None):
+                 coverage=False, syms=None, overlay=None, load_once=True):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
         budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
         self.image_path = str(image)
@@ -148,8 +147,8 @@ class Game:
         # Load once per chunk: the state ConvLCNum2ALCNum left, restored before every
         # further check and speed of the same chunk. reload: load afresh each time and require the
         # fresh state to equal the restored one byte for byte (the shortcut checks itself).
-        # EEDIFF_LOAD_ONCE=0 turns the shortcut off (make bench measures against it)
-        self.load_once = os.environ.get("EEDIFF_LOAD_ONCE", "1") != "0"
+        # load_once=False turns the shortcut off (make bench measures against it)
+        self.load_once = load_once
         self.reload = False
         self._loaded = None                  # (chunk bytes, machine snapshot, harness-side state)
         self.loads = Counter()               # "fresh", "restored", "reloaded" (verified)

@@ -16,6 +16,7 @@ from harness.compare.tally import Tally
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.runners.chunk import parse_reference
+from benchmarks.shortcuts import check_playback_each
 
 from .test_closing_summary import built
 
@@ -51,13 +52,13 @@ def image(name):
 
 
 def played(game, cid, speed, exact_local, vector, monkeypatch):
-    monkeypatch.setattr(P, "VECTOR", vector)
     ch = CORPUS.chunk(cid)
     anim = parse_reference(ch, game.float_model)
     tally = Tally()
     ctx = CaseContext(cid, 4, "nightly", game.float_model, image=game.image_path)
     n = P.bulk_steps(anim, speed, 400)
-    ok = P.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally, [speed] * n, speed, exact_local)
+    check = P.check_playback if vector else check_playback_each
+    ok = check(game, anim, game.load(ch.data), ch.names, ctx, tally, [speed] * n, speed, exact_local)
     return ok, tally
 
 
