@@ -59,7 +59,7 @@ def test_a_non_numeric_eediff_seed_is_one_clear_line():
     assert r.returncode != 0 and "EEDIFF_SEED='four' is not a whole number" in r.stdout + r.stderr
 
 
-def test_without_the_plugin_entry_point_the_command_fails_as_the_issue_reports(tmp_path):
+def test_without_the_plugin_entry_point_the_command_fails(tmp_path):
     """The check above can go red: with autoloading off, the root conftest.py is never reached."""
     image, data = disc_files(tmp_path)
     r = pytest_run("--image", image, "--data", data, "-k", "notes", "--collect-only", "-q",
