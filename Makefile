@@ -194,7 +194,7 @@ probe: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
-	@status=0; for bench in eemu_ext.bench harness.bench corpus.bench; do \
+	@status=0; for bench in benchmarks.machine benchmarks.bulk benchmarks.archive; do \
 	  $(PY) -m $$bench || status=1; done; \
 	  [ $$status = 0 ] || echo 'make bench: a goal was NOT met (above)' >&2; exit $$status
 

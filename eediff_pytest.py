@@ -144,7 +144,7 @@ def shortcut_word(config):
 def pytest_ignore_collect(collection_path, config):
     """`pytest -k notes`, the developer loop: only tests/differential is collected.
 
-    DECISION (issue 12): that loop used to import and collect the whole suite (13,000 tests, 4-5 s
+    DECISION: that loop used to import and collect the whole suite (13,000 tests, 4-5 s
     in each xdist worker) to select the 945 that carry the word. No test id outside
     tests/differential carries it (tests/test_check_words.py collects the whole suite the plain way
     and fails on one that does), so skipping the other test directories selects exactly the same

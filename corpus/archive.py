@@ -268,7 +268,7 @@ class Corpus:
                     cid = f"{m.name}::{nm}" + (f"#{seen[nm]}" if seen[nm] > 1 else "")
                     chunks.append([cid, nm, off, length, obj, len(blob)])
                     blob += f.data[off:off + length]
-                # DECISION (issue 12): the object names go into the index with the chunks, so a
+                # DECISION: the object names go into the index with the chunks, so a
                 # worker names a chunk's objects without inflating its member (3% of a nightly)
                 entry = dict(vars(m), version=f.version, chunks=chunks,
                              ext=sorted([o, t] for o, t in f.ext.items()),

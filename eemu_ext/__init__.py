@@ -6,7 +6,7 @@ the engines' protocol), ``native`` (the native engine, lockstep, the C build cac
 decoder in front of capstone), ``isa`` (the instruction table: integer, cop1, vu0, mmi rows),
 ``memory`` (RAM, mirrors, scratchpad, VU0 memory), ``elf`` (images and symbols), ``layout`` (the retail layout: main, overlays,
 window, symbol sources), ``sidecar`` (a stripped volume's ``.syms``), ``overlays`` (``DATA/<NAME>.PRG``), ``errors``,
-``record`` (recordings), ``testing`` (run_words, asm), ``bench`` (`make bench`), ``disasm``
+``record`` (recordings), ``testing`` (run_words, asm), ``disasm``
 (`python -m eemu_ext disasm ELF [SYMBOL|ADDR]`).
 """
 from .errors import (EemuError, EmulationError, EngineError, HostError, StepLimitExceeded, UnimplementedInstruction,

@@ -31,14 +31,14 @@ PROFILES = {
                      playback_all=True, note_steps_min=10, note_steps_max=16, fobj_steps=12,
                      morph_limit=1, morph_max_vertices=24, playback_speeds=2, reload=True),
     # The nightly plays every chunk with tracks or morphs at all four speeds of checks.md §4.2
-    # (issue 12: the earlier harness's coverage; the spec's one drawn speed is the quick profile's first).
+    # (DECISION: every speed, not the spec's one drawn speed, which is the quick profile's first).
     # It compares every record the game writes (checks.md §9): every object and material record at
     # every key boundary +-1 and 6 random times, every F_Morpher record and every vertex.
     "nightly": Profile("nightly", times=6, max_tracks=-1, max_boundaries=-1, playback_max_steps=400,
                        playback_all=True, note_steps_min=30, note_steps_max=200, fobj_steps=60,
                        morph_limit=-1, morph_max_vertices=-1, playback_speeds=4, every_record=True),
-    # The first run on a user's own disc (issue 13): the configuration the earlier harness proved
-    # on the real game (FLOAT=trunc, the playback 3x3 within tolerance), a small sample, probe first.
+    # The first run on a user's own disc: the configuration known to pass on the real game
+    # (FLOAT=trunc, the playback 3x3 within tolerance), a small sample, probe first.
     "first-contact": Profile("first-contact", times=6, max_tracks=12, max_boundaries=-1,
                              playback_max_steps=400, playback_all=False, note_steps_min=30,
                              note_steps_max=200, fobj_steps=60, morph_limit=3, morph_max_vertices=120,

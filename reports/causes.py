@@ -9,7 +9,7 @@ from collections import defaultdict
 
 from .bits import is_integer_field, parse_u32, ulp_distance
 
-# DECISION: the issue names the causes, not their thresholds: "drift" is a deviation up to
+# DECISION: the causes are named, their thresholds are not given: "drift" is a deviation up to
 # 10x its tolerance (the drift seen on the disc stays within 2x of the bound; further out is
 # a wrong rotation, not drift), "rounding" is 1 or 2 ulp.
 DRIFT_FACTOR = 10.0

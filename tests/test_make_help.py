@@ -1,4 +1,4 @@
-"""`make help` lists every target and variable of the Makefile (issue 16, item 7), and
+"""`make help` lists every target and variable of the Makefile, and
 `make bulk CHECK=` is passed on, not ignored."""
 import os
 import re

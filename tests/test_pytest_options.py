@@ -1,4 +1,4 @@
-"""The README's real-disc pytest command works as printed, with the files anywhere (issue 16, item 1).
+"""The README's real-disc pytest command works as printed, with the files anywhere.
 
 pytest takes its rootdir from the path-like words of its command line before it reads any
 conftest.py; the eediff options come from the eediff_pytest plugin (an entry point), so
@@ -59,7 +59,7 @@ def test_a_non_numeric_eediff_seed_is_one_clear_line():
     assert r.returncode != 0 and "EEDIFF_SEED='four' is not a whole number" in r.stdout + r.stderr
 
 
-def test_without_the_plugin_entry_point_the_command_fails_as_the_issue_reports(tmp_path):
+def test_without_the_plugin_entry_point_the_command_fails(tmp_path):
     """The check above can go red: with autoloading off, the root conftest.py is never reached."""
     image, data = disc_files(tmp_path)
     r = pytest_run("--image", image, "--data", data, "-k", "notes", "--collect-only", "-q",
@@ -79,7 +79,7 @@ def test_a_directory_as_data_is_named_as_one(tmp_path):
 
 
 def test_under_the_nightly_profile_a_marker_takes_every_chunk_with_its_records():
-    """Issue 12: `pytest -k notes --profile nightly` checks all 944 note chunks (corpus-stats.md),
+    """`pytest -k notes --profile nightly` checks all 944 note chunks (corpus-stats.md),
     as the earlier harness did; --chunks N takes a seeded sample for a quick look."""
     every = pytest_run("tests/differential", "-k", "notes", "--profile", "nightly", "--collect-only", "-q")
     assert every.returncode == 0, every.stdout + every.stderr

@@ -20,7 +20,7 @@ from .spec import ChunkSpec, MemberSpec
 
 TAG = 0xCCCC << 16
 F1 = 0x3F800000
-# DECISION: rates of the quirks the disc's census does not count (issue 14): high enough that the
+# DECISION: rates of the quirks the disc's census does not count: high enough that the
 # default `make bulk` sample (seed 4, N = 200) holds chunks with each, rare against the ordinary case.
 LATE_FIRST_KEY = 0.03          # keyed channels whose first key is after frame 0
 ALPHA_OUTSIDE = 0.10           # controller transparencies outside [0, 1] (only F_Obj clamps)

@@ -177,26 +177,3 @@ def load(patch: Optional[Callable[[str], str]] = None, name: str = "eefloat") ->
     if lib is None:
         lib = _LOADED[k] = CFloat(build.shared_library(name, src))
     return lib
-
-
-BENCH_OPS = ("add", "mul", "madd", "div", "sqrt", "rsqrt")
-
-
-def op_ns(model: str, n: int = 20000, lib: Optional[CFloat] = None) -> Dict[str, Dict[str, float]]:
-    """{op: {"c": ns, "python": ns}} per call of the model's arithmetic, C timed inside C, on
-    the random normal operands of eemu_ext.bench_float.op_operands (CPU time)."""
-    from .. import eefloat
-    from ..bench_float import op_operands, op_seconds
-    lib = lib or load()
-    fm = eefloat.model(model)
-    xs = op_operands(model, n)
-    a, b = np.array(xs[:-1], dtype=np.uint64), np.array(xs[1:], dtype=np.uint64)
-    zero = np.zeros(n, dtype=np.uint64)
-    pairs = list(zip(xs, xs[1:]))
-    out = {}
-    for op in BENCH_OPS:
-        cname = MODEL_BINDINGS[model][op]
-        args = {"sqrt": (a,), "madd": (a, b, a, zero)}.get(op, (a, b))
-        c_ns = lib.ns_per_op(cname, *args, rounds=max(1, 200000 // n))
-        out[op] = {"c": c_ns, "python": op_seconds(fm, op, pairs) * 1e9 / n}
-    return out

@@ -1,6 +1,6 @@
 """The native engine: runs a machine's code as compiled C blocks, on the machine's own memory.
 
-DECISION (issue: the native engine's design): the executable's code is translated once, ahead of
+DECISION: the executable's code is translated once, ahead of
 the first run: every block reachable through statically known control flow from the ELF's
 function symbols and entry point (translate.py), compiled into one shared library with the host's
 C compiler, cached under build/native/ by a hash of the code bytes and of the translator (its

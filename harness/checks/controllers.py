@@ -1,6 +1,4 @@
 """Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1, §2.3)."""
-import os
-
 import numpy as np
 
 from corpus.quirks import held_rotation_keys
@@ -30,8 +28,10 @@ def run(case):
     check_tracks(case.game, case.anim, case.game.load(case.ch.data), case.ctx, case.tally, case.prof, case.rng)
 
 
-def check_tracks(game, anim, entries, ctx, tally, prof, rng):
-    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk."""
+def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
+    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk. compare(anim, tr, ts, words,
+    localtp, ctx, tally) compares one track's sampled times (default compare_times, all at once)."""
+    compare = compare or compare_times
     tracks = list(anim.tracks)
     if 0 <= prof.max_tracks < len(tracks):
         # DECISION: a track with a rotation held after a turn is checked even beyond the sample
@@ -64,14 +64,7 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
             ts = sorted(set(ts) | {t for T, _, _ in holds for t in (T, T + 1)})
         before = len(tally.mismatches)
         words, localtp = game.step_times(work, coord, ts)
-        if VECTOR:
-            compare_times(anim, tr, ts, words, localtp, ctx, tally)
-        else:
-            for k, t in enumerate(ts):
-                T = min(t, anim.last)
-                pose = anim.pose(tr, T)
-                compare_pose(scratch_of(words[k]), pose, tr, t, T, ctx, tally)
-                compare_localtp(int(localtp[k]), pose.alpha, tr.record, t, ctx, tally)
+        compare(anim, tr, ts, words, localtp, ctx, tally)
         if holds:
             at = {t: k for k, t in enumerate(ts)}
             check_running_matrix({t: scratch_of(words[at[t]]) for T, _, _ in holds for t in (T, T + 1)},
@@ -82,9 +75,6 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng):
         mark(tally, "object records", tr.record.index)
 
 
-# DECISION: EEDIFF_VECTOR_COMPARE=0 selects the per-time compare (compare_pose for every time),
-# which make bench measures against; both give the same records and counters (a test checks it).
-VECTOR = os.environ.get("EEDIFF_VECTOR_COMPARE", "1") != "0"
 NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
 SCALE_WORDS = [20, 25, 30]               # words 0, 5 and 10 of the scale matrix at scratch +0x50
 

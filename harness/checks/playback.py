@@ -1,6 +1,4 @@
 """Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
-import os
-
 import numpy as np
 
 from harness.checks import Check, Replay
@@ -56,9 +54,6 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
-# DECISION: EEDIFF_VECTOR_COMPARE=0 selects the per-entry compare (check_playback_each), which
-# make bench measures against; both give the same records, counters and order (a test checks it).
-VECTOR = os.environ.get("EEDIFF_VECTOR_COMPARE", "1") != "0"
 NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
 
 
@@ -69,8 +64,6 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
     track at every step's pose time in one call (anim.playback); the exact comparisons are array
     equality over raw u32 words and the keyed deviations are computed over all steps at once. Only
     the failing entries go through compare_matrix / compare_localtp, which build the records."""
-    if not VECTOR:
-        return check_playback_each(game, anim, entries, names, ctx, tally, steps, speed, exact_local)
     pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
     ref = anim.playback(steps)
     read_coords = game.coord_reader([c for _, c in posed])
@@ -289,42 +282,6 @@ def _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally):
             keyed[j] = (d, bound, keys)
     tally.count("localtp cases", int((~bad_a).sum()))
     return bad_m, bad_a, keyed
-
-
-def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
-    """check_playback one entry at a time: the reference per pose, the compare per word."""
-    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
-    time, looped = 0, False
-    for i, s in enumerate(steps):
-        got = game.forward(s)
-        want = anim.forward(time, s)
-        tally.count("steps")
-        where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
-        if forward_mismatches(ctx, tally, "playback", got, want, i, time, where):
-            return False
-        count_step_kind(anim, time, s, want, tally)
-        time = want.time
-        looped_before, looped = looped, looped or want.looped
-        if want.pose_at is None:
-            continue
-        T = min(want.pose_at, anim.last)
-        for tr, coord in posed:
-            compare_matrix(game.coord_matrix(coord), anim, tr, T, ctx, tally, i, where, exact_local)
-            compare_localtp(game.u32(coord + mm.COORD_LOCALTP), anim.pose(tr, T).alpha, tr.record, T,
-                            ctx, tally, check="playback", step=i)
-        frame = want.pose_at >> 8
-        if frame >= 1 and morphers:
-            # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
-            want_w = anim.morph_weights(frame, after_loop=looped_before)
-            for obj, addr in morphers:
-                tally.count("morph states")
-                exp = [tuple(p) for p in want_w.get(obj, ())]
-                got_w = game.morph_state(addr, pb.models)
-                if got_w != exp:
-                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_w),
-                                      object=obj, step=i, time=T, floats=False, context=where))
-    mark_posed(tally, posed)
-    return True
 
 
 def pairs_json(pairs):

@@ -25,7 +25,7 @@ def boundary_times(record, hi):
 def sample_times(record, last, rng, n_random, max_boundaries):
     """checks.md §2.1 step 4.3 plus every key boundary +-1 (or a seeded sample of them).
 
-    Never past last = (N - 1)*256 (issue 13): a game that does not clamp would give false
+    Never past last = (N - 1)*256: a game that does not clamp would give false
     mismatches there. For last = 0 (N = 1) the only time is 0."""
     if last <= 0:
         return [0]

@@ -1,7 +1,6 @@
 """Game: drives the executable's ccAnm functions in one Machine (checks.md §8.3 procedures)."""
 from __future__ import annotations
 
-import os
 import struct
 import time
 from collections import Counter
@@ -91,7 +90,7 @@ def load_machine(image, float_model="hw", coverage=False, syms=None, overlay=Non
     from eemu_ext import Machine
     m = Machine(float_model=float_model, coverage=coverage)
     img = m.load_elf(image, syms=syms, overlay=overlay)
-    # issue 13: any data access below the executable's lowest segment faults, naming pc and symbol
+    # any data access below the executable's lowest segment faults, naming pc and symbol
     m.data_floor = lowest_segment(img)
     return m, img
 
@@ -108,7 +107,7 @@ class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
     def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
-                 coverage=False, syms=None, overlay=None):
+                 coverage=False, syms=None, overlay=None, load_once=True):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
         budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
         self.image_path = str(image)
@@ -145,11 +144,11 @@ class Game:
         self.out_buffer = (0, 0)             # (start, end) of the last load's output buffer
         self.out_high = 0                    # bytes of it the cursor reached (the high-water mark)
         self._plain = set()                  # playback's zeroed instance blocks
-        # Load once per chunk (issue 12): the state ConvLCNum2ALCNum left, restored before every
+        # Load once per chunk: the state ConvLCNum2ALCNum left, restored before every
         # further check and speed of the same chunk. reload: load afresh each time and require the
         # fresh state to equal the restored one byte for byte (the shortcut checks itself).
-        # EEDIFF_LOAD_ONCE=0 turns the shortcut off (make bench measures against it)
-        self.load_once = os.environ.get("EEDIFF_LOAD_ONCE", "1") != "0"
+        # load_once=False turns the shortcut off (make bench measures against it)
+        self.load_once = load_once
         self.reload = False
         self._loaded = None                  # (chunk bytes, machine snapshot, harness-side state)
         self.loads = Counter()               # "fresh", "restored", "reloaded" (verified)
@@ -429,7 +428,7 @@ class Game:
                 m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.models[addr] = e.object
             else:
-                # issue 13: every object the game may decode a record into (F_Ambient, F_Camera,
+                # every object the game may decode a record into (F_Ambient, F_Camera,
                 # light, note and F_Obj instances) is a real block, never address 0
                 addr = self.heap.alloc(mm.INSTANCE_SIZE, "instance")
                 m.write_u32(index + mm.INDEX_SUBST, addr)

@@ -104,7 +104,7 @@ KIND_OBJECT = 0x0102
 KIND_MATERIAL = 0x0202
 INDEX_KIND_OBJ = 0x0100
 
-# Set-up guards (issue 13: a set-up that cannot fail silently).
+# Set-up guards: a set-up that cannot fail silently.
 # DECISION: the poison is a signalling-NaN-like pattern no float the game computes from finite
 # data can produce; every scratch word SetAnmCtrlWork does not write reads back as it.
 POISON = 0x7FBADBAD

@@ -1,4 +1,4 @@
-"""The readiness probe (issue 13): each entry point on a few small chunks, watched, before any bulk.
+"""The readiness probe: each entry point on a few small chunks, watched, before any bulk.
 
 It records the functions entered (a symbolised call tree with counts), syscalls and COP0 use, data
 accesses outside the memory the executable and the harness provide, reads of reader, ccAnm,

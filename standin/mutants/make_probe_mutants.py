@@ -1,5 +1,5 @@
 """make_probe_mutants.py: regenerate standin/mutants/probe-*.patch, the broken builds the readiness
-probe must name (issue 13). Each is '# Catches: probe' with '# Finding: <kind>', the kind of the
+probe must name. Each is '# Catches: probe' with '# Finding: <kind>', the kind of the
 probe's finding line that names the problem. Run: python3 standin/mutants/make_probe_mutants.py
 """
 import os, shutil, subprocess, sys, tempfile

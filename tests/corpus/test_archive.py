@@ -54,7 +54,7 @@ def test_bad_members_raise_corpus_error(tmp_path, damage, text):
 
 
 def test_bad_member_listed_not_dropped(tmp_path):
-    """A corrupt member is listed with its reason; the others stay usable (issue 4 §5)."""
+    """A corrupt member is listed with its reason; the others stay usable."""
     from corpus.anime import build_anime, obj_track
     an = build_anime(object=1, frames=2, tracks=[obj_track(2, pos=(1, 2, 3))])
     a, offs = archive([("good.cmp", ccsf(["ANM_a", "OBJ_a"], [an])), ("bad.cmp", ccsf(["ANM_b"], [an[:-4]]))])
@@ -132,7 +132,7 @@ def test_categories_c_compiles_into_tables(small_dir, tmp_path):
 
 @pytest.mark.parametrize("exe", ["SLUS_202.67", "SLES_512.34"])
 def test_disc_image(small_dir, small_manifest, tmp_path, exe):
-    """An ISO 9660 image with DATA/DATA.BIN and SLUS_202.67 opens like the files (issue 4 §1);
+    """An ISO 9660 image with DATA/DATA.BIN and SLUS_202.67 opens like the files;
     another executable is found through SYSTEM.CNF's BOOT2 line."""
     pycdlib = pytest.importorskip("pycdlib")
     elf = tables_elf(small_manifest["members"], small_manifest["cate_ofs"])

@@ -1,4 +1,4 @@
-"""issue 15: inputs are bounded. A gzip bomb fails fast in bounded memory, inflation stops at the
+"""Inputs are bounded. A gzip bomb fails fast in bounded memory, inflation stops at the
 member's ISIZE, a FIFO or a directory is refused by name, and the index cache keeps one entry per
 archive."""
 import os

@@ -1,5 +1,5 @@
 """Fuzzing: mutated members and chunks (bit flips, truncation, bad size fields) raise only
-CorpusError, never another exception, and never hang (issue 4, Must show)."""
+CorpusError, never another exception, and never hang."""
 import random
 import signal
 import struct

@@ -1,4 +1,4 @@
-"""Finding a case (issue 16, item 5): `python -m corpus list [--grep]`, "did you mean" for an unknown
+"""Finding a case: `python -m corpus list [--grep]`, "did you mean" for an unknown
 CASE, and an empty CASE asked for by name."""
 import os
 import subprocess

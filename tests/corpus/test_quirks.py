@@ -1,4 +1,4 @@
-"""The synthetic archive carries every documented quirk the disc's census does not count (issue 14),
+"""The synthetic archive carries every documented quirk the disc's census does not count,
 each in realistic proportion, while test_stats.py's disc figures still match exactly: late first
 keys on all four channels and on materials (animation-semantics.md §2.2 step 2), keyed rotations
 held after a turn (a step with no axis, §3.4 step 4, whose pose is the running matrix, §3.6), controller

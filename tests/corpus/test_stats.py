@@ -119,7 +119,7 @@ def test_cli_lists_bad_members(tmp_path, small_dir):
     out = subprocess.run([sys.executable, "-m", "corpus", "stats", str(p)], capture_output=True, text=True,
                          env=env)
     assert "== bad members: 1" in out.stdout or "== bad members: 2" in out.stdout
-    assert out.returncode == 1 and re.search(r"bad members? in", out.stderr), out.stderr   # issue 15: not a success
+    assert out.returncode == 1 and re.search(r"bad members? in", out.stderr), out.stderr   # bad members: not a success
 
 
 def test_category_tables_match_the_disc_layout(full_dir, full_manifest):

@@ -1,4 +1,4 @@
-"""make bulk in-process on the hand-built corpus: run directory, counters, resume, report (issue 7 §4)."""
+"""make bulk in-process on the hand-built corpus: run directory, counters, resume, report."""
 import json
 import os
 
@@ -73,7 +73,7 @@ def test_a_mismatch_makes_the_exit_status_non_zero_and_the_report_is_rendered(tm
 
 
 def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monkeypatch):
-    """issue 8: `--shrink` attaches `shrunk` (fewest plan steps) with a replay command."""
+    """`--shrink` attaches `shrunk` (fewest plan steps) with a replay command."""
     from harness.driver import game as game_mod
     real_fw = game_mod.Game.forward
 

@@ -1,4 +1,4 @@
-"""The console's closing block says what failed (issue 16, item 3): the failing chunks (up to 10),
+"""The console's closing block says what failed: the failing chunks (up to 10),
 each one's first mismatch and its one-line repro, and per-check counts that add up to the total."""
 import os
 import re

@@ -1,4 +1,4 @@
-"""Scale out (issue 18): one selection checked by the process pool, on a Dask cluster, and in four
+"""Scale out: one selection checked by the process pool, on a Dask cluster, and in four
 shards merged gives the same chunk records; a Dask worker killed mid-run costs nothing.
 
 The three-way test checks 24 sampled chunks of the synthetic corpus plus the 9 synthetic Modify

@@ -1,4 +1,4 @@
-"""Coverage of the game's code over a bulk run (issue 17): coverage.json, coverage_functions.json
+"""Coverage of the game's code over a bulk run: coverage.json, coverage_functions.json
 (interfaces.md §4) and `python -m harness coverage RUN`; a branch direction no chunk took becomes
 covered when a chunk that takes it is added to the run."""
 import json

@@ -1,4 +1,4 @@
-"""Coverage of the game's code when a run is split (issue 17): `make merge` sums the shards'
+"""Coverage of the game's code when a run is split: `make merge` sums the shards'
 coverage.json into the merged run, and a Dask cluster's workers bring each record's counts back
 to the client, which sums them. The same selection counts the same under the process pool, two
 merged shards and the cluster, to the execution.

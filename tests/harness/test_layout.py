@@ -1,4 +1,4 @@
-"""harness/checks/ holds one module per check and the registry lists every one (issue 19):
+"""harness/checks/ holds one module per check and the registry lists every one:
 a check module the registry misses would silently never run."""
 import importlib
 import inspect

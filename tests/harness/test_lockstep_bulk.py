@@ -1,4 +1,4 @@
-"""The two engines in lockstep on the real workload (issue: the native engine): a quick-profile
+"""The two engines in lockstep on the real workload: a quick-profile
 bulk of 10 chunks with every check, where every native block also runs in the Python engine and
 any difference stops the run at the first differing instruction. It must be clean."""
 import json

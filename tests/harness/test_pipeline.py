@@ -23,7 +23,7 @@ def harness(*args, timeout=600, **kw):
 
 
 def test_keyword_selection_picks_only_the_note_checks():
-    """issue 7: `pytest -k notes` selects exactly the differential note checks, in the whole suite."""
+    """`pytest -k notes` selects exactly the differential note checks, in the whole suite."""
     out = subprocess.run([PY, "-m", "pytest", "--collect-only", "-q", "-k", "notes"],
                          cwd=ROOT, capture_output=True, text=True, timeout=300)
     ids = [line for line in out.stdout.splitlines() if "::" in line and line.startswith("tests/")]
@@ -44,7 +44,7 @@ def _done(run):
 
 
 def test_bulk_run_killed_mid_way_resumes_without_redoing_finished_chunks(tmp_path):
-    """issue 7: a killed bulk run resumes; finished chunk records are neither redone nor lost."""
+    """A killed bulk run resumes; finished chunk records are neither redone nor lost."""
     runs = str(tmp_path / "runs")
     args = ["bulk", "--n", "40", "--jobs", "1", "--seed", "11", "--profile", "quick", "--check", "controllers",
             "--runs", runs]
@@ -82,7 +82,7 @@ def test_bulk_run_killed_mid_way_resumes_without_redoing_finished_chunks(tmp_pat
 
 @pytest.mark.parametrize("float_model", ["hw", "trunc"])
 def test_bulk_on_the_bundled_defaults_passes_under_both_float_models(tmp_path, float_model):
-    """issue 7: `make bulk` on the stand-in + synthetic corpus passes, FLOAT=trunc included."""
+    """`make bulk` on the stand-in + synthetic corpus passes, FLOAT=trunc included."""
     r = harness("bulk", "--n", "3", "--jobs", "1", "--seed", "4", "--profile", "quick",
                 "--float-model", float_model, "--runs", str(tmp_path), "--fresh")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
@@ -90,7 +90,7 @@ def test_bulk_on_the_bundled_defaults_passes_under_both_float_models(tmp_path, f
 
 
 def test_bad_inputs_are_named_exactly(tmp_path):
-    """issue 7 §5: a missing or wrong IMAGE/DATA is named, not a traceback."""
+    """A missing or wrong IMAGE/DATA is named, not a traceback."""
     r = harness("bulk", "--n", "1", "--data", str(tmp_path / "nope.bin"), "--runs", str(tmp_path))
     assert r.returncode == 2 and "nope.bin: no such file" in r.stderr and "Traceback" not in r.stderr
     bogus = tmp_path / "bogus.elf"
@@ -129,7 +129,7 @@ def mutants():
 @pytest.mark.parametrize("mutant", mutants() or [pytest.param(None, id="no-mutants")],
                          ids=lambda m: getattr(m, "name", str(m)))
 def test_every_mutant_is_caught_by_the_check_it_names(mutant):
-    """issue 7 §6 / interfaces.md §5: the quick profile on the mutant's cases catches it by its check."""
+    """The quick profile on the mutant's cases catches it by its check (interfaces.md §5)."""
     assert mutant is not None, "standin/mutants/*.patch: none found or a header is malformed"
     require_built([mutant.elf])
     from harness.runners.mutants import run_mutant
@@ -149,7 +149,7 @@ def _first_mutant_for(check):
 
 
 def test_the_printed_repro_reproduces_a_mutant_mismatch_alone():
-    """issue 8: the repro command of a mutant's mismatch, run alone, fails the same way."""
+    """The repro command of a mutant's mismatch, run alone, fails the same way."""
     from harness.runners.mutants import find_mutants, run_mutant
     from harness.options import Options
     require_built([m.elf for m in find_mutants()])
@@ -167,7 +167,7 @@ def test_the_printed_repro_reproduces_a_mutant_mismatch_alone():
 
 
 def test_a_mutant_playback_failure_shrinks_to_at_most_three_steps():
-    """issue 8: shrinking reduces a mutant's failing playback case to <= 3 steps."""
+    """Shrinking reduces a mutant's failing playback case to <= 3 steps."""
     from harness.driver.game import Game
     from harness.runners.mutants import run_mutant
     from harness.options import Options

@@ -1,4 +1,4 @@
-"""Chunk records are written atomically and made durable in batches (issue 12): one sync per
+"""Chunk records are written atomically and made durable in batches: one sync per
 SYNC_EVERY records and one before the summary; a record torn by a machine crash is found on
 resume, removed, and its chunk checked again."""
 import os

@@ -1,4 +1,4 @@
-"""Every mismatch's repro reproduces and shows that mismatch (issue 16, item 4): `one --time T`
+"""Every mismatch's repro reproduces and shows that mismatch: `one --time T`
 (`make one TIME=`), and a DISC run's repro names the disc alone."""
 import io
 import json

@@ -1,4 +1,4 @@
-"""issue 15: a run passes only when it compared everything it says it did, and nothing from a data
+"""A run passes only when it compared everything it says it did, and nothing from a data
 file runs or reaches a terminal raw. Each test builds the input that gave a false green (or ran a
 command) and checks the exit status and what summary.json, report.html and junit.xml say."""
 import glob

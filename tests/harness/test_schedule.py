@@ -1,4 +1,4 @@
-"""Bulk checks the chunks predicted to cost most first (issue 12): by the newest earlier run's
+"""Bulk checks the chunks predicted to cost most first: by the newest earlier run's
 measured time when there is one, else by W x the four speeds' playback steps from the header."""
 import json
 import os

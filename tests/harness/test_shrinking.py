@@ -1,4 +1,4 @@
-"""harness.shrinking: Zeller's ddmin and integer shrinking on synthetic predicates (issue 8 §2)."""
+"""harness.shrinking: Zeller's ddmin and integer shrinking on synthetic predicates."""
 import random
 
 import pytest

@@ -53,7 +53,7 @@ def test_one_ulp_is_the_spacing_of_f32_at_the_element():
     assert b[0, 0] == 2.0 ** -12 and b[0, 1] == 1e-5         # the larger of the two, per element
 
 
-# -- the cases ---------------------------------------------------------------------------
+# -- chunks at the tolerance's edge --------------------------------------------------------------
 def test_e011002_a_1_ulp_difference_in_an_element_of_about_2634_passes(corpus, monkeypatch):
     assert first_contact(corpus, E011)["mismatches"] == []
     formula_only(monkeypatch)

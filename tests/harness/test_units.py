@@ -121,7 +121,7 @@ def _track(keys_pos=(), rot=ABSENT3):
 
 
 def test_sampled_times_include_every_key_boundary_plus_minus_one_tick():
-    """checks.md §2.1 step 4.3 plus the issue's key boundaries +-1 (inside [1, last]); never past
+    """checks.md §2.1 step 4.3 plus every key boundary +-1 (inside [1, last]); never past
     last, so a one-frame chunk (last = 0) is evaluated at 0 only."""
     tr = _track(keys_pos=(0, 3, 3, 2, 40))   # back in time, shared frame, past the end (N = 10)
     ts = sample_times(tr, 9 * 256, random.Random(1), 6, -1)

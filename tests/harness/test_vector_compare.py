@@ -1,4 +1,4 @@
-"""The playback check's vectorised compare (issue 12): array equality over raw u32 words and the
+"""The playback check's vectorised compare: array equality over raw u32 words and the
 keyed deviations over all steps at once, with records built only for the failing entries, gives
 exactly what comparing one entry at a time gives: the same mismatch records in the same order,
 the same counters and quirks, the same keyed-rotation samples and worst case. Checked on the
@@ -15,6 +15,7 @@ from harness.compare.tally import Tally
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.runners.chunk import parse_reference
+from benchmarks.shortcuts import check_playback_each
 
 from .mutant_elfs import built
 
@@ -50,13 +51,13 @@ def image(name):
 
 
 def played(game, cid, speed, exact_local, vector, monkeypatch):
-    monkeypatch.setattr(P, "VECTOR", vector)
     ch = CORPUS.chunk(cid)
     anim = parse_reference(ch, game.float_model)
     tally = Tally()
     ctx = CaseContext(cid, 4, "nightly", game.float_model, image=game.image_path)
     n = P.bulk_steps(anim, speed, 400)
-    ok = P.check_playback(game, anim, game.load(ch.data), ch.names, ctx, tally, [speed] * n, speed, exact_local)
+    check = P.check_playback if vector else check_playback_each
+    ok = check(game, anim, game.load(ch.data), ch.names, ctx, tally, [speed] * n, speed, exact_local)
     return ok, tally
 
 

@@ -1,6 +1,6 @@
 """The hardware vectors run through the machine as COP1 instructions.
 
-issue-3.md "Must show": every vector of docs/spec/vectors/ee-fpu-hw.txt (636 results recorded
+Every vector of docs/spec/vectors/ee-fpu-hw.txt (636 results recorded
 on a real PS2) passes under hw when executed as instruction words (operands loaded with LUI/ORI/MTC1,
 ACC set with ADDA.S x, -0 and read back with MADD.S fd, -0, +0 as the file's header says, results
 stored with SWC1); every row of ee-float.md §5 passes in its hw and trunc columns; the pure

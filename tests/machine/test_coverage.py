@@ -1,6 +1,6 @@
 """Coverage: every COP1, COP2-macro (VU0), MMI and SA row of the table has an executing test.
 
-issue-3.md "Must show": a test lists every COP1, COP2-macro and MMI instruction of the table and
+A test lists every COP1, COP2-macro and MMI instruction of the table and
 fails if any lacks an executing test. The cases come from tests/machine/cases_mmi.py (MMI, SA)
 and tests/machine/cases_fpu.py (COP1, VU0). Each case runs on
 ``Machine(coverage=True)``; the test checks through ``m.coverage`` that the row it is filed under

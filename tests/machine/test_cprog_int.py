@@ -1,4 +1,4 @@
-"""A small integer C program compiled for the R5900 runs through m.call (issue 2, "Must show").
+"""A small integer C program compiled for the R5900 runs through m.call.
 
 tests/machine/cprog/int_prog.c (loops, recursion, 64-bit arithmetic through our own __muldi3 and
 __divdi3 helpers, struct copies, a jump table, function pointers), built with Debian's

@@ -1,6 +1,6 @@
 """The data floor: a data access below Machine(data_floor=ADDR) faults, naming pc, symbol and instruction.
 
-A null or low-memory pointer must not read zeroes silently (issue 13, 'Fail loudly'). The floor
+A null or low-memory pointer must not read zeroes silently. The floor
 covers every load and store width, the RAM mirrors and the unaligned LWL/LWR family; instruction
 fetch and the harness's own read/write are not floored.
 """

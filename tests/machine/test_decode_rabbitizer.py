@@ -1,4 +1,4 @@
-"""Decode agreement with rabbitizer's R5900 category (issue 2, "Must show"; r5900.md §1, §4).
+"""Decode agreement with rabbitizer's R5900 category (r5900.md §1, §4).
 
 For every word: our decoder and rabbitizer give the same instruction with the same operands after
 normalisation, or both reject. The only tolerated disagreements are the INTENTIONAL ones below (each

@@ -1,12 +1,15 @@
 """Instruction fetch outside the executable's loaded segments is a fault naming the jump that got
-there and ra (issue: the native engine, item 6), in both engines: a call through a null pointer
+there and ra, in both engines: a call through a null pointer
 must not slide through zeroed low memory as NOPs."""
+import os
+
 import pytest
 
 from eemu_ext import Machine
-from eemu_ext.bench import INT_PROG
 from eemu_ext.errors import MemoryFault
 from eemu_ext.testing import program
+
+INT_PROG = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 
 
 def _null_call(m):

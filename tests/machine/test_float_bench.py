@@ -1,7 +1,7 @@
-"""bench_float (make bench's float loop, issue-3.md "Must show"): runs both models and reports rates."""
+"""benchmarks.float_ops (make bench's float loop): runs both models and reports rates."""
 from __future__ import annotations
 
-from eemu_ext.bench_float import COP1_BODY, VU0_BODY, float_bench
+from benchmarks.float_ops import COP1_BODY, VU0_BODY, float_bench
 from eemu_ext.decode import default_decoder
 
 

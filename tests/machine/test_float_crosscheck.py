@@ -1,6 +1,6 @@
 """Cross-check: the machine's float models against the independent simple implementation.
 
-issue-3.md "Must show": a second, deliberately simple implementation of every hw and trunc
+A second, deliberately simple implementation of every hw and trunc
 operation (tests/machine/floatcheck: exact Fractions, the per-window Booth statement, a plain
 restatement of the SRT recurrences) compared with eemu_ext.eefloat on >= 50k operand pairs per
 operation and model in CI and >= 1M in the slow test, operands biased to the edges: E = 0

@@ -1,9 +1,12 @@
-"""Code written after translation is what runs (issue: the native engine, exact hand-over): a
+"""Code written after translation is what runs: a
 write into translated code makes the program stale, also on a machine whose program came from
 the cache and so never decoded that code itself."""
+import os
+
 from eemu_ext import Machine
-from eemu_ext.bench import INT_PROG
 from eemu_ext.testing import program
+
+INT_PROG = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 
 
 def _patch_fib_to_return_99(m):

@@ -1,6 +1,6 @@
 """The compiled float runtime agrees bit for bit with eemu_ext/eefloat.py.
 
-issue 11, item 2: the EE float models (hw and trunc: the guard-bit adder, the non-commutative Booth
+The EE float models (hw and trunc: the guard-bit adder, the non-commutative Booth
 multiplier, SRT divide and square root, flags, the ACC and VU0 rules) are compiled, and checked
 against eemu_ext/eefloat.py on the 636 hardware vectors and on random and edge-biased operand sets:
 200,000 per operation in CI, 10,000,000 in the slow test. Results are compared as raw patterns

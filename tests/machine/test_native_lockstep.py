@@ -1,4 +1,4 @@
-"""Lockstep (issue: the native engine): engine="lockstep" runs every native block in both engines
+"""Lockstep: engine="lockstep" runs every native block in both engines
 from the same state and stops at the first instruction whose effects differ. A lockstep that
 cannot fail proves nothing, so these tests plant a wrong compiled semantics and check that it is
 caught at the right instruction, with both values named."""

@@ -1,6 +1,6 @@
 """Every COP1 row's compiled semantics (Row.c) does what its Python sem does.
 
-issue 11, item 1 ("one table, two engines") for the COP1 rows: each row carries ``c`` next to
+One table, two engines, for the COP1 rows: each row carries ``c`` next to
 ``sem``. tests/machine/native_rowcheck.py compiles each row's c for random encodings and runs it
 on an ee_state against Machine.step() from the same random state, comparing every register,
 FCR31, ACC, the ACC overflow latch, memory and the next pc, under both float models.

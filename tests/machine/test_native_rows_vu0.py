@@ -1,6 +1,6 @@
 """The VU0 rows' compiled semantics (Row.c) do what their Python sem does, bit for bit.
 
-issue 11, item 1: every executable row carries its compiled form next to its sem, or is marked
+Every executable row carries its compiled form next to its sem, or is marked
 Python-only. For every VU0 row with C, its C (field tokens substituted) and its sem run on the same
 random state — VF lanes biased to the float edges (E = 0, E = 255, Fmax, 1 +- ulp, close exponents),
 random dest masks, registers including 0 and aliasing each other, the ACC overflow latch in MAC —

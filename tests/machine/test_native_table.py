@@ -1,4 +1,4 @@
-"""One table, two engines (issue: the native engine): every executable row carries compiled
+"""One table, two engines: every executable row carries compiled
 semantics next to its Python sem, or says why it is Python-only; the C runtime every block
 includes exists."""
 import os

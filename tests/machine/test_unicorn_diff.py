@@ -1,4 +1,4 @@
-"""Differential run against unicorn (MIPS64 little endian) on plain MIPS III integer code (issue 2).
+"""Differential run against unicorn (MIPS64 little endian) on plain MIPS III integer code.
 
 Random straight-line and forward-branching sequences of MIPS III integer and load/store instructions
 run on both engines from the same registers and memory; all GPRs (low 64 bits), HI/LO and every

@@ -1,6 +1,6 @@
 """Real code: a C + inline-asm R5900 program with VU0 macro ops and COP1 loops runs through m.call.
 
-issue-3.md "Must show": tests/machine/cprog/vu0_prog.c, built with Debian's gcc-mipsel-linux-gnu
+tests/machine/cprog/vu0_prog.c, built with Debian's gcc-mipsel-linux-gnu
 (-march=r5900 -mabi=eabi -mlong32 -msingle-float, linked at 0x00100000; the ELF is committed),
 computes a 4x4 matrix product exactly as sceVu0MulMatrix (animation-semantics.md §3.2: VMULAx,
 VMADDAy, VMADDAz, VMADDw), an ACC dot product (MADDA.S), a MADD.S loop and a plain C float loop.

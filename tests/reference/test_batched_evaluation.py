@@ -1,4 +1,4 @@
-"""Batched evaluation (issue 12 item 3): all times of one track and all steps of one playback in
+"""Batched evaluation: all times of one track and all steps of one playback in
 one call, through the compiled kernels, equal the per-call Python path bit for bit on chunks of
 the corpus (--data: the synthetic corpus by default). A kernel planted wrong is caught."""
 import random

@@ -1,4 +1,4 @@
-"""The reference's EE float arithmetic agrees with eemu_ext's, operation by operation (issue 5).
+"""The reference's EE float arithmetic agrees with eemu_ext's, operation by operation.
 
 The only test that imports both packages: the two float units were written independently from
 ee-float.md, so agreement on random and awkward operands is evidence that neither misreads it.

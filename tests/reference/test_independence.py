@@ -1,4 +1,4 @@
-"""The reference shares no code with the machine or the harness (issue 5, common brief)."""
+"""The reference shares no code with the machine or the harness."""
 import ast
 import os
 
@@ -49,7 +49,7 @@ def test_scanner_catches_a_forbidden_import(tmp_path):
 
 def test_no_node_id_selected_by_the_harness_note_filter():
     """The harness's note checks are selected with `pytest -k notes`: no test of this folder may
-    carry that substring in its file, class or function name (issue 5 naming rule)."""
+    carry that substring in its file, class or function name (the naming rule)."""
     import pkgutil
     import tests.reference as pkg
     here = os.path.dirname(pkg.__file__)

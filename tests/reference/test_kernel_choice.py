@@ -1,4 +1,4 @@
-"""The choice between compiled kernels and the Python model (issue 12 item 3): with no C compiler
+"""The choice between compiled kernels and the Python model: with no C compiler
 the Python model runs, after a one-line notice; with one, the kernels are used."""
 import pytest
 

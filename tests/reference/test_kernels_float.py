@@ -1,5 +1,5 @@
 """The compiled kernels' EE float operations agree bit for bit with the reference's Python model
-(ee-float.md; issue 12 item 3): on the 636 hardware vectors, and on random operand sets per op and
+(ee-float.md): on the 636 hardware vectors, and on random operand sets per op and
 model (50 k in CI, 1 M with --slow). A kernel planted one ulp off is caught."""
 import numpy as np
 import pytest
@@ -71,7 +71,7 @@ def _agree(kern, model, op, n):
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 @pytest.mark.parametrize("op", SCALAR_OPS)
 def test_kernel_op_agrees_with_the_python_model(kern, model, op):
-    """50 k random operand sets per op and model, bit for bit (issue 12 item 3, CI size)."""
+    """50 k random operand sets per op and model, bit for bit (the CI size)."""
     _agree(kern, model, op, CI_N)
 
 
@@ -79,7 +79,7 @@ def test_kernel_op_agrees_with_the_python_model(kern, model, op):
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 @pytest.mark.parametrize("op", SCALAR_OPS)
 def test_kernel_op_agrees_on_a_million_sets(kern, model, op):
-    """≥ 1 M random operand sets per op and model (issue 12 item 3)."""
+    """≥ 1 M random operand sets per op and model."""
     _agree(kern, model, op, SLOW_N)
 
 

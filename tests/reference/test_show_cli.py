@@ -1,4 +1,4 @@
-"""`python -m reference show`: the reviewer's view of one chunk at one time (issue 5)."""
+"""`python -m reference show`: the reviewer's view of one chunk at one time."""
 
 import pytest
 

@@ -1,6 +1,6 @@
 """The report in a real browser: headless Debian chromium loads it with no console errors, pages
 beyond the first show the details reports.detail rendered, an anchored mismatch sits below the
-sticky header, and a screenshot lands in $EEDIFF_SCREENSHOTS (else a temporary directory) for a reviewer (issue 8, Must show). Skipped
+sticky header, and a screenshot lands in $EEDIFF_SCREENSHOTS (else a temporary directory) for a reviewer. Skipped
 when chromium is not installed."""
 import json
 import os
@@ -59,7 +59,7 @@ def test_page_loads_without_console_errors(tmp_path, small_report):
 
 
 def test_a_mismatch_on_page_three_shows_the_detail_python_rendered(tmp_path):
-    """One renderer (issue 19): the browser shows, for a mismatch on page 3, exactly the HTML
+    """One renderer: the browser shows, for a mismatch on page 3, exactly the HTML
     reports.detail rendered for it."""
     chunks = []
     for i in range(25):
@@ -187,7 +187,7 @@ def test_sorting_filtering_paging_and_copy_work_in_the_browser(tmp_path):
 
 
 def test_ten_thousand_mismatches_open_the_last_one_in_the_browser(tmp_path):
-    """issue 8 §1: a run with 10,000 mismatches stays responsive: the page loads, jumps to
+    """A run with 10,000 mismatches stays responsive: the page loads, jumps to
     page 100 and draws the last mismatch (trimmed to its row, repro and record pointer)."""
     from tests.reports.test_junit_big import big_run
     page = reports.render(big_run(tmp_path / "runs"))
@@ -237,7 +237,7 @@ def long_run(root):
 
 @pytest.mark.parametrize("n", [40, 217])          # on page 1 (static) and on page 3 (drawn)
 def test_an_anchored_mismatch_shows_below_the_sticky_header(tmp_path, n):
-    """issue 16 item 8.5: #m<n> scrolls the mismatch's heading to just below the sticky header,
+    """#m<n> scrolls the mismatch's heading to just below the sticky header,
     inside the viewport; its time, ulp and d are not cut (item 8.4) and each SHA-256 is one
     line (item 8.2)."""
     page = reports.render(long_run(tmp_path / "runs"))

@@ -1,4 +1,4 @@
-"""The report reads sensibly (issue 16, item 8): the drift card, the SHA-256 cells, the Run
+"""The report reads sensibly: the drift card, the SHA-256 cells, the Run
 table's command, the mismatch rows, object names and the page's size. Each test renders a run
 with reports.render (the entry of `python -m reports render`) and reads the page."""
 import re
@@ -166,8 +166,8 @@ def mutant_like_run(root, n_chunks=20, per_chunk=170):
 
 
 def test_a_mutant_runs_report_stays_small(tmp_path):
-    """3,400 mismatches in 20 chunks: 3.1 MB before issue 16 item 8.7 (every view embedded as
-    JSON, a titled circle per drift sample), 0.7 MB now (page 1 static, every mismatch's HTML
+    """3,400 mismatches in 20 chunks: 3.1 MB when every view was embedded as
+    JSON with a titled circle per drift sample, 0.7 MB now (page 1 static, every mismatch's HTML
     gzip-compressed, the samples under the bound one path of dots)."""
     path = reports.render(mutant_like_run(tmp_path))
     size = path.stat().st_size

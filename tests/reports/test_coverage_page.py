@@ -1,4 +1,4 @@
-"""The code coverage of a run in the report (issue 17): the harness writes coverage_functions.json
+"""The code coverage of a run in the report: the harness writes coverage_functions.json
 into the run directory (interfaces.md §4); reports renders a Code coverage section into
 report.html (totals, a row per function) and code_coverage.html, each function's annotated
 disassembly collapsed, never-executed instructions marked "!!" and never-taken directions named."""

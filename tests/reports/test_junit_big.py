@@ -1,4 +1,4 @@
-"""JUnit XML validity and counts; a 10,000-mismatch run stays fast and paginated (issue 8 §1, §4)."""
+"""JUnit XML validity and counts; a 10,000-mismatch run stays fast and paginated."""
 import json
 import time
 import xml.etree.ElementTree as ET
@@ -138,7 +138,7 @@ def test_junit_follows_the_schema_dashboards_read(tmp_path):
 
 
 def test_a_clean_nightly_of_4091_chunks_renders_small(tmp_path):
-    """issue 8 §5: the green nightly report (4,091 chunks, 200 rotation samples each)."""
+    """The green nightly report (4,091 chunks, 200 rotation samples each)."""
     chunks = [{"chunk": f"m{i:04d}.cmp::ANM_n{i}", "checks": ["controllers", "playback"],
                "counters": {"cases": 40, "steps": 300},
                "quirks": {"keys_back_in_time": i % 3, "loop_resets": 1},

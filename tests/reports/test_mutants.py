@@ -1,4 +1,4 @@
-"""Reports of real stand-in mutants through the harness (issue 8, Must show): the HTML names the
+"""Reports of real stand-in mutants through the harness: the HTML names the
 mutant's mismatch with its bits, the printed repro reproduces it alone, and a failing playback
 case shrinks to at most 3 steps. Needs the stand-in mutants (`make mutant-elfs`, or the cross
 compiler to build them here) and the synthetic corpus."""
@@ -104,7 +104,7 @@ def test_mutant_mismatch_details_in_the_report(alpha_run):
 
 
 def test_the_printed_repro_reproduces_the_mismatch_alone(alpha_run):
-    """issue 8 §3: the one-line repro reruns just that case and fails the same way."""
+    """The one-line repro reruns just that case and fails the same way."""
     run, doc = alpha_run
     codes = [r.find("code").text() for r in doc.by_id("m0").find_all("div", cls="repro")]
     code = codes[-1]

@@ -36,7 +36,7 @@ def test_render_writes_report_junit_and_summary(rendered):
 
 
 def test_page_is_self_contained_nothing_fetched(rendered):
-    """issue 8 §1: inline CSS/JS/SVG, readable offline."""
+    """Inline CSS/JS/SVG, readable offline."""
     html = rendered[1].read_text()
     assert not re.search(r'<(script|link|img|iframe)[^>]+(src|href)=["\']?(https?:|//)', html)
     assert "@import" not in html and "url(" not in html
@@ -76,7 +76,7 @@ def test_failing_chunk_table_links_to_the_first_mismatch(rendered):
 
 def test_one_ulp_position_mismatch_shows_bits_hex_decimal_and_the_differing_bit(rendered):
     """A mismatch detail: expected and got as raw bits (hex, decimal), the differing bits
-    highlighted, the ulp distance, context and the repro (issue 8 §1, style.md risu)."""
+    highlighted, the ulp distance, context and the repro (style.md risu)."""
     d = rendered[2].by_id("m0")
     text = d.text()
     for s in ("cha2body.cmp::ANM_cha2mag1", "controllers", "object OBJ_cha2body", "track 3",
@@ -186,7 +186,7 @@ def test_the_report_recomputes_the_summary_keeping_only_the_harness_wall_time(tm
 
 
 def test_a_clean_run_reports_what_it_proved(tmp_path):
-    """issue 8 §5: a green night shows counters and quirk coverage."""
+    """A green night shows counters and quirk coverage."""
     c = "town01.cmp::ANM_sr1fla1_a"
     run = write_run(tmp_path, [{"chunk": c, "timing": {"controllers": 0.1, "playback": 0.2},
                                 "counters": {"cases": 40, "keyed rotations": 10, "steps": 60},
@@ -430,7 +430,7 @@ def test_headline_names_what_was_compared(tmp_path):
 
 
 def test_keys_around_the_time_are_a_table_with_the_segment_marked(rendered):
-    """issue 8 §1: the keys or segment around that time. t=1234 lies in frames 4..5."""
+    """The keys or segment around that time. t=1234 lies in frames 4..5."""
     d = rendered[2].by_id("m0")
     table = d.find("table", cls="keys")
     rows = [[td.text() for td in r.find_all("td")] + [r.classes] for r in table.find_all("tr")[1:]]
@@ -442,7 +442,7 @@ def test_keys_around_the_time_are_a_table_with_the_segment_marked(rendered):
 
 
 def test_an_integers_differing_bits_are_bits_not_fraction():
-    """issue 16, item 6: a u16 offset or frame counter has no fraction field."""
+    """A u16 offset or frame counter has no fraction field."""
     from reports.describe import scalar_view
     sv = scalar_view(5, 7, "texture offset u")
     assert sv["desc"] == "1 bit(s): bits 1" and not sv["float"]

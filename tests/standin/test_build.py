@@ -1,4 +1,4 @@
-"""The committed stand-in rebuilds byte-identically (issue 6 Must show), and its mutants are
+"""The committed stand-in rebuilds byte-identically, and its mutants are
 well-formed (interfaces.md §5): a header naming the check that catches each, a patch that applies."""
 import os
 import re

@@ -17,7 +17,7 @@ from .elfinfo import ELF_PATH, STANDIN, load
 decode = pytest.importorskip("eemu_ext.decode")
 
 ENTRY_POINTS = (CONV, INIT_WORK, RESET_WORK, SET_WORK, FORWARD, NOTE_PROCESS, MODIFY)
-# beyond plain MIPS: what the users' machine interprets (the issue's list)
+# beyond plain MIPS: the R5900 instructions the machine must interpret
 LISTED_MMI = {"pextlw", "pextuw", "pcpyld", "pcpyud", "pextlh", "psubh", "paddsh", "ppach", "psraw",
               "pmthi", "pmtlo", "pmaddh"}
 LISTED_OTHER = {"lqc2", "sqc2", "ldl", "ldr"}

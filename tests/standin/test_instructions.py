@@ -1,4 +1,4 @@
-"""The stand-in is real EE code (issue 6 §2): every word decodes on the machine's decoder, and the
+"""The stand-in is real EE code: every word decodes on the machine's decoder, and the
 instruction classes the game's animation path uses are all present (r5900.md §11)."""
 import collections
 import re
@@ -51,7 +51,7 @@ def classes(rows):
 
 
 def test_instruction_classes_present(listing):
-    """issue 6 Must show: VU0 macro, MMI, LQC2/SQC2, LDL/LDR and MADD.S all occur in the code."""
+    """VU0 macro, MMI, LQC2/SQC2, LDL/LDR and MADD.S all occur in the code."""
     _, rows = listing
     c = classes(rows)
     for k in ("VU0 macro", "MMI", "LQC2/SQC2", "LDL/LDR", "MADD.S"):

@@ -76,7 +76,7 @@ def test_running_matrix_drift_on_cha2mag1(cha2mag1, float_model):
 def test_per_key_matrices_do_not_drift_like_the_game(cha2mag1, tmp_path):
     """The check above goes red on the mutant that replaces the running product by each key's own
     matrix (standin/mutants/rot_per_key_matrix.patch; make bulk catches it by the controllers check's
-    running-matrix holds, tests/standin/test_new_mutants_in_bulk.py): under the seeds' arithmetic it lands far
+    running-matrix holds, tests/standin/test_mutants_in_bulk_sample.py): under the seeds' arithmetic it lands far
     below the game's drift."""
     import os
     from .elfinfo import STANDIN

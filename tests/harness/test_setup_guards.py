@@ -1,4 +1,4 @@
-"""A set-up that cannot fail silently (issue 13): guard words after the output buffer, the scratch
+"""A set-up that cannot fail silently: guard words after the output buffer, the scratch
 poison, the data floor, the localtp comparison, no controller time past last, derived step budgets
 with a bulk that fails fast, ccMemalign in either argument order, and the readiness probe naming
 each broken stand-in build in one line. Every check is shown going red on a build or input made

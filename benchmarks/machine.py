@@ -1,7 +1,7 @@
 """`make bench`: instructions per second of the eemu_ext engine next to unicorn's on the same code.
 
 Both engines run the same machine code in one process, so the ratio is measured on one machine in
-one run. Times are CPU time of this process (time.process_time), robust on a shared machine. Goal for the engine (issue 2): at least 2M instructions/s on the integer loop.
+one run. Times are CPU time of this process (time.process_time), robust on a shared machine. Goal for the engine: at least 2M instructions/s on the integer loop.
 """
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import os
 import struct
 import time
 
-from .machine import SENTINEL, STACK_TOP, Machine, sx32
-from .testing import CODE_BASE, program, put_words
+from eemu_ext.machine import SENTINEL, STACK_TOP, Machine, sx32
+from eemu_ext.testing import CODE_BASE, program, put_words
 
 LOOP_ITERATIONS = 3_000_000
 DATA = 0x00200000
@@ -107,7 +107,7 @@ def coverage_cost(engs) -> dict:
 def unicorn_c_program():
     import unicorn
     from unicorn import mips_const as MC
-    from .elf import load_image
+    from eemu_ext.elf import load_image
     img = load_image(INT_PROG)
     uc = unicorn.Uc(unicorn.UC_ARCH_MIPS, unicorn.UC_MODE_MIPS64 | unicorn.UC_MODE_LITTLE_ENDIAN)
     uc.mem_map(0, 0x02000000)
@@ -147,7 +147,7 @@ def report(name, steps, times, uc_dt):
 
 
 def engines():
-    from .native.build import compiler
+    from eemu_ext.native.build import compiler
     return ("python", "native") if compiler() is not None else ("python",)
 
 
@@ -188,10 +188,10 @@ def main() -> int:
                 print(f"WARNING: fib(22) differs: eemu ({e}) {r} unicorn {uc_r}")
         report("C program fib(22) (calls, stack traffic)", steps, times, uc_dt)
     coverage_cost(engs)
-    from .bench_float import float_bench
+    from benchmarks.float_ops import float_bench
     float_bench(engines=engs)
     if UNMET:
-        print(f"eemu_ext.bench: goals NOT met: {'; '.join(UNMET)}")
+        print(f"benchmarks.machine: goals NOT met: {'; '.join(UNMET)}")
     return 1 if UNMET else 0
 
 

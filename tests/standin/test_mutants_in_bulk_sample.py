@@ -1,4 +1,4 @@
-"""Each mutant of the quirks issue 14 added to the corpus is caught by the default `make bulk`
+"""Each mutant of a quirk the synthetic corpus carries is caught by the default `make bulk`
 sample (seed 4, N = 200: `make bulk N=200`), not only by a hand-picked case: the first chunks of
 that sample that carry the quirk make the mutant mismatch under the check it names, and the
 unmodified stand-in passes the same chunks. The per-key-matrix mutant is more accurate than the

@@ -1,4 +1,4 @@
-"""Counts are checked before anything runs, in the words of the command typed (issue 16, item 2).
+"""Counts are checked before anything runs, in the words of the command typed.
 
 `make bulk N=0` once ran the whole corpus; `JOBS=abc` was a traceback and `JOBS=0` silently 1.
 """

@@ -20,19 +20,22 @@ SEED = 4
 REPEATS = {"python": 1, "native": 5}
 
 
-# issue 12's switches: each turns one of the nightly's shortcuts off
-SWITCHES = {"load once": {"EEDIFF_LOAD_ONCE": "0"},
+# the shortcut switches: each turns one of the nightly's shortcuts off, by an environment variable
+# or by an option of benchmarks.shortcuts (the bulk then runs through it)
+SWITCHES = {"load once": {"--load-afresh": ""},
             "compiled reference": {"EEDIFF_REFERENCE_NATIVE": "0"},
-            "vectorised compare": {"EEDIFF_VECTOR_COMPARE": "0"}}
+            "vectorised compare": {"--per-entry-compare": ""}}
 SWITCH_REPEATS = 3
 
 
 def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dict:
     out = tempfile.mkdtemp(prefix=f"eediff-bench-{engine}-")
     env = dict(os.environ, EEMU_ENGINE=engine, EEMU_COMPILE_AFTER="0")   # compiled from the first call
-    env.update(env_extra or {})
+    env.update({k: v for k, v in (env_extra or {}).items() if not k.startswith("--")})
+    off = [k for k in env_extra or {} if k.startswith("--")]
     try:
-        cmd = [sys.executable, "-m", "harness", "bulk", "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
+        cmd = [sys.executable, "-m", *(["benchmarks.shortcuts", *off] if off else ["harness"]), "bulk",
+               "--n", str(n), "--seed", str(SEED), "--profile", "nightly",
                "--jobs", "1", "--fresh", "--out", os.path.join(out, "run"), *extra]
         subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         with open(os.path.join(out, "run", "summary.json"), encoding="utf-8") as f:
@@ -75,16 +78,16 @@ def main() -> int:
         ratio = res["python"]["machine_cpu"] / max(res["native"]["machine_cpu"], 1e-9)
         print(f"  native / python (machine CPU): {ratio:.1f}x  (goal >= 30x: {goal('native >= 30x python', ratio >= 30)})")
     shortcuts(engines[-1])
-    from harness.exhaustive_cost import report as exhaustive_cost
+    from benchmarks.exhaustive_cost import report as exhaustive_cost
     exhaustive_cost(200)
     cluster_against_pool()
     if UNMET:
-        print(f"harness.bench: goals NOT met: {'; '.join(UNMET)}")
+        print(f"benchmarks.bulk: goals NOT met: {'; '.join(UNMET)}")
     return 1 if UNMET else 0
 
 
 def shortcuts(engine: str) -> None:
-    """The same sample (the nightly: all four speeds) with each shortcut of issue 12 switched off,
+    """The same sample (the nightly: all four speeds) with each shortcut switched off,
     and with all three off, as ratios of whole-run CPU to the run with all of them on (best of
     SWITCH_REPEATS each, all in this one bench run)."""
     def best(env_extra):
@@ -102,7 +105,7 @@ def shortcuts(engine: str) -> None:
     r = best(every)
     print(f"  {'all three off':24s} {r['cpu']:7.2f} CPU-s  {r['cpu'] / max(on['cpu'], 1e-9):5.2f}x the time"
           f"  ({r['mismatches']} mismatches)")
-    # issue 17: the code coverage every run counts, on by default; goal <= 10% of the run
+    # the code coverage every run counts, on by default; goal <= 10% of the run
     off = best({"EEDIFF_CODE_COVERAGE": "0"})
     cost = on["cpu"] / max(off["cpu"], 1e-9) - 1
     # DECISION: a run with counting that took less CPU than the run without is noise, not a gain:

@@ -5,7 +5,7 @@ vertices per mmat (checks.md §9's earlier caps). Both profiles run on the same 
 sample, chunk by chunk one after the other in this one process, so the load of a shared machine
 falls on both alike; the figure is the ratio of their CPU seconds (process_time).
 
-    python -m harness.exhaustive_cost [N]      (make bench runs it on 200 chunks)
+    python -m benchmarks.exhaustive_cost [N]      (make bench runs it on 200 chunks)
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Note mismatches read as notes (issue 16, item 6): named fields, events in hex, and the two
+"""Note mismatches read as notes: named fields, events in hex, and the two
 sides called reference and game."""
 import os
 import subprocess

@@ -3,16 +3,16 @@
 Times are process CPU time (time.process_time), so a busy shared machine does not inflate them.
 
 ``float_bench()`` returns ``{model: {"cop1": ips, "vu0": ips, "ops_us": {op: µs}}}`` and prints a
-table; ``python -m eemu_ext.bench`` calls it, ``python -m eemu_ext.bench_float`` runs it alone.
+table; ``python -m benchmarks.machine`` calls it, ``python -m benchmarks.float_ops`` runs it alone.
 """
 from __future__ import annotations
 
 import random
 import time
 
-from . import eefloat
-from .machine import Machine
-from .testing import run_words
+from eemu_ext import eefloat
+from eemu_ext.machine import Machine
+from eemu_ext.testing import run_words
 
 CODE = 0x00080000
 
@@ -132,6 +132,29 @@ def float_bench(n: int = 20000, quiet: bool = False, ops_n: int = 20000, engines
         for model, r in res.items():
             print(f"  model {model:5s}                 " + "  ".join(f"{v:6.2f}" for v in r["ops_us"].values()))
     return res
+
+
+BENCH_OPS = ("add", "mul", "madd", "div", "sqrt", "rsqrt")
+
+
+def op_ns(model: str, n: int = 20000, lib=None) -> dict:
+    """{op: {"c": ns, "python": ns}} per call of the model's arithmetic, C timed inside C, on
+    the random normal operands of op_operands (CPU time)."""
+    import numpy as np
+    from eemu_ext.native.cfloat import MODEL_BINDINGS, load
+    lib = lib or load()
+    fm = eefloat.model(model)
+    xs = op_operands(model, n)
+    a, b = np.array(xs[:-1], dtype=np.uint64), np.array(xs[1:], dtype=np.uint64)
+    zero = np.zeros(n, dtype=np.uint64)
+    pairs = list(zip(xs, xs[1:]))
+    out = {}
+    for op in BENCH_OPS:
+        cname = MODEL_BINDINGS[model][op]
+        args = {"sqrt": (a,), "madd": (a, b, a, zero)}.get(op, (a, b))
+        c_ns = lib.ns_per_op(cname, *args, rounds=max(1, 200000 // n))
+        out[op] = {"c": c_ns, "python": op_seconds(fm, op, pairs) * 1e9 / n}
+    return out
 
 
 if __name__ == "__main__":

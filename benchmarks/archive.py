@@ -1,6 +1,6 @@
-"""python -m corpus.bench: time to synthesise the full archive, and to enumerate and parse all chunks.
+"""python -m benchmarks.archive: time to synthesise the full archive, and to enumerate and parse all chunks.
 
-Goals (issue 4): synthesis <= 60 s, enumerating and parsing all 4,091 chunks <= 10 s (with the
+Goals: synthesis <= 60 s, enumerating and parsing all 4,091 chunks <= 10 s (with the
 cached index; the one-off index build is printed too). Times are process CPU and wall seconds.
 """
 import argparse
@@ -32,7 +32,7 @@ def goal(text, ok):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m corpus.bench")
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.archive")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="where to synthesise (default: a temporary directory)")
     ap.add_argument("--data", help="skip synthesis and parse this DATA.BIN")
@@ -42,7 +42,7 @@ def main(argv=None):
     tmp = None
     data = a.data
     if data is None:
-        tmp = tempfile.TemporaryDirectory(prefix="corpus-bench-")
+        tmp = tempfile.TemporaryDirectory(prefix="archive-bench-")
         out = a.out or tmp.name
         t = _t()
         synthesize(out, seed=a.seed)
@@ -65,7 +65,7 @@ def main(argv=None):
     print(f"enumerate + parse {len(ids)} chunks ({records} sub-records): {w:6.1f} s wall, {c:6.1f} s cpu"
           f"   (goal <= 10 s: {goal('enumerate + parse <= 10 s', c <= 10)})")
     if UNMET:
-        print(f"corpus.bench: goals NOT met: {'; '.join(UNMET)}")
+        print(f"benchmarks.archive: goals NOT met: {'; '.join(UNMET)}")
     return 1 if UNMET else 0
 
 
