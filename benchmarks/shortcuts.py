@@ -35,7 +35,7 @@ def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=Non
         where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
         if forward_mismatches(ctx, tally, "playback", got, want, i, time, where):
             return False
-        count_step_kind(anim, time, s, want, tally)
+        count_step_kind(anim, s, want, tally)
         time = want.time
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:

@@ -29,7 +29,7 @@ def _f(w):
     return struct.unpack("<f", struct.pack("<I", w))[0]
 
 
-def category_of(corpus, m):
+def category_of(m):
     """From the executable's tables when given; else by the disc's base sectors (formats.md §1.3).
     DECISION: without an executable the category is inferred from the member's sector."""
     if m.category is not None:
@@ -66,7 +66,7 @@ def census(corpus) -> dict:
             bad.append({"member": m.name, "offset": m.offset, "error": str(e)})
             continue
         s["members"] += 1
-        cats[CATEGORIES[category_of(c, m)]] += 1
+        cats[CATEGORIES[category_of(m)]] += 1
         s["csize"] += m.csize or 0
         s["usize"] += m.usize or 0
         mtimes.append(m.mtime)

@@ -206,7 +206,7 @@ class _MV:
         self.width = width
 
 
-U = type("Unknown", (), {"__repr__": lambda s: "U"})()   # a value the analysis does not know
+U = type("Unknown", (), {"__repr__": lambda _self: "U"})()   # a value the analysis does not know
 _FILES = {"R": "gpr0", "RH": "gpr1", "HI": "hi", "LO": "lo", "F": "fpr", "VI": "vi"}
 _LOADS = {"ld8": 1, "ld16": 2, "ld32": 4, "ld64": 8, "ld128": 16}
 _STORES = {"st8": 1, "st16": 2, "st32": 4, "st64": 8, "st128": 16}
@@ -569,13 +569,13 @@ class _Analysis:
         if t is ast.Assign:
             v = self.ev(s.value, env)
             src = self.inline(s.value, env, strict=False) if len(s.targets) == 1 and isinstance(
-                s.targets[0], (ast.Name, ast.Subscript)) and self._inlinable(s.value, env) else None
+                s.targets[0], (ast.Name, ast.Subscript)) and self._inlinable(s.value) else None
             for tg in s.targets:
                 self.store(tg, v, src, env)
         elif t is ast.AugAssign:
             load = ast.fix_missing_locations(ast.BinOp(_as_load(s.target), s.op, s.value))
             v = self.ev(load, env)
-            self.store(s.target, v, self.inline(load, env, strict=False) if self._inlinable(load, env)
+            self.store(s.target, v, self.inline(load, env, strict=False) if self._inlinable(load)
                        else None, env)
         elif t is ast.Expr:
             self.ev(s.value, env)
@@ -622,7 +622,7 @@ class _Analysis:
         else:
             self.fail(f"unsupported statement {t.__name__}")
 
-    def _inlinable(self, node, env):
+    def _inlinable(self, node):
         """Whether node's value is one expression of state (no loads or calls: its source can stand in
         for the name in an address)."""
         for n in ast.walk(node):

@@ -597,12 +597,12 @@ def tr_rsqrt(a: int, b: int) -> int:
     return _tr_round(s, r, ea - 60 - half)
 
 
-def tr_madd(acc: int, a: int, b: int, acc_ovf=False) -> int:
+def tr_madd(acc: int, a: int, b: int, _acc_ovf=False) -> int:
     """f_madd under trunc: f_add(c, f_mul(a, b)), saturated values added plainly."""
     return tr_add(acc, tr_mul(a, b))
 
 
-def tr_msub(acc: int, a: int, b: int, acc_ovf=False) -> int:
+def tr_msub(acc: int, a: int, b: int, _acc_ovf=False) -> int:
     return tr_add(acc, tr_mul(a, b) ^ SIGN)
 
 
@@ -673,7 +673,7 @@ def fcr_sqrt(fcr: int, r: int) -> int:
     return fcr
 
 
-def fcr_noflags(fcr: int, r: int) -> int:
+def fcr_noflags(fcr: int, _r: int) -> int:
     """trunc: FCR31 holds only C, so arithmetic leaves it alone."""
     return fcr
 

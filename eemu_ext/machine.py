@@ -202,7 +202,7 @@ class Machine(MemoryAccess):
     @data_floor.setter
     def data_floor(self, addr: int) -> None:
         self.mem.data_floor = addr
-        self.python.set_data_floor(addr)
+        self.python.set_data_floor()
         self.flush_code_cache()
 
     @property

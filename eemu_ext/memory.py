@@ -94,17 +94,6 @@ class Memory:
         """(lo, length) of the data hole, (0, 0) without one."""
         return (self._hole[0], self._hole[1] - self._hole[0]) if self._hole else (0, 0)
 
-    def below_floor(self, addr: int, size: int) -> bool:
-        """True when a data access at virtual addr reaches RAM below the data floor (any mirror)."""
-        if not self._floor:
-            return False
-        addr &= M32
-        for base in RAM_MIRRORS:
-            off = addr - base
-            if 0 <= off < RAM_SIZE:
-                return off < self._floor
-        return False
-
     # -- address translation (slow path) ------------------------------------------------------
     def locate(self, addr: int, size: int, store: bool = False):
         """(buffer, offset) for an access of ``size`` bytes at virtual ``addr``; AccessFault if none."""

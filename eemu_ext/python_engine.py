@@ -78,7 +78,7 @@ class PythonEngine:
         self._floored = False
 
     # -- the run loop ---------------------------------------------------------------------------
-    def ready(self, pc: int) -> bool:
+    def ready(self, _pc: int) -> bool:
         return True
 
     def unit(self, pc: int, single: bool) -> tuple:
@@ -359,7 +359,7 @@ class PythonEngine:
         return cond, tgt
 
     # -- the data floor and the code cache -------------------------------------------------------
-    def set_data_floor(self, addr: int) -> None:
+    def set_data_floor(self) -> None:
         """The loads and stores inline a RAM fast path ("a < 0x2000000", isa/integer.py); under a
         floor they read "DF <= a < 0x2000000", DF a global of the compiled code, so a floor
         change needs no recompile; below it they fall to mem.ld*/st*, which raise the fault."""

@@ -82,7 +82,7 @@ class Options:
         self._corpus = _CORPORA[key] = c
         return c
 
-    def data_path(self, corpus=None):
+    def data_path(self):
         return self.data if self.data and os.path.isfile(self.data) else None
 
     def sidecar_symbols(self):

@@ -98,10 +98,10 @@ class ConstantController:
     def __init__(self, value: Sequence[int]):
         self.value = tuple(value)
 
-    def passed(self, T: int) -> int:
+    def passed(self, _T: int) -> int:
         return 0
 
-    def evaluate(self, T: int) -> Tuple[int, ...]:
+    def evaluate(self, _T: int) -> Tuple[int, ...]:
         return self.value
 
 

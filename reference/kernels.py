@@ -29,10 +29,6 @@ SOURCES = ("kernels.c",)
 
 _vp = ctypes.c_void_p      # pointers are passed and stored as plain addresses (a typed cast is slow)
 _u32p = ctypes.POINTER(ctypes.c_uint32)
-_u64p = ctypes.POINTER(ctypes.c_uint64)
-_f64p = ctypes.POINTER(ctypes.c_double)
-_i64p = ctypes.POINTER(ctypes.c_int64)
-_u8p = ctypes.POINTER(ctypes.c_uint8)
 _i64 = ctypes.c_int64
 _int = ctypes.c_int
 
@@ -57,7 +53,7 @@ class TrackStruct(ctypes.Structure):
 _addressof, _char_at = ctypes.addressof, ctypes.c_char.from_buffer
 
 
-def _ptr(a: np.ndarray, t=None):
+def _ptr(a: np.ndarray):
     """The array's address (every kernel pointer argument is declared void *: a typed cast per
     call costs more than the kernel). Through ctypes' view of its buffer, a third of the cost of
     a.ctypes; a read-only or empty array takes a.ctypes."""
@@ -119,8 +115,8 @@ class Kernels:
         elif b.size != n or c.size != n:
             raise ValueError(f"operand arrays of different lengths for {name}")
         out = np.empty(n, dtype=np.uint32)
-        rc = self.lib.ref_ops(MODEL_CODE[model], code, n, _ptr(a, _u32p), _ptr(b, _u32p),
-                              _ptr(c, _u32p), _ptr(out, _u32p))
+        rc = self.lib.ref_ops(MODEL_CODE[model], code, n, _ptr(a), _ptr(b),
+                              _ptr(c), _ptr(out))
         if rc:
             raise ValueError(f"kernel ref_ops refused op {name!r} for model {model!r}")
         return out.view(np.int32) if name == "cmp" else out
@@ -136,8 +132,8 @@ class Kernels:
             raise ValueError(f"operand arrays of different lengths for {name}")
         out = np.empty(n, dtype=np.uint32)
         over = np.empty(n, dtype=np.uint8)
-        rc = self.lib.ref_acc_ops(MODEL_CODE[model], code, n, _ptr(acc, _u32p), _ptr(lat, _u8p),
-                                  _ptr(a, _u32p), _ptr(b, _u32p), _ptr(out, _u32p), _ptr(over, _u8p))
+        rc = self.lib.ref_acc_ops(MODEL_CODE[model], code, n, _ptr(acc), _ptr(lat),
+                                  _ptr(a), _ptr(b), _ptr(out), _ptr(over))
         if rc:
             raise ValueError(f"kernel ref_acc_ops refused op {name!r} for model {model!r}")
         return out, over.astype(bool)
@@ -149,8 +145,8 @@ class Kernels:
         t = _u32(times)
         width = sum(c.width for c in ctrls)
         out = np.empty((t.size, width), dtype=np.uint32)
-        self.lib.ref_channels(MODEL_CODE[model], ctrls, len(ctrls), _ptr(t, _u32p), t.size,
-                              _ptr(out, _u32p))
+        self.lib.ref_channels(MODEL_CODE[model], ctrls, len(ctrls), _ptr(t), t.size,
+                              _ptr(out))
         return out
 
     def track_local(self, model: str, pos_scale, R16: np.ndarray, times: np.ndarray) -> np.ndarray:
@@ -158,8 +154,8 @@ class Kernels:
         t = _u32(times)
         R = _u32(R16, 16)
         out = np.empty((t.size, 16), dtype=np.uint32)
-        self.lib.ref_track_local(MODEL_CODE[model], pos_scale, _ptr(R, _u32p), _ptr(t, _u32p), t.size,
-                                 _ptr(out, _u32p))
+        self.lib.ref_track_local(MODEL_CODE[model], pos_scale, _ptr(R), _ptr(t), t.size,
+                                 _ptr(out))
         return out
 
     def local_exact(self, model: str, R16, scale, pos) -> np.ndarray:
@@ -174,8 +170,8 @@ class Kernels:
         if stride and R.size != 16 * n:
             raise ValueError("R16 must be one matrix or one per entry")
         out = np.empty((n, 16), dtype=np.uint32)
-        self.lib.ref_local_exact(MODEL_CODE[model], _ptr(R, _u32p), stride, _ptr(s, _u32p),
-                                 _ptr(p, _u32p), n, _ptr(out, _u32p))
+        self.lib.ref_local_exact(MODEL_CODE[model], _ptr(R), stride, _ptr(s),
+                                 _ptr(p), n, _ptr(out))
         return out
 
     def tracks(self, model: str, tracks, times: np.ndarray):
@@ -247,7 +243,7 @@ class Kernels:
         """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""
         r = _u32(rad).reshape(-1, 3)
         out = np.empty((r.shape[0], 16), dtype=np.uint32)
-        self.lib.ref_rot_matrix(MODEL_CODE[model], _ptr(r, _u32p), r.shape[0], _ptr(out, _u32p))
+        self.lib.ref_rot_matrix(MODEL_CODE[model], _ptr(r), r.shape[0], _ptr(out))
         return out
 
     def keyed(self, model: str, k: "KeyedStruct", times: np.ndarray):
@@ -255,8 +251,8 @@ class Kernels:
         t = _u32(times)
         out = np.empty((t.size, 3, 3), dtype=np.float64)
         passed = np.empty(t.size, dtype=np.int64)
-        self.lib.ref_keyed_eval(MODEL_CODE[model], ctypes.byref(k), _ptr(t, _u32p), t.size,
-                                _ptr(out, _f64p), _ptr(passed, _i64p))
+        self.lib.ref_keyed_eval(MODEL_CODE[model], ctypes.byref(k), _ptr(t), t.size,
+                                _ptr(out), _ptr(passed))
         return out, passed
 
 

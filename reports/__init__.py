@@ -40,7 +40,7 @@ def build_views(run: Run, causes: dict, names: dict | None = None) -> list[dict]
             # a mutant breaks everything stays a few MB; the rest keep their one-line row, repro
             # and a pointer to the record in chunks/.
             want_full = per_group[key] <= DETAIL_PER_GROUP and full < MAX_FULL_DETAILS
-            v = view(len(views), m, causes[id(m)], run.params, full=want_full,
+            v = view(len(views), m, causes[id(m)], full=want_full,
                      names=names.get(ch["chunk"]))
             v["src"] = f"{src_name} mismatches[{i}]"
             full += 1 if want_full else 0

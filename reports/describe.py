@@ -234,7 +234,7 @@ def shrunk_view(sh, original: dict) -> dict | None:
     return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig}
 
 
-def view(n: int, m: dict, cause: str, params: dict, full: bool = True, names=None) -> dict:
+def view(n: int, m: dict, cause: str, full: bool = True, names=None) -> dict:
     """The display model of mismatch number n (the report's anchor is "m<n>").
 
     names: the chunk's object names by index (reports.draw.object_names), shown next to

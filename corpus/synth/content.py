@@ -56,29 +56,29 @@ class Layout:
         s = ms.stem
         names: List[tuple] = [("", 0)]
 
-        def add(prefix, items, fidx=1):
+        def add(items, fidx=1):
             start = len(names)
             for it in items:
                 names.append((it, fidx))
             return list(range(start, len(names)))
 
-        self.anm = add("ANM_", [c.name for c in ms.chunks])
-        self.bones = add("OBJ_", [f"OBJ_{s}{i:02d}" for i in range(ms.bones)])
-        self.xnote = add("OBJ_", ["OBJ_xnote"])[0] if any(c.notes for c in ms.chunks) else None
-        self.body = add("OBJ_", [ms.fobj_body])[0] if ms.fobj_body else None
-        self.ext = add("OBJ_", [f"OBJ_{s}x{i:02d}" for i in range(23)]) if ms.extobj else []
-        self.models = add("MDL_", [f"MDL_{s}{i:03d}" for i in range(len(ms.models))])
-        self.mats = add("MAT_", [f"MAT_{s}{i:03d}" for i in range(ms.materials)])
-        self.texs = add("TEX_", [f"TEX_{s}{i:02d}" for i in range(ms.textures)])
-        self.cluts = add("CLT_", [f"CLT_{s}{i:02d}" for i in range(ms.cluts)])
-        self.mphs = add("MPH_", [f"MPH_{s}{i:02d}" for i in range(len(ms.morphers))])
-        self.cmps = add("CMP_", ["CMP_trall" if ms.extobj and i == 0 else f"CMP_{s}{i:02d}"
+        self.anm = add([c.name for c in ms.chunks])
+        self.bones = add([f"OBJ_{s}{i:02d}" for i in range(ms.bones)])
+        self.xnote = add(["OBJ_xnote"])[0] if any(c.notes for c in ms.chunks) else None
+        self.body = add([ms.fobj_body])[0] if ms.fobj_body else None
+        self.ext = add([f"OBJ_{s}x{i:02d}" for i in range(23)]) if ms.extobj else []
+        self.models = add([f"MDL_{s}{i:03d}" for i in range(len(ms.models))])
+        self.mats = add([f"MAT_{s}{i:03d}" for i in range(ms.materials)])
+        self.texs = add([f"TEX_{s}{i:02d}" for i in range(ms.textures)])
+        self.cluts = add([f"CLT_{s}{i:02d}" for i in range(ms.cluts)])
+        self.mphs = add([f"MPH_{s}{i:02d}" for i in range(len(ms.morphers))])
+        self.cmps = add(["CMP_trall" if ms.extobj and i == 0 else f"CMP_{s}{i:02d}"
                                  for i in range(ms.clumps)])
         nl = sum(len(c.lights) for c in ms.chunks)
-        self.lgts = add("LGT_", [f"LGT_{s}lig{i + 1}" for i in range(nl)])
-        self.cams = add("CAM_", [f"CAM_{s}{i:02d}" for i in range(ms.cameras)])
+        self.lgts = add([f"LGT_{s}lig{i + 1}" for i in range(nl)])
+        self.cams = add([f"CAM_{s}{i:02d}" for i in range(ms.cameras)])
         for p, n in sorted(ms.extra_names.items()):
-            add(p, [f"{p}{s}_x{i:04d}" for i in range(n)], fidx=2)
+            add([f"{p}{s}_x{i:04d}" for i in range(n)], fidx=2)
         self.names = names
         self.files = ["", f" {s}.max"] + ([f"#{s}_ext.ccs"] if ms.extra_names else [])
         # models: morph bases and targets come first (plan._models appends them first)
@@ -262,7 +262,7 @@ def _role_tracks(feature, g: _Gen, tracks: list):
         setc(0, rot=_keys(fr, [[2.0 * i, 3.0 * i - 100, 0.5 * i] for i in fr]))
 
 
-def _mat_records(ms, spec: ChunkSpec, g: _Gen, lay: Layout, role_mix: bool):
+def _mat_records(spec: ChunkSpec, g: _Gen, lay: Layout, role_mix: bool):
     r, N = g.r, g.N
     out = []
     for j in range(spec.materials):
@@ -300,13 +300,13 @@ DIRECT_FORMS = {"se1_1": (1,) * 8, "se1_2": (2,) * 8, "se2_1": (2, 1, 2, 1, 2, 1
 OTHER_CHANNELS = {K_OMNI: (0, 6, 9), K_DISTANT: (3, 6, 9), K_SPOT: (0, 3, 6, 9, 12, 15)}
 
 
-def _light_channel(kind, width, values, r, N):
+def _light_channel(kind, values, r, N):
     if kind == 1:
-        return list(bits(values(0)))
+        return list(bits(values()))
     fr = sorted(r.sample(range(max(2, N)), 2)) if N >= 2 else [0, 0]
     out = [len(fr)]
-    for i, f in enumerate(fr):
-        out += [f, *bits(values(i))]
+    for f in fr:
+        out += [f, *bits(values())]
     return out
 
 
@@ -318,20 +318,20 @@ def _light(kind, obj, lay: Layout, r: random.Random, N: int):
         return OtherRecord(0, kind, w, 0)
     if kind == K_DIRECT:
         forms = DIRECT_FORMS.get(s) or tuple(r.choice((0, 1, 1, 2)) for _ in DIRECT_CHANNELS)
-        chans = [(sh, wd, k) for (sh, wd), k in zip(DIRECT_CHANNELS, forms)]
+        chans = [(sh, k) for (sh, _width), k in zip(DIRECT_CHANNELS, forms)]
     else:
-        chans = [(sh, 3 if sh < 9 else 1, 2 if r.random() < 0.3 or (kind == K_SPOT and sh == 3) else 1)
+        chans = [(sh, 2 if r.random() < 0.3 or (kind == K_SPOT and sh == 3) else 1)
                  for sh in OTHER_CHANNELS[kind]]   # town05's spot light turns (keyed rotation)
-    gen = {0: lambda i: [r.uniform(-500, 500) for _ in range(3)], 3: lambda i: [r.uniform(-180, 180) for _ in range(3)],
-           6: lambda i: [r.random() for _ in range(3)], 9: lambda i: [r.uniform(0.2, 1.5)],
-           12: lambda i: [r.uniform(0, 200)], 15: lambda i: [r.uniform(200, 2500)],
-           18: lambda i: [r.uniform(300, 600)], 21: lambda i: [r.uniform(600, 900)]}
+    gen = {0: lambda: [r.uniform(-500, 500) for _ in range(3)], 3: lambda: [r.uniform(-180, 180) for _ in range(3)],
+           6: lambda: [r.random() for _ in range(3)], 9: lambda: [r.uniform(0.2, 1.5)],
+           12: lambda: [r.uniform(0, 200)], 15: lambda: [r.uniform(200, 2500)],
+           18: lambda: [r.uniform(300, 600)], 21: lambda: [r.uniform(600, 900)]}
     flags, words = 0, []
-    for sh, wd, k in chans:
+    for sh, k in chans:
         if k == 0:
             continue
         flags |= k << sh
-        words += _light_channel(k, wd, gen[sh], r, N)
+        words += _light_channel(k, gen[sh], r, N)
     return OtherRecord(0, kind, (obj, flags, *words), 0)
 
 
@@ -362,7 +362,7 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
     for f in sorted(spec.features, key=lambda x: x != "keyed_pos_rot"):   # the plain one first
         if tracks and f not in ("mat_mix", "eex1_frame3"):
             _role_tracks(f, g, tracks)
-    materials = _mat_records(ms, spec, g, lay, "mat_mix" in spec.features)
+    materials = _mat_records(spec, g, lay, "mat_mix" in spec.features)
     others = []
     li = sum(len(c.lights) for c in ms.chunks[:ci])
     for kind in spec.lights:

@@ -75,7 +75,7 @@ def small_texture(ms, tex_obj, clut_obj, r) -> bytes:
     return chunk(0x0300, body, declared=len(body) // 4 + TEX_DECLARED_EXTRA)
 
 
-def model_chunk(ms: MemberSpec, lay: Layout, i: int, md, gen, scale_bits, positions=None) -> bytes:
+def model_chunk(lay: Layout, i: int, md, gen, scale_bits, positions=None) -> bytes:
     obj = lay.models[i]
     out = [struct.pack("<IIHHHhB3x", obj, scale_bits, md.mtype, len(md.mmats), md.flag, 0, 0x70)]
     mats = lay.mats
@@ -129,7 +129,7 @@ def _normals(gen, n):
     return (gen.integers(0, 1 << 10, size=n, dtype="<u4") * 0x100401).astype("<u4").tobytes()
 
 
-def _morph_positions(gen, vcounts, r):
+def _morph_positions(vcounts):
     """A base shape (a waving sheet) and per-target offsets: realistic s16 values."""
     out = []
     for vn in vcounts:
@@ -142,7 +142,7 @@ def _morph_positions(gen, vcounts, r):
     return out
 
 
-def member_parts(seed, ms: MemberSpec, with_records=False) -> Parts:
+def member_parts(seed, ms: MemberSpec) -> Parts:
     lay = Layout(ms)
     r = rng_for(seed, ms.name, "setup")
     gen = np_rng(seed, ms.name, "models")
@@ -163,9 +163,9 @@ def member_parts(seed, ms: MemberSpec, with_records=False) -> Parts:
     # models: morph bases and targets first (same vertex counts per mmat)
     i = 0
     for k, sp in enumerate(ms.morphers):
-        base_pos = _morph_positions(gen, sp.mmats, r)
+        base_pos = _morph_positions(sp.mmats)
         scale = r.choice((1.0, 1.0, 0.5, 2.0))
-        tail.append(model_chunk(ms, lay, i, ms.models[i], gen, bits([scale])[0], base_pos))
+        tail.append(model_chunk(lay, i, ms.models[i], gen, bits([scale])[0], base_pos))
         for t in range(sp.targets + sp.spare):
             md = ms.models[i + 1 + t]
             pos = [np.clip(p.astype(np.int32) + gen.integers(-150, 150, size=p.shape), -32768, 32767)
@@ -174,12 +174,12 @@ def member_parts(seed, ms: MemberSpec, with_records=False) -> Parts:
             if sp.odd_scale and t == 0:
                 tscale = scale * 2.0          # a target at another vertexScale (checks.md §10)
                 pos = [(p // 2).astype(np.int16) for p in pos]
-            tail.append(model_chunk(ms, lay, i + 1 + t, md, gen, bits([tscale])[0], pos))
+            tail.append(model_chunk(lay, i + 1 + t, md, gen, bits([tscale])[0], pos))
         i += 1 + sp.targets + sp.spare
     for j in range(i, len(ms.models)):
         md = ms.models[j]
         scale = r.choice((1.0, 1.0, 0.5, 0.25, 2.0, 4.0))
-        tail.append(model_chunk(ms, lay, j, md, gen, bits([scale])[0]))
+        tail.append(model_chunk(lay, j, md, gen, bits([scale])[0]))
     for k, (base, _, _) in enumerate(lay.morph_models):
         tail.append(chunk(0x1900, _u32s(lay.mphs[k], base)))
     objs = list(lay.bones) + [o for o in (lay.xnote, lay.body) if o is not None] + list(lay.ext)

@@ -113,9 +113,9 @@ def build_plan(seed=1, small=False) -> List[MemberSpec]:
                 members.append(MemberSpec(name=nm + ".cmp", category=k))
     members.sort(key=lambda m: (m.category, m.name))
     _versions_and_times(members, seed, small)
-    _weights(members, seed, small)
+    _weights(members, seed)
     if small:
-        _small_fixups(members, seed)
+        _small_fixups(members)
     else:
         _chunks(members, seed)
     _models(members, seed, small)
@@ -170,7 +170,7 @@ def _versions_and_times(members, seed, small):
     members[0].mtime, members[-1].mtime = lo, hi
 
 
-def _weights(members, seed, small):
+def _weights(members, seed):
     rng = R(seed, "weights")
     spans = [(DISC_BASE_SECTORS[k + 1] if k + 1 < 19 else TOTAL_SECTORS) - DISC_BASE_SECTORS[k]
              for k in range(19)]
@@ -182,7 +182,7 @@ def _weights(members, seed, small):
             m.weight = max(m.weight, 30.0)
 
 
-def _small_fixups(members, seed):
+def _small_fixups(members):
     """--small: just the role members; give xddesk01's chunks a fixed N, cameras to one room."""
     for m in members:
         for c in m.chunks:

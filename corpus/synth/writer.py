@@ -83,7 +83,7 @@ class MemberWriter:
         self.k, self.S = k, S
         return self.inflated(S)
 
-    def build(self, plant_at=None):
+    def build(self):
         """The member's bytes (csize long); returns (bytes, usize)."""
         L = self.S - self.tex_fixed
         if self.pixels is None or len(self.pixels) != L:
@@ -225,7 +225,7 @@ def synthesize(out_dir, seed=1, small=False, log=None, jobs=None):
     jobs: worker processes for the member content (default: up to 2 CPUs); the bytes do not
     depend on it."""
     t0 = time.time()
-    say = log or (lambda *a: None)
+    say = log or (lambda *_: None)
     plan = build_plan(seed, small)
     say(f"plan: {len(plan)} members ({time.time() - t0:.1f} s)")
     if jobs is None:
@@ -235,7 +235,7 @@ def synthesize(out_dir, seed=1, small=False, log=None, jobs=None):
     if small:
         results = _sizes_small(writers, seed)
     else:
-        results = _sizes_full(writers, seed, plan)
+        results = _sizes_full(writers, seed)
     say(f"sizes: {time.time() - t0:.1f} s")
     os.makedirs(out_dir, exist_ok=True)
     members = []
@@ -295,7 +295,7 @@ def _sizes_small(writers, seed):
     return res
 
 
-def _sizes_full(writers, seed, plan):
+def _sizes_full(writers, seed):
     rng = R(seed, "sizes")
     n = len(writers)
     spans = [(DISC_BASE_SECTORS[k + 1] if k + 1 < 19 else TOTAL_SECTORS) - DISC_BASE_SECTORS[k]

@@ -463,7 +463,7 @@ def mmi_sa(S) -> int:
     return S.sa
 
 
-def namespace(machine) -> dict:
+def namespace(_machine) -> dict:
     """The helpers ``sem`` sources of this module call (all named mmi_*)."""
     ns = {k: v for k, v in globals().items() if k.startswith("mmi_") and callable(v)}
     ns["M128"] = M128

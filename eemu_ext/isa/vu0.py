@@ -42,10 +42,10 @@ _F.setdefault("vftbc", lambda f: f"$vf{f['ft']}{LANE[f['bc']]}")
 _F.setdefault("vftw", lambda f: f"$vf{f['ft']}w")
 _F.setdefault("vfsf", lambda f: f"$vf{f['fs']}{LANE[f['fsf']]}")
 _F.setdefault("vftf", lambda f: f"$vf{f['ft']}{LANE[f['ftf']]}")
-_F.setdefault("vacc", lambda f: "$ACC")
-_F.setdefault("vq", lambda f: "$Q")
-_F.setdefault("vi_i", lambda f: "$I")
-_F.setdefault("vr", lambda f: "$R")
+_F.setdefault("vacc", lambda _f: "$ACC")
+_F.setdefault("vq", lambda _f: "$Q")
+_F.setdefault("vi_i", lambda _f: "$I")
+_F.setdefault("vr", lambda _f: "$R")
 _F.setdefault("vid", lambda f: f"$vi{f['fd']}")
 _F.setdefault("vis", lambda f: f"$vi{f['fs']}")
 _F.setdefault("vit", lambda f: f"$vi{f['ft']}")
@@ -451,12 +451,12 @@ def make_helpers(fm: eefloat.FloatModel) -> dict:
                 st |= 0x820
             S.status = st
     else:
-        def vu_op(S, f, dst, a, b, dest):
+        def vu_op(_S, f, dst, a, b, dest):
             for c, bit in _LANES:
                 if dest & bit:
                     dst[c] = f(a[c], b[c])
 
-        def vu_madd(S, neg, dst, a, b, dest, latch):
+        def vu_madd(S, neg, dst, a, b, dest, _latch):
             acc = S.vacc
             for c, bit in _LANES:
                 if dest & bit:

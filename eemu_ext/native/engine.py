@@ -240,7 +240,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         found = Translator(m).discover(roots, inside, budget)        # now with the C text
         blocks = [found[a] for a in sorted(found)]
         sources = build.runtime_headers()
-        sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}", available=set(sources))
+        sources["program.c"] = c_unit(blocks, lambda b: f"b_{b.start:08x}")
         model = "-DEE_MODEL_HW=1" if m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
         # DECISION: programs are compiled at -O1. On the stand-in gcc takes 12.7 s at -O1 against
         # 21 s at -O2, and the bench sample's machine CPU is the same (0.7 s against 0.8: hand-overs,
@@ -692,7 +692,7 @@ class NativeEngine:
             st.log_on = 0
         return why, st.pc, st.steps, self._read_log()
 
-    def run_unit_logged(self, fn, pc: int):
+    def run_unit_logged(self, fn):
         """One unit's C function (lockstep localisation); (why, next pc, steps, store log)."""
         st = self.st
         fn.argtypes = [ctypes.c_void_p]

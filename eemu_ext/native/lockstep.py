@@ -227,8 +227,7 @@ class Checker:
             tr = Translator(self.m)
             blocks = [tr.block(u.pc, limit=1) for u in units]
             sources = build.runtime_headers()
-            sources["units.c"] = c_unit(blocks, lambda b: f"u_{b.start:08x}", available=set(sources),
-                                        export=True)
+            sources["units.c"] = c_unit(blocks, lambda b: f"u_{b.start:08x}", export=True)
             model = "-DEE_MODEL_HW=1" if self.m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
             lib = self.unit_libs[pc] = build.shared_library("units", sources, flags=(model,))
         return lib
@@ -251,7 +250,7 @@ class Checker:
             sp, lp = snapshot(m), list(self.log)
             self._undo(lp)
             restore(m, before)
-            why, nxt_nat, _steps, ln = eng.run_unit_logged(getattr(lib, f"u_{u.pc:08x}"), u.pc)
+            why, nxt_nat, _steps, ln = eng.run_unit_logged(getattr(lib, f"u_{u.pc:08x}"))
             sn = snapshot(m)
             if py_err is not None or why == eng.WHY_UNIT:
                 if (py_err is None) != (why != eng.WHY_UNIT):

@@ -253,7 +253,7 @@ class Translator:
 PRELUDE_HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h", "block.h")
 
 
-def c_unit(blocks: Sequence[Block], name_of, available=PRELUDE_HEADERS, export: bool = False) -> str:
+def c_unit(blocks: Sequence[Block], name_of, export: bool = False) -> str:
     """One translation unit: the blocks as C functions and the table the run loop indexes."""
     out = [f'#include "{h}"' for h in PRELUDE_HEADERS]
     out.append('#include "runtime.h"')

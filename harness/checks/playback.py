@@ -76,7 +76,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         if got != (want.time, int(bool(want.ended))):
             stop = (i, time, got, want)
             break
-        count_step_kind(anim, time, s, want, tally)
+        count_step_kind(anim, s, want, tally)
         before, time = time, want.time
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:
@@ -94,7 +94,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
     if n and posed:
         G = np.stack(mats)                   # (n, ntracks, 16)
         A = np.stack(alphas)                 # (n, ntracks)
-        bad_m, bad_a, keyed = _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally)
+        bad_m, bad_a, keyed = _compare_tracks(ref, posed, G, A, n, exact_local, tally)
     _keyed_samples(tally, ctx, posed, keyed, ref.times[:n])
     bad_rows = (bad_m.any(axis=1) | bad_a.any(axis=1)) if n and posed else np.zeros(n, dtype=bool)
     for k, (i, before, looped_before, frame, got_w) in enumerate(rows):
@@ -205,7 +205,7 @@ def forward_mismatches(ctx, tally, check, got, want, step, time, where):
 NINE_AND_T = NINE + [12, 13, 14]     # the words an exact local matrix is compared on
 
 
-def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
+def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
     """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
     deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases.
 
@@ -213,7 +213,7 @@ def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
     (Playback.tracks) and the compares run over (step, track) arrays. DECISION: the tolerance
     compare of a non-keyed 3x3 (exact_local off, the first-contact profile) goes track by track."""
     if not exact_local:
-        return _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally)
+        return _compare_tracks_each(ref, posed, G, A, n, exact_local, tally)
     nt = len(posed)
     tb = ref.tracks([tr for tr, _ in posed])
     C = tb.chan[:n]                                                 # (n, nt, 7): pos, scale, alpha
@@ -246,7 +246,7 @@ def _compare_tracks(anim, ref, posed, G, A, n, exact_local, tally):
     return bad_m, bad_a, keyed
 
 
-def _compare_tracks_each(anim, ref, posed, G, A, n, exact_local, tally):
+def _compare_tracks_each(ref, posed, G, A, n, exact_local, tally):
     """_compare_tracks one track at a time."""
     nt = len(posed)
     bad_m = np.zeros((n, nt), dtype=bool)
@@ -289,7 +289,7 @@ def pairs_json(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def count_step_kind(anim, time, s, want, tally):
+def count_step_kind(anim, s, want, tally):
     if want.ended:
         tally.count("ends")
         tally.quirk("ends")

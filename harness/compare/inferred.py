@@ -37,7 +37,7 @@ def _zero_exponent(w: int) -> bool:
     return w & 0x7F800000 == 0 and w & 0x7FFFFFFF != 0
 
 
-def _one_value_position(rec, float_model) -> bool:
+def _one_value_position(rec, _float_model) -> bool:
     e, g = _u32(rec.get("expected")), _u32(rec.get("got"))
     if e is None or g is None or not str(rec.get("field", "")).startswith("translation."):
         return False

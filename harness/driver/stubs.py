@@ -85,7 +85,7 @@ def install(machine, heap, symbols):
     for name, argn in ALLOCATORS.items():
         machine.hooks.add("address", allocator(name, argn), symbols[name])
     for name in FREES:
-        machine.hooks.add("address", lambda m: 0, symbols[name])
+        machine.hooks.add("address", lambda _m: 0, symbols[name])
 
     def open_data(m):
         this, data = m.args(2)

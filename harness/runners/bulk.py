@@ -46,7 +46,7 @@ def prepare(opts: Options, argv):
                         f"at offset 0x{int(b.get('offset') or 0):X}: {b.get('error')}"), file=sys.stderr)
     if len(bad) > 20:
         print(f"... and {len(bad) - 20} more bad members (summary.json lists them all)", file=sys.stderr)
-    bad += truncation_as_bad_member(opts, corpus)
+    bad += truncation_as_bad_member(opts)
     # DECISION: a --check run samples from the chunks whose records that check needs.
     ids, covered, missed = selection.quirk_sample(corpus, selection.pool(corpus, selection.kinds_for(opts.checks)),
                                                   -1 if opts.chunk_ids else opts.n, opts.seed)
@@ -62,7 +62,7 @@ def prepare(opts: Options, argv):
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
               "n": opts.n, "jobs": opts.jobs, "checks": sorted(opts.checks) if opts.checks else None,
-              "image": file_identity(opts.image), "data": file_identity(opts.data_path(corpus)),
+              "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members)}
@@ -87,11 +87,11 @@ def prepare(opts: Options, argv):
     return rd
 
 
-def truncation_as_bad_member(opts, corpus):
+def truncation_as_bad_member(opts):
     """A DATA.BIN shorter than the executable's index tables say: an input error naming the members
     gone (--allow-bad-members: listed with the bad members, and the run checks what is there)."""
     from corpus.truncation import past_the_end
-    data = opts.data_path(corpus)
+    data = opts.data_path()
     t = past_the_end(data, opts.image, opts.sidecar_symbols()) if data else None
     if t is None:
         return []
@@ -151,7 +151,7 @@ class Terminated(KeyboardInterrupt):
     """SIGTERM (a CI timeout, `kill`): handled like Ctrl-C."""
 
 
-def _on_sigterm(signum, frame):
+def _on_sigterm(_signum, _frame):
     raise Terminated()
 
 

@@ -19,7 +19,7 @@ class RunSetUp(distributed.WorkerPlugin):
         self.run = setup
         self.name = f"eediff-{setup.token}"
 
-    def setup(self, worker):
+    def setup(self, worker):  # noqa: ARG002  (distributed.WorkerPlugin.setup: called as setup(worker=...))
         from harness.runners.worker import set_up
         set_up(self.run)
 

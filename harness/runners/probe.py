@@ -422,7 +422,7 @@ def run_cli(opts, budgets=None) -> int:
     corpus = opts.open_corpus()
     r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args())
     from corpus.truncation import check_archive
-    cut = check_archive(opts.data_path(corpus), opts.image, opts.sidecar_symbols())
+    cut = check_archive(opts.data_path(), opts.image, opts.sidecar_symbols())
     if cut:                     # the index tables see members the archive no longer holds
         r.findings.append(Finding("error", "truncated archive", cut))
     print(format_report(r))

@@ -58,7 +58,7 @@ class Workers:
         index, cid, _, only = task
         return (index, cid, only, None)
 
-    def lost(self, exc):
+    def lost(self, _exc):
         """A message when `exc` means the workers were lost (restart or give up), else None."""
         return None
 
@@ -70,7 +70,7 @@ class Workers:
         """A line for the run's header, or None."""
         return None
 
-    def failed(self, batch, exc):
+    def failed(self, _batch, exc):
         """A task raised `exc` on its worker (not a lost worker): raise what the run should."""
         raise exc
 
@@ -225,7 +225,7 @@ def _drain(workers, ex, rd, pending, progress, coverage, ff):
                 rd.write_chunk(rec)
             coverage.add(res.coverage)
             for status in res.statuses:
-                progress.update(*status[:4])
+                progress.update(*status[:3])
                 if ff is not None and not stopping and ff.observe(status[4], status[0]):
                     # the chunks in flight finish where they can (their records are written before
                     # the summary); those not started are dropped

@@ -48,7 +48,7 @@ class Progress:
     def _cost(self, index):
         return self.costs.get(self.chunks.get(index), 1.0) or 1.0
 
-    def update(self, index, mismatches, error, seconds):
+    def update(self, index, mismatches, error):
         self.done += 1
         self.mismatches += mismatches
         self.errors += int(error)

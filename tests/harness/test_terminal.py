@@ -83,10 +83,10 @@ def test_the_eta_follows_the_recent_rate_not_the_warm_up(monkeypatch):
     p = Progress(100, 0, io.StringIO(), chunks={i: f"m::ANM_{i}" for i in range(100)},
                  costs={f"m::ANM_{i}": 3.0 for i in range(100)})
     clock[0] += 600
-    p.update(0, 0, False, 600.0)
+    p.update(0, 0, False)
     for i in range(1, 50):
         clock[0] += 1
-        p.update(i, 0, False, 1.0)
+        p.update(i, 0, False)
     assert 45 <= p.eta_seconds() <= 55, p.eta_seconds()
     assert "ETA 0:00:5" in p.line() or "ETA 0:00:4" in p.line(), p.line()
 
@@ -100,13 +100,13 @@ def test_the_eta_weighs_the_chunks_left_by_their_predicted_cost(monkeypatch):
     p = Progress(100, 0, io.StringIO(), chunks={i: f"c{i}" for i in range(100)}, costs=costs)
     for i in range(10):
         clock[0] += 10
-        p.update(i, 0, False, 10.0)
+        p.update(i, 0, False)
     assert 80 <= p.eta_seconds() <= 100, p.eta_seconds()
 
 
 def test_the_progress_line_counts_synthetic_cases_apart():
     chunks = {0: "a::ANM_x", 1: "b::ANM_y", 2: "synthetic::morph/edge", 3: "synthetic::edge/zero"}
     p = Progress(4, 0, io.StringIO(), chunks=chunks)
-    p.update(0, 0, False, 1.0)
-    p.update(2, 0, False, 1.0)
+    p.update(0, 0, False)
+    p.update(2, 0, False)
     assert p.line().startswith("[1/2] + 1/2 synthetic mismatches 0 errors 0")

@@ -134,7 +134,7 @@ def test_an_object_name_is_escaped_text():
     from reports.describe import view
     from reports.detail import mismatch_html
     m = mismatch("a.cmp::ANM_a", "fobj", "pos.x", "0x3f800000", "0x3f800001", object=3)
-    html = mismatch_html(view(0, m, "rounding", {}, names={3: "<img src=x>\x1b[2J"}))
+    html = mismatch_html(view(0, m, "rounding", names={3: "<img src=x>\x1b[2J"}))
     d = parse(html).by_id("m0")
     assert d.find("img") is None and "\x1b" not in html
     assert d.find("span", cls="mw").text() == "object 3 (<img src=x>\\x1b[2J)"
