@@ -14,8 +14,12 @@ def applies(anim, prof, file_ok=True):
 
 def run(game, ch, anim, ctx, tally, prof, rng, speed=None):
     entries = game.load(ch.data)
-    plan = note_plan(rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
-    check_notes(game, anim, entries, ch.names, ctx, tally, plan)
+    check_notes(game, anim, entries, ch.names, ctx, tally, plan_of(anim, prof, rng))
+
+
+def plan_of(anim, prof, rng):
+    """The chunk's note plan [(step, restart)] (checks.md §6.3, §6.4)."""
+    return note_plan(rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
 
 
 def check_notes(game, anim, entries, names, ctx, tally, plan):
