@@ -16,7 +16,7 @@ MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "
                   "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
                   "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
                   "--engine": "ENGINE", "--syms": "SYMS", "--fail-fast": "FAIL_FAST", "--shard": "SHARD", "--cluster": "CLUSTER",
-                  "--out": "OUT"}
+                  "--out": "OUT", "--model": "MODEL"}
 
 
 def whole_number(minimum=None):

@@ -328,12 +328,13 @@ def selection(opts):
 
 def header(opts, ids):
     from harness.runners.run import code_version, file_identity
-    return {"format": fileformat.FORMAT, "version": fileformat.VERSION,
+    h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
             "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
             "disc": file_identity(opts.disc) if opts.disc else None,
             "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model, "n": opts.n,
-            "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version(),
-            "created": _time.strftime("%Y-%m-%dT%H:%M:%SZ", _time.gmtime())}
+            "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
+    # DECISION: no date in the header: the same seed, options, files and code give the same bytes
+    return h
 
 
 def export(opts, out_path, jobs=1, progress=sys.stderr):
