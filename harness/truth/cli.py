@@ -22,7 +22,8 @@ from harness.truth import fileformat, protocol
 NOTHING_COMPARED = 5
 
 
-def run_truth(opts, out_path, jobs, err=sys.stderr):
+def run_truth(opts, out_path, jobs, err=None):
+    err = err or sys.stderr
     from harness.truth.export import export
     t0 = _time.time()
     n, errors = export(opts, out_path, jobs=jobs, progress=err)
@@ -61,9 +62,11 @@ def _kinds(check):
 
 
 def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=None, check=None,
-                timeout=protocol.DEFAULT_TIMEOUT, show=20, json_out=None, out=sys.stdout, err=sys.stderr):
+                timeout=protocol.DEFAULT_TIMEOUT, show=20, json_out=None, out=None, err=None):
     """Compare a model with the truth file at `path`; print mismatches and a summary; return
     (exit status, summary dict)."""
+    out = out or sys.stdout
+    err = err or sys.stderr
     from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
     from harness.profiles import profile
     label = printable(path)
@@ -93,14 +96,14 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
     defaults = {"IMAGE": DEFAULT_IMAGE, "DATA": DEFAULT_DATA}
     model = protocol.model(model_cmd, timeout)
     counters, per_check = Counter(), Counter()
-    mismatches, shown = 0, 0
+    mismatches, shown, dropped = 0, 0, 0
     failing, errors, chunks, queries_done = [], [], 0, 0
     jf = open(json_out, "w", encoding="utf-8") if json_out else None
     pending = deque()
     t0 = _time.time()
 
     def settle(limit):
-        nonlocal mismatches, shown, queries_done
+        nonlocal mismatches, shown, queries_done, dropped
         while len(pending) > limit:
             line, queries, ctx = pending.popleft()
             answers = protocol.checked_answers(line["chunk"], queries, model.receive())
@@ -117,6 +120,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
             queries_done += len(queries)
             counters.update(tally.counters)
             n_bad = tally.counters.get("failures", 0)
+            dropped += tally.dropped
             if n_bad:
                 mismatches += n_bad
                 failing.append((line["chunk"], n_bad))
@@ -171,7 +175,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
     model.close()
     seconds = _time.time() - t0
     summary = {"chunks": chunks, "queries": queries_done, "by_check": dict(per_check),
-               "mismatches": mismatches, "failing_chunks": [c for c, _ in failing], "errors": errors,
+               "mismatches": mismatches, "dropped_mismatches": dropped, "failing_chunks": [c for c, _ in failing], "errors": errors,
                "counters": dict(counters), "seconds": round(seconds, 2), "model": model.name}
     who = model.name
     if failing:

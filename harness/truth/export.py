@@ -352,8 +352,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
             with ctx.Pool(jobs, initializer=_init, initargs=(opts,)) as pool:
                 # imap keeps the selection's order: the file is the same whatever the jobs
                 for text, bad in pool.imap(_one, tasks, chunksize=1):
-                    w.f.write(text + "\n")
-                    w.chunks += 1
+                    w.chunk(text)
                     done += 1
                     errors += bad
                     _progress(progress, done, len(tasks), t0)
@@ -361,8 +360,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
             _init(opts)
             for task in tasks:
                 text, bad = _one(task)
-                w.f.write(text + "\n")
-                w.chunks += 1
+                w.chunk(text)
                 done += 1
                 errors += bad
                 _progress(progress, done, len(tasks), t0)

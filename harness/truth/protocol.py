@@ -87,9 +87,31 @@ class External:
             raise HarnessError(f"--model {printable(command)}: cannot start it ({exc.strerror})") from None
         self.lines = queue.Queue()
         self.err = deque(maxlen=20)
+        # DECISION: requests are written by a thread of their own, so a model that stops reading
+        # (hung, or answering before it reads on) can never block the harness: only the answer's
+        # wait has a timeout, and the model is killed when it runs out.
+        self.requests = queue.Queue()
+        self.write_failed = threading.Event()
         threading.Thread(target=self._read_out, daemon=True).start()
         threading.Thread(target=self._read_err, daemon=True).start()
+        threading.Thread(target=self._write, daemon=True).start()
         self._pending = deque()
+
+    def _write(self):
+        while True:
+            data = self.requests.get()
+            if data is None:
+                break
+            try:
+                self.p.stdin.write(data)
+                self.p.stdin.flush()
+            except (BrokenPipeError, OSError, ValueError):
+                self.write_failed.set()
+                return
+        try:
+            self.p.stdin.close()
+        except OSError:
+            pass
 
     def _read_out(self):
         for line in self.p.stdout:
@@ -108,12 +130,7 @@ class External:
         line = (json.dumps(request(chunk_id, data, ext, float_model, queries), separators=(",", ":"))
                 + "\n").encode("utf-8")
         self._pending.append((chunk_id, queries))
-        try:
-            self.p.stdin.write(line)
-            self.p.stdin.flush()
-        except (BrokenPipeError, OSError):
-            self._pending.pop()
-            raise self._gone(chunk_id, queries) from None
+        self.requests.put(line)
 
     def _gone(self, chunk_id, queries):
         try:
@@ -158,10 +175,7 @@ class External:
             self.p.wait()
 
     def close(self):
-        try:
-            self.p.stdin.close()
-        except OSError:
-            pass
+        self.requests.put(None)
         try:
             self.p.wait(timeout=10)
         except subprocess.TimeoutExpired:
