@@ -269,7 +269,7 @@ def test_in_process_and_serve_give_identical_records(truth, tmp_path):
 
 
 # -- §5 models written elsewhere ---------------------------------------------------------------------
-def test_a_model_written_from_scratch_answers_the_notes_queries(truth, capsys):
+def test_a_model_written_from_scratch_answers_the_f_note_queries(truth, capsys):
     status, out, err = run(["check-truth", truth, "--check", "notes", "--model", NOTES_MODEL], capsys)
     assert status == 0, out + err
     assert "notes 2" in out
@@ -359,3 +359,9 @@ def test_a_gzip_file_reads_as_the_plain_one(truth, tmp_path):
     h2, l2 = fileformat.read(plain)
     assert h1 == h2 and [dict(x, _line=0) for x in l1] == [dict(x, _line=0) for x in l2]
     assert os.path.getsize(gz) < os.path.getsize(plain)
+
+
+def test_the_worked_example_in_docs_truth_md_is_the_model_the_tests_run():
+    doc = open(os.path.join(ROOT, "docs", "truth.md"), encoding="utf-8").read()
+    source = open(os.path.join(MODELS, "notes_model.py"), encoding="utf-8").read()
+    assert "```python\n" + source.rstrip("\n") + "\n```" in doc
