@@ -82,8 +82,7 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
 	$${MK_SYMS:+--syms "$$MK_SYMS"}
 
-.PHONY: help all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean \
-	truth check-truth
+.PHONY: help all venv corpus test test-slow mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth
 
 all: test
 
