@@ -70,10 +70,10 @@ def controller(anim: Animation, q) -> dict:
     times = [int(t) & M32 for t in q["times"]]
     n = len(times)
     P = anim.poses(tr, times)
-    out = {"pos": P.pos.tolist(), "scale": P.scale.tolist(), "rot": _rotation9(P, n).tolist(),
-           "alpha": P.alpha.tolist(), "localtp": P.alpha.tolist()}
+    # numpy arrays: the harness takes them as they are in process; serve writes them as lists
+    out = {"pos": P.pos, "scale": P.scale, "rot": _rotation9(P, n), "alpha": P.alpha, "localtp": P.alpha}
     if P.rot_keyed:
-        out["passed"] = np.asarray(P.passed).tolist()
+        out["passed"] = np.asarray(P.passed)
     return out
 
 
@@ -81,7 +81,7 @@ def multistep(anim: Animation, q) -> dict:
     """The pose after SetAnmCtrlWork by each delta in turn: the pose at their sum (checks.md §2.3)."""
     t = sum(int(d) for d in q["deltas"]) & M32
     one = controller(anim, {"track": q["track"], "times": [t]})
-    return {k: v[0] for k, v in one.items() if k != "localtp"}
+    return {k: np.asarray(v)[0].tolist() for k, v in one.items() if k != "localtp"}
 
 
 def material(anim: Animation, q) -> dict:
@@ -100,7 +100,8 @@ def material(anim: Animation, q) -> dict:
 
 def playback(anim: Animation, q) -> dict:
     """Steps of q["speed"] from time 0: every step's (time, return value); at each step of
-    q["read"] every track's matrix (12 words), localtp, scale and keys passed; at each step of
+    q["read"] every track's matrix (12 words) and localtp, and the scale and keys passed of the
+    tracks of q["tolerance"] (whose 3x3 is compared within a bound); at each step of
     q["morph_read"] every morpher's (target, weight) pairs."""
     steps = [int(q["speed"])] * int(q["steps"])
     ref = anim.playback(steps)
@@ -112,28 +113,31 @@ def playback(anim: Animation, q) -> dict:
     for i in q["read"]:
         last_row = ref.row.get(i, last_row)     # a step that evaluates nothing leaves the last pose
         rows.append(last_row)
-    mats, tps, scales, passed = [], [], [], []
-    for k in rows:
-        if tb is None or k is None:
-            mats.append([[0] * 12 for _ in tracks])
-            tps.append([0] * len(tracks))
-            scales.append([[0] * 3 for _ in tracks])
-            passed.append([0] * len(tracks))
-            continue
-        chan = tb.chan[k]
-        m = np.zeros((len(tracks), 12), dtype=np.uint32)
-        plain = ~tb.keyed
-        if plain.any():
-            m[plain] = tb.local[k][plain][:, NINE_AND_T]
-        if tb.keyed.any():
-            M = tb.rot[k][tb.keyed]                                     # (nk, 3, 3)
-            s = ee_doubles(chan[tb.keyed, 3:6])
-            m[tb.keyed, :9] = f32_words((M.swapaxes(1, 2) * s[:, :, None]).reshape(-1, 9))
-            m[tb.keyed, 9:12] = trans_add(chan[tb.keyed, 0:3])
-        mats.append(m.tolist())
-        tps.append(chan[:, 6].tolist())
-        scales.append(chan[:, 3:6].tolist())
-        passed.append(tb.passed[k].tolist())
+    nt, nr = len(tracks), len(rows)
+    keyed = np.array([tr.keyed_rotation for tr in tracks], dtype=bool)
+    nk = int(keyed.sum())
+    tol = np.asarray(q.get("tolerance", []), dtype=np.int64)           # the 3x3s within a bound
+    mats = np.zeros((nr, nt, 12), dtype=np.uint32)
+    tps = np.zeros((nr, nt), dtype=np.uint32)
+    scales = np.zeros((nr, tol.size, 3), dtype=np.uint32)
+    passed = np.zeros((nr, tol.size), dtype=np.int64)
+    have = [r for r, k in enumerate(rows) if tb is not None and k is not None]
+    if have and nt:
+        at = np.array([rows[r] for r in have])
+        chan = tb.chan[at]                                              # (nh, nt, 7)
+        m = np.zeros((len(at), nt, 12), dtype=np.uint32)
+        if (~keyed).any():
+            m[:, ~keyed] = tb.local[at][:, ~keyed][:, :, NINE_AND_T]
+        if nk:
+            M = tb.rot[at][:, keyed]                                    # (nh, nk, 3, 3)
+            sc = ee_doubles(chan[:, keyed, 3:6])                         # (nh, nk, 3)
+            m[:, keyed, :9] = f32_words((M.swapaxes(2, 3) * sc[:, :, :, None]).reshape(len(at), nk, 9))
+            m[:, keyed, 9:12] = trans_add(chan[:, keyed, 0:3])
+        if tol.size:
+            scales[have] = chan[:, tol, 3:6]
+            passed[have] = np.where(keyed[tol][None, :], tb.passed[at][:, tol], 0)
+        mats[have] = m
+        tps[have] = chan[:, :, 6]
     morphs = []
     looped, looped_before = False, {}
     for i, f in enumerate(ref.forwards):
@@ -239,6 +243,20 @@ def request_answer(msg: dict) -> dict:
     return {"chunk": msg.get("chunk"), "answers": answers}
 
 
+def _listed(obj):
+    """JSON for the numpy arrays of the answers: their lists of ints."""
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    if isinstance(obj, np.integer):
+        return int(obj)
+    raise TypeError(f"{type(obj).__name__} is not JSON serializable")
+
+
+def dumps(reply) -> str:
+    """An answer line's JSON text (numpy arrays as lists of ints)."""
+    return json.dumps(reply, separators=(",", ":"), default=_listed)
+
+
 def serve(stdin=None, stdout=None) -> int:
     """Answer request lines until end of input. A request it cannot answer gets an error line
     ({"chunk": ..., "error": "..."}), which the harness reports naming the chunk."""
@@ -254,6 +272,6 @@ def serve(stdin=None, stdout=None) -> int:
         except Exception as exc:      # the harness names the chunk; this process keeps serving
             chunk = msg.get("chunk") if isinstance(msg, dict) else None
             reply = {"chunk": chunk, "error": f"{type(exc).__name__}: {exc}"}
-        stdout.write(json.dumps(reply, separators=(",", ":")) + "\n")
+        stdout.write(dumps(reply) + "\n")
         stdout.flush()
     return 0

@@ -190,8 +190,8 @@ def playback(q, a, ctx, tally, exact_local=True):
         A = _u32([a["matrix"][k] for k in rows])
         tally.count("object matrices", G.shape[0] * G.shape[1])
         keyed = np.array([r == "keyed" for r in rots], dtype=bool)
-        # DECISION: without exact_local (the first-contact profile) every 3x3 is within the tolerance
-        tolerant = keyed | (not exact_local)
+        tolerant = np.zeros(len(tracks), dtype=bool)
+        tolerant[list(q["tolerance"])] = True          # keyed, or every track without exact_local
         bad = np.zeros(G.shape[:2] + (12,), dtype=bool)
         bad[:, :, 9:12] = G[:, :, 9:12] != A[:, :, 9:12]
         exact_cols = ~tolerant
@@ -199,9 +199,9 @@ def playback(q, a, ctx, tally, exact_local=True):
         tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
         dev = {}
         if tolerant.any():
-            passed = np.asarray([a["passed"][k] for k in rows], dtype=np.int64)[:, tolerant]
-            passed = np.where(keyed[tolerant][None, :], passed, 0)
-            scale = f32_array(_u32([a["scale"][k] for k in rows]))[:, tolerant]       # (n, nk, 3)
+            passed = np.asarray([a["passed"][k] for k in rows], dtype=np.int64)      # (n, len(tolerance))
+            passed = np.where(keyed[list(q["tolerance"])][None, :], passed, 0)
+            scale = f32_array(_u32([a["scale"][k] for k in rows]))                    # (n, len(tolerance), 3)
             want = f32_array(A[:, tolerant, :9])
             formula = (ROT_TOLERANCE + ROT_PER_KEY * passed) * np.maximum(1.0, np.abs(scale).max(axis=2))
             bounds = tolerance.element_bounds(formula, want)

@@ -20,6 +20,9 @@ from harness.truth import check as cmp
 from harness.truth import fileformat, protocol
 
 NOTHING_COMPARED = 5
+# DECISION: requests written ahead of the answer being compared: the model computes the next
+# chunks while the harness compares this one (two cores); more only holds more chunks in memory
+AHEAD = 2
 
 
 def run_truth(opts, out_path, jobs, err=None):
@@ -163,7 +166,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
                                    image, data, disc, defaults=defaults)
             model.send(cid, ch.data, ch.ext, float_model, queries)
             pending.append((line, queries, ctx))
-            settle(1)
+            settle(AHEAD)
         settle(0)
     except BaseException:
         if isinstance(model, protocol.External):

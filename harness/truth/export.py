@@ -158,6 +158,10 @@ def playback(game, ch, anim, prof, r):
         out.append({"kind": "playback", "speed": speed, "steps": n,
                     "tracks": [tr.record.index for tr, _ in posed],
                     "rotation": [_rotation(tr) for tr, _ in posed],
+                    # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
+                    # rotations, and every track under a profile without exact_local
+                    "tolerance": [j for j, (tr, _) in enumerate(posed)
+                                  if tr.keyed_rotation or not prof.exact_local],
                     "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
                     "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
                              "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],

@@ -19,6 +19,8 @@ import subprocess
 import threading
 from collections import deque
 
+import numpy as np
+
 from corpus.names import printable
 
 from harness import HarnessError
@@ -202,6 +204,8 @@ class Shape(ValueError):
 
 
 def _words(v, n=None, what="", lo=0, hi=U32):
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
     if not isinstance(v, list) or (n is not None and len(v) != n):
         raise Shape(f"{what}: expected a list of {n if n is not None else 'some'} words, got "
                     f"{_kind(v)}")
@@ -212,11 +216,37 @@ def _words(v, n=None, what="", lo=0, hi=U32):
 
 
 def _rows(v, n, width, what, lo=0, hi=U32):
-    if not isinstance(v, list) or len(v) != n:
-        raise Shape(f"{what}: expected {n} rows, got {_kind(v)}")
+    return _block(v, (n, width), what, lo, hi)
+
+
+def _block(v, shape, what, lo=0, hi=U32):
+    """v is an array of whole numbers lo..hi of exactly this shape (nested lists, or a numpy array
+    from the built-in model). One numpy pass decides; only a bad block is walked, to name the
+    first bad element."""
+    shape = tuple(shape)
+    if shape[0] == 0 and (isinstance(v, list) and not v or isinstance(v, np.ndarray) and v.size == 0):
+        return v
+    try:
+        arr = np.asarray(v)
+    except (ValueError, TypeError, OverflowError):
+        arr = None
+    if (arr is not None and arr.shape == shape and arr.dtype.kind in "iu"
+            and (arr.size == 0 or (int(arr.min()) >= lo and int(arr.max()) <= hi))):
+        return v
+    _walk(v, shape, what, lo, hi)
+    raise Shape(f"{what}: not an array of {' x '.join(map(str, shape))} whole numbers {lo}..{hi}")
+
+
+def _walk(v, shape, what, lo, hi):
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if len(shape) == 1:
+        _words(v, shape[0], what, lo, hi)
+        return
+    if not isinstance(v, list) or len(v) != shape[0]:
+        raise Shape(f"{what}: expected {shape[0]} rows, got {_kind(v)}")
     for k, row in enumerate(v):
-        _words(row, width, f"{what}[{k}]", lo, hi)
-    return v
+        _walk(row, shape[1:], f"{what}[{k}]", lo, hi)
 
 
 def _kind(v):
@@ -243,10 +273,10 @@ def check_shape(q, a):
         n = len(q["times"])
         for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
             _rows(_field(a, f, f), n, w, f)
-        _words(_field(a, "alpha", "alpha"), n, "alpha")
-        _words(_field(a, "localtp", "localtp"), n, "localtp")
+        _block(_field(a, "alpha", "alpha"), (n,), "alpha")
+        _block(_field(a, "localtp", "localtp"), (n,), "localtp")
         if q.get("rotation") == "keyed":
-            _words(_field(a, "passed", "passed"), n, "passed", 0, 1 << 20)
+            _block(_field(a, "passed", "passed"), (n,), "passed", 0, 1 << 20)
     elif kind == "multistep":
         for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
             _words(_field(a, f, f), w, f)
@@ -261,15 +291,12 @@ def check_shape(q, a):
             _words(_field(a, f, f), n, f, 0, 0xFFFF)
     elif kind == "playback":
         nt, nr, nm = len(q["tracks"]), len(q["read"]), len(q["morph_read"])
+        nk = len(q["tolerance"])
         _rows(_field(a, "forward", "forward"), q["steps"], 2, "forward")
-        for f, w in (("matrix", 12), ("scale", 3)):
-            v = _field(a, f, f)
-            if not isinstance(v, list) or len(v) != nr:
-                raise Shape(f"{f}: expected {nr} rows (one per read step), got {_kind(v)}")
-            for k, row in enumerate(v):
-                _rows(row, nt, w, f"{f}[{k}]")
-        for f, hi in (("localtp", U32), ("passed", 1 << 20)):
-            _rows(_field(a, f, f), nr, nt, f, 0, hi)
+        _block(_field(a, "matrix", "matrix"), (nr, nt, 12), "matrix")
+        _block(_field(a, "localtp", "localtp"), (nr, nt), "localtp")
+        _block(_field(a, "scale", "scale"), (nr, nk, 3), "scale")
+        _block(_field(a, "passed", "passed"), (nr, nk), "passed", 0, 1 << 20)
         morph = _field(a, "morph", "morph")
         if not isinstance(morph, list) or len(morph) != nm:
             raise Shape(f"morph: expected {nm} rows (one per morph read step), got {_kind(morph)}")

@@ -11,7 +11,7 @@ import json
 import sys
 import time
 
-from reference.serve import request_answer
+from reference.serve import dumps, request_answer
 
 
 def main():
@@ -27,7 +27,7 @@ def main():
             sys.exit(3)
         if mode == "hang":
             time.sleep(3600)
-        reply = request_answer(msg)
+        reply = json.loads(dumps(request_answer(msg)))
         if mode == "shape":
             for a in reply["answers"]:
                 if a["kind"] == "controller" and a["pos"]:
