@@ -164,11 +164,13 @@ def main(argv=None):
     b.add_argument("--keys", type=int, default=30)
     b.add_argument("--poses", type=int, default=3000)
     b.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
-    sub.add_parser("serve", help="answer the model protocol of docs/truth.md on stdin/stdout, one JSON line each")
+    sv = sub.add_parser("serve", help="answer the model protocol of docs/truth.md on stdin/stdout, one JSON line each")
+    sv.add_argument("--plain", action="store_true",
+                    help="every word array as a JSON list of ints (default: u32 arrays packed, u32:base64)")
     args = p.parse_args(argv)
     if args.cmd == "serve":
         from .serve import serve
-        return serve()
+        return serve(packed=not args.plain)
     if args.cmd == "bench":
         return bench(args)
     return show(args)

@@ -243,6 +243,9 @@ def request_answer(msg: dict) -> dict:
     return {"chunk": msg.get("chunk"), "answers": answers}
 
 
+PACKED = "u32:"      # docs/truth.md §2: a u32 array as base64 of its little-endian words
+
+
 def _listed(obj):
     """JSON for the numpy arrays of the answers: their lists of ints."""
     if isinstance(obj, np.ndarray):
@@ -252,12 +255,19 @@ def _listed(obj):
     raise TypeError(f"{type(obj).__name__} is not JSON serializable")
 
 
-def dumps(reply) -> str:
-    """An answer line's JSON text (numpy arrays as lists of ints)."""
-    return json.dumps(reply, separators=(",", ":"), default=_listed)
+def _packed(obj):
+    """JSON for the numpy arrays of the answers: a u32 array packed (PACKED), others as lists."""
+    if isinstance(obj, np.ndarray) and obj.dtype == np.uint32:
+        return PACKED + base64.b64encode(np.ascontiguousarray(obj, dtype="<u4").tobytes()).decode("ascii")
+    return _listed(obj)
 
 
-def serve(stdin=None, stdout=None) -> int:
+def dumps(reply, packed=True) -> str:
+    """An answer line's JSON text: the u32 arrays packed, or (packed=False) every array as a list."""
+    return json.dumps(reply, separators=(",", ":"), default=_packed if packed else _listed)
+
+
+def serve(stdin=None, stdout=None, packed=True) -> int:
     """Answer request lines until end of input. A request it cannot answer gets an error line
     ({"chunk": ..., "error": "..."}), which the harness reports naming the chunk."""
     stdin = stdin or sys.stdin
@@ -272,6 +282,6 @@ def serve(stdin=None, stdout=None) -> int:
         except Exception as exc:      # the harness names the chunk; this process keeps serving
             chunk = msg.get("chunk") if isinstance(msg, dict) else None
             reply = {"chunk": chunk, "error": f"{type(exc).__name__}: {exc}"}
-        stdout.write(dumps(reply) + "\n")
+        stdout.write(dumps(reply, packed) + "\n")
         stdout.flush()
     return 0

@@ -186,8 +186,8 @@ def playback(q, a, ctx, tally, exact_local=True):
     tracks, rots = q["tracks"], q["rotation"]
     rows = [k for k, i in enumerate(q["read"]) if i < stop]
     if rows and tracks:
-        G = _u32([g["matrix"][k] for k in rows])                # (n, nt, 12)
-        A = _u32([a["matrix"][k] for k in rows])
+        G = _u32(g["matrix"])[rows]                            # (n, nt, 12)
+        A = _u32(a["matrix"])[rows]
         tally.count("object matrices", G.shape[0] * G.shape[1])
         keyed = np.array([r == "keyed" for r in rots], dtype=bool)
         tolerant = np.zeros(len(tracks), dtype=bool)
@@ -199,9 +199,9 @@ def playback(q, a, ctx, tally, exact_local=True):
         tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
         dev = {}
         if tolerant.any():
-            passed = np.asarray([a["passed"][k] for k in rows], dtype=np.int64)      # (n, len(tolerance))
+            passed = np.asarray(a["passed"], dtype=np.int64)[rows]                   # (n, len(tolerance))
             passed = np.where(keyed[list(q["tolerance"])][None, :], passed, 0)
-            scale = f32_array(_u32([a["scale"][k] for k in rows]))                    # (n, len(tolerance), 3)
+            scale = f32_array(_u32(a["scale"])[rows])                                # (n, len(tolerance), 3)
             want = f32_array(A[:, tolerant, :9])
             formula = (ROT_TOLERANCE + ROT_PER_KEY * passed) * np.maximum(1.0, np.abs(scale).max(axis=2))
             bounds = tolerance.element_bounds(formula, want)
@@ -220,8 +220,8 @@ def playback(q, a, ctx, tally, exact_local=True):
                 word, d_, b_ = dev[(k, j)]
                 tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
                                   track=tracks[j], time=times[i], step=i, deviation=d_, tolerance=b_, context=ctx_))
-        GT = _u32([g["localtp"][k] for k in rows])
-        AT = _u32([a["localtp"][k] for k in rows])
+        GT = _u32(g["localtp"])[rows]
+        AT = _u32(a["localtp"])[rows]
         tally.count("localtp cases", GT.size)
         for k, j in zip(*np.nonzero(GT != AT)):
             i = q["read"][rows[k]]

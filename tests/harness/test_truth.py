@@ -257,15 +257,30 @@ def test_a_controller_the_game_did_not_compile_is_a_mismatch(truth, tmp_path):
     assert status == 1 and s["mismatches"] == 1 and "| controller" in out.getvalue()
 
 
-def test_in_process_and_serve_give_identical_records(truth, tmp_path):
+@pytest.mark.parametrize("how", ["packed", "plain"])
+def test_in_process_and_serve_give_identical_records(truth, tmp_path, how):
+    """serve writes u32 arrays packed (u32:base64) by default, as lists of ints with --plain."""
     path = broken(truth, tmp_path)
     here, there = str(tmp_path / "here.jsonl"), str(tmp_path / "there.jsonl")
     s1 = check_truth(path, out=io.StringIO(), json_out=here)[1]
-    s2 = check_truth(path, model_cmd=SERVE, out=io.StringIO(), json_out=there)[1]
+    s2 = check_truth(path, model_cmd=SERVE + (" --plain" if how == "plain" else ""), out=io.StringIO(),
+                     json_out=there)[1]
     strip = lambda f: [{k: v for k, v in json.loads(x).items() if k != "repro"} for x in open(f)]
     a, b = strip(here), strip(there)
     assert a and a == b
     assert s1["counters"] == s2["counters"] and s1["mismatches"] == s2["mismatches"]
+
+
+def test_a_packed_array_of_the_wrong_size_or_not_base64_is_a_wrong_shape():
+    from harness.truth.protocol import Shape, check_shape
+    q = {"kind": "controller", "i": 0, "rotation": "exact", "times": [1, 2]}
+    good = {"i": 0, "kind": "controller", "pos": "u32:" + "A" * 32, "scale": [[0] * 3] * 2,
+            "rot": [[0] * 9] * 2, "alpha": [0, 0], "localtp": [0, 0]}
+    check_shape(q, dict(good))
+    with pytest.raises(Shape, match="pos: u32:... holds 18 bytes, not the 24 of 2 x 3 u32 words"):
+        check_shape(q, dict(good, pos="u32:" + "A" * 24))
+    with pytest.raises(Shape, match="pos: u32:... is not base64"):
+        check_shape(q, dict(good, pos="u32:" + "*" * 32))
 
 
 # -- §5 models written elsewhere ---------------------------------------------------------------------

@@ -27,7 +27,7 @@ def main():
             sys.exit(3)
         if mode == "hang":
             time.sleep(3600)
-        reply = json.loads(dumps(request_answer(msg)))
+        reply = json.loads(dumps(request_answer(msg), packed=False))
         if mode == "shape":
             for a in reply["answers"]:
                 if a["kind"] == "controller" and a["pos"]:
