@@ -282,6 +282,8 @@ def cmd_truth(a):
     n_given = a.n is not None
     opts = options(a, n=a.n if n_given else Options.n, jobs=a.jobs, checks=a.check or None, chunk_ids=ids)
     opts = apply_profile(opts, n_given=n_given)
+    # DECISION: truth never runs the readiness probe (the first-contact profile's gate): it compares
+    # nothing, and a game the probe would stop fails its chunks, each line naming the error
     opts.open_corpus()
     return run_truth(opts, a.out, a.jobs)
 

@@ -111,21 +111,23 @@ def multistep(q, a, ctx, tally, exact_local=True):
     g = q["game"]
     tally.count("multistep checks")
     t = sum(q["deltas"])
+    ints = lambda v: [int(x) for x in np.asarray(v).ravel()]
     fields = [("position", g["pos"], a["pos"]), ("scale", g["scale"], a["scale"]),
               ("transparency", [g["alpha"]], [a["alpha"]])]
     rot = q.get("rotation")
     if rot == "exact":
         fields.append(("rotation", g["rot"], a["rot"]))
     for name, got, exp in fields:
-        if list(got) != list(exp):
-            tally.fail(record(ctx, "multistep", name, list(exp), list(got), object=q.get("object"),
+        got, exp = ints(got), ints(exp)
+        if got != exp:
+            tally.fail(record(ctx, "multistep", name, exp, got, object=q.get("object"),
                               track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
     if rot == "keyed":
         d = np.abs(f32_array(_u32(g["rot"])) - f32_array(_u32(a["rot"])))
         d[np.isnan(d)] = np.inf
         bound = ROT_TOLERANCE + ROT_PER_KEY * int(a["passed"])
         if not d.max() <= bound:
-            tally.fail(record(ctx, "multistep", "rotation", list(a["rot"]), list(g["rot"]), object=q.get("object"),
+            tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
                               track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
                               context={"deltas": q["deltas"], "passed": int(a["passed"])}))
 
@@ -141,8 +143,8 @@ def material(q, a, ctx, tally, exact_local=True):
     tally.count("material cases", len(q["times"]))
     for k, t in enumerate(q["times"]):
         for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
-            if g[field][k] != a[field][k]:
-                tally.fail(record(ctx, "materials", field, a[field][k], g[field][k], object=q.get("material"),
+            if int(g[field][k]) != int(a[field][k]):
+                tally.fail(record(ctx, "materials", field, int(a[field][k]), int(g[field][k]), object=q.get("material"),
                                   track=q.get("track"), time=t, floats=fl, context={"crop": q["crop"]}))
 
 

@@ -303,16 +303,16 @@ def check_shape(q, a):
             _array(a, "passed", (n,), 0, 1 << 20)
     elif kind == "multistep":
         for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
-            _words(_field(a, f, f), w, f)
+            _array(a, f, (w,))
         _words([_field(a, "alpha", "alpha")], 1, "alpha")
         if q.get("rotation") == "keyed":
             _words([_field(a, "passed", "passed")], 1, "passed", 0, 1 << 20)
     elif kind == "material":
         n = len(q["times"])
         for f in ("U", "V"):
-            _words(_field(a, f, f), n, f)
+            _array(a, f, (n,))
         for f in ("u", "v"):
-            _words(_field(a, f, f), n, f, 0, 0xFFFF)
+            _array(a, f, (n,), 0, 0xFFFF)
     elif kind == "playback":
         nt, nr, nm = len(q["tracks"]), len(q["read"]), len(q["morph_read"])
         nk = len(q["tolerance"])
