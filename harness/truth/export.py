@@ -16,11 +16,9 @@ from the archive a truth file names, so `make bulk` keeps checking them.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 import sys
 import time as _time
 
-import numpy as np
 
 from corpus.names import printable
 

@@ -380,3 +380,45 @@ def test_the_worked_example_in_docs_truth_md_is_the_model_the_tests_run():
     doc = open(os.path.join(ROOT, "docs", "truth.md"), encoding="utf-8").read()
     source = open(os.path.join(MODELS, "notes_model.py"), encoding="utf-8").read()
     assert "```python\n" + source.rstrip("\n") + "\n```" in doc
+
+
+def test_what_the_game_never_compiled_is_a_mismatch_of_its_own(truth, tmp_path):
+    lines = lines_of(truth)
+    for x in lines[1:-1]:
+        for q in x["queries"]:
+            g = q["game"]
+            if q["kind"] == "playback":
+                g["unposed"], g["morphers_without_instance"] = [0], [99]
+            elif q["kind"] == "fobj":
+                g["objects_without_entry"] = [98]
+            elif q["kind"] == "material":
+                q.update(times=[], game={"compiled": False})
+    path = str(tmp_path / "uncompiled.jsonl")
+    write_lines(path, lines)
+    json_out = str(tmp_path / "records.jsonl")
+    status, s = check_truth(path, out=io.StringIO(), json_out=json_out)
+    fields = {(m["check"], m["field"]) for m in map(json.loads, open(json_out))}
+    assert status == 1 and {("playback", "instance"), ("playback", "morpher instance"), ("fobj", "index entry"),
+                            ("materials", "material controller")} <= fields
+
+
+def test_a_model_that_answers_with_an_error_line_is_named(truth, capsys):
+    status, out, err = run(["check-truth", truth, "--model", NOTES_MODEL], capsys)
+    assert status == 1 and "PASS" not in out
+    assert (f"model error: chunk {CHUNKS[0]}: the model answered with an error: this model answers notes "
+            f"queries only") in err
+
+
+def test_a_closing_line_that_miscounts_or_a_chunk_not_in_the_archive_is_refused(truth, tmp_path, capsys):
+    lines = lines_of(truth)
+    lines[-1]["chunks"] += 1
+    path = str(tmp_path / "miscount.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and "the closing line counts 5 chunks, the file holds 4" in err
+    lines = lines_of(truth)
+    lines[2]["chunk"] = "gone.cmp::ANM_\x1b[2Jgone"
+    path = str(tmp_path / "gone.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and "gone.jsonl:3: chunk gone.cmp::ANM_\\x1b[2Jgone is not in" in err
