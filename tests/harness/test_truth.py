@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from harness import HarnessError
 from harness.__main__ import main
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile
@@ -422,3 +423,25 @@ def test_a_closing_line_that_miscounts_or_a_chunk_not_in_the_archive_is_refused(
     write_lines(path, lines)
     status, out, err = run(["check-truth", path], capsys)
     assert status == 2 and "gone.jsonl:3: chunk gone.cmp::ANM_\\x1b[2Jgone is not in" in err
+
+
+@pytest.mark.parametrize("mutant, cases, check", [
+    ("note_time_own_frame", ["ctu1body.cmp::ANM_ctu1atc1", "egn1.cmp::ANM_egn1atc0"], "notes"),
+    ("controller_alpha_clamped", ["xd013.cmp::ANM_xd013000"], "controllers"),
+])
+def test_a_truth_file_of_a_broken_game_fails_the_reference_on_the_check_that_catches_it(tmp_path, mutant,
+                                                                                         cases, check):
+    """A stand-in mutant (standin/mutants/*.patch) is a game made wrong in one place: its truth file,
+    checked with the built-in reference, fails on the check its header names (the same mutants
+    tests/harness/test_pipeline.py runs through bulk)."""
+    from tests.harness.test_pipeline import require_built
+    elf = os.path.join(ROOT, "standin", "build", "mutants", f"{mutant}.elf")
+    require_built([elf])
+    path = str(tmp_path / f"{mutant}.jsonl")
+    export.export(opts_for(cases, image=elf), path, progress=None)
+    json_out = str(tmp_path / "records.jsonl")
+    status, s = check_truth(path, image=elf, out=io.StringIO(), json_out=json_out)
+    checks = {m["check"] for m in map(json.loads, open(json_out))}
+    assert status == 1 and check in checks, (status, checks)
+    with pytest.raises(HarnessError, match="made with the executable"):   # it is not the stand-in's
+        check_truth(path, out=io.StringIO())
