@@ -428,7 +428,7 @@ def test_a_closing_line_that_miscounts_or_a_chunk_not_in_the_archive_is_refused(
 @pytest.mark.parametrize("mutant, cases, check", [
     ("note_time_own_frame", ["ctu1body.cmp::ANM_ctu1atc1", "egn1.cmp::ANM_egn1atc0"], "notes"),
     ("controller_alpha_clamped", ["xd013.cmp::ANM_xd013000"], "controllers"),
-])
+], ids=["note-time-own-frame", "controller-alpha-clamped"])
 def test_a_truth_file_of_a_broken_game_fails_the_reference_on_the_check_that_catches_it(tmp_path, mutant,
                                                                                          cases, check):
     """A stand-in mutant (standin/mutants/*.patch) is a game made wrong in one place: its truth file,
