@@ -40,6 +40,8 @@ FORCE   ?=
 FRESH   ?=
 ALLOW_BAD_MEMBERS ?=
 FAIL_FAST ?=
+TRUTH   ?= build/truth.jsonl
+MODEL   ?=
 CLUSTER_STAMP := $(VENV)/.eediff-cluster
 LINT_STAMP := $(VENV)/.eediff-lint
 PYTEST_ARGS ?=
@@ -67,7 +69,9 @@ export MK_SHARD := $(value SHARD)
 export MK_OUT := $(value OUT)
 export MK_RUNS := $(value RUNS)
 export MK_FAIL_FAST := $(value FAIL_FAST)
-unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS
+export MK_TRUTH := $(value TRUTH)
+export MK_MODEL := $(value MODEL)
+unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS TRUTH MODEL
 unexport FORCE FRESH ALLOW_BAD_MEMBERS FAIL_FAST
 # FORCE=1, FRESH=1, ALLOW_BAD_MEMBERS=1: the bulk switches of the same names (anything else: off)
 BULK_SWITCHES = $(if $(filter 1,$(value FORCE)),--force) $(if $(filter 1,$(value FRESH)),--fresh) \
@@ -79,7 +83,7 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
 	$${MK_SYMS:+--syms "$$MK_SYMS"}
 
-.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean
+.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth
 
 all: test
 
@@ -93,6 +97,8 @@ help:
 	@echo '  make test-slow the tests marked slow'
 	@echo '  make report    re-render RUN=<run dir> (HTML and JUnit)'
 	@echo '  make merge     shard runs RUNS="dir1 dir2 ..." as one run OUT=dir'
+	@echo '  make truth     the game'"'"'s answers to the checks'"'"' queries over bulk'"'"'s selection, as a truth file OUT= (docs/truth.md)'
+	@echo '  make check-truth  a model (MODEL=, default the built-in reference) against the truth file TRUTH='
 	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
 	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
 	@echo '  make bench     interpreter, float-model and corpus speed'
@@ -119,7 +125,10 @@ help:
 	@echo '  CLUSTER=       bulk: a Dask scheduler tcp://host:8786, or local:N'
 	@echo '  SHARD=         bulk: K/M, the K-th of M balanced slices'
 	@echo '  RUNS=          merge: the shard run directories'
-	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one'
+	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one;'
+	@echo '                 truth: the truth file (default build/truth.jsonl; .gz: compressed)'
+	@echo '  TRUTH=build/truth.jsonl  check-truth: the truth file'
+	@echo '  MODEL=         check-truth: a command answering the model protocol (default: the built-in reference)'
 	@echo '  FRESH=         bulk: 1 starts a new run instead of resuming an identical unfinished one'
 	@echo '  FORCE=         bulk: 1 resumes OUT= even when its parameters differ from these'
 	@echo '  ALLOW_BAD_MEMBERS=  bulk: 1 lists corrupt archive members without failing the run'
@@ -180,6 +189,17 @@ bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
 	  $(HARNESS_OPTS) \
 	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"} \
 	  $${MK_FAIL_FAST:+--fail-fast "$$MK_FAIL_FAST"} $(BULK_SWITCHES)
+
+# the game's answers to the checks' queries over bulk's selection (docs/truth.md); JOBS=auto by default
+truth: $(STAMP) $(CORPUS_DEP)
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness truth $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
+	  $(HARNESS_OPTS) --out "$${MK_OUT:-$$MK_TRUTH}"
+
+# a model against a truth file, without the emulator (MODEL= a command; default the built-in reference)
+check-truth: $(STAMP) $(CORPUS_DEP)
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness check-truth "$$MK_TRUTH" $${MK_MODEL:+--model "$$MK_MODEL"} \
+	  $${MK_CASE:+--case "$$MK_CASE"} $${MK_CHECK:+--check "$$MK_CHECK"} $${MK_SHOW:+--show "$$MK_SHOW"} \
+	  $${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"}
 
 # the shard runs of one selection as one run directory, report, JUnit file and summary
 merge: $(STAMP)

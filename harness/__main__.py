@@ -1,4 +1,4 @@
-"""Command line: python -m harness bulk | one | replay | mutants | probe (see `--help`)."""
+"""Command line: python -m harness bulk | one | replay | mutants | probe | truth | check-truth (see `--help`)."""
 from __future__ import annotations
 
 import argparse
@@ -266,6 +266,34 @@ def cmd_coverage(a):
     return 0
 
 
+def cmd_truth(a):
+    """The game's answers to the checks' queries over the selected chunks, as a truth file."""
+    from harness.truth.cli import run_truth
+    from harness.runners.staged import apply_profile
+    ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
+    n_given = a.n is not None
+    opts = options(a, n=a.n if n_given else Options.n, jobs=a.jobs, checks=a.check or None, chunk_ids=ids)
+    opts = apply_profile(opts, n_given=n_given)
+    # DECISION: truth never runs the readiness probe (the first-contact profile's gate): it compares
+    # nothing, and a game the probe would stop fails its chunks, each line naming the error
+    opts.open_corpus()
+    return run_truth(opts, a.out, a.jobs)
+
+
+def cmd_check_truth(a):
+    """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
+    from harness.truth.cli import check_truth
+    from harness.truth.protocol import ModelError
+    try:
+        status, _ = check_truth(a.file, model_cmd=a.model, image=a.image, data=a.data, disc=a.disc,
+                                case=a.case, check=a.check, timeout=a.timeout, show=a.show, json_out=a.json)
+    except ModelError as exc:
+        print(f"harness: {printable(exc)}", file=sys.stderr)
+        print("MODEL ERROR (exit 1)", file=sys.stderr)
+        return 1
+    return status
+
+
 def main(argv=None):
     ap = Parser(prog="python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -327,11 +355,34 @@ def main(argv=None):
     pr = sub.add_parser("probe", help="readiness probe: each entry point on a few small chunks, watched")
     common(pr)
     pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
+    tr = sub.add_parser("truth", help="write the game's answers to the checks' queries over a selection "
+                        "(the options of bulk) as a truth file (docs/truth.md)")
+    common(tr)
+    tr.add_argument("--out", required=True, help="the truth file to write (.jsonl, or .jsonl.gz compressed)")
+    tr.add_argument("--n", type=whole_number(1), default=None,
+                    help="how many chunks (at least the pool size: all of them; default 100, or the profile's sample)")
+    tr.add_argument("--jobs", type=job_count, default="1", help="worker processes: auto or at least 1 (default 1)")
+    tr.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries (repeatable)")
+    tr.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
+    ct = sub.add_parser("check-truth", help="compare a model with a truth file, without the emulator")
+    ct.add_argument("file", help="the truth file (python -m harness truth --out FILE)")
+    ct.add_argument("--model", default=None, metavar="'CMD ARGS'",
+                    help="a program answering docs/truth.md's protocol (default: the built-in reference, in process)")
+    ct.add_argument("--image", default=None, help="the executable the file was made with (default: the stand-in)")
+    ct.add_argument("--data", default=None, help="its DATA.BIN (default: build/synth/DATA.BIN)")
+    ct.add_argument("--disc", default=None, help="its disc image, for a file made from a DISC")
+    ct.add_argument("--case", default=None, help="only this chunk id")
+    ct.add_argument("--check", choices=checks.names(), default=None, help="only this check's queries")
+    ct.add_argument("--timeout", type=float, default=120.0, help="seconds a model may take for one chunk (default 120)")
+    ct.add_argument("--show", type=whole_number(0), default=20, help="print at most this many mismatches")
+    ct.add_argument("--json", default=None, metavar="FILE", help="write every mismatch record there, one a line")
     a = ap.parse_args(argv)
     if getattr(a, "engine", None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     if getattr(a, "case", None) is not None:
         a.case = from_argv(a.case)
+    if a.cmd == "truth" and a.chunks:
+        a.chunks = from_argv(a.chunks)
     try:
         engine_in_use()
     except ValueError as exc:
@@ -339,7 +390,8 @@ def main(argv=None):
         return 2
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
-                "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage}[a.cmd](a)
+                "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage, "truth": cmd_truth,
+                "check-truth": cmd_check_truth}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2

@@ -23,7 +23,7 @@ MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "
                   "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
                   "--engine": "ENGINE", "--syms": "SYMS", "--fail-fast": "FAIL_FAST", "--shard": "SHARD",
                   "--cluster": "CLUSTER", "--out": "OUT", "--allow-bad-members": "ALLOW_BAD_MEMBERS",
-                  "--fresh": "FRESH", "--force": "FORCE"}
+                  "--fresh": "FRESH", "--force": "FORCE", "--model": "MODEL"}
 
 FLAG = True        # the value of an option that takes none (--allow-bad-members)
 

@@ -2,6 +2,7 @@
 
     python -m reference show CHUNKFILE --time T [--step S] [--names 3=OBJ_a,4=OBJ_b] [--float-model trunc]
     python -m reference show [--data DATA.BIN] --case member::ANM_name --time T   (default: the bundled build/synth/DATA.BIN)
+    python -m reference serve      the built-in reference as a model: docs/truth.md's protocol on stdin/stdout
 
 CHUNKFILE holds the raw chunk bytes from its 0x0700 header. The report lists every track's pose
 (raw bits and decimal), the local matrix, the materials' U/V, the step that reaches T (forward)
@@ -163,7 +164,13 @@ def main(argv=None):
     b.add_argument("--keys", type=int, default=30)
     b.add_argument("--poses", type=int, default=3000)
     b.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
+    sv = sub.add_parser("serve", help="answer the model protocol of docs/truth.md on stdin/stdout, one JSON line each")
+    sv.add_argument("--plain", action="store_true",
+                    help="every word array as a JSON list of ints (default: u32 arrays packed, u32:base64)")
     args = p.parse_args(argv)
+    if args.cmd == "serve":
+        from .serve import serve
+        return serve(packed=not args.plain)
     if args.cmd == "bench":
         return bench(args)
     return show(args)

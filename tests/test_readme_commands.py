@@ -409,6 +409,22 @@ def slow_bench(env):
 
 
 # README command -> its concrete forms; the second list runs only with --slow.
+def truth(env):
+    """A truth file of two chunks, then the built-in reference against it (0 mismatches)."""
+    out = env.once("truth", lambda: (ok(env.sh(f"make truth N=2 {env.files} OUT={q(env.tmp / 'the truth.jsonl')}")),
+                                     env.tmp / "the truth.jsonl")[1])
+    assert out.is_file() and json.loads(out.read_text().splitlines()[0])["format"] == "eediff-truth"
+    return out
+
+
+def check_truth(env):
+    out = truth(env)
+    r = ok(env.sh(f"make check-truth TRUTH={q(out)} {env.files}"))
+    assert "PASS (exit 0)" in r and "0 mismatches" in r
+    serve = ok(env.sh(f"make check-truth TRUTH={q(out)} {env.files} MODEL={q('.venv/bin/python -m reference serve')}"))
+    assert "PASS (exit 0)" in serve and "model .venv/bin/python -m reference serve" in serve
+
+
 FORMS = {
     "make bulk N=4091": [nightly],
     "make test": [make_test],
@@ -424,6 +440,8 @@ FORMS = {
     "make one CASE=xp_flag.cmp::ANM_xp_flag004 [CHECK=notes] [SEED=] [TIME=T] [SHOW=20]": [one],
     ".venv/bin/python -m harness replay --case C --check notes --plan 38195:0 …": [replay],
     "make report RUN=build/runs/<id>": [report],
+    "make truth N=200 OUT=build/truth.jsonl": [truth],
+    "make check-truth TRUTH=build/truth.jsonl [MODEL='CMD ARGS']": [check_truth],
     ".venv/bin/python -m harness coverage RUN [--function NAME]": [coverage],
     ". .venv/bin/activate; pytest -k notes": [developer_loop],
     "make mutants": [mutants_dry],

@@ -32,14 +32,7 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
     """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk. compare(anim, tr, ts, words,
     localtp, ctx, tally) compares one track's sampled times (default compare_times, all at once)."""
     compare = compare or compare_times
-    tracks = list(anim.tracks)
-    if 0 <= prof.max_tracks < len(tracks):
-        # DECISION: a track with a rotation held after a turn is checked even beyond the sample
-        # (check_running_matrix): it is rare, and it is the only place a missing running product
-        # shows. The sample's draws are the same with or without it.
-        chosen = set(rng.sample(range(len(tracks)), prof.max_tracks))
-        chosen |= {i for i, t in enumerate(tracks) if held_rotation_keys(t.record.rot)}
-        tracks = [tracks[i] for i in sorted(chosen)]
+    tracks = chosen_tracks(anim, prof, rng)
     # pair over ALL records: the k-th record of an object is counted in file order, sample or not
     paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
     game.new_anm()
@@ -58,10 +51,7 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
         for k, v in track_quirks(tr.record, anim.frames).items():
             tally.quirk(k, v)
         work, coord = game.work(entry.ctrl)
-        ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
-        holds = anim.rotation_holds(tr)
-        if holds:       # both sides of every held key's start, under any profile (no draw taken)
-            ts = sorted(set(ts) | {t for T, _, _ in holds for t in (T, T + 1)})
+        ts, holds = track_times(anim, tr, rng, prof)
         before = len(tally.mismatches)
         words, localtp = game.step_times(work, coord, ts)
         compare(anim, tr, ts, words, localtp, ctx, tally)
@@ -73,6 +63,29 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
             attach_series(tally.mismatches[before], anim, tr, [(t, scratch_of(w)) for t, w in zip(ts, words)])
         check_multistep(game, work, ts, scratch_of(words[-1]), tr, ctx, tally)
         mark(tally, "object records", tr.record.index)
+
+
+def chosen_tracks(anim, prof, rng):
+    """The object records the check compares (checks.md §2.1): all, or the profile's seeded sample."""
+    tracks = list(anim.tracks)
+    if 0 <= prof.max_tracks < len(tracks):
+        # DECISION: a track with a rotation held after a turn is checked even beyond the sample
+        # (check_running_matrix): it is rare, and it is the only place a missing running product
+        # shows. The sample's draws are the same with or without it.
+        chosen = set(rng.sample(range(len(tracks)), prof.max_tracks))
+        chosen |= {i for i, t in enumerate(tracks) if held_rotation_keys(t.record.rot)}
+        tracks = [tracks[i] for i in sorted(chosen)]
+    return tracks
+
+
+def track_times(anim, tr, rng, prof):
+    """(the sampled times of one track, its rotation holds): checks.md §2.1 step 4.3, plus both
+    sides of every held key's start (anim.rotation_holds), under any profile (no draw taken)."""
+    ts = sample_times(tr.record, anim.last, rng, prof.times, prof.max_boundaries)
+    holds = anim.rotation_holds(tr)
+    if holds:
+        ts = sorted(set(ts) | {t for T, _, _ in holds for t in (T, T + 1)})
+    return ts, holds
 
 
 NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)

@@ -18,15 +18,20 @@ def run(case):
     game, ch, anim, ctx, tally, prof = case.game, case.ch, case.anim, case.ctx, case.tally, case.prof
     rng = case.rng
     entries = game.load(ch.data)
+    for k, (a1, p) in enumerate(plans(anim, prof, rng)):
+        if k:
+            entries = game.load(ch.data)
+        check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
+
+
+def plans(anim, prof, rng):
+    """[(a1, plan)]: the generated plan with +0xA1 = 0, again with +0xA1 = 1, then single frames."""
     plan = note_plan(rng, anim.frames, prof.fobj_steps)
     # DECISION (eediff addition to checks.md §7.3): besides the generated steps, one run of
     # single-frame steps reads every frame's records in turn, so a pose that holds for one
     # frame only is compared too; it stops at the end (or the profile's step cap).
     every_frame = [(256, False)] * min(max(1, anim.frames - 1), prof.playback_max_steps)
-    for k, (a1, p) in enumerate(((0, plan), (1, plan), (0, every_frame))):
-        if k:
-            entries = game.load(ch.data)
-        check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
+    return [(0, plan), (1, plan), (0, every_frame)]
 
 def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
     """One run of a plan with coord +0xA1 = a1 (checks.md §7, items 2-5)."""

@@ -19,9 +19,7 @@ def run(case):
 
 def check_materials(game, anim, entries, ctx, tally, prof, rng):
     """checks.md §2.2: texture offsets U, V and the ccMaterial u, v with random crops, exactly."""
-    first = {}
-    for mt in anim.materials:
-        first.setdefault(mt.material, mt)
+    first = first_records(anim)
     game.new_anm()
     paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
     for mt in first.values():
@@ -32,11 +30,11 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
                               track=rec.index, floats=False,
                               context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
             continue
-        crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
+        crop_u, crop_v, times = material_case(anim, rec, rng, prof)
         work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
         tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
         tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
-        for t in sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries):
+        for t in times:
             game.reset_work(work)
             game.set_work(work, t)
             tally.count("material cases")
@@ -57,6 +55,20 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
         for later in anim.materials:
             if later.material == mt.material:
                 mark(tally, "material records", later.record.index)
+
+
+def first_records(anim):
+    """material object -> its first record (formats.md §4.6: the one the game uses)."""
+    first = {}
+    for mt in anim.materials:
+        first.setdefault(mt.material, mt)
+    return first
+
+
+def material_case(anim, rec, rng, prof):
+    """(crop u, crop v, sampled times) of one material record (checks.md §2.2), drawn in that order."""
+    crop_u, crop_v = rng.randint(0, 0xFFFF), rng.randint(0, 0xFFFF)
+    return crop_u, crop_v, sample_times(rec, anim.last, rng, prof.times, prof.max_boundaries)
 
 
 def channel_words(c):

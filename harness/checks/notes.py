@@ -13,10 +13,14 @@ def applies(case):
 
 
 def run(case):
-    anim, prof = case.anim, case.prof
     entries = case.game.load(case.ch.data)
-    plan = note_plan(case.rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
-    check_notes(case.game, anim, entries, case.ch.names, case.ctx, case.tally, plan)
+    check_notes(case.game, case.anim, entries, case.ch.names, case.ctx, case.tally,
+                plan_of(case.anim, case.prof, case.rng))
+
+
+def plan_of(anim, prof, rng):
+    """The chunk's note plan [(step, restart)] (checks.md §6.3, §6.4)."""
+    return note_plan(rng, anim.frames, note_step_count(anim.frames, prof.note_steps_min, prof.note_steps_max))
 
 
 def check_notes(game, anim, entries, names, ctx, tally, plan):

@@ -27,14 +27,19 @@ def run(case):
     game, ch, anim, ctx, tally, prof, rng, speed = (case.game, case.ch, case.anim, case.ctx, case.tally,
                                                     case.prof, case.rng, case.speed)
     entries = game.load(ch.data)
-    speeds = [speed] if speed else draw_speeds(rng, prof.playback_speeds)
-    for k, s in enumerate(speeds):
+    for k, (s, n) in enumerate(plan(anim, prof, rng, speed)):
         if k:
             entries = game.load(ch.data)
-        n = bulk_steps(anim, s, prof.playback_max_steps)
         tally.count(f"playback steps at {s}", n)
         tally.count(f"playbacks at {s}")
         check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
+
+
+def plan(anim, prof, rng, speed=None):
+    """[(speed, steps)] of the chunk's playbacks: the given speed, else the profile's drawn ones
+    (checks.md §4.2), each with its step count."""
+    speeds = [speed] if speed else draw_speeds(rng, prof.playback_speeds)
+    return [(s, bulk_steps(anim, s, prof.playback_max_steps)) for s in speeds]
 
 
 def draw_speeds(rng, count):

@@ -1,0 +1,315 @@
+"""A model's answers against the game's words of a truth file, as mismatch records (interfaces.md §4).
+
+The comparison is the checks' own: raw u32 words equal, except a keyed rotation's 3x3, which is
+within checks.md §3's bound (docs/tolerances.md: per element in the playback, never below one
+ulp of the expected element). The model is the expected side ("reference" in a printed
+mismatch), the game the got side, as in every other record. Each function takes one query (with
+the game's words under "game") and the model's answer, and records into a Tally.
+
+DECISION: where a check stops at the first frame counter that differs (playback, notes, F_Obj),
+the comparison of that query stops there too: after it the two sides play different times.
+DECISION: a keyed rotation's bound is taken from the expected side (the model's keys passed and
+scale), as the checks take it from the reference's; a model can therefore widen its own bound,
+by 1e-7 per key it claims to have passed, no more.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE
+from harness.compare import tolerance
+from harness.compare.bits import f32_array
+from harness.compare.mismatch import CaseContext, record
+from corpus.names import shell_word
+
+AXES = "xyz"
+
+
+class TruthContext(CaseContext):
+    """A case of a truth file: its repro is the check-truth command narrowed to the chunk and check."""
+
+    def __init__(self, chunk, seed, profile, float_model, file, model=None, image=None, data=None, disc=None,
+                 defaults=None):
+        super().__init__(chunk, seed, profile, float_model, image, data, disc, defaults=defaults)
+        self.file, self.model = file, model
+
+    def repro(self, check=None, time=None):  # noqa: ARG002  (CaseContext.repro's signature: record() passes time=)
+        parts = [".venv/bin/python", "-m", "harness", "check-truth", shell_word(self.file),
+                 "--case", shell_word(self.chunk)]
+        if check:
+            parts += ["--check", shell_word(check)]
+        if self.model:
+            parts += ["--model", shell_word(self.model)]
+        for flag, key, val in (("--image", "IMAGE", self.image), ("--data", "DATA", self.data),
+                               ("--disc", "DISC", self.disc)):
+            if val and val != self.defaults.get(key):
+                parts += [flag, shell_word(val)]
+        return " ".join(parts)
+
+
+def _u32(v):
+    return np.asarray(v, dtype=np.int64).astype(np.uint32)
+
+
+def _field_of(j):
+    """The name of word j of the 12 compared matrix words (9 of the 3x3 c-major, then translation)."""
+    if j >= 9:
+        return f"translation.{AXES[j - 9]}"
+    c, r = divmod(j, 3)
+    return f"matrix[{r}][{c}]"
+
+
+def _rot_field(j):
+    c, r = divmod(j, 3)
+    return f"rotation[{r}][{c}]"
+
+
+# -- controllers, multistep (checks.md §2.1, §2.3) --------------------------------------------------
+def controller(q, a, ctx, tally):
+    g = q["game"]
+    obj, track = q.get("object"), q.get("track")
+    if g.get("compiled") is False:
+        tally.count("no controller")
+        tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=obj, track=track,
+                          floats=False, context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
+        return
+    times = q["times"]
+    n = len(times)
+    tally.count("cases", n)
+    tally.count("localtp cases", n)
+    exact = [("position", _u32(g["pos"]), _u32(a["pos"])), ("scale", _u32(g["scale"]), _u32(a["scale"]))]
+    for name, G, A in exact:
+        for k, j in zip(*np.nonzero(G != A)):
+            tally.fail(record(ctx, "controllers", f"{name}.{AXES[j]}", int(A[k, j]), int(G[k, j]), object=obj,
+                              track=track, time=times[k]))
+    for field, gname, aname in (("transparency", "alpha", "alpha"), ("localtp", "localtp", "localtp")):
+        G, A = _u32(g[gname]), _u32(a[aname])
+        for k in np.flatnonzero(G != A):
+            tally.fail(record(ctx, "controllers", field, int(A[k]), int(G[k]), object=obj, track=track,
+                              time=times[k]))
+    rot = q.get("rotation")
+    G, A = _u32(g["rot"]), _u32(a["rot"])
+    if rot == "exact":
+        tally.count("single-value rotations", n)
+        for k, j in zip(*np.nonzero(G != A)):
+            tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
+                              track=track, time=times[k]))
+    elif rot == "keyed":
+        tally.count("keyed rotations", n)
+        passed = np.asarray(a["passed"], dtype=np.int64)
+        d = np.abs(f32_array(G) - f32_array(A))
+        d[np.isnan(d)] = np.inf
+        bound = ROT_TOLERANCE + ROT_PER_KEY * passed
+        for k in np.flatnonzero(~(d.max(axis=1) <= bound)):
+            j = int(np.argmax(d[k]))
+            tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
+                              track=track, time=times[k], deviation=float(d[k, j]), tolerance=float(bound[k]),
+                              context={"passed": int(passed[k])}))
+
+
+def multistep(q, a, ctx, tally):
+    g = q["game"]
+    tally.count("multistep checks")
+    t = sum(q["deltas"])
+    ints = lambda v: [int(x) for x in np.asarray(v).ravel()]
+    fields = [("position", g["pos"], a["pos"]), ("scale", g["scale"], a["scale"]),
+              ("transparency", [g["alpha"]], [a["alpha"]])]
+    rot = q.get("rotation")
+    if rot == "exact":
+        fields.append(("rotation", g["rot"], a["rot"]))
+    for name, got, exp in fields:
+        got, exp = ints(got), ints(exp)
+        if got != exp:
+            tally.fail(record(ctx, "multistep", name, exp, got, object=q.get("object"),
+                              track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
+    if rot == "keyed":
+        d = np.abs(f32_array(_u32(g["rot"])) - f32_array(_u32(a["rot"])))
+        d[np.isnan(d)] = np.inf
+        bound = ROT_TOLERANCE + ROT_PER_KEY * int(a["passed"])
+        if not d.max() <= bound:
+            tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
+                              track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
+                              context={"deltas": q["deltas"], "passed": int(a["passed"])}))
+
+
+# -- materials (checks.md §2.2) ---------------------------------------------------------------------
+def material(q, a, ctx, tally):
+    g = q["game"]
+    if g.get("compiled") is False:
+        tally.fail(record(ctx, "materials", "material controller", None, None, object=q.get("material"),
+                          track=q.get("track"), floats=False,
+                          context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
+        return
+    tally.count("material cases", len(q["times"]))
+    for k, t in enumerate(q["times"]):
+        for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
+            if int(g[field][k]) != int(a[field][k]):
+                tally.fail(record(ctx, "materials", field, int(a[field][k]), int(g[field][k]), object=q.get("material"),
+                                  track=q.get("track"), time=t, floats=fl, context={"crop": q["crop"]}))
+
+
+# -- the steps of playback, notes and F_Obj ----------------------------------------------------------
+def _forwards(check, G, A, ctx, tally, where, pair=False):
+    """The index of the first step whose frame counter or return value differs (recorded), or the
+    number of steps when none does. pair: one record of [time, return value] (the F_Obj check's)."""
+    before = 0
+    for i, (gf, af) in enumerate(zip(G, A)):
+        tally.count(f"{check} steps" if check != "playback" else "steps")
+        if list(gf) != list(af):
+            ctx_ = dict(where(i), time_before=before)
+            if pair:
+                tally.fail(record(ctx, check, "frame counter", list(af), list(gf), step=i, time=before,
+                                  floats=False, context=ctx_))
+            else:
+                for field, e, v in (("frame counter", af[0], gf[0]), ("return value", af[1], gf[1])):
+                    if e != v:
+                        tally.fail(record(ctx, check, field, e, v, step=i, time=before, floats=False, context=ctx_))
+            return i
+        before = af[0]
+    return len(G)
+
+
+def playback(q, a, ctx, tally):
+    g = q["game"]
+    for idx in g.get("unposed") or ():
+        tally.fail(record(ctx, "playback", "instance", "compiled", "none", track=idx, floats=False,
+                          context={"why": f"object record {idx} has no table entry with a kind-0x0102 ctrl, "
+                                          f"so no instance is posed"}))
+    for obj in g.get("morphers_without_instance") or ():
+        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
+                          context={"why": f"F_Morpher records name morpher object {obj}, which has no table "
+                                          f"entry with an MPH_ name, so its morph state is never read"}))
+    speed = q["speed"]
+    tally.count("playbacks")
+    tally.count(f"playbacks at {speed}")
+    where = lambda i: {"speed": speed, "steps": i + 1}
+    stop = _forwards("playback", g["forward"], a["forward"], ctx, tally, where)
+    times = [f[0] for f in a["forward"]]
+    tracks, rots = q["tracks"], q["rotation"]
+    rows = [k for k, i in enumerate(q["read"]) if i < stop]
+    if rows and tracks:
+        G = _u32(g["matrix"])[rows]                            # (n, nt, 12)
+        A = _u32(a["matrix"])[rows]
+        tally.count("object matrices", G.shape[0] * G.shape[1])
+        keyed = np.array([r == "keyed" for r in rots], dtype=bool)
+        tolerant = np.zeros(len(tracks), dtype=bool)
+        tolerant[list(q["tolerance"])] = True          # keyed, or every track without exact_local
+        bad = np.zeros(G.shape[:2] + (12,), dtype=bool)
+        bad[:, :, 9:12] = G[:, :, 9:12] != A[:, :, 9:12]
+        exact_cols = ~tolerant
+        bad[:, exact_cols, :9] = G[:, exact_cols, :9] != A[:, exact_cols, :9]
+        tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
+        dev = {}
+        if tolerant.any():
+            passed = np.asarray(a["passed"], dtype=np.int64)[rows]                   # (n, len(tolerance))
+            passed = np.where(keyed[list(q["tolerance"])][None, :], passed, 0)
+            scale = f32_array(_u32(a["scale"])[rows])                                # (n, len(tolerance), 3)
+            want = f32_array(A[:, tolerant, :9])
+            formula = (ROT_TOLERANCE + ROT_PER_KEY * passed) * np.maximum(1.0, np.abs(scale).max(axis=2))
+            bounds = tolerance.element_bounds(formula, want)
+            d = tolerance.deviations(f32_array(G[:, tolerant, :9]), want)
+            w, dw, bw, ok = tolerance.worst(d, bounds)
+            cols = np.flatnonzero(tolerant)
+            for k, jj in zip(*np.nonzero(~ok)):
+                dev[(k, cols[jj])] = (int(w[k, jj]), float(dw[k, jj]), float(bw[k, jj]))
+        for k, j in sorted(set(zip(*np.nonzero(bad.any(axis=2)))) | set(dev)):
+            i = q["read"][rows[k]]
+            ctx_ = {"speed": speed, "steps": i + 1}
+            for word in np.flatnonzero(bad[k, j]):
+                tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
+                                  track=tracks[j], time=times[i], step=i, context=ctx_))
+            if (k, j) in dev:
+                word, d_, b_ = dev[(k, j)]
+                tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
+                                  track=tracks[j], time=times[i], step=i, deviation=d_, tolerance=b_, context=ctx_))
+        GT = _u32(g["localtp"])[rows]
+        AT = _u32(a["localtp"])[rows]
+        tally.count("localtp cases", GT.size)
+        for k, j in zip(*np.nonzero(GT != AT)):
+            i = q["read"][rows[k]]
+            tally.fail(record(ctx, "playback", "localtp", int(AT[k, j]), int(GT[k, j]), track=tracks[j],
+                              time=times[i], step=i, context={"speed": speed, "steps": i + 1}))
+    for k, i in enumerate(q["morph_read"]):
+        if i >= stop:
+            break
+        for j, obj in enumerate(q["morphers"]):
+            tally.count("morph states")
+            gp, ap = g["morph"][k][j], a["morph"][k][j]
+            if [list(p) for p in gp] != [list(p) for p in ap]:
+                tally.fail(record(ctx, "playback", "morph state", _pairs(ap), _pairs(gp), object=obj, step=i,
+                                  time=times[i], floats=False, context={"speed": speed, "steps": i + 1}))
+
+
+def _pairs(pairs):
+    return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
+
+
+def notes(q, a, ctx, tally):
+    g = q["game"]
+    plan = q["plan"]
+    tally.count("note runs")
+    where = lambda i: {"plan": plan[:i + 1]}
+    stop = _forwards("note", g["forward"], a["forward"], ctx, tally, where)
+    before = 0
+    for i in range(stop):
+        if [list(n) for n in g["notes"][i]] != [list(n) for n in a["notes"][i]]:
+            tally.fail(record(ctx, "notes", "notes", a["notes"][i], g["notes"][i], step=i, time=before,
+                              floats=False, context=dict(where(i), time_before=before)))
+        tally.count("notes delivered", len(g["notes"][i]))
+        # the time the next step starts from (a mismatch's context only): 0 after a restart
+        before = 0 if a["forward"][i][1] and plan[i][1] else a["forward"][i][0]
+
+
+def fobj(q, a, ctx, tally):
+    g = q["game"]
+    for obj in g.get("objects_without_entry") or ():
+        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
+                          context={"why": "no table entry for the F_Obj record's object"}))
+    tally.count("fobj runs")
+    a1 = q["a1"]
+    where = lambda i: {"plan": q["plan"][:i + 1], "a1": a1}
+    stop = _forwards("fobj", g["forward"], a["forward"], ctx, tally, where, pair=True)
+    for k, (i, objs) in enumerate(q["read"]):
+        if i >= stop:
+            break
+        frame = a["forward"][i][0] >> 8
+        for j, obj in enumerate(objs):
+            tally.count("F_Obj poses")
+            gp, ap = g["poses"][k][j], a["poses"][k][j]
+            ctx_ = {"plan_step": i, "a1": a1}
+            if ap is None:
+                tally.fail(record(ctx, "fobj", "pose in force", None, "read", object=obj, step=i, time=frame << 8,
+                                  floats=False, context=dict(ctx_, why="the model has no F_Obj pose in force "
+                                                                       "for this object at this step")))
+                continue
+            for word in range(12):
+                if gp["matrix"][word] != ap["matrix"][word]:
+                    tally.fail(record(ctx, "fobj", _field_of(word), ap["matrix"][word], gp["matrix"][word],
+                                      object=obj, step=i, time=frame << 8, context=ctx_))
+            if gp["localtp"] != ap["localtp"]:
+                tally.fail(record(ctx, "fobj", "localtp", ap["localtp"], gp["localtp"], object=obj, step=i,
+                                  time=frame << 8, context=ctx_))
+            if gp["flags"] != ap["flags"]:
+                tally.fail(record(ctx, "fobj", "flags", ap["flags"], gp["flags"], object=obj, step=i,
+                                  time=frame << 8, floats=False, context=ctx_))
+
+
+def modify(q, a, ctx, tally):
+    got, exp = q["game"]["vertices"], a["vertices"]
+    tally.count("morph cases")
+    tally.count("morph vertices", len(got))
+    time = None if q.get("frame") is None else q["frame"] * 256
+    desc = {"morpher": q.get("morpher"), "frame": q.get("frame"), "mmat": q.get("mmat"), "vertices": len(q["base"])}
+    for i, (e, v) in enumerate(zip(exp, got)):
+        for k in range(3):
+            if e[k] != v[k]:
+                tally.fail(record(ctx, "morph", f"vertex[{i}].{AXES[k]}", e[k], v[k], object=q.get("morpher"),
+                                  time=time, floats=False, context=desc))
+    if len(exp) != len(got):
+        tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
+
+
+COMPARE = {"controller": controller, "multistep": multistep, "material": material, "playback": playback,
+           "notes": notes, "fobj": fobj, "modify": modify}
+CHECK_OF = {"controller": "controllers", "multistep": "controllers", "material": "materials",
+            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph"}

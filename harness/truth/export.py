@@ -1,0 +1,384 @@
+"""`python -m harness truth`: run the game's functions over the selected chunks with the checks'
+own queries and write what the game computed (docs/truth.md §1-§2), one chunk at a time.
+
+Each check's queries are drawn by the check's own functions from the check's own generator
+(harness.profiles.rng(seed, chunk id, check)), in the order the check draws them, and the game is
+driven through the same Game calls, so the words written are the words `make bulk` compares with
+the same seed and profile. Nothing is compared here.
+
+DECISION: as the checks do, the reference's parse of a chunk says which checks apply, which
+records exist and which steps evaluate a pose (a step that moves no time evaluates nothing, and
+the checks read no coord after it); the game's words are never taken from it.
+DECISION: only the archive's chunks are exported. The synthetic Modify blends and the edge chunks
+beyond the disc are built by code (harness/runners/morph_pseudo.py, edge_chunks.py), not read
+from the archive a truth file names, so `make bulk` keeps checking them.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import sys
+import time as _time
+
+
+from corpus.names import printable
+
+from harness import HarnessError
+from harness import checks
+from harness.checks import parse_reference
+from harness.checks import controllers as c_controllers
+from harness.checks import fobj as c_fobj
+from harness.checks import materials as c_materials
+from harness.checks import morph as c_morph
+from harness.checks import notes as c_notes
+from harness.checks import playback as c_playback
+from harness.compare.steps import time_after
+from harness.compare.tables import entries_by_record, first_entry
+from harness.compare.tally import Tally
+from harness.driver import memory_map as mm
+from harness.profiles import rng, run_profile
+from harness.runners.chunk import EXPLAINED
+from harness.truth import fileformat
+
+NINE = c_controllers.NINE
+SCALE_WORDS = c_controllers.SCALE_WORDS
+NINE_AND_T = c_playback.NINE_AND_T
+
+
+def _rotation(tr):
+    """How a track's 3x3 is compared: none (no rotation channel), exact, or keyed (tolerance)."""
+    if not tr.record.rot.kind:
+        return "none"
+    return "keyed" if tr.keyed_rotation else "exact"
+
+
+def controllers(game, ch, anim, prof, r):
+    """checks.md §2.1 and §2.3: per chosen track its sampled times and the scratch words after
+    each, then the multi-step words of the same times' deltas."""
+    entries = game.load(ch.data)
+    tracks = c_controllers.chosen_tracks(anim, prof, r)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    game.new_anm()
+    out = []
+    for tr in tracks:
+        rec = tr.record
+        q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr)}
+        entry = paired.get(rec.index)
+        if entry is None:
+            # the game compiled no controller for this record: no times are drawn (as the check)
+            q.update(times=[], game={"compiled": False})
+            out.append(q)
+            continue
+        work, coord = game.work(entry.ctrl)
+        ts, _ = c_controllers.track_times(anim, tr, r, prof)
+        words, localtp = game.step_times(work, coord, ts)
+        q["times"] = [int(t) for t in ts]
+        q["game"] = {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
+                     "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
+                     "localtp": localtp.tolist()}
+        out.append(q)
+        deltas = [b - a for a, b in zip([0] + list(ts), ts)]
+        game.reset_work(work)
+        game.set_work_each(work, deltas)
+        multi = game.scratch()
+        out.append({"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+                    "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
+                                               "rot": list(multi.rot9), "alpha": multi.alpha}})
+    return out
+
+
+def materials(game, ch, anim, prof, r):
+    """checks.md §2.2: per material (its first record) the crops, times, U, V and the u16 u, v."""
+    entries = game.load(ch.data)
+    first = c_materials.first_records(anim)
+    game.new_anm()
+    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
+    out = []
+    for mt in first.values():
+        rec = mt.record
+        q = {"kind": "material", "track": rec.index, "material": rec.material}
+        entry = paired.get(rec.index)
+        if entry is None:
+            q.update(crop=[0, 0], times=[], game={"compiled": False})
+            out.append(q)
+            continue
+        crop_u, crop_v, times = c_materials.material_case(anim, rec, r, prof)
+        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
+        g = {"U": [], "V": [], "u": [], "v": []}
+        for t in times:
+            game.reset_work(work)
+            game.set_work(work, t)
+            su, sv = game.words(mm.SCRATCH, 2)
+            u, v = game.material_uv(mat)
+            g["U"].append(su)
+            g["V"].append(sv)
+            g["u"].append(u)
+            g["v"].append(v)
+        q.update(crop=[crop_u, crop_v], times=[int(t) for t in times], game=g)
+        out.append(q)
+    return out
+
+
+def playback(game, ch, anim, prof, r):
+    """checks.md §4: per drawn speed, every step's frame counter and return value, the posed
+    tracks' coord words at each step that evaluates a pose, the morphers' states from frame 1."""
+    out = []
+    entries = game.load(ch.data)
+    for k, (speed, n) in enumerate(c_playback.plan(anim, prof, r)):
+        if k:
+            entries = game.load(ch.data)
+        steps = [speed] * n
+        pb = game.playback(entries, ch.names, speed)
+        paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+        posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+                 if tr.record.index in paired]
+        morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+        ref = anim.playback(steps)
+        read_coords = game.coord_reader([c for _, c in posed]) if posed else None
+        forward, read, morph_read, mats, tps, states = [], [], [], [], [], []
+        for i, s in enumerate(steps):
+            got = game.forward(s)
+            forward.append([int(got[0]), int(got[1])])
+            want = ref.forwards[i]
+            if want.pose_at is None:
+                continue
+            read.append(i)
+            if read_coords is not None:
+                m, a = read_coords()
+                mats.append(m[:, NINE_AND_T].tolist())
+                tps.append(a.tolist())
+            else:
+                mats.append([])
+                tps.append([])
+            if (want.pose_at >> 8) >= 1 and morphers:
+                morph_read.append(i)
+                states.append([[[int(t), int(w)] for t, w in game.morph_state(addr, pb.models)]
+                               for _, addr in morphers])
+        have = {obj for obj, _ in morphers}
+        out.append({"kind": "playback", "speed": speed, "steps": n,
+                    "tracks": [tr.record.index for tr, _ in posed],
+                    "rotation": [_rotation(tr) for tr, _ in posed],
+                    # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
+                    # rotations, and every track under a profile without exact_local
+                    "tolerance": [j for j, (tr, _) in enumerate(posed)
+                                  if tr.keyed_rotation or not prof.exact_local],
+                    "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
+                    "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
+                             "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
+                             "morphers_without_instance": sorted(set(anim.morphs) - have)}})
+    return out
+
+
+def notes(game, ch, anim, prof, r):
+    """checks.md §6: the plan's steps; after each the frame counter, return value and the notes
+    NoteProcess delivered (NoteProcess called again every fifth step, as the check does)."""
+    entries = game.load(ch.data)
+    plan = c_notes.plan_of(anim, prof, r)
+    game.playback(entries, ch.names, 256)
+    game.give_every_entry_an_instance(entries, 0x100)
+    game.enable_notes()
+    t = Tally()
+    time = 0
+    forward, delivered = [], []
+    for i, (s, restart) in enumerate(plan):
+        got = game.forward(s)
+        first = game.note_process()
+        if i % 5 == 0:
+            game.note_process()
+        forward.append([int(got[0]), int(got[1])])
+        delivered.append([[int(x) for x in n] for n in first])
+        # DECISION: the restart follows the reference's end of the step, as the check's does, so
+        # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
+        time = time_after(game, anim, anim.forward(time, s), restart, t, "note restarts")
+    return [{"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
+             "game": {"forward": forward, "notes": delivered}}]
+
+
+def fobj(game, ch, anim, prof, r):
+    """checks.md §7: per plan (a1 = 0, 1, then single frames) the steps' frame counters and, at
+    each step into another frame, the coord words of every object whose F_Obj pose is in force."""
+    out = []
+    entries = game.load(ch.data)
+    for k, (a1, plan) in enumerate(c_fobj.plans(anim, prof, r)):
+        if k:
+            entries = game.load(ch.data)
+        game.playback(entries, ch.names, 256)
+        game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
+        coords, missing = {}, []
+        for obj in sorted({rec.object for rec in anim.fobjs}):
+            e = first_entry(entries, obj)
+            if e is None:
+                missing.append(obj)
+                continue
+            coord = game.u32(mm.IDX + 12 * e.position + 4)
+            game.m.write_u8(coord + mm.COORD_A1, a1)
+            coords[obj] = coord
+        t = Tally()
+        state = {}
+        time = 0
+        forward, read, poses = [], [], []
+        for i, (s, restart) in enumerate(plan):
+            got = game.forward(s)
+            forward.append([int(got[0]), int(got[1])])
+            want = anim.forward(time, s)
+            old = time >> 8
+            if want.pose_at is not None and (want.pose_at >> 8) != old:
+                f = want.pose_at >> 8
+                for obj in coords:
+                    rec = anim.fobj_pose(obj, f << 8)
+                    if rec is not None and rec.frame > old:
+                        state[obj] = rec
+                if state:
+                    read.append([i, list(state)])
+                    row = []
+                    for obj in state:
+                        words = game.coord_matrix(coords[obj])
+                        row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
+                                    "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
+                                    "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
+                    poses.append(row)
+            time = time_after(game, anim, want, restart, t, "fobj restarts")
+        out.append({"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
+                    "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}})
+    return out
+
+
+def modify(game, ch, anim, prof, r):
+    """checks.md §5.1: each real blend of the chunk's F_Morpher records through ccMorpher::Modify.
+    The query carries every input (the base and target vertices, scales and weights)."""
+    out = []
+    for case in c_morph.real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices):
+        got = game.modify(case.base, case.base_scale, case.targets)
+        out.append({"kind": "modify", "morpher": case.morpher, "frame": case.frame, "mmat": case.mmat,
+                    "base": [list(v) for v in case.base], "base_scale": case.base_scale,
+                    "targets": [{"positions": [list(v) for v in pos], "scale": sc, "weight": w}
+                                for pos, sc, w in case.targets],
+                    "game": {"vertices": [list(v) for v in got]}})
+    return out
+
+
+# check name -> the function that asks the game its queries (the checks' run order)
+EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
+             "morph": modify, "fobj": fobj}
+# the query kinds each check's queries have (docs/truth.md §3)
+KINDS_OF = {"controllers": ("controller", "multistep"), "materials": ("material",), "playback": ("playback",),
+            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",)}
+
+
+def chunk_line(game, ch, index, opts, prof, only=None):
+    """The truth line of one chunk: its queries with the game's words, or the error that stopped
+    the game (the line then says which check and why, and holds the queries asked before it)."""
+    line = {"chunk": ch.id, "index": index, "checks": [], "queries": []}
+    try:
+        anim = parse_reference(ch, opts.float_model)
+    except Exception as exc:
+        line["error"] = {"type": type(exc).__name__, "message": str(exc), "check": "reference"}
+        return line
+    wanted = set(only or EXPORTERS)
+    wanted = {checks.resolve(w).name for w in wanted}
+    game.reload = prof.reload
+    for check in checks.applicable(checks.Case(anim, prof)):
+        if check not in wanted:
+            continue
+        try:
+            qs = EXPORTERS[check](game, ch, anim, prof, rng(opts.seed, ch.id, check))
+        except EXPLAINED as exc:
+            line["error"] = {"type": type(exc).__name__, "message": str(exc), "check": check}
+            break
+        line["checks"].append(check)
+        for q in qs:
+            q["i"] = len(line["queries"])
+            line["queries"].append(q)
+    return line
+
+
+# -- the run --------------------------------------------------------------------------------------
+_W = {}
+
+
+def _init(opts):
+    _W["opts"] = opts
+    _W["prof"] = run_profile(opts)
+    _W["corpus"] = opts.open_corpus()
+    _W["game"] = None
+
+
+def _one(task):
+    """A worker's chunk line, already JSON (workers return text, the parent only writes it)."""
+    index, cid = task
+    opts, prof = _W["opts"], _W["prof"]
+    if _W["game"] is None:
+        _W["game"] = opts.validate_image()
+    line = chunk_line(_W["game"], _W["corpus"].chunk(cid), index, opts, prof, opts.checks)
+    if line.get("error"):
+        _W["game"] = None                  # a fresh machine after an emulation error
+    return fileformat.dumps(line), bool(line.get("error"))
+
+
+def selection(opts):
+    """The chunk ids `make bulk` would check with these options (its selection code), without the
+    cases built by code (see the module's DECISION)."""
+    from harness.runners import selection as sel
+    corpus = opts.open_corpus()
+    if opts.chunk_ids:
+        known = set(corpus.chunk_ids())
+        bad = [c for c in opts.chunk_ids if c not in known]
+        if bad:
+            raise HarnessError(f"--chunks: no such chunk {printable(bad[0])} in {printable(opts.data or opts.disc)}")
+        return list(opts.chunk_ids)
+    ids, _, _ = sel.quirk_sample(corpus, sel.pool(corpus, sel.kinds_for(opts.checks)), opts.n, opts.seed)
+    return ids
+
+
+def header(opts, ids):
+    from harness.runners.run import code_version, file_identity
+    h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
+            "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
+            "disc": file_identity(opts.disc) if opts.disc else None,
+            "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model, "n": opts.n,
+            "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
+    # DECISION: no date in the header: the same seed, options, files and code give the same bytes
+    return h
+
+
+def export(opts, out_path, jobs=1, progress=sys.stderr):
+    """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error)."""
+    ids = selection(opts)
+    opts.validate_image()
+    w = fileformat.Writer(out_path, header(opts, ids))
+    tasks = list(enumerate(ids))
+    t0 = _time.time()
+    errors = 0
+    done = 0
+    try:
+        if jobs > 1 and len(tasks) > 1:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(jobs, initializer=_init, initargs=(opts,)) as pool:
+                # imap keeps the selection's order: the file is the same whatever the jobs
+                for text, bad in pool.imap(_one, tasks, chunksize=1):
+                    w.chunk(text)
+                    done += 1
+                    errors += bad
+                    _progress(progress, done, len(tasks), t0)
+        else:
+            _init(opts)
+            for task in tasks:
+                text, bad = _one(task)
+                w.chunk(text)
+                done += 1
+                errors += bad
+                _progress(progress, done, len(tasks), t0)
+    except BaseException:
+        w.abandon()
+        raise
+    w.close()
+    if progress is not None and progress.isatty():
+        progress.write("\n")
+    return len(tasks), errors
+
+
+def _progress(out, done, total, t0):
+    if out is None or not out.isatty():
+        return
+    dt = _time.time() - t0
+    out.write(f"\rtruth: {done}/{total} chunks, {dt:.0f} s")
+    out.flush()
