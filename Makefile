@@ -102,6 +102,7 @@ help:
 	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
 	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
 	@echo '  make bench     interpreter, float-model and corpus speed'
+	@echo '  make lint      ruff, vulture and the import contracts (pyproject.toml), as make test runs them'
 	@echo '  make standin   rebuild standin/standin.elf;  make cross  install the cross compiler'
 	@echo '  make venv      .venv from pyproject.toml;  make corpus  the synthetic DATA.BIN'
 	@echo '  make all       the same as make test;  make clean  remove build/ and standin/build/'
