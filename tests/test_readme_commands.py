@@ -319,6 +319,10 @@ def bench_dry(env):
     assert all(m in r for m in ("benchmarks.machine", "benchmarks.bulk", "benchmarks.archive")) and "exit $status" in r
 
 
+def lint(env):
+    ok(env.sh("make lint"))        # every tool passes: ruff, vulture, the import contracts
+
+
 def corpus_list(env):
     r = ok(env.sh(f".venv/bin/python -m corpus list {q(env.data)} --grep xp_flag"))
     assert CASE in r.split() and NO_NOTES in r.split()
@@ -447,6 +451,7 @@ FORMS = {
     "make mutants": [mutants_dry],
     "make probe [IMAGE= DATA= DISC=]": [probe, probe_disc],
     "make bench": [bench_dry],
+    "make lint": [lint],
     "make standin": [standin],
     ".venv/bin/python -m corpus list [PATH] [--grep PATTERN] [--check notes]": [corpus_list],
     ".venv/bin/python -m corpus stats PATH [--image ELF] [--json]": [corpus_stats],

@@ -279,3 +279,37 @@ def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
     assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + SYNTHETIC
     alive = [children[pid] for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
     assert not alive, f"worker processes outlived the run: {alive}"
+
+
+def test_a_scheduler_that_goes_away_mid_run_stops_it_resumable_and_a_new_one_finishes_it(
+        tmp_path, monkeypatch, capsys):
+    """The scheduler closes after the first record: the run stops (exit 1) naming the scheduler
+    that went away, with a resume command; what was written stays; a resume on a new cluster
+    checks only the rest, so every chunk is recorded exactly once."""
+    writes = []
+    real_write = bulk.RunDir.write_chunk
+    monkeypatch.setattr(bulk.RunDir, "write_chunk", lambda self, res: (writes.append(res["index"]),
+                                                                      real_write(self, res))[1])
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as lc:
+        real_update = bulk.Progress.update
+        gone = []
+
+        def update(self, *a):                       # after the first record: the scheduler goes away
+            real_update(self, *a)
+            if not gone:
+                gone.append(lc.scheduler_address)
+                lc.sync(lc.scheduler.close)
+        monkeypatch.setattr(bulk.Progress, "update", update)
+        rc = bulk.run_bulk(opts(tmp_path / "run", cluster=lc.scheduler_address), ["test"])
+        monkeypatch.setattr(bulk.Progress, "update", real_update)
+    err = capsys.readouterr().err
+    assert gone and rc != 0, err
+    assert "resume with:" in err and "Traceback" not in err, err
+    first = list(writes)
+    assert 0 < len(first) < N + SYNTHETIC and not summary(tmp_path / "run")["complete"]
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as lc2:
+        bulk.run_bulk(opts(tmp_path / "run", cluster=lc2.scheduler_address, force=True), ["test"])
+    assert summary(tmp_path / "run")["complete"]
+    assert sorted(writes) == list(range(N + SYNTHETIC)), "each chunk recorded once, before or after the resume"
