@@ -8,6 +8,7 @@ import os
 import sys
 import tempfile
 import time
+from benchmarks.goals import goal, verdict
 
 
 def _t():
@@ -18,19 +19,8 @@ def _since(t):
     return time.time() - t[0], time.process_time() - t[1]
 
 
-UNMET = []      # the goals this bench run missed: main() then exits 1 (make bench fails)
-
-
-def goal(text, ok):
-    """'met' or 'NOT met' for the goal `text`, remembered when not met.
-
-    DECISION: the goals are judged on this process's CPU seconds, which a busy shared machine
-    does not inflate (wall seconds are printed beside them)."""
-    if not ok:
-        UNMET.append(text)
-    return "met" if ok else "NOT met"
-
-
+# DECISION: the goals are judged on this process's CPU seconds, which a busy shared machine does
+# not inflate (wall seconds are printed beside them).
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m benchmarks.archive")
     ap.add_argument("--seed", type=int, default=1)
@@ -64,9 +54,7 @@ def main(argv=None):
     w, c = _since(t)
     print(f"enumerate + parse {len(ids)} chunks ({records} sub-records): {w:6.1f} s wall, {c:6.1f} s cpu"
           f"   (goal <= 10 s: {goal('enumerate + parse <= 10 s', c <= 10)})")
-    if UNMET:
-        print(f"benchmarks.archive: goals NOT met: {'; '.join(UNMET)}")
-    return 1 if UNMET else 0
+    return verdict("benchmarks.archive")
 
 
 if __name__ == "__main__":

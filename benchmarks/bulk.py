@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import json
+from benchmarks.goals import goal, verdict
 
 SAMPLE_N = 12
 SEED = 4
@@ -46,16 +47,6 @@ def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dic
             "cpu": s["cpu_seconds"], "mismatches": s["mismatches"], "chunks": s["chunks_done"]}
 
 
-UNMET = []      # the goals this bench run missed: main() then exits 1 (make bench fails)
-
-
-def goal(text, ok):
-    """'met' or 'NOT met' for the goal `text`, remembered when not met."""
-    if not ok:
-        UNMET.append(text)
-    return "met" if ok else "NOT met"
-
-
 def main() -> int:
     from eemu_ext.native.build import compiler
     engines = ["python"] + (["native"] if compiler() is not None else [])
@@ -81,9 +72,7 @@ def main() -> int:
     from benchmarks.exhaustive_cost import report as exhaustive_cost
     exhaustive_cost(200)
     cluster_against_pool()
-    if UNMET:
-        print(f"benchmarks.bulk: goals NOT met: {'; '.join(UNMET)}")
-    return 1 if UNMET else 0
+    return verdict("benchmarks.bulk")
 
 
 def shortcuts(engine: str) -> None:

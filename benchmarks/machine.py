@@ -11,6 +11,7 @@ import time
 
 from eemu_ext.machine import SENTINEL, STACK_TOP, Machine, sx32
 from eemu_ext.testing import CODE_BASE, program, put_words
+from benchmarks.goals import goal, verdict
 
 LOOP_ITERATIONS = 3_000_000
 DATA = 0x00200000
@@ -151,16 +152,6 @@ def engines():
     return ("python", "native") if compiler() is not None else ("python",)
 
 
-UNMET = []      # the goals this bench run missed: main() then exits 1 (make bench fails)
-
-
-def goal(text, ok):
-    """'met' or 'NOT met' for the goal `text`, remembered when not met."""
-    if not ok:
-        UNMET.append(text)
-    return "met" if ok else "NOT met"
-
-
 def main() -> int:
     os.environ["EEMU_COMPILE_AFTER"] = "0"      # the native figures are compiled code, compiled in warm()
     engs = engines()
@@ -190,9 +181,7 @@ def main() -> int:
     coverage_cost(engs)
     from benchmarks.float_ops import float_bench
     float_bench(engines=engs)
-    if UNMET:
-        print(f"benchmarks.machine: goals NOT met: {'; '.join(UNMET)}")
-    return 1 if UNMET else 0
+    return verdict("benchmarks.machine")
 
 
 if __name__ == "__main__":
