@@ -112,3 +112,20 @@ def test_a_model_run_asks_the_archive_chunks_alone_and_says_what_it_left_out(tmp
     assert rd.params()["not_asked_of_the_model"] == len(bulk.synthetic_ids())
     status = main(["one", "--case", "synthetic::morph", "--model", SERVE])
     assert status == 2 and "built by code: a model is asked archive chunks alone" in capsys.readouterr().err
+
+
+def test_a_wrong_model_shows_the_same_mismatches_live_as_against_a_truth_file(tmp_path, capsys):
+    import io
+    from harness.runners import truth_export
+    from harness.runners.check_truth import check_truth
+    wrong = NOTES_MODEL + " --wrong"
+    path = str(tmp_path / "truth.jsonl")
+    truth_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["notes"]), path,
+                        progress=None)
+    status, _ = check_truth(path, model_cmd=wrong, json_out=str(tmp_path / "m.jsonl"), out=io.StringIO())
+    from_file = [json.loads(x) for x in open(tmp_path / "m.jsonl", encoding="utf-8")]
+    live_status, records, _ = run_dir(tmp_path, "live", checks=["notes"], model=wrong)
+    capsys.readouterr()
+    live = [m for c in CHUNKS for m in records[c]["mismatches"]]
+    assert status == live_status == 1 and from_file
+    assert mismatch_keys({"mismatches": live}) == mismatch_keys({"mismatches": from_file})
