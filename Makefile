@@ -129,7 +129,7 @@ help:
 	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one;'
 	@echo '                 truth: the truth file (default build/truth.jsonl; .gz: compressed)'
 	@echo '  TRUTH=build/truth.jsonl  check-truth: the truth file'
-	@echo '  MODEL=         check-truth: a command answering the model protocol (default: the built-in reference)'
+	@echo '  MODEL=         bulk, one, check-truth: a command answering the model protocol, in place of the built-in reference'
 	@echo '  FRESH=         bulk: 1 starts a new run instead of resuming an identical unfinished one'
 	@echo '  FORCE=         bulk: 1 resumes OUT= even when its parameters differ from these'
 	@echo '  ALLOW_BAD_MEMBERS=  bulk: 1 lists corrupt archive members without failing the run'
@@ -189,7 +189,7 @@ bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness bulk $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
 	  $(HARNESS_OPTS) \
 	  $${MK_CLUSTER:+--cluster "$$MK_CLUSTER"} $${MK_SHARD:+--shard "$$MK_SHARD"} $${MK_OUT:+--out "$$MK_OUT"} \
-	  $${MK_FAIL_FAST:+--fail-fast "$$MK_FAIL_FAST"} $(BULK_SWITCHES)
+	  $${MK_FAIL_FAST:+--fail-fast "$$MK_FAIL_FAST"} $${MK_MODEL:+--model "$$MK_MODEL"} $(BULK_SWITCHES)
 
 # the game's answers to the checks' queries over bulk's selection (docs/truth.md); JOBS=auto by default
 truth: $(STAMP) $(CORPUS_DEP)
@@ -209,7 +209,7 @@ merge: $(STAMP)
 
 one: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness one --case "$$MK_CASE" $${MK_CHECK:+--check "$$MK_CHECK"} \
-	  $${MK_SHOW:+--show "$$MK_SHOW"} $${MK_TIME:+--time "$$MK_TIME"} $(HARNESS_OPTS)
+	  $${MK_SHOW:+--show "$$MK_SHOW"} $${MK_TIME:+--time "$$MK_TIME"} $${MK_MODEL:+--model "$$MK_MODEL"} $(HARNESS_OPTS)
 
 probe: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)

@@ -60,8 +60,12 @@ def cmd_bulk(a):
     opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
                    fail_fast=a.fail_fast, allow_bad_members=a.allow_bad_members,
-                   cluster=a.cluster or None, shard=parse_shard(a.shard),
+                   cluster=a.cluster or None, shard=parse_shard(a.shard), model=a.model or None,
+                   model_timeout=a.model_timeout,
                    **({"runs": a.runs} if a.runs else {}))
+    if opts.model:
+        from harness.runners.model_chunk import preflight
+        preflight(opts.model)
     from harness.runners.staged import apply_profile, probe_gate
     opts = apply_profile(opts, n_given=n_given)
     if not probe_gate(opts):
@@ -94,7 +98,10 @@ def cmd_merge(a):
 def cmd_one(a):
     from harness.runners.chunk import check_chunk
     from harness.profiles import run_profile
-    opts = options(a)
+    opts = options(a, model=a.model or None)
+    if opts.model and a.case.startswith("synthetic::"):
+        raise HarnessError(f"CASE={printable(a.case)} is built by code: a model is asked archive chunks "
+                           f"alone (docs/truth.md §5)")
     if a.case == "synthetic::morph":
         return one_synthetic_morph(opts, a)
     if a.case.startswith("synthetic::edge/"):
@@ -114,6 +121,18 @@ def cmd_one(a):
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
+    if opts.model:
+        from harness.runners.model_chunk import ModelSlot, check_with_model, preflight
+        preflight(opts.model)
+        if a.speed is not None:
+            raise HarnessError("--speed and --model: a model run plays the profile's drawn speeds")
+        slot = ModelSlot(opts.model)
+        try:
+            res = check_with_model(game, ch, ctx, run_profile(opts), slot, opts,
+                                   only=[a.check] if a.check else None)
+        finally:
+            slot.close()
+        return show_one(a, res)
     res = check_chunk(game, ch, ctx, run_profile(opts), only=[a.check] if a.check else None,
                       speed=a.speed)
     if res["mismatches"] and a.shrink:
@@ -268,7 +287,7 @@ def cmd_coverage(a):
 
 def cmd_truth(a):
     """The game's answers to the checks' queries over the selected chunks, as a truth file."""
-    from harness.truth.cli import run_truth
+    from harness.runners.truth_export import run_truth
     from harness.runners.staged import apply_profile
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     n_given = a.n is not None
@@ -282,7 +301,7 @@ def cmd_truth(a):
 
 def cmd_check_truth(a):
     """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
-    from harness.truth.cli import check_truth
+    from harness.runners.check_truth import check_truth
     from harness.truth.protocol import ModelError
     try:
         status, _ = check_truth(a.file, model_cmd=a.model, image=a.image, data=a.data, disc=a.disc,
@@ -322,6 +341,10 @@ def main(argv=None):
                    help="check on a Dask scheduler (tcp://host:8786) or a LocalCluster of N workers (local:N)")
     b.add_argument("--shard", default=None, metavar="K/M",
                    help="check the K-th of M balanced slices of the selection (merge puts them together)")
+    b.add_argument("--model", default=None, metavar="'CMD ARGS'",
+                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
+    b.add_argument("--model-timeout", type=float, default=120.0,
+                   help="seconds a --model may take for one chunk (default 120)")
     mg = sub.add_parser("merge", help="combine the shard runs of one selection into one run directory")
     mg.add_argument("runs", nargs="+", help="the shard run directories")
     mg.add_argument("--out", required=True, help="the merged run directory (new)")
@@ -335,6 +358,8 @@ def main(argv=None):
     o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
     o.add_argument("--time", type=whole_number(), default=None,
                    help="only the mismatches at this time (a mismatch's own repro gives it)")
+    o.add_argument("--model", default=None, metavar="'CMD ARGS'",
+                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
     r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
     common(r)
     r.add_argument("--case", required=True)

@@ -61,7 +61,8 @@ def case_pairs(ctx, check=None, case=True):
     for flag, key, val in (("--image", "IMAGE", ctx.image), ("--data", "DATA", ctx.data),
                            ("--disc", "DISC", ctx.disc)):
         pairs.append((flag, val if val and val != ctx.defaults.get(key) else None))
-    return pairs + [("--syms", getattr(ctx, "syms", None)), ("--overlay", getattr(ctx, "overlay", None))]
+    return pairs + [("--syms", getattr(ctx, "syms", None)), ("--overlay", getattr(ctx, "overlay", None)),
+                    ("--model", getattr(ctx, "model", None))]
 
 
 def one_command(ctx, check=None, time=None):
@@ -108,6 +109,7 @@ def bulk_pairs(params, opts, default_image, default_data, default_fail_fast):
                ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
                ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
                ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
+               ("--model", getattr(opts, "model", None)),
                ("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)])
 
 

@@ -45,6 +45,8 @@ class Options:
     reload: bool = False                 # --reload: every load afresh, checked against the restored one
     syms: Optional[str] = None           # the image's symbol sidecar (default: <image>.syms when it exists)
     overlay: Optional[str] = None        # --overlay NAME: the overlay made resident (DATA/NAME.PRG)
+    model: Optional[str] = None          # --model CMD: a program in place of the built-in reference (runners/model_chunk.py)
+    model_timeout: float = 120.0         # --model-timeout: seconds the model may take for one chunk
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -121,7 +123,8 @@ class Options:
         # (a cache file that `make clean` removes, and IMAGE+DISC reads the corpus another way).
         return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
                            self.disc, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
-                                                "DATA": DEFAULT_DATA}, syms=self.syms, overlay=self.overlay)
+                                                "DATA": DEFAULT_DATA}, syms=self.syms, overlay=self.overlay,
+                           model=self.model)
 
 
 def disc_executable(disc, out_dir=os.path.join(ROOT, "build", "disc")):

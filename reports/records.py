@@ -71,6 +71,7 @@ class ChunkRecord(TypedDict, total=False):
     every_record: bool
     notes: list                     # what went wrong while shrinking (harness/shrinking.py)
     draw: dict                      # optional: what the chunk's seeded draws were
+    model_seconds: float            # a model run's (bulk --model): the model's answer and its comparison
 
 
 class FailingChunk(TypedDict, total=False):
@@ -118,6 +119,8 @@ class Summary(TypedDict):
     archive_chunks: dict
     synthetic_chunks: dict
     sample_quirks: Optional[dict]
+    model: Optional[str]            # the model command in place of the built-in reference (bulk --model)
+    not_asked_of_the_model: int     # the cases built by code a model run leaves out
     causes: dict
     rotation_samples: int
     rotation_over_bound: int

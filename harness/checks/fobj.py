@@ -51,11 +51,7 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
     # DECISION: a record never in force (animation-semantics.md §11: one at frame 0, or one that a
     # later record of its object in the same frame supersedes) is compared through the pose that
     # is in force instead (a game that applied it would differ there): it counts compared with it.
-    never_in_force = {}
-    for r in anim.fobjs:
-        in_force = anim.fobj_pose(r.object, max(r.frame, 1) << 8)
-        if in_force is not None and in_force is not r:
-            never_in_force.setdefault((r.object, in_force.frame), []).append(r)
+    never_in_force = never_in_force_of(anim)
     state = {}
     time = 0
     for i, (s, restart) in enumerate(plan):
@@ -83,6 +79,17 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
                     mark(tally, "F_Obj records", r.offset)
         time = time_after(game, anim, want, restart, tally, "fobj restarts")
     return True
+
+
+def never_in_force_of(anim):
+    """{(object, frame): the records of that object never in force, compared through the record in
+    force at that frame} (the DECISION in check_fobj)."""
+    out = {}
+    for r in anim.fobjs:
+        in_force = anim.fobj_pose(r.object, max(r.frame, 1) << 8)
+        if in_force is not None and in_force is not r:
+            out.setdefault((r.object, in_force.frame), []).append(r)
+    return out
 
 
 def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):

@@ -11,11 +11,12 @@ class CaseContext:
     """Identity of the case being checked: chunk, seed and the run options a repro must repeat."""
 
     def __init__(self, chunk, seed, profile="quick", float_model="hw", image=None, data=None,
-                 disc=None, defaults=None, syms=None, overlay=None):
+                 disc=None, defaults=None, syms=None, overlay=None, model=None):
         self.chunk, self.seed, self.profile, self.float_model = chunk, seed, profile, float_model
         self.image, self.data, self.disc = image, data, disc
         self.defaults = defaults or {}
         self.syms, self.overlay = syms, overlay      # the image's explicit sidecar, its resident overlay
+        self.model = model                           # the model command in place of the built-in reference
 
     def repro(self, check=None, time=None):
         """The command that repeats this case (harness.commands.one_command), showing the

@@ -5,10 +5,8 @@ import time as _time
 import traceback
 from collections import Counter
 
-from eemu_ext.errors import EemuError
-from harness import checks
+from harness import EXPLAINED, checks
 from harness.checks import parse_reference  # noqa: F401  (runners.chunk.parse_reference: the model a chunk is checked against)
-from harness import HarnessError
 from harness.compare import draw
 from harness.compare.mismatch import CaseContext
 from harness.profiles import rng
@@ -71,11 +69,6 @@ def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
     checks.get(check).run(checks.Case(anim, prof, game, ch, ctx, tally, rng(ctx.seed, ch.id, check), speed))
 
 
-# DECISION: an error of a type the harness or the machine defines (HarnessError; EemuError: the
-# emulated code's, the engines' or the host's, eemu_ext/errors.py) says in its message what went
-# wrong and where (a pc, a symbol, a file); any other type is a defect of ours, and its record keeps
-# the source line that raised it. Decided by type, never by a name in the error's module.
-EXPLAINED = (HarnessError, EemuError)
 
 
 def describe_error(exc, check):

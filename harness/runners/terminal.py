@@ -11,7 +11,7 @@ import json
 import time
 from collections import deque
 
-from corpus.names import counted
+from corpus.names import counted, printable
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 from corpus.synth.edge import is_synthetic
 from harness.runners.run import EXIT
@@ -166,6 +166,11 @@ def chunk_origin_lines(s):
         lines.append(f"  archive chunks {arc.get('done')} ({arc.get('failed')} failed, {arc.get('mismatches')} "
                      f"mismatches); built by code {syn['done']} ({syn.get('failed')} failed, "
                      f"{syn.get('mismatches')} mismatches: synthetic::morph/ and synthetic::edge/)")
+    if s.get("model"):
+        n = s.get("not_asked_of_the_model") or 0
+        lines.append(printable(f"  model: {s['model']} in place of the built-in reference"
+                               + (f"; the {n} cases built by code are not asked of a model (docs/truth.md §5)"
+                                  if n else "")))
     q = s.get("sample_quirks")
     if q:
         met, missed = q.get("covered") or [], q.get("missed") or []

@@ -19,6 +19,7 @@ import numpy as np
 from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
+from harness.compare.ledger import mark
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
 
@@ -72,7 +73,7 @@ def controller(q, a, ctx, tally):
         tally.count("no controller")
         tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=obj, track=track,
                           floats=False, context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
-        return
+        return False
     times = q["times"]
     n = len(times)
     tally.count("cases", n)
@@ -105,6 +106,7 @@ def controller(q, a, ctx, tally):
             tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
                               track=track, time=times[k], deviation=float(d[k, j]), tolerance=float(bound[k]),
                               context={"passed": int(passed[k])}))
+    return True
 
 
 def multistep(q, a, ctx, tally):
@@ -130,6 +132,7 @@ def multistep(q, a, ctx, tally):
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
                               track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
                               context={"deltas": q["deltas"], "passed": int(a["passed"])}))
+    return True
 
 
 # -- materials (checks.md §2.2) ---------------------------------------------------------------------
@@ -139,13 +142,14 @@ def material(q, a, ctx, tally):
         tally.fail(record(ctx, "materials", "material controller", None, None, object=q.get("material"),
                           track=q.get("track"), floats=False,
                           context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
-        return
+        return False
     tally.count("material cases", len(q["times"]))
     for k, t in enumerate(q["times"]):
         for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
             if int(g[field][k]) != int(a[field][k]):
                 tally.fail(record(ctx, "materials", field, int(a[field][k]), int(g[field][k]), object=q.get("material"),
                                   track=q.get("track"), time=t, floats=fl, context={"crop": q["crop"]}))
+    return True
 
 
 # -- the steps of playback, notes and F_Obj ----------------------------------------------------------
@@ -238,6 +242,7 @@ def playback(q, a, ctx, tally):
             if [list(p) for p in gp] != [list(p) for p in ap]:
                 tally.fail(record(ctx, "playback", "morph state", _pairs(ap), _pairs(gp), object=obj, step=i,
                                   time=times[i], floats=False, context={"speed": speed, "steps": i + 1}))
+    return stop == len(g["forward"])
 
 
 def _pairs(pairs):
@@ -258,6 +263,7 @@ def notes(q, a, ctx, tally):
         tally.count("notes delivered", len(g["notes"][i]))
         # the time the next step starts from (a mismatch's context only): 0 after a restart
         before = 0 if a["forward"][i][1] and plan[i][1] else a["forward"][i][0]
+    return stop == len(plan)
 
 
 def fobj(q, a, ctx, tally):
@@ -292,6 +298,7 @@ def fobj(q, a, ctx, tally):
             if gp["flags"] != ap["flags"]:
                 tally.fail(record(ctx, "fobj", "flags", ap["flags"], gp["flags"], object=obj, step=i,
                                   time=frame << 8, floats=False, context=ctx_))
+    return stop == len(q["plan"])
 
 
 def modify(q, a, ctx, tally):
@@ -307,9 +314,24 @@ def modify(q, a, ctx, tally):
                                   time=time, floats=False, context=desc))
     if len(exp) != len(got):
         tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
+    return True
 
 
 COMPARE = {"controller": controller, "multistep": multistep, "material": material, "playback": playback,
            "notes": notes, "fobj": fobj, "modify": modify}
+
+
+def compare(q, a, ctx, tally):
+    """Compare the answer `a` to query `q` (its kind's function above) and, when the query was
+    compared to its end (no step stopped it, the game compiled what it asks), mark the records it
+    covers in the ledger (the query's "ledger": [kind, key, weight], from the export): the ledger
+    of a model's run is the checks' (harness/compare/ledger.py)."""
+    complete = COMPARE[q["kind"]](q, a, ctx, tally)
+    if complete:
+        for kind, key, weight in q.get("ledger") or ():
+            mark(tally, kind, tuple(key) if isinstance(key, list) else key, weight)
+    return complete
+
+
 CHECK_OF = {"controller": "controllers", "multistep": "controllers", "material": "materials",
             "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph"}

@@ -47,7 +47,16 @@ def request(chunk_id, data, ext, float_model, queries):
     """The request line's object for one chunk: the queries without the game's words."""
     return {"chunk": chunk_id, "anime": base64.b64encode(data).decode("ascii"),
             "ext": sorted([int(o), int(t)] for o, t in (ext or {}).items()), "float_model": float_model,
-            "queries": [{k: v for k, v in q.items() if k != "game"} for q in queries]}
+            "queries": [bare(q) for q in queries]}
+
+
+# a query's fields that are the harness's, never sent to a model: the game's words, the ledger
+HARNESS_ONLY = ("game", "ledger")
+
+
+def bare(q):
+    """Query q as a model sees it (docs/truth.md §3)."""
+    return {k: v for k, v in q.items() if k not in HARNESS_ONLY}
 
 
 class BuiltIn:
@@ -64,8 +73,7 @@ class BuiltIn:
 
     def receive(self):
         chunk_id, data, ext, float_model, queries = self._pending.popleft()
-        bare = [{k: v for k, v in q.items() if k != "game"} for q in queries]
-        return self._answer(data, ext or {}, float_model, bare, where=chunk_id)
+        return self._answer(data, ext or {}, float_model, [bare(q) for q in queries], where=chunk_id)
 
     def close(self):
         return None

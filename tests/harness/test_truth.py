@@ -20,8 +20,9 @@ from harness.__main__ import main
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile
 from harness.runners.chunk import check_chunk
-from harness.truth import export, fileformat
-from harness.truth.cli import check_truth
+from harness.runners import truth_export as export
+from harness.truth import fileformat
+from harness.runners.check_truth import check_truth
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
@@ -284,7 +285,7 @@ def test_a_packed_array_of_the_wrong_size_or_not_base64_is_a_wrong_shape():
         check_shape(q, dict(good, pos="u32:" + "*" * 32))
 
 
-# -- §5 models written elsewhere ---------------------------------------------------------------------
+# -- §6 models written elsewhere ---------------------------------------------------------------------
 def test_a_model_written_from_scratch_answers_the_f_note_queries(truth, capsys):
     status, out, err = run(["check-truth", truth, "--check", "notes", "--model", NOTES_MODEL], capsys)
     assert status == 0, out + err

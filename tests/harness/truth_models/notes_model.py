@@ -1,4 +1,4 @@
-"""A model of the notes queries, written from scratch (docs/truth.md §5): nothing of eediff imported.
+"""A model of the notes queries, written from scratch (docs/truth.md §6): nothing of eediff imported.
 
     python tests/harness/truth_models/notes_model.py [--wrong]
     .venv/bin/python -m harness check-truth FILE --check notes --model 'python3 tests/harness/truth_models/notes_model.py'

@@ -1,4 +1,4 @@
-"""`python -m harness truth` and `python -m harness check-truth` (docs/truth.md).
+"""`python -m harness check-truth` (docs/truth.md §4): a model against a truth file, without the emulator.
 
 check-truth's exit statuses are bulk's (README.md, "Exit statuses"): 0 every query compared and
 equal, 1 mismatches or an error (a chunk the game could not finish in the export, a model that
@@ -25,21 +25,6 @@ NOTHING_COMPARED = 5
 AHEAD = 2
 
 
-def run_truth(opts, out_path, jobs, err=None):
-    err = err or sys.stderr
-    from harness.truth.export import export
-    t0 = _time.time()
-    n, errors = export(opts, out_path, jobs=jobs, progress=err)
-    size = os.path.getsize(out_path)
-    print(printable(f"truth: {counted(n, 'chunk')} written to {out_path} ({size / 1e6:.1f} MB, "
-                    f"{_time.time() - t0:.1f} s)" + (f"; {counted(errors, 'chunk')} stopped by an error "
-                                                     f"(their lines say which check and why)" if errors else "")))
-    if n == 0:
-        print("truth: nothing selected: the file holds no chunk", file=err)
-        return NOTHING_COMPARED
-    return 1 if errors else 0
-
-
 def _identity_or_refuse(label, recorded, path, flag, file_label):
     """Refuse a file whose SHA-256 is not the one the truth file was made with."""
     from harness.runners.run import file_identity
@@ -56,7 +41,7 @@ def _identity_or_refuse(label, recorded, path, flag, file_label):
 
 
 def _kinds(check):
-    from harness.truth.export import KINDS_OF
+    from harness.truth.queries import KINDS_OF
     if check is None:
         return None
     if check == "multistep":
@@ -113,7 +98,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
             tally = cmp_tally()
             for q, a in zip(queries, answers):
                 try:
-                    cmp.COMPARE[q["kind"]](q, a, ctx, tally)
+                    cmp.compare(q, a, ctx, tally)
                 except (KeyError, IndexError, TypeError, ValueError) as exc:
                     raise fileformat.TruthFileError(
                         f"{label}:{line['_line']}: chunk {printable(line['chunk'])}, query "

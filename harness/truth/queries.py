@@ -1,29 +1,21 @@
-"""`python -m harness truth`: run the game's functions over the selected chunks with the checks'
-own queries and write what the game computed (docs/truth.md §1-§2), one chunk at a time.
+"""The checks' queries asked of the game, one chunk at a time: what a truth file holds
+(docs/truth.md §1-§3) and what a model run compares (harness/runners/model_chunk.py).
 
 Each check's queries are drawn by the check's own functions from the check's own generator
 (harness.profiles.rng(seed, chunk id, check)), in the order the check draws them, and the game is
-driven through the same Game calls, so the words written are the words `make bulk` compares with
-the same seed and profile. Nothing is compared here.
+driven through the same Game calls, so the words are the words `make bulk` compares with the same
+seed and profile. Nothing is compared here.
 
 DECISION: as the checks do, the reference's parse of a chunk says which checks apply, which
 records exist and which steps evaluate a pose (a step that moves no time evaluates nothing, and
 the checks read no coord after it); the game's words are never taken from it.
-DECISION: only the archive's chunks are exported. The synthetic Modify blends and the edge chunks
-beyond the disc are built by code (harness/runners/morph_pseudo.py, edge_chunks.py), not read
-from the archive a truth file names, so `make bulk` keeps checking them.
 """
 from __future__ import annotations
 
-import multiprocessing as mp
-import sys
 import time as _time
 
 
-from corpus.names import printable
-
-from harness import HarnessError
-from harness import checks
+from harness import EXPLAINED, checks
 from harness.checks import parse_reference
 from harness.checks import controllers as c_controllers
 from harness.checks import fobj as c_fobj
@@ -35,9 +27,7 @@ from harness.compare.steps import time_after
 from harness.compare.tables import entries_by_record, first_entry
 from harness.compare.tally import Tally
 from harness.driver import memory_map as mm
-from harness.profiles import rng, run_profile
-from harness.runners.chunk import EXPLAINED
-from harness.truth import fileformat
+from harness.profiles import rng
 
 NINE = c_controllers.NINE
 SCALE_WORDS = c_controllers.SCALE_WORDS
@@ -72,6 +62,7 @@ def controllers(game, ch, anim, prof, r):
         ts, _ = c_controllers.track_times(anim, tr, r, prof)
         words, localtp = game.step_times(work, coord, ts)
         q["times"] = [int(t) for t in ts]
+        q["ledger"] = [["object records", rec.index, 1]]
         q["game"] = {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
                      "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
                      "localtp": localtp.tolist()}
@@ -113,7 +104,10 @@ def materials(game, ch, anim, prof, r):
             g["V"].append(sv)
             g["u"].append(u)
             g["v"].append(v)
-        q.update(crop=[crop_u, crop_v], times=[int(t) for t in times], game=g)
+        # formats.md §4.6: the later records of a material are compared through its first
+        ledger = [["material records", later.record.index, 1] for later in anim.materials
+                  if later.material == mt.material]
+        q.update(crop=[crop_u, crop_v], times=[int(t) for t in times], game=g, ledger=ledger)
         out.append(q)
     return out
 
@@ -162,6 +156,7 @@ def playback(game, ch, anim, prof, r):
                     "tolerance": [j for j, (tr, _) in enumerate(posed)
                                   if tr.keyed_rotation or not prof.exact_local],
                     "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
+                    "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
                     "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
                              "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
                              "morphers_without_instance": sorted(set(anim.morphs) - have)}})
@@ -178,7 +173,7 @@ def notes(game, ch, anim, prof, r):
     game.enable_notes()
     t = Tally()
     time = 0
-    forward, delivered = [], []
+    forward, delivered, ledger = [], [], {}
     for i, (s, restart) in enumerate(plan):
         got = game.forward(s)
         first = game.note_process()
@@ -186,10 +181,15 @@ def notes(game, ch, anim, prof, r):
             game.note_process()
         forward.append([int(got[0]), int(got[1])])
         delivered.append([[int(x) for x in n] for n in first])
+        for n in anim.passed_notes(time, s):            # the records the check counts compared
+            ledger[n.record.offset] = 1
+        if time == 0:
+            ledger.update((n.offset, 1) for n in anim.notes if n.frame == 0)
         # DECISION: the restart follows the reference's end of the step, as the check's does, so
         # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
         time = time_after(game, anim, anim.forward(time, s), restart, t, "note restarts")
     return [{"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
+             "ledger": [["F_Note records", k, 1] for k in ledger],
              "game": {"forward": forward, "notes": delivered}}]
 
 
@@ -215,7 +215,8 @@ def fobj(game, ch, anim, prof, r):
         t = Tally()
         state = {}
         time = 0
-        forward, read, poses = [], [], []
+        forward, read, poses, ledger = [], [], [], {}
+        never_in_force = c_fobj.never_in_force_of(anim)
         for i, (s, restart) in enumerate(plan):
             got = game.forward(s)
             forward.append([int(got[0]), int(got[1])])
@@ -227,6 +228,8 @@ def fobj(game, ch, anim, prof, r):
                     rec = anim.fobj_pose(obj, f << 8)
                     if rec is not None and rec.frame > old:
                         state[obj] = rec
+                for obj, rec in state.items():
+                    ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
                 if state:
                     read.append([i, list(state)])
                     row = []
@@ -238,6 +241,7 @@ def fobj(game, ch, anim, prof, r):
                     poses.append(row)
             time = time_after(game, anim, want, restart, t, "fobj restarts")
         out.append({"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
+                    "ledger": [["F_Obj records", k, 1] for k in ledger],
                     "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}})
     return out
 
@@ -252,6 +256,8 @@ def modify(game, ch, anim, prof, r):
                     "base": [list(v) for v in case.base], "base_scale": case.base_scale,
                     "targets": [{"positions": [list(v) for v in pos], "scale": sc, "weight": w}
                                 for pos, sc, w in case.targets],
+                    "ledger": ([["morph vertices", [case.record.offset, case.mmat], len(case.base)]]
+                               + ([["F_Morpher records", case.record.offset, 1]] if case.last_mmat else [])),
                     "game": {"vertices": [list(v) for v in got]}})
     return out
 
@@ -264,121 +270,34 @@ KINDS_OF = {"controllers": ("controller", "multistep"), "materials": ("material"
             "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",)}
 
 
-def chunk_line(game, ch, index, opts, prof, only=None):
+def chunk_line(game, ch, index, opts, prof, only=None, anim=None, timing=None):
     """The truth line of one chunk: its queries with the game's words, or the error that stopped
-    the game (the line then says which check and why, and holds the queries asked before it)."""
+    the game (the line then says which check and why, and holds the queries asked before it).
+    anim: the chunk's parse, when the caller has it; timing: a dict given the seconds of each check."""
     line = {"chunk": ch.id, "index": index, "checks": [], "queries": []}
-    try:
-        anim = parse_reference(ch, opts.float_model)
-    except Exception as exc:
-        line["error"] = {"type": type(exc).__name__, "message": str(exc), "check": "reference"}
-        return line
+    if anim is None:
+        try:
+            anim = parse_reference(ch, opts.float_model)
+        except Exception as exc:
+            line["error"] = {"type": type(exc).__name__, "message": str(exc), "check": "reference"}
+            return line
     wanted = set(only or EXPORTERS)
     wanted = {checks.resolve(w).name for w in wanted}
     game.reload = prof.reload
     for check in checks.applicable(checks.Case(anim, prof)):
         if check not in wanted:
             continue
+        t0 = _time.time()
         try:
             qs = EXPORTERS[check](game, ch, anim, prof, rng(opts.seed, ch.id, check))
         except EXPLAINED as exc:
             line["error"] = {"type": type(exc).__name__, "message": str(exc), "check": check}
             break
+        finally:
+            if timing is not None:
+                timing[check] = round(_time.time() - t0, 4)
         line["checks"].append(check)
         for q in qs:
             q["i"] = len(line["queries"])
             line["queries"].append(q)
     return line
-
-
-# -- the run --------------------------------------------------------------------------------------
-_W = {}
-
-
-def _init(opts):
-    _W["opts"] = opts
-    _W["prof"] = run_profile(opts)
-    _W["corpus"] = opts.open_corpus()
-    _W["game"] = None
-
-
-def _one(task):
-    """A worker's chunk line, already JSON (workers return text, the parent only writes it)."""
-    index, cid = task
-    opts, prof = _W["opts"], _W["prof"]
-    if _W["game"] is None:
-        _W["game"] = opts.validate_image()
-    line = chunk_line(_W["game"], _W["corpus"].chunk(cid), index, opts, prof, opts.checks)
-    if line.get("error"):
-        _W["game"] = None                  # a fresh machine after an emulation error
-    return fileformat.dumps(line), bool(line.get("error"))
-
-
-def selection(opts):
-    """The chunk ids `make bulk` would check with these options (its selection code), without the
-    cases built by code (see the module's DECISION)."""
-    from harness.runners import selection as sel
-    corpus = opts.open_corpus()
-    if opts.chunk_ids:
-        known = set(corpus.chunk_ids())
-        bad = [c for c in opts.chunk_ids if c not in known]
-        if bad:
-            raise HarnessError(f"--chunks: no such chunk {printable(bad[0])} in {printable(opts.data or opts.disc)}")
-        return list(opts.chunk_ids)
-    ids, _, _ = sel.quirk_sample(corpus, sel.pool(corpus, sel.kinds_for(opts.checks)), opts.n, opts.seed)
-    return ids
-
-
-def header(opts, ids):
-    from harness.runners.run import code_version, file_identity
-    h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
-            "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
-            "disc": file_identity(opts.disc) if opts.disc else None,
-            "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model, "n": opts.n,
-            "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
-    # DECISION: no date in the header: the same seed, options, files and code give the same bytes
-    return h
-
-
-def export(opts, out_path, jobs=1, progress=sys.stderr):
-    """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error)."""
-    ids = selection(opts)
-    opts.validate_image()
-    w = fileformat.Writer(out_path, header(opts, ids))
-    tasks = list(enumerate(ids))
-    t0 = _time.time()
-    errors = 0
-    done = 0
-    try:
-        if jobs > 1 and len(tasks) > 1:
-            ctx = mp.get_context("fork")
-            with ctx.Pool(jobs, initializer=_init, initargs=(opts,)) as pool:
-                # imap keeps the selection's order: the file is the same whatever the jobs
-                for text, bad in pool.imap(_one, tasks, chunksize=1):
-                    w.chunk(text)
-                    done += 1
-                    errors += bad
-                    _progress(progress, done, len(tasks), t0)
-        else:
-            _init(opts)
-            for task in tasks:
-                text, bad = _one(task)
-                w.chunk(text)
-                done += 1
-                errors += bad
-                _progress(progress, done, len(tasks), t0)
-    except BaseException:
-        w.abandon()
-        raise
-    w.close()
-    if progress is not None and progress.isatty():
-        progress.write("\n")
-    return len(tasks), errors
-
-
-def _progress(out, done, total, t0):
-    if out is None or not out.isatty():
-        return
-    dt = _time.time() - t0
-    out.write(f"\rtruth: {done}/{total} chunks, {dt:.0f} s")
-    out.flush()

@@ -1,0 +1,155 @@
+"""A run with a model in place of the built-in reference: `make bulk MODEL='CMD ARGS'` (`--model`),
+and `one --model` for its repros (docs/truth.md §5).
+
+Per chunk, the game answers the checks' queries live (harness.truth.queries: the same queries,
+drawn by the checks' own functions from the same seeded generators), the model answers them over
+the protocol (one request line, one answer line), and the truth comparison (harness.truth.check)
+records the mismatches, counters and ledger into the chunk's record. The record is the one
+check_chunk writes (harness.runners.chunk.result), so the run directory, its verdict, summary,
+reports, fail-fast, resume and repros take it as any other.
+
+DECISION: shrinking replays a case through the built-in reference (harness.shrinking), which a
+model run has not asked: a model run's mismatches are not shrunk. Each carries the repro that
+repeats its chunk and check with the model (`one --model`), showing that mismatch first; the
+query's input (times, steps, plan, vertices) is in the mismatch itself.
+DECISION: the cases built by code (the synthetic Modify blends, the edge chunks beyond the disc)
+are not asked of a model: the protocol's requests are archive chunks (docs/truth.md §2). A model
+run's selection is the archive's chunks alone, and its summary says so.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import shlex
+import shutil
+import time as _time
+import weakref
+from collections import Counter
+
+from corpus.names import printable
+
+from harness import HarnessError, checks
+from harness.checks import parse_reference
+from harness.compare.tally import Tally
+from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result
+from harness.truth import check as cmp
+from harness.truth import protocol
+from harness.truth.queries import chunk_line
+
+
+def preflight(command):
+    """Refuse a --model that cannot be started, before a run begins (a bad input, exit 2)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise HarnessError(f"--model {printable(command)}: {exc}") from None
+    if not argv:
+        raise HarnessError("--model: an empty command")
+    prog = argv[0]
+    found = os.access(prog, os.X_OK) if os.sep in prog else shutil.which(prog) is not None
+    if not found:
+        raise HarnessError(f"--model {printable(command)}: no program {printable(prog)} "
+                           f"({'not an executable file' if os.sep in prog else 'not on PATH'})")
+
+
+_STARTED = weakref.WeakSet()       # the slots of this process, whose programs end with it
+
+
+class ModelSlot:
+    """A worker's model program: started at its first chunk, kept across chunks, and replaced
+    after a ModelError (its answers may no longer be in step with the requests). The program
+    gets the end of its input when the slot is dropped or the process exits."""
+
+    def __init__(self, command, timeout=protocol.DEFAULT_TIMEOUT):
+        self.command, self.timeout = command, timeout
+        self.model = None
+        _STARTED.add(self)
+
+    def __del__(self):
+        self.close()
+
+    def close(self):
+        if self.model is not None:
+            self.model.close()
+            self.model = None
+
+    def get(self):
+        if self.model is None:
+            self.model = protocol.External(self.command, self.timeout)
+        return self.model
+
+    def discard(self):
+        if self.model is not None:
+            self.model.kill()
+            self.model = None
+
+
+@atexit.register
+def _close_all():
+    for slot in list(_STARTED):
+        slot.close()
+
+
+def check_with_model(game, ch, ctx, prof, slot, opts, only=None, index=None):
+    """The record of corpus chunk `ch` with the model of `slot` as the expected side; never raises."""
+    t0, cpu0 = _time.time(), _time.process_time()
+    tally = Tally()
+    timing, error = {}, None
+    steps0 = game.steps
+    try:
+        anim = parse_reference(ch, ctx.float_model)
+    except Exception as exc:                      # the chunk's parse (the queries come from it)
+        return result(ch, index, t0, tally, timing, describe_refusal(exc), ctx, {})
+    tally.applicable = checks.applicable(checks.Case(anim, prof))
+    try:
+        line = chunk_line(game, ch, index, opts, prof, only, anim=anim, timing=timing)
+    except Exception as exc:
+        line = {"checks": [], "queries": [], "error": describe_error(exc, "game")}
+    tally.checks = list(line["checks"])
+    if line.get("error"):
+        error = dict(line["error"])
+        error.setdefault("where", None)
+        tally.count("errors")
+        if error.get("check") in checks.names() and error["check"] not in tally.checks:
+            tally.checks.append(error["check"])
+    queries = line["queries"]
+    if queries:
+        m0 = _time.time()
+        try:
+            model = slot.get()
+            model.send(ch.id, ch.data, ch.ext, ctx.float_model, queries)
+            answers = protocol.checked_answers(ch.id, queries, model.receive())
+        except HarnessError as exc:              # ModelError, or a model that cannot be started
+            slot.discard()
+            q = getattr(exc, "query", None)
+            tally.count("errors")
+            err = describe_error(exc, cmp.CHECK_OF.get((q or {}).get("kind"), "model"))
+            return finish(ch, index, t0, cpu0, steps0, game, tally, timing, err, ctx, anim, prof, m0)
+        compare_answers(queries, answers, ctx, tally)
+        return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0)
+    return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof)
+
+
+def compare_answers(queries, answers, ctx, tally):
+    """Each answer against the game's words of its query, the counters kept per check."""
+    start = 0
+    while start < len(queries):
+        check = cmp.CHECK_OF[queries[start]["kind"]]
+        end = start
+        while end < len(queries) and cmp.CHECK_OF[queries[end]["kind"]] == check:
+            end += 1
+        before = Counter(tally.counters)
+        for q, a in zip(queries[start:end], answers[start:end]):
+            cmp.compare(q, a, ctx, tally)
+        tally.by_check[check] = dict(Counter(tally.counters) - before)
+        start = end
+
+
+def finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0=None):
+    """The chunk record. timing: the game's seconds per check; model_seconds: the model's answer
+    and its comparison (one request per chunk, so not per check)."""
+    info = {"machine_steps": game.steps - steps0, "cpu_seconds": round(_time.process_time() - cpu0, 4)}
+    if m0 is not None:
+        info["model_seconds"] = round(_time.time() - m0, 4)
+    info.update(ledger_fields(anim, ch, tally, prof))
+    return result(ch, index, t0, tally, timing, error, ctx, info)

@@ -1,0 +1,129 @@
+"""`python -m harness truth` (`make truth`): the game's answers to the checks' queries over bulk's
+selection, written one chunk at a time (docs/truth.md §1-§2).
+
+DECISION: only the archive's chunks are exported. The synthetic Modify blends and the edge chunks
+beyond the disc are built by code (harness/runners/morph_pseudo.py, edge_chunks.py), not read
+from the archive a truth file names, so `make bulk` keeps checking them.
+"""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sys
+import time as _time
+
+from corpus.names import counted, printable
+
+from harness import HarnessError
+from harness.profiles import run_profile
+from harness.truth import fileformat
+from harness.truth.queries import chunk_line
+
+NOTHING_COMPARED = 5     # the exit status of a run that compared (here: wrote) nothing
+
+
+# -- the run --------------------------------------------------------------------------------------
+_W = {}
+
+
+def _init(opts):
+    _W["opts"] = opts
+    _W["prof"] = run_profile(opts)
+    _W["corpus"] = opts.open_corpus()
+    _W["game"] = None
+
+
+def _one(task):
+    """A worker's chunk line, already JSON (workers return text, the parent only writes it)."""
+    index, cid = task
+    opts, prof = _W["opts"], _W["prof"]
+    if _W["game"] is None:
+        _W["game"] = opts.validate_image()
+    line = chunk_line(_W["game"], _W["corpus"].chunk(cid), index, opts, prof, opts.checks)
+    if line.get("error"):
+        _W["game"] = None                  # a fresh machine after an emulation error
+    return fileformat.dumps(line), bool(line.get("error"))
+
+
+def selection(opts):
+    """The chunk ids `make bulk` would check with these options (its selection code), without the
+    cases built by code (see the module's DECISION)."""
+    from harness.runners import selection as sel
+    corpus = opts.open_corpus()
+    if opts.chunk_ids:
+        known = set(corpus.chunk_ids())
+        bad = [c for c in opts.chunk_ids if c not in known]
+        if bad:
+            raise HarnessError(f"--chunks: no such chunk {printable(bad[0])} in {printable(opts.data or opts.disc)}")
+        return list(opts.chunk_ids)
+    ids, _, _ = sel.quirk_sample(corpus, sel.pool(corpus, sel.kinds_for(opts.checks)), opts.n, opts.seed)
+    return ids
+
+
+def header(opts, ids):
+    from harness.runners.run import code_version, file_identity
+    h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
+            "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
+            "disc": file_identity(opts.disc) if opts.disc else None,
+            "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model, "n": opts.n,
+            "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
+    # DECISION: no date in the header: the same seed, options, files and code give the same bytes
+    return h
+
+
+def export(opts, out_path, jobs=1, progress=sys.stderr):
+    """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error)."""
+    ids = selection(opts)
+    opts.validate_image()
+    w = fileformat.Writer(out_path, header(opts, ids))
+    tasks = list(enumerate(ids))
+    t0 = _time.time()
+    errors = 0
+    done = 0
+    try:
+        if jobs > 1 and len(tasks) > 1:
+            ctx = mp.get_context("fork")
+            with ctx.Pool(jobs, initializer=_init, initargs=(opts,)) as pool:
+                # imap keeps the selection's order: the file is the same whatever the jobs
+                for text, bad in pool.imap(_one, tasks, chunksize=1):
+                    w.chunk(text)
+                    done += 1
+                    errors += bad
+                    _progress(progress, done, len(tasks), t0)
+        else:
+            _init(opts)
+            for task in tasks:
+                text, bad = _one(task)
+                w.chunk(text)
+                done += 1
+                errors += bad
+                _progress(progress, done, len(tasks), t0)
+    except BaseException:
+        w.abandon()
+        raise
+    w.close()
+    if progress is not None and progress.isatty():
+        progress.write("\n")
+    return len(tasks), errors
+
+
+def _progress(out, done, total, t0):
+    if out is None or not out.isatty():
+        return
+    dt = _time.time() - t0
+    out.write(f"\rtruth: {done}/{total} chunks, {dt:.0f} s")
+    out.flush()
+
+
+def run_truth(opts, out_path, jobs, err=None):
+    err = err or sys.stderr
+    t0 = _time.time()
+    n, errors = export(opts, out_path, jobs=jobs, progress=err)
+    size = os.path.getsize(out_path)
+    print(printable(f"truth: {counted(n, 'chunk')} written to {out_path} ({size / 1e6:.1f} MB, "
+                    f"{_time.time() - t0:.1f} s)" + (f"; {counted(errors, 'chunk')} stopped by an error "
+                                                     f"(their lines say which check and why)" if errors else "")))
+    if n == 0:
+        print("truth: nothing selected: the file holds no chunk", file=err)
+        return NOTHING_COMPARED
+    return 1 if errors else 0

@@ -1,0 +1,131 @@
+"""`make bulk MODEL='CMD ARGS'` (docs/truth.md §5): the nightly with a program speaking the model
+protocol in place of the built-in reference.
+
+The built-in reference served over the protocol gives the in-process run's records (mismatches,
+errors and ledger, chunk by chunk); a deliberately wrong model fails the run with mismatches whose
+`one --model` repros show the same mismatch; a model that misbehaves is an error record naming the
+chunk and the query, never a green run; a model that cannot start is refused before the run.
+"""
+import json
+import os
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from harness.__main__ import main
+from harness.options import Options
+from harness.runners import bulk, edge_chunks, morph_pseudo
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
+PY = shlex.quote(sys.executable)
+SERVE = f"{PY} -m reference serve"
+NOTES_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'notes_model.py'))}"
+BAD_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'bad_model.py'))}"
+# every query kind between them (tests/harness/test_truth.py's chunks)
+CHUNKS = ["xd017.cmp::ANM_xd017000", "demo003.cmp::ANM_demo003000", "xddesk01.cmp::ANM_xddsk0",
+          "gcmn001.cmp::ANM_gcmn001000"]
+
+
+def run_dir(tmp_path, name, chunks=CHUNKS, **kw):
+    opts = Options(seed=4, profile="nightly", jobs=1, chunk_ids=list(chunks), out=str(tmp_path / name),
+                   runs=str(tmp_path / "runs"), **kw)
+    status = bulk.run_bulk(opts)
+    records = {}
+    for f in sorted(os.listdir(tmp_path / name / "chunks")):
+        r = json.load(open(tmp_path / name / "chunks" / f, encoding="utf-8"))
+        records[r["chunk"]] = r
+    summary = json.load(open(tmp_path / name / "summary.json", encoding="utf-8"))
+    return status, records, summary
+
+
+def mismatch_keys(r):
+    return sorted((m["check"], m["field"], m.get("object"), m.get("track"), m.get("time"), m.get("step"),
+                   json.dumps(m.get("expected")), json.dumps(m.get("got"))) for m in r["mismatches"])
+
+
+def test_the_reference_served_over_the_protocol_gives_the_in_process_records(tmp_path, capsys):
+    s_in, inproc, _ = run_dir(tmp_path, "inproc")
+    s_model, served, summary = run_dir(tmp_path, "served", model=SERVE)
+    out = capsys.readouterr().out
+    assert s_in == s_model == 0, out
+    assert set(served) == set(CHUNKS) and set(inproc) >= set(CHUNKS)
+    for c in CHUNKS:
+        assert served[c]["ledger"] == inproc[c]["ledger"], c
+        assert all(p == n for p, n in served[c]["ledger"].values()), c
+        assert mismatch_keys(served[c]) == mismatch_keys(inproc[c]) == [], c
+        assert served[c]["error"] is None and inproc[c]["error"] is None
+        assert set(served[c]["checks"]) == set(inproc[c]["checks"]), c
+    assert summary["status"] == "pass" and summary["model"] == SERVE
+    assert f"model: {SERVE} in place of the built-in reference" in out
+
+
+def test_a_wrong_model_fails_the_run_and_each_repro_shows_its_mismatch_with_the_model(tmp_path, capsys):
+    status, records, summary = run_dir(tmp_path, "wrong", checks=["notes"], model=NOTES_MODEL + " --wrong")
+    capsys.readouterr()
+    assert status == 1 and summary["status"] == "mismatches"
+    failing = [r for r in records.values() if r["mismatches"]]
+    assert failing
+    m = failing[0]["mismatches"][0]
+    assert m["check"] == "notes" and "shrunk" not in m
+    words = shlex.split(m["repro"])
+    assert words[:4] == [".venv/bin/python", "-m", "harness", "one"] and "--model" in words
+    assert words[words.index("--model") + 1] == NOTES_MODEL + " --wrong"
+    done = subprocess.run([sys.executable] + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"| {m['check']}" in done.stdout and f"time {m['time']}" in done.stdout
+    assert json.dumps(m["expected"])[:40].strip('"[') in done.stdout or "reference" in done.stdout
+
+
+@pytest.mark.parametrize("mode, says", [
+    ("nonjson", "its answer line is not JSON: Traceback (most recent call last): \\x1b[31mnot an answer"),
+    ("shape", "query controller #0: wrong shape: pos[0]: expected a list of 3 words, got a list of 2"),
+    ("crash", "exited with status 3 before answering its"),
+    ("hang", "no answer within 3 s to its"),
+    ("count", "answers to"),
+])
+def test_a_model_that_misbehaves_is_an_error_naming_the_chunk_and_query_never_a_green_run(
+        tmp_path, capsys, mode, says):
+    status, records, summary = run_dir(tmp_path, mode, chunks=CHUNKS[:1], model=f"{BAD_MODEL} {mode}",
+                                       model_timeout=3.0)
+    capsys.readouterr()
+    assert status == 1 and summary["status"] != "pass"
+    err = records[CHUNKS[0]]["error"]
+    assert err["type"] == "ModelError" and f"model error: chunk {CHUNKS[0]}" in err["message"]
+    assert says in err["message"], err["message"]
+
+
+def test_a_model_that_cannot_start_is_refused_before_the_run(tmp_path, capsys):
+    status = main(["bulk", "--n", "2", "--out", str(tmp_path / "r"), "--model", "no-such-model-program --serve"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--model no-such-model-program --serve: no program no-such-model-program" in err
+    assert not os.path.exists(tmp_path / "r")
+
+
+def test_a_model_run_asks_the_archive_chunks_alone_and_says_what_it_left_out(tmp_path, capsys):
+    opts = Options(seed=4, profile="nightly", n=3, jobs=1, model=SERVE, runs=str(tmp_path / "runs"))
+    rd = bulk.prepare(opts, ["test"])
+    ids = rd.params()["chunks"]
+    assert ids and not any(edge_chunks.is_edge(c) or morph_pseudo.is_pseudo(c) for c in ids)
+    assert rd.params()["not_asked_of_the_model"] == len(bulk.synthetic_ids())
+    status = main(["one", "--case", "synthetic::morph", "--model", SERVE])
+    assert status == 2 and "built by code: a model is asked archive chunks alone" in capsys.readouterr().err
+
+
+def test_a_wrong_model_shows_the_same_mismatches_live_as_against_a_truth_file(tmp_path, capsys):
+    import io
+    from harness.runners import truth_export
+    from harness.runners.check_truth import check_truth
+    wrong = NOTES_MODEL + " --wrong"
+    path = str(tmp_path / "truth.jsonl")
+    truth_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["notes"]), path,
+                        progress=None)
+    status, _ = check_truth(path, model_cmd=wrong, json_out=str(tmp_path / "m.jsonl"), out=io.StringIO())
+    from_file = [json.loads(x) for x in open(tmp_path / "m.jsonl", encoding="utf-8")]
+    live_status, records, _ = run_dir(tmp_path, "live", checks=["notes"], model=wrong)
+    capsys.readouterr()
+    live = [m for c in CHUNKS for m in records[c]["mismatches"]]
+    assert status == live_status == 1 and from_file
+    assert mismatch_keys({"mismatches": live}) == mismatch_keys({"mismatches": from_file})
