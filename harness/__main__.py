@@ -167,7 +167,7 @@ def show_one(a, res):
         hid = f" ({hidden} at other times hidden by --time)" if hidden else ""
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
               f"{counted(len(mism), 'mismatch')}{at}{hid}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
-              f"counters {json.dumps(res['counters'])}; {res.get('seconds') or 0.0:.1f} s"))
+              f"counters {json.dumps(res['counters'])}; {res.get('seconds') or 0.0:.1f} s, engine {engine_in_use()}"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
@@ -327,7 +327,7 @@ def cmd_check_truth(a):
 
 
 def main(argv=None):
-    ap = Parser(prog="python -m harness", description=__doc__)
+    ap = Parser(prog=".venv/bin/python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
     common(b)
