@@ -118,7 +118,7 @@ help:
 	@echo '  SYMS=          the symbol sidecar of a stripped IMAGE (default: IMAGE.syms when it exists)'
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
-	@echo '  CASE=          one: the chunk id (python -m corpus list --grep NAME)'
+	@echo '  CASE=          one: the chunk id (.venv/bin/python -m corpus list --grep NAME)'
 	@echo '  CHECK=         bulk, one: only this check (controllers materials multistep playback notes morph fobj)'
 	@echo '  SHOW=20        one: print at most this many mismatches'
 	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
@@ -235,4 +235,4 @@ mutants: cross $(STAMP) $(SYNTH_DATA)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness mutants $(HARNESS_OPTS)
 
 clean:
-	rm -rf build standin/build
+	@rm -rf build standin/build

@@ -6,7 +6,7 @@ from .errors import CorpusError
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m corpus")
+    ap = argparse.ArgumentParser(prog=".venv/bin/python -m corpus")
     sub = ap.add_subparsers(dest="cmd", required=True)  # exit statuses: 0 ok, 1 bad members, 2 input error
     s = sub.add_parser("synth", help="write a synthetic DATA.BIN, categories.c and manifest.json")
     s.add_argument("--out", required=True)

@@ -122,14 +122,16 @@ def cmd_one(a):
     game = opts.validate_image()
     ctx = opts.context(a.case)
     if opts.model:
-        from harness.runners.model_chunk import ModelSlot, check_with_model, preflight
+        from harness.runners.model_chunk import ModelReplay, ModelSlot, check_with_model, preflight
         preflight(opts.model)
         if a.speed is not None:
             raise HarnessError("--speed and --model: a model run plays the profile's drawn speeds")
-        slot = ModelSlot(opts.model)
+        slot, prof = ModelSlot(opts.model), run_profile(opts)
         try:
-            res = check_with_model(game, ch, ctx, run_profile(opts), slot, opts,
-                                   only=[a.check] if a.check else None)
+            res = check_with_model(game, ch, ctx, prof, slot, opts, only=[a.check] if a.check else None)
+            if res["mismatches"] and not res.get("error") and a.shrink:
+                from harness.shrinking import shrink_first_of_each_check
+                shrink_first_of_each_check(game, ch, ctx, res, replay=ModelReplay(slot, prof.exact_local))
         finally:
             slot.close()
         return show_one(a, res)
@@ -165,7 +167,7 @@ def show_one(a, res):
         hid = f" ({hidden} at other times hidden by --time)" if hidden else ""
         print(printable(f"{a.case}: checks {', '.join(res['timing']) or 'none applicable'}; "
               f"{counted(len(mism), 'mismatch')}{at}{hid}{' (first %d shown)' % a.show if len(mism) > a.show else ''}; "
-              f"counters {json.dumps(res['counters'])}; {res.get('seconds') or 0.0:.1f} s"))
+              f"counters {json.dumps(res['counters'])}; {res.get('seconds') or 0.0:.1f} s, engine {engine_in_use()}"))
     if res.get("error"):
         print(printable(f"error in {res['error'].get('check')}: {res['error']['type']}: "
                         f"{res['error']['message']}"), file=sys.stderr)
@@ -207,12 +209,23 @@ def one_edge_chunk(opts, a):
 
 def cmd_replay(a):
     from harness.compare.show import format_mismatch
-    opts = options(a)
+    opts = options(a, model=a.model or None)
     ch = opts.open_corpus().chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
     how = checks.get(a.check).replay          # its input is the option named by how.key, e.g. --steps
-    t = checks.replay(a.check, game, ch, ctx, getattr(a, how.key), **{k: getattr(a, k) for k in how.args})
+    items, args = getattr(a, how.key), {k: getattr(a, k) for k in how.args}
+    if opts.model:                            # the game and the model on the input (docs/truth.md §5)
+        from harness.profiles import run_profile
+        from harness.runners.model_chunk import ModelReplay, ModelSlot, preflight
+        preflight(opts.model)
+        slot = ModelSlot(opts.model)
+        try:
+            t = ModelReplay(slot, run_profile(opts).exact_local)(a.check, game, ch, ctx, items, **args)
+        finally:
+            slot.close()
+    else:
+        t = checks.replay(a.check, game, ch, ctx, items, **args)
     for m in t.mismatches:
         print(format_mismatch(m))
     print(printable(f"{a.case} replay {a.check}: {counted(len(t.mismatches), 'mismatch')}; counters {json.dumps(dict(t.counters))}"))
@@ -314,7 +327,7 @@ def cmd_check_truth(a):
 
 
 def main(argv=None):
-    ap = Parser(prog="python -m harness", description=__doc__)
+    ap = Parser(prog=".venv/bin/python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
     common(b)
@@ -369,6 +382,8 @@ def main(argv=None):
     r.add_argument("--a1", type=whole_number(0), default=0)
     r.add_argument("--track", type=whole_number(0), default=0)
     r.add_argument("--times", type=listed(u32_number), default="1")
+    r.add_argument("--model", default=None, metavar="'CMD ARGS'",
+                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
     mu = sub.add_parser("mutants", help="every stand-in mutant must be caught by its named check")
     common(mu)
     mu.add_argument("--name", action="append", help="only these mutants")

@@ -229,38 +229,47 @@ def coalesce(steps):
     return out
 
 
+def _any_input(_check, _items):
+    """The built-in reference's replay runs any input."""
+    return True
+
+
 SHRINK_REPLAYS = 20      # replays one shrink may spend (bulk and `one` alike)
 
 
-def shrink_first_of_each_check(game, ch, ctx, res):
+def shrink_first_of_each_check(game, ch, ctx, res, replay=None):
     """Shrink the first mismatch of each check in res["mismatches"] (in place: its "shrunk"); a
-    shrink that fails is named in res["notes"]."""
+    shrink that fails is named in res["notes"]. replay: as shrink_mismatch's."""
     seen = set()
     for m in res["mismatches"]:
         if m["check"] in seen:
             continue
         seen.add(m["check"])
         try:
-            m["shrunk"] = shrink_mismatch(game, ch, ctx, m)
+            m["shrunk"] = shrink_mismatch(game, ch, ctx, m, replay=replay)
         except Exception as exc:
             m["shrunk"] = None
             res.setdefault("notes", []).append(f"shrinking {m['check']} failed: {type(exc).__name__}: {exc}")
 
 
-def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS):
+def shrink_mismatch(game, ch, ctx, m, max_replays=SHRINK_REPLAYS, replay=None):
     """Return the `shrunk` dict for mismatch m, or None when its check has no replay (checks.Replay)
-    or m carries no input to replay."""
+    or m carries no input to replay. replay(check, game, ch, ctx, items, **args) -> Tally runs one
+    candidate: checks.replay (the built-in reference) unless given (a model run's); a replay with
+    an `accepts(check, items)` method is never given a candidate it refuses (not a failure)."""
     how = checks.resolve(m["check"]).replay if m["check"] in checks.names() else None
     found = how.input(m) if how is not None else None
     if found is None:
         return None
     (items, args), key = found, how.key
-    run = lambda items: checks.replay(m["check"], game, ch, ctx, items, **args)
+    replay = replay or checks.replay
+    accepts = getattr(replay, "accepts", _any_input)
+    run = lambda items: replay(m["check"], game, ch, ctx, items, **args)
     budget = [max_replays]
     errors = []
 
     def still_fails(candidate):
-        if budget[0] <= 0 or not candidate:
+        if budget[0] <= 0 or not candidate or not accepts(m["check"], list(candidate)):
             return False
         budget[0] -= 1
         try:

@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from functools import cache
 from importlib.resources import files
 
-from corpus.names import printable
+from corpus.names import counted, printable
 
 from . import code_coverage, svg
 from . import ledger
@@ -209,7 +209,7 @@ def _grid_html(run, first_of_chunk) -> str:
         n = len(ch["mismatches"]) + dropped(ch)
         err = ch.get("error")
         cls = "err" if err else ("bad" if n else "ok")
-        title = f'{ch.get("index")}: {ch["chunk"]}' + (f' — {n} mismatch(es)' if n else "") + (
+        title = f'{ch.get("index")}: {ch["chunk"]}' + (f' — {counted(n, "mismatch")}' if n else "") + (
             f' — error {err.get("type")}' if err else "")
         if ch["chunk"] in first_of_chunk:
             cells.append(f'<a class="cell {cls}" href="#m{first_of_chunk[ch["chunk"]]}" '
@@ -406,7 +406,7 @@ def _mismatches_html(views, rendered, n_dropped=0, notes=()) -> str:
             f'all checks</option>{opts(checks)}</select> <select id="mcause"><option value="">'
             f'all causes</option>{opts(causes)}</select> <span id="mchunk"></span></div>'
             f'<div class="pager"><button type="button" id="prev">◀ prev</button> '
-            f'<span id="pageinfo">page 1 of {pages} · {len(views)} mismatches</span> '
+            f'<span id="pageinfo">page 1 of {pages} · {counted(len(views), "mismatch", sep="")}</span> '
             f'<button type="button" id="next">next ▶</button> <button type="button" id="expand">'
             f'expand page</button></div>{list_head_html()}<div id="mlist">{first}</div>')
 

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from collections import defaultdict
 from datetime import datetime, timezone
 
-from corpus.names import printable, printable_lines
+from corpus.names import counted, printable, printable_lines
 
 from .describe import one_line
 from .summary import checks_of
@@ -46,7 +46,7 @@ def build(run, summary: dict) -> ET.ElementTree:
             ms = by_check.get(c, [])
             if ms:
                 first = ms[0]
-                msg = f"{len(ms)} mismatch(es); first: {one_line(first)}"
+                msg = f"{counted(len(ms), 'mismatch')}; first: {one_line(first)}"
                 f = ET.SubElement(tc, "failure", message=printable(msg[:500]), type="mismatch")
                 lines = [one_line(m) + (f"\n    repro: {m['repro']}" if m.get("repro") else "")
                          for m in ms[:MAX_LISTED]]

@@ -14,6 +14,8 @@ import html
 from collections import Counter
 from typing import Dict, List, Tuple
 
+from corpus.names import counted
+
 
 def _origin(m) -> dict | None:
     p = m.get("provenance")
@@ -52,7 +54,7 @@ def headline(chunks) -> str:
         return ""
     g = gs[0]
     pct = 100.0 * g["count"] / total if total else 0.0
-    return (f"{total:,} mismatches, {pct:.0f}% from {g['symbol']} `{g['insn']}` ({g['pc']})"
+    return (f"{counted(total, 'mismatch')}, {pct:.0f}% from {g['symbol']} `{g['insn']}` ({g['pc']})"
             + ("" if g.get("first_differs") else " (the producer of the stored value)"))
 
 
@@ -69,7 +71,7 @@ def groups_html(chunks) -> str:
     return (f'<p class="origin-headline">{e(headline(chunks))}</p>'
             f'<table class="origins"><tr><th>mismatches</th><th>share</th><th>pc</th><th>symbol</th>'
             f'<th>instruction</th><th>as</th></tr>{rows}</table>'
-            + (f"<p>{untraced:,} mismatches were not traced.</p>" if untraced else ""))
+            + (f"<p>{counted(untraced, 'mismatch')} {'was' if untraced == 1 else 'were'} not traced.</p>" if untraced else ""))
 
 
 def _values(vs) -> str:

@@ -429,6 +429,18 @@ def check_truth(env):
     assert "PASS (exit 0)" in serve and "model .venv/bin/python -m reference serve" in serve
 
 
+def model_bulk(env):
+    """make bulk N=4091 MODEL=... on two chunks: the built-in reference over the protocol passes,
+    the closing block names the model, and the run's re-run line carries MODEL=."""
+    model = ".venv/bin/python -m reference serve"
+    r, run = env.bulk("model", f"N=2 {env.files} MODEL={q(model)}")
+    text = ok(r)
+    s = summary(run)
+    assert s["status"] == "pass" and s["model"] == model and s["ledger"], text[-2000:]
+    assert f"model: {model} in place of the built-in reference" in text
+    assert "MODEL=" in s["params"]["rerun"] and model in s["params"]["rerun"]
+
+
 FORMS = {
     "make bulk N=4091": [nightly],
     "make test": [make_test],
@@ -446,6 +458,7 @@ FORMS = {
     "make report RUN=build/runs/<id>": [report],
     "make truth N=200 OUT=build/truth.jsonl": [truth],
     "make check-truth TRUTH=build/truth.jsonl [MODEL='CMD ARGS']": [check_truth],
+    "make bulk N=4091 MODEL='CMD ARGS'": [model_bulk],
     ".venv/bin/python -m harness coverage RUN [--function NAME]": [coverage],
     ". .venv/bin/activate; pytest -k notes": [developer_loop],
     "make mutants": [mutants_dry],

@@ -8,10 +8,8 @@ records the mismatches, counters and ledger into the chunk's record. The record 
 check_chunk writes (harness.runners.chunk.result), so the run directory, its verdict, summary,
 reports, fail-fast, resume and repros take it as any other.
 
-DECISION: shrinking replays a case through the built-in reference (harness.shrinking), which a
-model run has not asked: a model run's mismatches are not shrunk. Each carries the repro that
-repeats its chunk and check with the model (`one --model`), showing that mismatch first; the
-query's input (times, steps, plan, vertices) is in the mismatch itself.
+A model run shrinks as bulk does (harness.shrinking), each candidate asked of the game and the
+model (ModelReplay): the shrunk repro is `replay ... --model`.
 DECISION: the cases built by code (the synthetic Modify blends, the edge chunks beyond the disc)
 are not asked of a model: the protocol's requests are archive chunks (docs/truth.md §2). A model
 run's selection is the archive's chunks alone, and its summary says so.
@@ -34,7 +32,7 @@ from harness.compare.tally import Tally
 from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result
 from harness.truth import check as cmp
 from harness.truth import protocol
-from harness.truth.queries import chunk_line
+from harness.truth.queries import chunk_line, replay_queries
 
 
 def preflight(command):
@@ -128,6 +126,34 @@ def check_with_model(game, ch, ctx, prof, slot, opts, only=None, index=None):
         compare_answers(queries, answers, ctx, tally)
         return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0)
     return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof)
+
+
+class ModelReplay:
+    """shrinking's and `replay --model`'s run of one check on an explicit input: the game's words
+    (harness.truth.queries.replay_queries), the model's answers, compared into a Tally."""
+
+    def __init__(self, slot, exact_local=True):
+        self.slot, self.exact_local = slot, exact_local
+
+    @staticmethod
+    def accepts(check, items):
+        """A playback query plays n steps of one speed (docs/truth.md §3): other step lists are
+        not asked."""
+        return checks.resolve(check).name != "playback" or len(set(items)) == 1
+
+    def __call__(self, check, game, ch, ctx, items, **args):
+        anim = parse_reference(ch, ctx.float_model)
+        qs = replay_queries(checks.resolve(check).name, game, ch, anim, list(items), self.exact_local, **args)
+        try:
+            model = self.slot.get()
+            model.send(ch.id, ch.data, ch.ext, ctx.float_model, qs)
+            answers = protocol.checked_answers(ch.id, qs, model.receive())
+        except HarnessError:
+            self.slot.discard()
+            raise
+        tally = Tally()
+        compare_answers(qs, answers, ctx, tally)
+        return tally
 
 
 def compare_answers(queries, answers, ctx, tally):

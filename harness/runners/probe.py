@@ -359,7 +359,8 @@ def stage_modify(game, report):
 
 # -- the report ---------------------------------------------------------------------------------
 def format_report(r: Report, max_allocs=12) -> str:
-    L = [f"eediff probe: {r.image}", f"  chunks: {', '.join(r.chunks)}", ""] + (r.layout + [""] if r.layout else [])
+    from harness.arguments import engine_in_use
+    L = [f"eediff probe: {r.image} (engine {engine_in_use()})", f"  chunks: {', '.join(r.chunks)}", ""] + (r.layout + [""] if r.layout else [])
     L.append("call tree (calls per edge):")
     children: Dict[Optional[str], Counter] = {}
     for (a, b), n in r.edges.items():

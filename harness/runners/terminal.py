@@ -163,9 +163,10 @@ def chunk_origin_lines(s):
     arc = s.get("archive_chunks") or {}
     lines = []
     if syn.get("done"):
-        lines.append(f"  archive chunks {arc.get('done')} ({arc.get('failed')} failed, {arc.get('mismatches')} "
-                     f"mismatches); built by code {syn['done']} ({syn.get('failed')} failed, "
-                     f"{syn.get('mismatches')} mismatches: synthetic::morph/ and synthetic::edge/)")
+        lines.append(f"  archive chunks {arc.get('done')} ({arc.get('failed')} failed, "
+                     f"{counted(arc.get('mismatches'), 'mismatch')}); built by code {syn['done']} "
+                     f"({syn.get('failed')} failed, {counted(syn.get('mismatches'), 'mismatch')}: "
+                     f"synthetic::morph/ and synthetic::edge/)")
     if s.get("model"):
         n = s.get("not_asked_of_the_model") or 0
         lines.append(printable(f"  model: {s['model']} in place of the built-in reference"

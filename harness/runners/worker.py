@@ -229,12 +229,16 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                 "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                             "check": "setup"}}
-    if opts.model:                    # a model in place of the built-in reference: no shrink, no plots
-        from harness.runners.model_chunk import ModelSlot, check_with_model
+    if opts.model:                    # a model in place of the built-in reference (no plots, no provenance)
+        from harness.runners.model_chunk import ModelReplay, ModelSlot, check_with_model
         slot = w.get("model")
         if slot is None or (slot.command, slot.timeout) != (opts.model, opts.model_timeout):
             slot = w["model"] = ModelSlot(opts.model, opts.model_timeout)
-        return check_with_model(game, ch, ctx, run_profile(opts), slot, opts, only=only, index=index)
+        prof = run_profile(opts)
+        res = check_with_model(game, ch, ctx, prof, slot, opts, only=only, index=index)
+        if res["mismatches"] and not res.get("error") and wants_shrink(opts):
+            attach_shrunk(game, ch, ctx, res, replay=ModelReplay(slot, prof.exact_local))
+        return res
     res = _plotted(w, check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index, plots=plots))
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
@@ -278,8 +282,8 @@ def wants_shrink(opts):
     return True if opts.shrink is None else opts.shrink
 
 
-def attach_shrunk(game, ch, ctx, res):
+def attach_shrunk(game, ch, ctx, res, replay=None):
     """Shrink the first mismatch of each check of a failing chunk: bulk and `one` alike, so both
-    give the same shrunk repro for the same chunk."""
+    give the same shrunk repro for the same chunk (replay: a model run's, harness.shrinking)."""
     from harness.shrinking import shrink_first_of_each_check
-    shrink_first_of_each_check(game, ch, ctx, res)
+    shrink_first_of_each_check(game, ch, ctx, res, replay=replay)

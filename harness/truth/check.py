@@ -186,7 +186,8 @@ def playback(q, a, ctx, tally):
     speed = q["speed"]
     tally.count("playbacks")
     tally.count(f"playbacks at {speed}")
-    where = lambda i: {"speed": speed, "steps": i + 1}
+    # the step sizes so far: what a replay (and the shrinker) plays again (checks.Replay "steps")
+    where = lambda i: {"speed": speed, "steps": i + 1, "step_sizes": [speed] * (i + 1)}
     stop = _forwards("playback", g["forward"], a["forward"], ctx, tally, where)
     times = [f[0] for f in a["forward"]]
     tracks, rots = q["tracks"], q["rotation"]
@@ -218,7 +219,7 @@ def playback(q, a, ctx, tally):
                 dev[(k, cols[jj])] = (int(w[k, jj]), float(dw[k, jj]), float(bw[k, jj]))
         for k, j in sorted(set(zip(*np.nonzero(bad.any(axis=2)))) | set(dev)):
             i = q["read"][rows[k]]
-            ctx_ = {"speed": speed, "steps": i + 1}
+            ctx_ = where(i)
             for word in np.flatnonzero(bad[k, j]):
                 tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
                                   track=tracks[j], time=times[i], step=i, context=ctx_))
@@ -232,7 +233,7 @@ def playback(q, a, ctx, tally):
         for k, j in zip(*np.nonzero(GT != AT)):
             i = q["read"][rows[k]]
             tally.fail(record(ctx, "playback", "localtp", int(AT[k, j]), int(GT[k, j]), track=tracks[j],
-                              time=times[i], step=i, context={"speed": speed, "steps": i + 1}))
+                              time=times[i], step=i, context=where(i)))
     for k, i in enumerate(q["morph_read"]):
         if i >= stop:
             break
@@ -241,7 +242,7 @@ def playback(q, a, ctx, tally):
             gp, ap = g["morph"][k][j], a["morph"][k][j]
             if [list(p) for p in gp] != [list(p) for p in ap]:
                 tally.fail(record(ctx, "playback", "morph state", _pairs(ap), _pairs(gp), object=obj, step=i,
-                                  time=times[i], floats=False, context={"speed": speed, "steps": i + 1}))
+                                  time=times[i], floats=False, context=where(i)))
     return stop == len(g["forward"])
 
 
@@ -282,7 +283,7 @@ def fobj(q, a, ctx, tally):
         for j, obj in enumerate(objs):
             tally.count("F_Obj poses")
             gp, ap = g["poses"][k][j], a["poses"][k][j]
-            ctx_ = {"plan_step": i, "a1": a1}
+            ctx_ = {"plan_step": i, "a1": a1, "plan": q["plan"][:i + 1]}
             if ap is None:
                 tally.fail(record(ctx, "fobj", "pose in force", None, "read", object=obj, step=i, time=frame << 8,
                                   floats=False, context=dict(ctx_, why="the model has no F_Obj pose in force "

@@ -15,7 +15,7 @@ from __future__ import annotations
 import time as _time
 
 
-from harness import EXPLAINED, checks
+from harness import EXPLAINED, HarnessError, checks
 from harness.checks import parse_reference
 from harness.checks import controllers as c_controllers
 from harness.checks import fobj as c_fobj
@@ -50,31 +50,40 @@ def controllers(game, ch, anim, prof, r):
     game.new_anm()
     out = []
     for tr in tracks:
-        rec = tr.record
-        q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr)}
-        entry = paired.get(rec.index)
+        entry = paired.get(tr.record.index)
         if entry is None:
             # the game compiled no controller for this record: no times are drawn (as the check)
-            q.update(times=[], game={"compiled": False})
-            out.append(q)
+            out.append(_uncompiled(tr))
             continue
-        work, coord = game.work(entry.ctrl)
         ts, _ = c_controllers.track_times(anim, tr, r, prof)
-        words, localtp = game.step_times(work, coord, ts)
-        q["times"] = [int(t) for t in ts]
-        q["ledger"] = [["object records", rec.index, 1]]
-        q["game"] = {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
-                     "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
-                     "localtp": localtp.tolist()}
-        out.append(q)
-        deltas = [b - a for a, b in zip([0] + list(ts), ts)]
-        game.reset_work(work)
-        game.set_work_each(work, deltas)
-        multi = game.scratch()
-        out.append({"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
-                    "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
-                                               "rot": list(multi.rot9), "alpha": multi.alpha}})
+        out += track_queries(game, tr, entry, ts)
     return out
+
+
+def _uncompiled(tr):
+    rec = tr.record
+    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+            "times": [], "game": {"compiled": False}}
+
+
+def track_queries(game, tr, entry, ts):
+    """The controller query of one track at times ts (the scratch words after each) and the
+    multistep query of the same times' deltas, on the loaded chunk's table entry."""
+    rec = tr.record
+    work, coord = game.work(entry.ctrl)
+    words, localtp = game.step_times(work, coord, ts)
+    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+         "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
+         "game": {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
+                  "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
+                  "localtp": localtp.tolist()}}
+    deltas = [b - a for a, b in zip([0] + list(ts), ts)]
+    game.reset_work(work)
+    game.set_work_each(work, deltas)
+    multi = game.scratch()
+    return [q, {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+                "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
+                                           "rot": list(multi.rot9), "alpha": multi.alpha}}]
 
 
 def materials(game, ch, anim, prof, r):
@@ -120,54 +129,63 @@ def playback(game, ch, anim, prof, r):
     for k, (speed, n) in enumerate(c_playback.plan(anim, prof, r)):
         if k:
             entries = game.load(ch.data)
-        steps = [speed] * n
-        pb = game.playback(entries, ch.names, speed)
-        paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-        posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
-                 if tr.record.index in paired]
-        morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
-        ref = anim.playback(steps)
-        read_coords = game.coord_reader([c for _, c in posed]) if posed else None
-        forward, read, morph_read, mats, tps, states = [], [], [], [], [], []
-        for i, s in enumerate(steps):
-            got = game.forward(s)
-            forward.append([int(got[0]), int(got[1])])
-            want = ref.forwards[i]
-            if want.pose_at is None:
-                continue
-            read.append(i)
-            if read_coords is not None:
-                m, a = read_coords()
-                mats.append(m[:, NINE_AND_T].tolist())
-                tps.append(a.tolist())
-            else:
-                mats.append([])
-                tps.append([])
-            if (want.pose_at >> 8) >= 1 and morphers:
-                morph_read.append(i)
-                states.append([[[int(t), int(w)] for t, w in game.morph_state(addr, pb.models)]
-                               for _, addr in morphers])
-        have = {obj for obj, _ in morphers}
-        out.append({"kind": "playback", "speed": speed, "steps": n,
-                    "tracks": [tr.record.index for tr, _ in posed],
-                    "rotation": [_rotation(tr) for tr, _ in posed],
-                    # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
-                    # rotations, and every track under a profile without exact_local
-                    "tolerance": [j for j, (tr, _) in enumerate(posed)
-                                  if tr.keyed_rotation or not prof.exact_local],
-                    "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
-                    "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
-                    "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
-                             "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
-                             "morphers_without_instance": sorted(set(anim.morphs) - have)}})
+        out.append(playback_query(game, ch, anim, entries, speed, n, prof.exact_local))
     return out
+
+
+def playback_query(game, ch, anim, entries, speed, n, exact_local):
+    """One playback of n steps of `speed` from time 0 on the loaded chunk's entries."""
+    steps = [speed] * n
+    pb = game.playback(entries, ch.names, speed)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+             if tr.record.index in paired]
+    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    ref = anim.playback(steps)
+    read_coords = game.coord_reader([c for _, c in posed]) if posed else None
+    forward, read, morph_read, mats, tps, states = [], [], [], [], [], []
+    for i, s in enumerate(steps):
+        got = game.forward(s)
+        forward.append([int(got[0]), int(got[1])])
+        want = ref.forwards[i]
+        if want.pose_at is None:
+            continue
+        read.append(i)
+        if read_coords is not None:
+            m, a = read_coords()
+            mats.append(m[:, NINE_AND_T].tolist())
+            tps.append(a.tolist())
+        else:
+            mats.append([])
+            tps.append([])
+        if (want.pose_at >> 8) >= 1 and morphers:
+            morph_read.append(i)
+            states.append([[[int(t), int(w)] for t, w in game.morph_state(addr, pb.models)]
+                           for _, addr in morphers])
+    have = {obj for obj, _ in morphers}
+    return {"kind": "playback", "speed": speed, "steps": n,
+            "tracks": [tr.record.index for tr, _ in posed],
+            "rotation": [_rotation(tr) for tr, _ in posed],
+            # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
+            # rotations, and every track under a profile without exact_local
+            "tolerance": [j for j, (tr, _) in enumerate(posed)
+                          if tr.keyed_rotation or not exact_local],
+            "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
+            "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
+            "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
+                     "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
+                     "morphers_without_instance": sorted(set(anim.morphs) - have)}}
 
 
 def notes(game, ch, anim, prof, r):
     """checks.md §6: the plan's steps; after each the frame counter, return value and the notes
     NoteProcess delivered (NoteProcess called again every fifth step, as the check does)."""
     entries = game.load(ch.data)
-    plan = c_notes.plan_of(anim, prof, r)
+    return [notes_query(game, ch, anim, entries, c_notes.plan_of(anim, prof, r))]
+
+
+def notes_query(game, ch, anim, entries, plan):
+    """One run of the note plan [(step, restart)] from time 0 on the loaded chunk's entries."""
     game.playback(entries, ch.names, 256)
     game.give_every_entry_an_instance(entries, 0x100)
     game.enable_notes()
@@ -188,9 +206,9 @@ def notes(game, ch, anim, prof, r):
         # DECISION: the restart follows the reference's end of the step, as the check's does, so
         # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
         time = time_after(game, anim, anim.forward(time, s), restart, t, "note restarts")
-    return [{"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
-             "ledger": [["F_Note records", k, 1] for k in ledger],
-             "game": {"forward": forward, "notes": delivered}}]
+    return {"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
+            "ledger": [["F_Note records", k, 1] for k in ledger],
+            "game": {"forward": forward, "notes": delivered}}
 
 
 def fobj(game, ch, anim, prof, r):
@@ -201,49 +219,54 @@ def fobj(game, ch, anim, prof, r):
     for k, (a1, plan) in enumerate(c_fobj.plans(anim, prof, r)):
         if k:
             entries = game.load(ch.data)
-        game.playback(entries, ch.names, 256)
-        game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
-        coords, missing = {}, []
-        for obj in sorted({rec.object for rec in anim.fobjs}):
-            e = first_entry(entries, obj)
-            if e is None:
-                missing.append(obj)
-                continue
-            coord = game.u32(mm.IDX + 12 * e.position + 4)
-            game.m.write_u8(coord + mm.COORD_A1, a1)
-            coords[obj] = coord
-        t = Tally()
-        state = {}
-        time = 0
-        forward, read, poses, ledger = [], [], [], {}
-        never_in_force = c_fobj.never_in_force_of(anim)
-        for i, (s, restart) in enumerate(plan):
-            got = game.forward(s)
-            forward.append([int(got[0]), int(got[1])])
-            want = anim.forward(time, s)
-            old = time >> 8
-            if want.pose_at is not None and (want.pose_at >> 8) != old:
-                f = want.pose_at >> 8
-                for obj in coords:
-                    rec = anim.fobj_pose(obj, f << 8)
-                    if rec is not None and rec.frame > old:
-                        state[obj] = rec
-                for obj, rec in state.items():
-                    ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
-                if state:
-                    read.append([i, list(state)])
-                    row = []
-                    for obj in state:
-                        words = game.coord_matrix(coords[obj])
-                        row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
-                                    "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
-                                    "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
-                    poses.append(row)
-            time = time_after(game, anim, want, restart, t, "fobj restarts")
-        out.append({"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
-                    "ledger": [["F_Obj records", k, 1] for k in ledger],
-                    "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}})
+        out.append(fobj_query(game, ch, anim, entries, a1, plan))
     return out
+
+
+def fobj_query(game, ch, anim, entries, a1, plan):
+    """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
+    game.playback(entries, ch.names, 256)
+    game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
+    coords, missing = {}, []
+    for obj in sorted({rec.object for rec in anim.fobjs}):
+        e = first_entry(entries, obj)
+        if e is None:
+            missing.append(obj)
+            continue
+        coord = game.u32(mm.IDX + 12 * e.position + 4)
+        game.m.write_u8(coord + mm.COORD_A1, a1)
+        coords[obj] = coord
+    t = Tally()
+    state = {}
+    time = 0
+    forward, read, poses, ledger = [], [], [], {}
+    never_in_force = c_fobj.never_in_force_of(anim)
+    for i, (s, restart) in enumerate(plan):
+        got = game.forward(s)
+        forward.append([int(got[0]), int(got[1])])
+        want = anim.forward(time, s)
+        old = time >> 8
+        if want.pose_at is not None and (want.pose_at >> 8) != old:
+            f = want.pose_at >> 8
+            for obj in coords:
+                rec = anim.fobj_pose(obj, f << 8)
+                if rec is not None and rec.frame > old:
+                    state[obj] = rec
+            for obj, rec in state.items():
+                ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
+            if state:
+                read.append([i, list(state)])
+                row = []
+                for obj in state:
+                    words = game.coord_matrix(coords[obj])
+                    row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
+                                "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
+                                "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
+                poses.append(row)
+        time = time_after(game, anim, want, restart, t, "fobj restarts")
+    return {"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
+            "ledger": [["F_Obj records", k, 1] for k in ledger],
+            "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}}
 
 
 def modify(game, ch, anim, prof, r):
@@ -260,6 +283,36 @@ def modify(game, ch, anim, prof, r):
                                + ([["F_Morpher records", case.record.offset, 1]] if case.last_mmat else [])),
                     "game": {"vertices": [list(v) for v in got]}})
     return out
+
+
+# -- a replay: one check on an explicit input (shrinking and `harness replay` with a model) -------
+def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
+    """The queries of check `check` (a name, not an alias) on chunk `ch` with the replay input
+    `items` (checks.Replay: times with track, a plan with a1, or steps), with the game's words;
+    numbered from 0. A HarnessError when the protocol cannot say the input."""
+    entries = game.load(ch.data)
+    if check == "controllers":
+        track = args["track"]
+        tr = next((t for t in anim.tracks if t.record.index == track), None)
+        if tr is None:
+            raise HarnessError(f"track {track}: no such object track in {ch.id}")
+        entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+        game.new_anm()
+        qs = [_uncompiled(tr)] if entry is None else track_queries(game, tr, entry, sorted(set(items)))
+    elif check == "notes":
+        qs = [notes_query(game, ch, anim, entries, [tuple(p) for p in items])]
+    elif check == "fobj":
+        qs = [fobj_query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
+    elif check == "playback":
+        if not items or len(set(items)) != 1:
+            raise HarnessError(f"steps {items}: a model's playback query plays n steps of one speed "
+                               f"(docs/truth.md §3)")
+        qs = [playback_query(game, ch, anim, entries, items[0], len(items), exact_local)]
+    else:
+        raise HarnessError(f"check {check}: no replay")
+    for i, q in enumerate(qs):
+        q["i"] = i
+    return qs
 
 
 # check name -> the function that asks the game its queries (the checks' run order)

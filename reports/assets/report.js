@@ -48,7 +48,7 @@ function renderPage(){
   mlist.innerHTML = part.map(function(n){ return items[n][4]; }).join('') ||
     '<p class="note">No mismatch matches the filters.</p>';
   $('pageinfo').textContent = 'page ' + (state.page + 1) + ' of ' + pages() + ' · ' + shown.length +
-    (shown.length === items.length ? '' : ' of ' + items.length) + ' mismatches';
+    (shown.length === items.length ? '' : ' of ' + items.length) + (items.length === 1 ? ' mismatch' : ' mismatches');
   var mc = $('mchunk');
   mc.textContent = '';
   if (state.chunk) {

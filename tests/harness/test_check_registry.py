@@ -113,3 +113,11 @@ def test_the_toy_check_runs_in_a_bulk_shrinks_replays_and_shows_in_the_report(to
     assert words[:5] == [".venv/bin/python", "-m", "harness", "replay", "--case"], words
     assert main(words[3:]) == 1                       # the shrunk repro replays the mismatch
     assert "replay toy: 1 mismatch" in capsys.readouterr().out
+
+
+def test_the_lists_of_check_names_outside_the_harness_are_the_registrys():
+    # the pytest plugin loads before the harness, and reports may not import it: each keeps a list
+    import eediff_pytest
+    from reports.records import CHECKS as RECORD_CHECKS
+    assert set(eediff_pytest.CHECK_WORDS) == set(checks.names()) - checks.aliases()
+    assert set(RECORD_CHECKS) == set(checks.names())

@@ -3,7 +3,8 @@ protocol in place of the built-in reference.
 
 The built-in reference served over the protocol gives the in-process run's records (mismatches,
 errors and ledger, chunk by chunk); a deliberately wrong model fails the run with mismatches whose
-`one --model` repros show the same mismatch; a model that misbehaves is an error record naming the
+`one --model` repros show the same mismatch, shrunk through the model to a `replay --model` that
+fails as they did; a model that misbehaves is an error record naming the
 chunk and the query, never a green run; a model that cannot start is refused before the run.
 """
 import json
@@ -69,7 +70,7 @@ def test_a_wrong_model_fails_the_run_and_each_repro_shows_its_mismatch_with_the_
     failing = [r for r in records.values() if r["mismatches"]]
     assert failing
     m = failing[0]["mismatches"][0]
-    assert m["check"] == "notes" and "shrunk" not in m
+    assert m["check"] == "notes"
     words = shlex.split(m["repro"])
     assert words[:4] == [".venv/bin/python", "-m", "harness", "one"] and "--model" in words
     assert words[words.index("--model") + 1] == NOTES_MODEL + " --wrong"
@@ -77,6 +78,38 @@ def test_a_wrong_model_fails_the_run_and_each_repro_shows_its_mismatch_with_the_
     assert done.returncode == 1, done.stdout + done.stderr
     assert f"| {m['check']}" in done.stdout and f"time {m['time']}" in done.stdout
     assert json.dumps(m["expected"])[:40].strip('"[') in done.stdout or "reference" in done.stdout
+
+
+def run_repro(command):
+    words = shlex.split(command)
+    assert words[:3] == [".venv/bin/python", "-m", "harness"] and "--model" in words
+    return subprocess.run([sys.executable] + words[1:], cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+
+def test_a_wrong_models_mismatches_are_shrunk_through_the_model_to_a_replay_that_fails_alike(tmp_path, capsys):
+    # notes: a plan of one step; controllers: one time (the model is wrong from time 2048 on)
+    late = f"{BAD_MODEL} late"
+    for check, model, key in (("notes", NOTES_MODEL + " --wrong", "plan"), ("controllers", late, "times")):
+        status, records, _ = run_dir(tmp_path, check, checks=[check], model=model)
+        assert status == 1
+        m = next(r for r in records.values() if r["mismatches"])["mismatches"][0]
+        shrunk = m["shrunk"]
+        assert len(shrunk[key]) == 1 <= shrunk["original_length"], shrunk
+        if check == "controllers":
+            assert shrunk["times"][0] >= 2048
+        assert shlex.split(shrunk["repro"])[3] == "replay"
+        done = run_repro(shrunk["repro"])
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert f"| {m['field']}" in done.stdout and "replay" in done.stdout
+    capsys.readouterr()
+
+
+def test_a_playback_is_shrunk_to_steps_of_one_speed_the_protocol_can_ask(tmp_path, capsys):
+    from harness.runners.model_chunk import ModelReplay
+    assert ModelReplay.accepts("playback", [3000]) and ModelReplay.accepts("playback", [256, 256])
+    assert not ModelReplay.accepts("playback", [256, 100]) and ModelReplay.accepts("notes", [(256, 0), (5, 1)])
+    status = main(["replay", "--case", CHUNKS[0], "--check", "playback", "--steps", "256,100", "--model", SERVE])
+    assert status == 2 and "plays n steps of one speed" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("mode, says", [

@@ -110,3 +110,20 @@ def test_the_progress_line_counts_synthetic_cases_apart():
     p.update(0, 0, False)
     p.update(2, 0, False)
     assert p.line().startswith("[1/2] + 1/2 synthetic mismatches 0 errors 0")
+
+
+def test_one_and_the_probe_name_the_engine_that_ran(capsys):
+    from harness.__main__ import main
+    from harness.arguments import engine_in_use
+    main(["one", "--case", "xp_flag.cmp::ANM_xp_flag004", "--check", "notes"])
+    one = capsys.readouterr().out
+    assert one.splitlines()[-1].endswith(f"engine {engine_in_use()}"), one
+    main(["probe"])
+    probe = capsys.readouterr().out
+    assert probe.splitlines()[0].endswith(f"(engine {engine_in_use()})"), probe[:300]
+
+
+def test_the_chunk_origin_line_counts_one_mismatch_as_one():
+    line = terminal.chunk_origin_lines({"archive_chunks": {"done": 2, "failed": 1, "mismatches": 1},
+                                        "synthetic_chunks": {"done": 14, "failed": 0, "mismatches": 0}})[0]
+    assert "(1 failed, 1 mismatch)" in line and "(0 failed, 0 mismatches:" in line

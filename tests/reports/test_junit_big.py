@@ -29,7 +29,7 @@ def test_junit_one_suite_per_check_one_case_per_chunk_and_check(tmp_path):
         failures += int(s.get("failures"))
     assert (int(root.get("tests")), int(root.get("failures"))) == (total, failures) == (8, 3)
     f = suites["controllers"].find("testcase[@name='cha2body.cmp::ANM_cha2mag1']/failure")
-    assert f.get("message").startswith("2 mismatch(es); first: controllers cha2body")
+    assert f.get("message").startswith("2 mismatches; first: controllers cha2body")
     assert "0x3f800001" in f.get("message") and "repro: make one" in f.text
     assert suites["multistep"].find("testcase/failure") is None
 

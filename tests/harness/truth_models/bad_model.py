@@ -6,6 +6,8 @@
     hang      reads the first request and never answers
     count     answers one query fewer than asked
     order     answers the second chunk's line first (answers out of request order)
+    late      answers the built-in reference's answers with bit 0 of a controller's position x
+              flipped at every time from 2048 on: wrong values, which the shrinker cuts to one time
 """
 import json
 import sys
@@ -33,6 +35,12 @@ def main():
                 if a["kind"] == "controller" and a["pos"]:
                     a["pos"][0] = a["pos"][0][:2]
                     break
+        elif mode == "late":
+            for q, a in zip(msg["queries"], reply["answers"]):
+                if a["kind"] == "controller":
+                    for k, t in enumerate(q["times"]):
+                        if t >= 2048:
+                            a["pos"][k][0] ^= 1
         elif mode == "count":
             reply["answers"] = reply["answers"][:-1]
         elif mode == "order" and n == 0:
