@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import atexit
 import os
-import shlex
 import shutil
 import time as _time
 import weakref
@@ -37,13 +36,7 @@ from harness.truth.queries import chunk_line, replay_queries
 
 def preflight(command):
     """Refuse a --model that cannot be started, before a run begins (a bad input, exit 2)."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise HarnessError(f"--model {printable(command)}: {exc}") from None
-    if not argv:
-        raise HarnessError("--model: an empty command")
-    prog = argv[0]
+    prog = protocol.argv_of(command)[0]
     found = os.access(prog, os.X_OK) if os.sep in prog else shutil.which(prog) is not None
     if not found:
         raise HarnessError(f"--model {printable(command)}: no program {printable(prog)} "
