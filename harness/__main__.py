@@ -96,45 +96,22 @@ def cmd_merge(a):
 
 
 def cmd_one(a):
+    from harness.runners import morph_pseudo
     from harness.runners.chunk import check_chunk
     from harness.profiles import run_profile
     opts = options(a, model=a.model or None)
-    if opts.model and a.case.startswith("synthetic::"):
-        raise HarnessError(f"CASE={printable(a.case)} is built by code: a model is asked archive chunks "
-                           f"alone (docs/truth.md §5)")
-    if a.case == "synthetic::morph":
+    if a.case == "synthetic::morph" and not opts.model:
         return one_synthetic_morph(opts, a)
+    if opts.model:
+        return one_with_model(opts, a)
+    if morph_pseudo.is_pseudo(a.case):
+        return one_pseudo(opts, a)
     if a.case.startswith("synthetic::edge/"):
         return one_edge_chunk(opts, a)
-    if not a.case.strip():
-        raise HarnessError("CASE is required: a chunk id like member::ANM_name "
-                           "(.venv/bin/python -m corpus list --grep NAME finds them)")
-    corpus = opts.open_corpus()
-    ids = corpus.chunk_ids()
-    if a.case not in set(ids):
-        from corpus.listing import did_you_mean
-        near = did_you_mean(a.case, ids)
-        hint = f"did you mean {', '.join(near)}? " if near else ""
-        where = opts.disc if opts.disc and not opts.data else opts.data
-        raise HarnessError(f"CASE={a.case}: no such chunk in {where} ({hint}ids look like member::ANM_name; "
-                           f".venv/bin/python -m corpus list --grep NAME lists them)")
+    corpus = archive_case(opts, a.case)
     ch = corpus.chunk(a.case)
     game = opts.validate_image()
     ctx = opts.context(a.case)
-    if opts.model:
-        from harness.runners.model_chunk import ModelReplay, ModelSlot, check_with_model, preflight
-        preflight(opts.model)
-        if a.speed is not None:
-            raise HarnessError("--speed and --model: a model run plays the profile's drawn speeds")
-        slot, prof = ModelSlot(opts.model), run_profile(opts)
-        try:
-            res = check_with_model(game, ch, ctx, prof, slot, opts, only=[a.check] if a.check else None)
-            if res["mismatches"] and not res.get("error") and a.shrink:
-                from harness.shrinking import shrink_first_of_each_check
-                shrink_first_of_each_check(game, ch, ctx, res, replay=ModelReplay(slot, prof.exact_local))
-        finally:
-            slot.close()
-        return show_one(a, res)
     res = check_chunk(game, ch, ctx, run_profile(opts), only=[a.check] if a.check else None,
                       speed=a.speed)
     if res["mismatches"] and a.shrink:
@@ -144,6 +121,57 @@ def cmd_one(a):
         for note in res.get("notes") or ():
             print(printable(f"({note})"), file=sys.stderr)
     return show_one(a, res)
+
+
+def archive_case(opts, case):
+    """The corpus, when `case` is one of its chunks; else a HarnessError naming it (and near ids)."""
+    if not case.strip():
+        raise HarnessError("CASE is required: a chunk id like member::ANM_name "
+                           "(.venv/bin/python -m corpus list --grep NAME finds them)")
+    corpus = opts.open_corpus()
+    ids = corpus.chunk_ids()
+    if case not in set(ids):
+        from corpus.listing import did_you_mean
+        near = did_you_mean(case, ids)
+        hint = f"did you mean {', '.join(near)}? " if near else ""
+        where = opts.disc if opts.disc and not opts.data else opts.data
+        raise HarnessError(f"CASE={case}: no such chunk in {where} ({hint}ids look like member::ANM_name; "
+                           f".venv/bin/python -m corpus list --grep NAME lists them)")
+    return corpus
+
+
+def one_with_model(opts, a):
+    """`one --model`: a chunk of the archive, an edge chunk or a part of the synthetic blends,
+    with the model as the expected side (the record a model bulk writes for it)."""
+    from harness.runners import edge_chunks, morph_pseudo
+    from harness.runners.model_chunk import ModelSlot, model_record, preflight
+    preflight(opts.model)
+    if a.speed is not None:
+        raise HarnessError("--speed and --model: a model run plays the profile's drawn speeds")
+    if a.case == "synthetic::morph":
+        raise HarnessError(f"CASE=synthetic::morph with --model: name one part of it "
+                           f"({', '.join(morph_pseudo.ids())})")
+    chunk_of = None
+    if not (morph_pseudo.is_pseudo(a.case) or edge_chunks.is_edge(a.case)):
+        chunk_of = archive_case(opts, a.case).chunk
+    game = opts.validate_image()
+    slot = ModelSlot(opts.model)
+    try:
+        res = model_record(opts, slot, None, a.case, [a.check] if a.check else None, chunk_of, lambda: game,
+                           a.shrink)
+    finally:
+        slot.close()
+    return show_one(a, res)
+
+
+def one_pseudo(opts, a):
+    """`one --case synthetic::morph/<part>`: one part of the synthetic blends (a bulk's record of it)."""
+    from harness.runners import morph_pseudo
+    try:
+        morph_pseudo.cases(a.case)
+    except ValueError as exc:
+        raise HarnessError(f"CASE={a.case}: {exc}") from None
+    return show_one(a, morph_pseudo.check_pseudo(opts.validate_image(), a.case, opts.context(a.case)))
 
 
 def show_one(a, res):

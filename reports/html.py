@@ -96,9 +96,7 @@ def _params_html(run, summary) -> str:
             ("command", None),
             ("chunks by origin", _origins_text(summary)),
             ("sample quirk classes", _sample_quirks_text(summary)),
-            ("model", (f'{summary["model"]} in place of the built-in reference'
-                       + (f'; the {summary.get("not_asked_of_the_model")} cases built by code not asked of it'
-                          if summary.get("not_asked_of_the_model") else "")) if summary.get("model") else None),
+            ("model", f'{summary["model"]} in place of the built-in reference' if summary.get("model") else None),
             ("shard", "{k} of {m} (selection of {selection_size} chunks)".format(**p["shard"])
              if p.get("shard") else None),
             ("merged from", "; ".join(f'shard {x.get("shard")}: {x.get("run")}' for x in p["merged_from"])

@@ -120,7 +120,6 @@ class Summary(TypedDict):
     synthetic_chunks: dict
     sample_quirks: Optional[dict]
     model: Optional[str]            # the model command in place of the built-in reference (bulk --model)
-    not_asked_of_the_model: int     # the cases built by code a model run leaves out
     causes: dict
     rotation_samples: int
     rotation_over_bound: int

@@ -50,7 +50,6 @@ finds. Every number is stored once.
   sample_quirks       dict|null {covered, missed}: the quirk classes a sample met and missed (null:
                              the whole pool, or explicit --chunks)
   model               str|null the program in place of the built-in reference (bulk --model), or null
-  not_asked_of_the_model int the cases built by code a model run leaves out (docs/truth.md §5)
   causes              dict   likely cause (reports.causes) -> mismatch count
   rotation_samples    int    number of (passed, d) keyed-rotation samples recorded
   rotation_over_bound int    samples with d above the bound
@@ -285,7 +284,6 @@ def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None 
         **origins(chunks, selected),
         "sample_quirks": params.get("sample_quirks"),
         "model": params.get("model"),
-        "not_asked_of_the_model": params.get("not_asked_of_the_model") or 0,
         "causes": dict(Counter(causes[id(m)] for ch in chunks for m in ch["mismatches"])),
         "rotation_samples": len(samples),
         "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),

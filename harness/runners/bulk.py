@@ -52,7 +52,7 @@ def prepare(opts: Options, argv):
                                                   -1 if opts.chunk_ids else opts.n, opts.seed)
     # DECISION: the synthetic Modify pseudo-chunks join a selection of archive chunks, never stand
     # in for one: an archive with nothing to check still compares nothing.
-    if ids and not opts.model:        # a model is asked archive chunks alone (harness/runners/model_chunk.py)
+    if ids:
         ids += synthetic_ids(opts.checks)
     if opts.chunk_ids:
         ids = opts.chunk_ids
@@ -66,7 +66,7 @@ def prepare(opts: Options, argv):
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members),
-              **({"model": opts.model, "not_asked_of_the_model": len(synthetic_ids(opts.checks))} if opts.model else {})}
+              **({"model": opts.model} if opts.model else {})}
     from harness.commands import rerun_command
     params["rerun"] = rerun_command(run_options(params, opts), opts.out)   # the report shows it
     if covered is not None:           # the quirk classes the sample met and missed (selection.quirk_sample)

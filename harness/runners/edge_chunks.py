@@ -48,9 +48,15 @@ def morph_cases():
     return [MorphCase(label, base, bs, targets) for label, base, bs, targets in edge.morph_rescale_cases()]
 
 
-def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True):
+def is_blends(cid) -> bool:
+    """Whether edge chunk `cid` is Modify blends (no Anime chunk)."""
+    return cid == PREFIX + edge.MORPH_NAME
+
+
+def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True, blend=None):
     """The record of edge chunk `cid`: every applicable check (or `only` those), or the Modify
-    blends of the morph edge chunk. plots: as check_chunk's."""
+    blends of the morph edge chunk (against `blend`, a model run's, when given). plots: as
+    check_chunk's."""
     from harness.runners.chunk import check_chunk, describe_error, result
     if cid == PREFIX + edge.MORPH_NAME:
         t0 = _time.time()
@@ -63,7 +69,7 @@ def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True):
             try:
                 cases = morph_cases()
                 morph.run_cases(game, cases, ctx, tally,
-                                lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
+                                blend or (lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model)))
                 tally.quirk("morph_rescale_leaves_s16", sum(1 for c in cases for ps, s, _ in c.targets
                                                             for p in rescaled(ps, s, c.base_scale)
                                                             for x in p if not -32768 <= x <= 32767))

@@ -10,15 +10,17 @@ reports, fail-fast, resume and repros take it as any other.
 
 A model run shrinks as bulk does (harness.shrinking), each candidate asked of the game and the
 model (ModelReplay): the shrunk repro is `replay ... --model`.
-DECISION: the cases built by code (the synthetic Modify blends, the edge chunks beyond the disc)
-are not asked of a model: the protocol's requests are archive chunks (docs/truth.md §2). A model
-run's selection is the archive's chunks alone, and its summary says so.
+
+The cases built by code are asked too: an edge chunk beyond the disc is an Anime chunk like any
+other (its bytes in the request); the synthetic Modify blends (checks.md §5.2, and the morph
+edge chunk) are `modify` queries, which carry every input.
+DECISION: a request of Modify blends built by code names its case as the chunk and sends no
+Anime bytes (`"anime": ""`): there is no chunk, and a modify query needs none (docs/truth.md §2).
 """
 from __future__ import annotations
 
 import atexit
 import os
-import shlex
 import shutil
 import time as _time
 import weakref
@@ -37,13 +39,7 @@ from harness.truth.queries import chunk_line, replay_queries
 
 def preflight(command):
     """Refuse a --model that cannot be started, before a run begins (a bad input, exit 2)."""
-    try:
-        argv = shlex.split(command)
-    except ValueError as exc:
-        raise HarnessError(f"--model {printable(command)}: {exc}") from None
-    if not argv:
-        raise HarnessError("--model: an empty command")
-    prog = argv[0]
+    prog = protocol.argv_of(command)[0]
     found = os.access(prog, os.X_OK) if os.sep in prog else shutil.which(prog) is not None
     if not found:
         raise HarnessError(f"--model {printable(command)}: no program {printable(prog)} "
@@ -86,6 +82,57 @@ class ModelSlot:
 def _close_all():
     for slot in list(_STARTED):
         slot.close()
+
+
+class ModelBlend:
+    """The Modify blend of one case (base, base scale, targets) as the model answers it: the
+    `blend` of a record of synthetic blends (morph_pseudo, the morph edge chunk), one modify
+    query a request."""
+
+    def __init__(self, slot, case_id, float_model):
+        self.slot, self.case_id, self.float_model = slot, case_id, float_model
+
+    def __call__(self, base, base_scale, targets):
+        q = {"kind": "modify", "i": 0, "morpher": None, "frame": None, "mmat": None,
+             "base": [list(v) for v in base], "base_scale": base_scale,
+             "targets": [{"positions": [list(p) for p in pos], "scale": sc, "weight": w} for pos, sc, w in targets]}
+        try:
+            model = self.slot.get()
+            model.send(self.case_id, b"", {}, self.float_model, [q])
+            a = protocol.checked_answers(self.case_id, [q], model.receive())[0]
+        except HarnessError:
+            self.slot.discard()
+            raise
+        return [tuple(int(x) for x in v) for v in a["vertices"]]
+
+
+def model_record(opts, slot, index, cid, only, chunk_of, game_of, shrink):
+    """The record of case `cid` with the model of `slot` as the expected side: a chunk of the
+    archive, an edge chunk, or synthetic Modify blends. shrink: shrink the first mismatch of
+    each check (harness.shrinking, through the model)."""
+    from harness.profiles import run_profile
+    from harness.runners import edge_chunks, morph_pseudo
+    ctx, prof = opts.context(cid), run_profile(opts)
+    try:
+        game = game_of()
+        if morph_pseudo.is_pseudo(cid):
+            return morph_pseudo.check_pseudo(game, cid, ctx, index, blend=ModelBlend(slot, cid, ctx.float_model))
+        if edge_chunks.is_blends(cid):
+            return edge_chunks.check_edge(game, cid, ctx, prof, index, only, plots=False,
+                                          blend=ModelBlend(slot, cid, ctx.float_model))
+        if edge_chunks.is_edge(cid):
+            ch = edge_chunks.chunk(cid)
+            prof = edge_chunks.every_record(prof, ch.anime)
+        else:
+            ch = chunk_of(cid)
+    except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
+        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
+                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc), "check": "setup"}}
+    res = check_with_model(game, ch, ctx, prof, slot, opts, only=only, index=index)
+    if res["mismatches"] and not res.get("error") and shrink:
+        from harness.shrinking import shrink_first_of_each_check
+        shrink_first_of_each_check(game, ch, ctx, res, replay=ModelReplay(slot, prof.exact_local))
+    return res
 
 
 def check_with_model(game, ch, ctx, prof, slot, opts, only=None, index=None):

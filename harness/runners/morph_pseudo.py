@@ -69,8 +69,9 @@ def cases(cid):
     raise ValueError(f"unknown synthetic Modify pseudo-chunk {cid!r} (known: {', '.join(ids())})")
 
 
-def check_pseudo(game, cid, ctx, index=None):
-    """Run the pseudo-chunk's Modify cases against the reference; the per-chunk record."""
+def check_pseudo(game, cid, ctx, index=None, blend=None):
+    """Run the pseudo-chunk's Modify cases against the reference (or `blend(base, base_scale,
+    targets)`, a model run's); the per-chunk record."""
     from harness.runners.chunk import describe_error, result
     t0 = _time.time()
     tally = Tally()
@@ -81,7 +82,7 @@ def check_pseudo(game, cid, ctx, index=None):
     try:
         cs = cases(cid)
         morph.run_cases(game, cs, ctx, tally,
-                              lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model))
+                        blend or (lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model)))
         tally.quirk("morph_weight_8_up", sum(1 for c in cs for _, _, w in c.targets
                                              if not w >> 31 and w >= f32_bits(8.0)))
     except Exception as exc:

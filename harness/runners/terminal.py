@@ -168,10 +168,7 @@ def chunk_origin_lines(s):
                      f"({syn.get('failed')} failed, {counted(syn.get('mismatches'), 'mismatch')}: "
                      f"synthetic::morph/ and synthetic::edge/)")
     if s.get("model"):
-        n = s.get("not_asked_of_the_model") or 0
-        lines.append(printable(f"  model: {s['model']} in place of the built-in reference"
-                               + (f"; the {n} cases built by code are not asked of a model (docs/truth.md §5)"
-                                  if n else "")))
+        lines.append(printable(f"  model: {s['model']} in place of the built-in reference (docs/truth.md §5)"))
     q = s.get("sample_quirks")
     if q:
         met, missed = q.get("covered") or [], q.get("missed") or []

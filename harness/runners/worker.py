@@ -214,10 +214,12 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     ctx = opts.context(cid)
     w = _thread_state(opts)
     plots = w.get("plotted_chunks", 0) < PLOTTED_CHUNKS
-    if opts.model and (edge_chunks.is_edge(cid) or morph_pseudo.is_pseudo(cid)):
-        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {}, "mismatches": [],
-                "error": {"type": "HarnessError", "check": "setup", "message": f"{cid} is built by code: "
-                          "a model is asked archive chunks alone (docs/truth.md §5)"}}
+    if opts.model:                    # a model in place of the built-in reference (no plots, no provenance)
+        from harness.runners.model_chunk import ModelSlot, model_record
+        slot = w.get("model")
+        if slot is None or (slot.command, slot.timeout) != (opts.model, opts.model_timeout):
+            slot = w["model"] = ModelSlot(opts.model, opts.model_timeout)
+        return model_record(opts, slot, index, cid, only, chunk_of, game_of, wants_shrink(opts))
     if edge_chunks.is_edge(cid):      # the edge chunks beyond the disc (corpus/synth/edge.py)
         return _plotted(w, edge_chunks.check_edge(game_of(), cid, ctx, run_profile(opts), index, only, plots))
     if morph_pseudo.is_pseudo(cid):   # the synthetic Modify blends (checks.md §5.2)
@@ -229,16 +231,6 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
                 "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
                                             "check": "setup"}}
-    if opts.model:                    # a model in place of the built-in reference (no plots, no provenance)
-        from harness.runners.model_chunk import ModelReplay, ModelSlot, check_with_model
-        slot = w.get("model")
-        if slot is None or (slot.command, slot.timeout) != (opts.model, opts.model_timeout):
-            slot = w["model"] = ModelSlot(opts.model, opts.model_timeout)
-        prof = run_profile(opts)
-        res = check_with_model(game, ch, ctx, prof, slot, opts, only=only, index=index)
-        if res["mismatches"] and not res.get("error") and wants_shrink(opts):
-            attach_shrunk(game, ch, ctx, res, replay=ModelReplay(slot, prof.exact_local))
-        return res
     res = _plotted(w, check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index, plots=plots))
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
@@ -282,8 +274,8 @@ def wants_shrink(opts):
     return True if opts.shrink is None else opts.shrink
 
 
-def attach_shrunk(game, ch, ctx, res, replay=None):
+def attach_shrunk(game, ch, ctx, res):
     """Shrink the first mismatch of each check of a failing chunk: bulk and `one` alike, so both
-    give the same shrunk repro for the same chunk (replay: a model run's, harness.shrinking)."""
+    give the same shrunk repro for the same chunk."""
     from harness.shrinking import shrink_first_of_each_check
-    shrink_first_of_each_check(game, ch, ctx, res, replay=replay)
+    shrink_first_of_each_check(game, ch, ctx, res)

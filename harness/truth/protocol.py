@@ -87,12 +87,7 @@ class External:
         self.command = command
         self.name = f"model {printable(command)}"
         self.timeout = timeout
-        try:
-            argv = shlex.split(command)
-        except ValueError as exc:
-            raise HarnessError(f"--model {printable(command)}: {exc}") from None
-        if not argv:
-            raise HarnessError("--model: an empty command")
+        argv = argv_of(command)
         try:
             self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                       stderr=subprocess.PIPE, cwd=cwd, bufsize=1 << 16)
@@ -193,6 +188,17 @@ class External:
             self.p.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+def argv_of(command):
+    """A --model command's words, split as a shell would (it is never run by one)."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        raise HarnessError(f"--model {printable(command)}: {exc}") from None
+    if not argv:
+        raise HarnessError("--model: an empty command")
+    return argv
 
 
 def _queries_text(queries):

@@ -4,7 +4,7 @@ protocol in place of the built-in reference.
 The built-in reference served over the protocol gives the in-process run's records (mismatches,
 errors and ledger, chunk by chunk); a deliberately wrong model fails the run with mismatches whose
 `one --model` repros show the same mismatch, shrunk through the model to a `replay --model` that
-fails as they did; a model that misbehaves is an error record naming the
+fails as they did; the cases built by code are asked too; a model that misbehaves is an error record naming the
 chunk and the query, never a green run; a model that cannot start is refused before the run.
 """
 import json
@@ -19,15 +19,7 @@ from harness.__main__ import main
 from harness.options import Options
 from harness.runners import bulk, edge_chunks, morph_pseudo
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
-PY = shlex.quote(sys.executable)
-SERVE = f"{PY} -m reference serve"
-NOTES_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'notes_model.py'))}"
-BAD_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'bad_model.py'))}"
-# every query kind between them (tests/harness/test_truth.py's chunks)
-CHUNKS = ["xd017.cmp::ANM_xd017000", "demo003.cmp::ANM_demo003000", "xddesk01.cmp::ANM_xddsk0",
-          "gcmn001.cmp::ANM_gcmn001000"]
+from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, NOTES_MODEL, ROOT, SERVE
 
 
 def run_dir(tmp_path, name, chunks=CHUNKS, **kw):
@@ -112,13 +104,9 @@ def test_a_playback_is_shrunk_to_steps_of_one_speed_the_protocol_can_ask(tmp_pat
     assert status == 2 and "plays n steps of one speed" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("mode, says", [
-    ("nonjson", "its answer line is not JSON: Traceback (most recent call last): \\x1b[31mnot an answer"),
-    ("shape", "query controller #0: wrong shape: pos[0]: expected a list of 3 words, got a list of 2"),
-    ("crash", "exited with status 3 before answering its"),
-    ("hang", "no answer within 3 s to its"),
-    ("count", "answers to"),
-])
+# "order" holds the first chunk's answer until the second request: a live run, which asks one
+# chunk at a time, sees it as a hang (the "hang" case)
+@pytest.mark.parametrize("mode, says", [(m, s) for m, s in MISBEHAVIOURS if m != "order"])
 def test_a_model_that_misbehaves_is_an_error_naming_the_chunk_and_query_never_a_green_run(
         tmp_path, capsys, mode, says):
     status, records, summary = run_dir(tmp_path, mode, chunks=CHUNKS[:1], model=f"{BAD_MODEL} {mode}",
@@ -137,14 +125,29 @@ def test_a_model_that_cannot_start_is_refused_before_the_run(tmp_path, capsys):
     assert not os.path.exists(tmp_path / "r")
 
 
-def test_a_model_run_asks_the_archive_chunks_alone_and_says_what_it_left_out(tmp_path, capsys):
-    opts = Options(seed=4, profile="nightly", n=3, jobs=1, model=SERVE, runs=str(tmp_path / "runs"))
-    rd = bulk.prepare(opts, ["test"])
-    ids = rd.params()["chunks"]
-    assert ids and not any(edge_chunks.is_edge(c) or morph_pseudo.is_pseudo(c) for c in ids)
-    assert rd.params()["not_asked_of_the_model"] == len(bulk.synthetic_ids())
-    status = main(["one", "--case", "synthetic::morph", "--model", SERVE])
-    assert status == 2 and "built by code: a model is asked archive chunks alone" in capsys.readouterr().err
+def test_a_model_run_asks_the_cases_built_by_code_too(tmp_path, capsys):
+    # the edge chunks beyond the disc are Anime chunks like any other; the synthetic Modify blends
+    # are modify queries: served, they give the in-process records
+    ids = bulk.synthetic_ids()
+    assert any(edge_chunks.is_edge(c) for c in ids) and any(morph_pseudo.is_pseudo(c) for c in ids)
+    s_in, inproc, _ = run_dir(tmp_path, "inproc", chunks=ids)
+    s_model, served, _ = run_dir(tmp_path, "served", chunks=ids, model=SERVE)
+    capsys.readouterr()
+    assert s_in == s_model == 0 and set(served) == set(inproc) == set(ids)
+    for c in ids:
+        assert served[c]["error"] is None and mismatch_keys(served[c]) == mismatch_keys(inproc[c]) == [], c
+        assert served[c].get("ledger") == inproc[c].get("ledger") and set(served[c]["checks"]) == set(inproc[c]["checks"]), c
+        assert served[c]["counters"].get("morph vertices") == inproc[c]["counters"].get("morph vertices"), c
+
+
+def test_a_wrong_blend_of_a_case_built_by_code_is_caught_and_its_repro_shows_it(tmp_path, capsys):
+    wrong = f"{BAD_MODEL} vertex"
+    status, records, _ = run_dir(tmp_path, "vertex", chunks=["synthetic::morph/weights"], model=wrong)
+    capsys.readouterr()
+    m = records["synthetic::morph/weights"]["mismatches"][0]
+    assert status == 1 and m["check"] == "morph" and m["field"] == "vertex[0].x"
+    done = run_repro(m["repro"])
+    assert done.returncode == 1 and "| vertex[0].x" in done.stdout, done.stdout + done.stderr
 
 
 def test_a_wrong_model_shows_the_same_mismatches_live_as_against_a_truth_file(tmp_path, capsys):

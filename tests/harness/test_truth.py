@@ -24,16 +24,7 @@ from harness.runners import truth_export as export
 from harness.truth import fileformat
 from harness.runners.check_truth import check_truth
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
-PY = shlex.quote(sys.executable)
-SERVE = f"{PY} -m reference serve"
-NOTES_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'notes_model.py'))}"
-BAD_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'bad_model.py'))}"
-# between them: object records (keyed and single-value rotations), materials, morphers with
-# real Modify blends, notes and F_Obj records, so every query kind is in the file
-CHUNKS = ["xd017.cmp::ANM_xd017000", "demo003.cmp::ANM_demo003000", "xddesk01.cmp::ANM_xddsk0",
-          "gcmn001.cmp::ANM_gcmn001000"]
+from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, MODELS, NOTES_MODEL, ROOT, SERVE
 ALL_CHECKS = {"controllers", "materials", "playback", "notes", "morph", "fobj"}
 
 
@@ -307,14 +298,7 @@ def test_a_deliberately_wrong_model_shows_mismatches_whose_repros_work(truth, ca
 
 
 # -- §4 a model that misbehaves ----------------------------------------------------------------------
-@pytest.mark.parametrize("mode, says", [
-    ("nonjson", "its answer line is not JSON: Traceback (most recent call last): \\x1b[31mnot an answer"),
-    ("shape", "query controller #0: wrong shape: pos[0]: expected a list of 3 words, got a list of 2"),
-    ("crash", "exited with status 3 before answering its"),
-    ("hang", "no answer within 3 s to its"),
-    ("count", "answers to"),
-    ("order", "answers must come in request order"),
-])
+@pytest.mark.parametrize("mode, says", MISBEHAVIOURS)
 def test_a_model_that_misbehaves_is_an_error_naming_the_chunk_and_query(truth, capsys, mode, says):
     status, out, err = run(["check-truth", truth, "--model", f"{BAD_MODEL} {mode}", "--timeout", "3"], capsys)
     assert status == 1, out + err

@@ -8,6 +8,8 @@
     order     answers the second chunk's line first (answers out of request order)
     late      answers the built-in reference's answers with bit 0 of a controller's position x
               flipped at every time from 2048 on: wrong values, which the shrinker cuts to one time
+    vertex    answers the built-in reference's answers with bit 0 of the first vertex's x flipped
+              in every Modify blend
 """
 import json
 import sys
@@ -41,6 +43,10 @@ def main():
                     for k, t in enumerate(q["times"]):
                         if t >= 2048:
                             a["pos"][k][0] ^= 1
+        elif mode == "vertex":
+            for a in reply["answers"]:
+                if a["kind"] == "modify" and a["vertices"]:
+                    a["vertices"][0][0] ^= 1
         elif mode == "count":
             reply["answers"] = reply["answers"][:-1]
         elif mode == "order" and n == 0:

@@ -1,0 +1,24 @@
+"""The model commands and chunks the truth-file and model-run tests share."""
+import os
+import shlex
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
+PY = shlex.quote(sys.executable)
+SERVE = f"{PY} -m reference serve"
+NOTES_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'notes_model.py'))}"
+BAD_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'bad_model.py'))}"
+# between them: object records (keyed and single-value rotations), materials, morphers with
+# real Modify blends, notes and F_Obj records, so every query kind is asked
+CHUNKS = ["xd017.cmp::ANM_xd017000", "demo003.cmp::ANM_demo003000", "xddesk01.cmp::ANM_xddsk0",
+          "gcmn001.cmp::ANM_gcmn001000"]
+# bad_model.py's modes and what the error names for each (a model that misbehaves, docs/truth.md §4)
+MISBEHAVIOURS = [
+    ("nonjson", "its answer line is not JSON: Traceback (most recent call last): \\x1b[31mnot an answer"),
+    ("shape", "query controller #0: wrong shape: pos[0]: expected a list of 3 words, got a list of 2"),
+    ("crash", "exited with status 3 before answering its"),
+    ("hang", "no answer within 3 s to its"),
+    ("count", "answers to"),
+    ("order", "answers must come in request order"),
+]
