@@ -196,7 +196,7 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", 
              deviation=d, tolerance=bound, passed=pose.passed)
 
 
-def _same_pose(a, b):
+def same_pose(a, b):
     """Word for word equal, a zero exponent reading as +0 (EE float has no denormals; ±0 are one value)."""
     return all((0 if zero_exponent(x) else x) == (0 if zero_exponent(y) else y) for x, y in zip(a, b))
 
@@ -218,9 +218,9 @@ def check_running_matrix(seen, holds, tr, ctx, tally):
         end, held = seen[T].rot9, seen[T + 1].rot9
         own = tuple(words[4 * c + r] for c in range(3) for r in range(3))
         tally.count("running-matrix holds")
-        if _same_pose(held, end):
+        if same_pose(held, end):
             tally.count("running-matrix holds continuous")
-        elif _same_pose(held, own):
+        elif same_pose(held, own):
             rec = tr.record
             tally.fail(record(ctx, "controllers", "running matrix", list(end), list(held), object=rec.object,
                               track=rec.index, time=T + 1,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE
+from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, same_pose
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
 from harness.compare.ledger import mark
@@ -106,7 +106,30 @@ def controller(q, a, ctx, tally):
             tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
                               track=track, time=times[k], deviation=float(d[k, j]), tolerance=float(bound[k]),
                               context={"passed": int(passed[k])}))
+    running_matrix(q, ctx, tally)
     return True
+
+
+def running_matrix(q, ctx, tally):
+    """The game against itself (checks.md §2.1, controllers.check_running_matrix): after a held
+    key's turn the pose is the running matrix the turn reached (the pose at T), never the key's
+    own matrix. Needs no model: the words are the game's at T and T + 1."""
+    at = {t: k for k, t in enumerate(q["times"])}
+    rot = q["game"]["rot"]
+    for T, key, own in q.get("holds") or ():
+        if T not in at or T + 1 not in at:
+            continue
+        end, held = [int(x) for x in rot[at[T]]], [int(x) for x in rot[at[T + 1]]]
+        tally.count("running-matrix holds")
+        if same_pose(held, end):
+            tally.count("running-matrix holds continuous")
+        elif same_pose(held, own):
+            tally.fail(record(ctx, "controllers", "running matrix", end, held, object=q.get("object"),
+                              track=q.get("track"), time=T + 1,
+                              context={"held_key": key, "turn_ends_at": T,
+                                       "why": "the pose after the held key's turn is that key's own "
+                                              "sceVu0RotMatrix, not the running matrix the turn reached "
+                                              "(animation-semantics.md §3.6)"}))
 
 
 def multistep(q, a, ctx, tally):
@@ -256,6 +279,12 @@ def notes(q, a, ctx, tally):
     tally.count("note runs")
     where = lambda i: {"plan": plan[:i + 1]}
     stop = _forwards("note", g["forward"], a["forward"], ctx, tally, where)
+    for i, again in g.get("repeated") or ():   # the game against itself: needs no model
+        if i < stop:
+            tally.count("repeated NoteProcess")
+            if [list(n) for n in again] != [list(n) for n in g["notes"][i]]:
+                tally.fail(record(ctx, "notes", "repeated NoteProcess", g["notes"][i], again, step=i,
+                                  floats=False, context=where(i)))
     before = 0
     for i in range(stop):
         if [list(n) for n in g["notes"][i]] != [list(n) for n in a["notes"][i]]:

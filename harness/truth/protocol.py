@@ -50,8 +50,9 @@ def request(chunk_id, data, ext, float_model, queries):
             "queries": [bare(q) for q in queries]}
 
 
-# a query's fields that are the harness's, never sent to a model: the game's words, the ledger
-HARNESS_ONLY = ("game", "ledger")
+# a query's fields that are the harness's, never sent to a model: the game's words, the ledger,
+# the held keys the game's poses are checked against each other at
+HARNESS_ONLY = ("game", "ledger", "holds")
 
 
 def bare(q):

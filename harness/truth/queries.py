@@ -55,8 +55,8 @@ def controllers(game, ch, anim, prof, r):
             # the game compiled no controller for this record: no times are drawn (as the check)
             out.append(_uncompiled(tr))
             continue
-        ts, _ = c_controllers.track_times(anim, tr, r, prof)
-        out += track_queries(game, tr, entry, ts)
+        ts, holds = c_controllers.track_times(anim, tr, r, prof)
+        out += track_queries(game, tr, entry, ts, holds)
     return out
 
 
@@ -66,14 +66,18 @@ def _uncompiled(tr):
             "times": [], "game": {"compiled": False}}
 
 
-def track_queries(game, tr, entry, ts):
+def track_queries(game, tr, entry, ts, holds=()):
     """The controller query of one track at times ts (the scratch words after each) and the
-    multistep query of the same times' deltas, on the loaded chunk's table entry."""
+    multistep query of the same times' deltas, on the loaded chunk's table entry. holds: the
+    track's held keys [(T, key, its own matrix words)], whose poses at T and T + 1 (both in ts)
+    the comparison checks against each other (checks.md §2.1, the running matrix)."""
     rec = tr.record
     work, coord = game.work(entry.ctrl)
     words, localtp = game.step_times(work, coord, ts)
     q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
          "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
+         "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
+                   for T, k, words in holds],
          "game": {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
                   "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
                   "localtp": localtp.tolist()}}
@@ -191,12 +195,12 @@ def notes_query(game, ch, anim, entries, plan):
     game.enable_notes()
     t = Tally()
     time = 0
-    forward, delivered, ledger = [], [], {}
+    forward, delivered, ledger, repeated = [], [], {}, []
     for i, (s, restart) in enumerate(plan):
         got = game.forward(s)
         first = game.note_process()
-        if i % 5 == 0:
-            game.note_process()
+        if i % 5 == 0:          # NoteProcess again: it must hand on the same notes (checks.md §6.2)
+            repeated.append([i, [[int(x) for x in n] for n in game.note_process()]])
         forward.append([int(got[0]), int(got[1])])
         delivered.append([[int(x) for x in n] for n in first])
         for n in anim.passed_notes(time, s):            # the records the check counts compared
@@ -208,7 +212,7 @@ def notes_query(game, ch, anim, entries, plan):
         time = time_after(game, anim, anim.forward(time, s), restart, t, "note restarts")
     return {"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
             "ledger": [["F_Note records", k, 1] for k in ledger],
-            "game": {"forward": forward, "notes": delivered}}
+            "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
 
 
 def fobj(game, ch, anim, prof, r):

@@ -165,3 +165,18 @@ def test_a_wrong_model_shows_the_same_mismatches_live_as_against_a_truth_file(tm
     live = [m for c in CHUNKS for m in records[c]["mismatches"]]
     assert status == live_status == 1 and from_file
     assert mismatch_keys({"mismatches": live}) == mismatch_keys({"mismatches": from_file})
+
+
+def test_the_game_against_itself_is_checked_in_a_model_run_as_in_process(tmp_path, capsys):
+    # the running matrix (checks.md §2.1) needs no model: an executable that poses a held key's own
+    # matrix fails a model run as it fails the in-process one, record for record
+    from tests.harness.mutant_elfs import mutant_elf
+    elf, chunks = mutant_elf("rot_per_key_matrix"), ["xd003.cmp::ANM_xd003001", "xd069.cmp::ANM_xd069000"]
+    s_in, inproc, _ = run_dir(tmp_path, "inproc", chunks=chunks, image=elf, checks=["controllers"])
+    s_model, served, _ = run_dir(tmp_path, "served", chunks=chunks, image=elf, checks=["controllers"], model=SERVE)
+    capsys.readouterr()
+    assert s_in == s_model == 1
+    for c in chunks:
+        assert mismatch_keys(served[c]) == mismatch_keys(inproc[c]) != []
+        assert {m["field"] for m in served[c]["mismatches"]} == {"running matrix"}
+        assert served[c]["counters"]["running-matrix holds"] == inproc[c]["counters"]["running-matrix holds"]

@@ -430,3 +430,22 @@ def test_a_truth_file_of_a_broken_game_fails_the_reference_on_the_check_that_cat
     assert status == 1 and check in checks, (status, checks)
     with pytest.raises(HarnessError, match="made with the executable"):   # it is not the stand-in's
         check_truth(path, out=io.StringIO())
+
+
+def test_a_repeated_noteprocess_that_hands_on_other_notes_is_a_mismatch_of_the_game_against_itself(truth, tmp_path):
+    # checks.md §6.2: NoteProcess called again on a step hands on the same notes; no model needed
+    lines = lines_of(truth)
+    changed = 0
+    for x in lines[1:-1]:
+        for q in x["queries"]:
+            if q["kind"] == "notes":
+                assert q["game"]["repeated"], "NoteProcess is called again every fifth step"
+                i, again = next((i, a) for i, a in q["game"]["repeated"] if q["game"]["notes"][i])
+                again[0][0] ^= 1
+                changed += 1
+    path = str(tmp_path / "repeated.jsonl")
+    write_lines(path, lines)
+    status, s = check_truth(path, check="notes", out=io.StringIO(), json_out=str(tmp_path / "m.jsonl"))
+    fields = [json.loads(x)["field"] for x in open(tmp_path / "m.jsonl")]
+    assert changed and status == 1 and fields == ["repeated NoteProcess"] * changed
+    assert s["counters"]["repeated NoteProcess"] > 0
