@@ -8,7 +8,8 @@ import sys
 
 from corpus.names import counted, from_argv, printable, printable_lines, shell_word
 
-from harness.arguments import Parser, engine_in_use, frame_speed, job_count, listed, note_step, u32_number, whole_number
+from harness.arguments import (Parser, engine_in_use, frame_speed, job_count, listed, note_step, seconds,
+                               u32_number, whole_number)
 from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
@@ -384,7 +385,7 @@ def main(argv=None):
                    help="check the K-th of M balanced slices of the selection (merge puts them together)")
     b.add_argument("--model", default=None, metavar="'CMD ARGS'",
                    help="a program answering docs/truth.md's protocol, in place of the built-in reference")
-    b.add_argument("--model-timeout", type=float, default=120.0,
+    b.add_argument("--model-timeout", type=seconds, default=120.0,
                    help="seconds a --model may take for one chunk (default 120)")
     mg = sub.add_parser("merge", help="combine the shard runs of one selection into one run directory")
     mg.add_argument("runs", nargs="+", help="the shard run directories")
@@ -441,7 +442,7 @@ def main(argv=None):
     ct.add_argument("--disc", default=None, help="its disc image, for a file made from a DISC")
     ct.add_argument("--case", default=None, help="only this chunk id")
     ct.add_argument("--check", choices=checks.names(), default=None, help="only this check's queries")
-    ct.add_argument("--timeout", type=float, default=120.0, help="seconds a model may take for one chunk (default 120)")
+    ct.add_argument("--timeout", type=seconds, default=120.0, help="seconds a model may take for one chunk (default 120)")
     ct.add_argument("--show", type=whole_number(0), default=20, help="print at most this many mismatches")
     ct.add_argument("--json", default=None, metavar="FILE", help="write every mismatch record there, one a line")
     a = ap.parse_args(argv)

@@ -39,6 +39,17 @@ def frame_speed(text):
     return n
 
 
+def seconds(text):
+    """A time limit in seconds: a finite number above 0 (0, negative, inf or nan never ends well)."""
+    try:
+        value = float(text)
+    except (TypeError, ValueError):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
+
+
 def listed(one):
     """An argparse type: a comma-separated list, each item parsed by `one` (empty items skipped)."""
     def parse(text):

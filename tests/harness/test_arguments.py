@@ -93,3 +93,12 @@ def test_one_and_replay_values_are_checked_before_anything_runs(args, says):
                        capture_output=True, text=True, timeout=300)
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
     assert says in r.stderr.strip().splitlines()[-1], r.stderr
+
+
+@pytest.mark.parametrize("argv", [["bulk", "--model", "x", "--model-timeout"], ["check-truth", "f.jsonl", "--timeout"]])
+@pytest.mark.parametrize("value", ["-1", "0", "nan", "inf", "abc"])
+def test_a_model_timeout_is_a_number_of_seconds_above_0(argv, value, capsys):
+    from harness.__main__ import main
+    with pytest.raises(SystemExit) as exc:
+        main(argv + [value])
+    assert exc.value.code == 2 and "seconds" in capsys.readouterr().err
