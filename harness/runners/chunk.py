@@ -91,6 +91,12 @@ def describe_refusal(exc):
             "where": None, "offset": exc.offset}
 
 
+def setup_failed(cid, index, exc):
+    """The record of a chunk that never reached a check: a broken image, an unreadable chunk."""
+    return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {}, "mismatches": [],
+            "error": {"type": type(exc).__name__, "message": str(exc), "check": "setup"}}
+
+
 def result(ch, index, t0, tally, timing, error, ctx, info):
     return {"chunk": ch.id, "index": index, "seconds": round(_time.time() - t0, 4),
             "counters": dict(tally.counters), "quirks": dict(tally.quirks),

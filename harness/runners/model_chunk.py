@@ -31,7 +31,7 @@ from corpus.names import printable
 from harness import HarnessError, checks
 from harness.checks import parse_reference
 from harness.compare.tally import Tally
-from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result
+from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result, setup_failed
 from harness.truth import check as cmp
 from harness.truth import protocol
 from harness.truth.queries import chunk_line, replay_queries
@@ -126,8 +126,7 @@ def model_record(opts, slot, index, cid, only, chunk_of, game_of, shrink):
         else:
             ch = chunk_of(cid)
     except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
-        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
-                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc), "check": "setup"}}
+        return setup_failed(cid, index, exc)
     res = check_with_model(game, ch, ctx, prof, slot, opts, only=only, index=index)
     if res["mismatches"] and not res.get("error") and shrink:
         from harness.shrinking import shrink_first_of_each_check

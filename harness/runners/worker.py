@@ -21,7 +21,7 @@ from typing import List, Optional
 from harness import HarnessError, provenance
 from harness.profiles import run_profile
 from harness.runners import codecov, edge_chunks, morph_pseudo
-from harness.runners.chunk import check_chunk
+from harness.runners.chunk import check_chunk, setup_failed
 from harness.runners.run import RunDir
 
 _SETUP = {}                 # {"setup": the Setup this process was set up with}
@@ -228,9 +228,7 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
         ch = chunk_of(cid)
         game = game_of()
     except Exception as exc:          # a broken image or an unreadable chunk: this chunk's error
-        return {"chunk": cid, "index": index, "seconds": 0.0, "counters": {}, "quirks": {},
-                "mismatches": [], "error": {"type": type(exc).__name__, "message": str(exc),
-                                            "check": "setup"}}
+        return setup_failed(cid, index, exc)
     res = _plotted(w, check_chunk(game, ch, ctx, run_profile(opts), only=only, index=index, plots=plots))
     if res["mismatches"] and not res.get("error") and wants_shrink(opts):
         attach_shrunk(game, ch, ctx, res)
