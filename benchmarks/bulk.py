@@ -72,6 +72,7 @@ def main() -> int:
     from benchmarks.exhaustive_cost import report as exhaustive_cost
     exhaustive_cost(200)
     cluster_against_pool()
+    model_against_in_process()
     return verdict("benchmarks.bulk")
 
 
@@ -151,6 +152,32 @@ def cluster_against_pool(rounds=CLUSTER_ROUNDS):
     print(f"  local:2 / JOBS=2: wall {wall:.2f}x (goal <= 1.15: {goal('cluster wall <= 1.15x pool', wall <= 1.15)}), "
           f"worker CPU {cpu:.2f}x (goal <= 1.10: {goal('cluster worker CPU <= 1.10x pool', cpu <= 1.10)}), "
           f"every process's CPU {tree:.2f}x")
+
+
+MODEL_SAMPLE_N = 200
+MODEL_ROUNDS = 2
+
+
+def model_against_in_process(rounds=MODEL_ROUNDS):
+    """`make bulk MODEL='.venv/bin/python -m reference serve'` against the in-process nightly on the
+    same MODEL_SAMPLE_N-chunk sample (JOBS=2 both), run back to back and alternated, as the median
+    of the pairs' wall-time ratios (docs/truth.md §5: the protocol path within 2x)."""
+    import statistics
+    serve = f"{sys.executable} -m reference serve"
+    pairs = []
+    for _ in range(rounds):
+        inproc = timed_bulk(["--jobs", "2"], n=MODEL_SAMPLE_N)
+        model = timed_bulk(["--jobs", "2", "--model", serve], n=MODEL_SAMPLE_N)
+        pairs.append((inproc, model))
+    wall = statistics.median(m[0] / p[0] for p, m in pairs)
+    print(f"model protocol against in process ({MODEL_SAMPLE_N} nightly chunks, seed {SEED}, {rounds} pairs "
+          f"back to back; the model is reference serve):")
+    for p, m in pairs:
+        print(f"  in process {p[0]:6.1f} s wall ({p[2]['status']}); MODEL= {m[0]:6.1f} s "
+              f"({m[2]['chunks_done']}/{m[2]['chunks_total']} chunks, {m[2]['status']})")
+    same = all(m[2]["status"] == p[2]["status"] == "pass" for p, m in pairs)
+    print(f"  MODEL= / in process: wall {wall:.2f}x (goal <= 2: {goal('model run wall <= 2x in process', wall <= 2.0)}); "
+          f"both pass: {goal('model and in-process runs both pass', same)}")
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ def fake_runs(monkeypatch, native_cpu, coverage_off_cpu):
     monkeypatch.setattr(bench, "machine_cpu", machine_cpu)
     monkeypatch.setattr(exhaustive_cost, "report", lambda n: None)       # their own runs: not this test's goals
     monkeypatch.setattr(bench, "cluster_against_pool", lambda: None)
+    monkeypatch.setattr(bench, "model_against_in_process", lambda: None)
     from benchmarks import goals
     monkeypatch.setattr(goals, "UNMET", [])
 
