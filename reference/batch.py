@@ -11,6 +11,7 @@ for bit; tests/reference checks it on the corpus.
 from __future__ import annotations
 
 import ctypes
+from dataclasses import dataclass
 from typing import List, Sequence
 
 import numpy as np
@@ -86,6 +87,7 @@ class TrackKernel:
         return self.k.keyed(self.model, self.keyed, T)
 
 
+@dataclass(repr=False, eq=False)
 class Poses:
     """An object record's channels at many times (the batched form of Pose).
 
@@ -95,17 +97,16 @@ class Poses:
     are the same at every time. pose(j) gives the Pose of entry j.
     """
 
-    def __init__(self, time, pos, scale, alpha, rot_keyed, rot, rot16, rot_matrix, passed, rot_kind):
-        self.time = time
-        self.pos = pos
-        self.scale = scale
-        self.alpha = alpha
-        self.rot_keyed = rot_keyed
-        self.rot = rot
-        self.rot16 = rot16
-        self.rot_matrix = rot_matrix
-        self.passed = passed
-        self.rot_kind = rot_kind
+    time: np.ndarray
+    pos: np.ndarray
+    scale: np.ndarray
+    alpha: np.ndarray
+    rot_keyed: bool
+    rot: object
+    rot16: object
+    rot_matrix: np.ndarray
+    passed: np.ndarray
+    rot_kind: int
 
     def __len__(self):
         return len(self.time)

@@ -1,6 +1,8 @@
 """A pose: an object record's channels at one time, as raw words (animation-semantics.md §4)."""
+from dataclasses import dataclass
 
 
+@dataclass(slots=True, repr=False, eq=False)
 class Pose:
     """An object record's channels at one time (animation-semantics.md §4 step 1).
 
@@ -9,20 +11,16 @@ class Pose:
     exact. rot_matrix: the float64 3x3 in math rows, always. passed: passed(T) of §3.6 (0 unless
     keyed). time: the evaluated time, min(T, last). rot_kind: the rotation controller's kind.
     """
-    __slots__ = ("time", "pos", "scale", "alpha", "rot", "rot16", "rot_keyed", "rot_matrix",
-                 "passed", "rot_kind")
-
-    def __init__(self, time, pos, scale, alpha, rot, rot16, rot_keyed, rot_matrix, passed, rot_kind):
-        self.time = time
-        self.pos = pos
-        self.scale = scale
-        self.alpha = alpha
-        self.rot = rot
-        self.rot16 = rot16
-        self.rot_keyed = rot_keyed
-        self.rot_matrix = rot_matrix
-        self.passed = passed
-        self.rot_kind = rot_kind
+    time: int
+    pos: tuple
+    scale: tuple
+    alpha: int
+    rot: object
+    rot16: object
+    rot_keyed: bool
+    rot_matrix: object
+    passed: int
+    rot_kind: int
 
     def __repr__(self):
         return (f"Pose(time={self.time}, pos={[hex(x) for x in self.pos]}, "
