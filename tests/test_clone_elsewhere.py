@@ -52,7 +52,9 @@ def clone(dest: Path) -> Path:
 @pytest.fixture(scope="module")
 def elsewhere(tmp_path_factory):
     dest = clone(tmp_path_factory.mktemp("elsewhere") / "eediff")
-    assert not (dest.parent / "shared").exists() and not str(dest).startswith(str(ROOT.parent))
+    # elsewhere: no ../shared beside it, and neither inside this checkout nor beside it (a checkout
+    # that is itself in /tmp, as a CI clone from mktemp is, still has its tests' clone elsewhere)
+    assert not (dest.parent / "shared").exists() and ROOT not in dest.parents and dest.parent != ROOT.parent
     return dest
 
 

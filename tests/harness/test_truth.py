@@ -432,7 +432,7 @@ def test_a_truth_file_of_a_broken_game_fails_the_reference_on_the_check_that_cat
         check_truth(path, out=io.StringIO())
 
 
-def test_a_repeated_noteprocess_that_hands_on_other_notes_is_a_mismatch_of_the_game_against_itself(truth, tmp_path):
+def test_a_repeated_noteprocess_that_hands_on_another_list_is_a_mismatch_of_the_game_against_itself(truth, tmp_path):
     # checks.md §6.2: NoteProcess called again on a step hands on the same notes; no model needed
     lines = lines_of(truth)
     changed = 0
