@@ -265,10 +265,12 @@ def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
                           "--cluster", "local:2", "--out", str(tmp_path / "run")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     me = psutil.Process(p.pid)
-    children = {}
+    children, procs = {}, {}
     while p.poll() is None:
         try:
-            children.update({c.pid: " ".join(c.cmdline())[-90:] for c in me.children(recursive=True)})
+            for c in me.children(recursive=True):
+                children[c.pid] = " ".join(c.cmdline())[-90:]
+                procs.setdefault(c.pid, c)
         except psutil.Error:
             pass
     out, err = p.communicate(timeout=300)
@@ -277,7 +279,10 @@ def test_a_passing_cluster_run_shuts_down_quietly(tmp_path):
     assert "Traceback" not in err and "distributed." not in err and "Failed to communicate" not in err, err
     s = summary(tmp_path / "run")
     assert s["complete"] and s["chunks_done"] == s["chunks_total"] == 3 + SYNTHETIC
-    alive = [children[pid] for pid in children if psutil.pid_exists(pid) and psutil.Process(pid).status() != "zombie"]
+    # a helper sees its parent's end on its pipe a moment later (multiprocessing's resource
+    # tracker): a process still there after 10 s outlived the run
+    _, still = psutil.wait_procs(list(procs.values()), timeout=10)
+    alive = [children[c.pid] for c in still if c.is_running() and c.status() != psutil.STATUS_ZOMBIE]
     assert not alive, f"worker processes outlived the run: {alive}"
 
 
