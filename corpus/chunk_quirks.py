@@ -14,6 +14,7 @@ import tempfile
 from collections import Counter
 
 from .quirks import held_rotation_keys
+from .lights import KIND_DIRECT_LIGHT
 from .records import END_LOOP
 
 # Every class, in the order a summary lists them. Each is one counter of the census (or of the
@@ -26,11 +27,11 @@ CLASSES = (
     "uv_wrapping", "loops", "notes_at_last_frame", "notes_at_frame0", "frames_with_several_notes",
     "frames_with_three_notes", "notes_in_loops", "morph_weights_8_up", "morph_weights_above_1",
     "f_morpher_frame0", "fobj_records", "zero_fobj_positions", "fobj_scale_not_1",
-    "fobj_alpha_outside_0_1", "n_1", "n_2_3", "n_100_up",
+    "fobj_alpha_outside_0_1", "n_1", "n_2_3", "n_100_up", "direct_light_records",
 )
 # DECISION: the cache of the per-chunk classes lives beside the corpus index, under the index's
 # own stem, and names this version: a change of the rules here rebuilds it, not the index.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 def _f(w):
@@ -131,6 +132,8 @@ def quirk_classes(a) -> frozenset:
             out.add("fobj_scale_not_1")
         if not _zero_exp(o.alpha) and not 0.0 <= _f(o.alpha) <= 1.0:
             out.add("fobj_alpha_outside_0_1")
+    if any(o.kind == KIND_DIRECT_LIGHT for o in a.others):
+        out.add("direct_light_records")
     return frozenset(out)
 
 

@@ -11,6 +11,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from corpus.anime import parse_anime
+from corpus.lights import direct_lights
 from corpus.records import MaterialTrack, Track
 
 from . import kernels
@@ -115,6 +116,20 @@ class RefMaterial:
         return f"RefMaterial(index={self.index}, material={self.material})"
 
 
+class RefLight:
+    """One 0x0605 direct light record (formats.md §4.7, docs/lights.md): its present channels."""
+
+    def __init__(self, record, frames: int, o):
+        self.record = record
+        self.index = record.index
+        self.object = record.object
+        self.channels = [compile_controller(c, (0,) * c.width, frames, o) if c.kind else None
+                         for c in record.channels]
+
+    def __repr__(self):
+        return f"RefLight(index={self.index}, object={self.object})"
+
+
 class Animation:
     """The reference model of one Anime chunk (interfaces.md §3)."""
 
@@ -138,6 +153,7 @@ class Animation:
         self.last = max(0, (anime.frames - 1) * 256) & M32     # the checks' clamped last (§8.2)
         self.tracks = [RefTrack(t, anime.frames, o, self.names) for t in anime.tracks]
         self.materials = [RefMaterial(m, anime.frames, o) for m in anime.materials]
+        self.lights = [RefLight(r, anime.frames, o) for r in direct_lights(anime)]
         self.morphs: Dict[int, list] = {}
         for m in anime.morphs:
             self.morphs.setdefault(m.morpher, []).append(m)
@@ -323,6 +339,21 @@ class Animation:
         """The ccMaterial u16 fields +0x14, +0x16 (§6): (s16(f_to_int(U × F4096)) − s16(crop)) & 0xFFFF."""
         U, V = self.uv(material, time)
         return texture_offset(U, crop_u, self.ops), texture_offset(V, crop_v, self.ops)
+
+    # ------------------------------------------------------------------ the direct light (docs/lights.md)
+
+    def light_words(self, light, time: int) -> Tuple[Optional[int], ...]:
+        """The light's 15 words at min(time, last), in docs/lights.md's order (position, rotation
+        and colour 3 each, intensity, beam start and end, radius 1 and 2, radius 2 squared); None
+        for a word whose channel is absent (SetAnmCtrlWork leaves it as it was)."""
+        lt = light if isinstance(light, RefLight) else self.lights[light]
+        T = self.clamp(time)
+        out = []
+        for c, w in zip(lt.channels, (3, 3, 3, 1, 1, 1, 1, 1)):
+            out.extend(c.evaluate(T)[:w] if c is not None else (None,) * w)
+        r2 = out[-1]
+        out.append(None if r2 is None else self.ops.f_mul(r2, r2))
+        return tuple(out)
 
     # ------------------------------------------------------------------ playback (§8, §10)
 

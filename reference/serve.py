@@ -84,6 +84,13 @@ def multistep(anim: Animation, q) -> dict:
     return {k: np.asarray(v)[0].tolist() for k, v in one.items() if k != "localtp"}
 
 
+def light(anim: Animation, q) -> dict:
+    """The direct light's words at each time, those of `fields` (docs/lights.md)."""
+    fields = [int(j) for j in q["fields"]]
+    rows = [anim.light_words(int(q["light"]), int(t)) for t in q["times"]]
+    return {"words": np.array([[w[j] for j in fields] for w in rows], dtype=np.uint32).reshape(len(rows), len(fields))}
+
+
 def material(anim: Animation, q) -> dict:
     mt = anim.materials[q["track"]]
     cu, cv = q["crop"]
@@ -211,7 +218,7 @@ def modify(q, float_model: str) -> dict:
     return {"vertices": [list(v) for v in out]}
 
 
-KINDS = ("controller", "multistep", "material", "playback", "notes", "fobj", "modify")
+KINDS = ("controller", "multistep", "light", "material", "playback", "notes", "fobj", "modify")
 
 
 def answer(data: bytes, ext, float_model: str, queries: List[dict], where=None) -> List[dict]:

@@ -7,7 +7,10 @@ is not green when any kind has compared < present.
 """
 
 KIND_ORDER = ("object records", "material records", "F_Morpher records", "F_Note records",
-              "F_Obj records", "tracks", "morph vertices")
+              "F_Obj records", "tracks", "morph vertices", "direct light records")
+# kinds the game does not evaluate (corpus.lights.NOT_EVALUATED): listed by name with nothing
+# compared, never left out
+NOT_EVALUATED = ("distant light records", "spot light records", "omni light records")
 
 
 def total(ledgers):
@@ -18,7 +21,8 @@ def total(ledgers):
             a = acc.setdefault(kind, [0, 0])
             a[0] += int(pc[0])
             a[1] += int(pc[1])
-    order = [k for k in KIND_ORDER if k in acc] + sorted(set(acc) - set(KIND_ORDER))
+    order = ([k for k in KIND_ORDER if k in acc] + sorted(set(acc) - set(KIND_ORDER) - set(NOT_EVALUATED))
+             + [k for k in NOT_EVALUATED if k in acc])
     return {k: acc[k] for k in order}
 
 
@@ -28,12 +32,13 @@ def left_out(ledger, every_record, profile="nightly"):
     if not every_record:
         return []
     return [f"{kind}: compared {c:,} of {p:,} ({p - c:,} left out; the {profile} profile compares "
-            f"every one)" for kind, (p, c) in (ledger or {}).items() if c < p]
+            f"every one)" for kind, (p, c) in (ledger or {}).items() if c < p and kind not in NOT_EVALUATED]
 
 
 def lines(ledger):
     """The ledger as text: "compared 229,107 of 229,107 object records", one line per kind."""
-    return [f"compared {c:,} of {p:,} {kind}" + (f" ({p - c:,} left out)" if c < p else "")
+    return [f"{p:,} {kind} not evaluated by the game, none compared" if kind in NOT_EVALUATED
+            else f"compared {c:,} of {p:,} {kind}" + (f" ({p - c:,} left out)" if c < p else "")
             for kind, (p, c) in (ledger or {}).items()]
 
 
@@ -44,7 +49,8 @@ def html(summary):
     if not led:
         return ""
     rows = "".join(f'<tr><td>{escape(str(kind))}</td><td class="num">{p:,}</td><td class="num">{c:,}</td>'
-                   f'<td class="num{" fail" if c < p else ""}">{p - c:,}</td></tr>'
+                   f'<td class="num{" fail" if c < p and kind not in NOT_EVALUATED else ""}">'
+                   f'{"not evaluated by the game" if kind in NOT_EVALUATED else f"{p - c:,}"}</td></tr>'
                    for kind, (p, c) in led.items())
     return ('<h3>Ledger</h3><p>What the run compared of each kind of record ('
             + escape("; ".join(lines(led))) + ').</p><table class="grid-t"><tr><th>kind</th><th>present</th>'

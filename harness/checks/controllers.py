@@ -1,4 +1,5 @@
-"""Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1, §2.3)."""
+"""Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1,
+§2.3), and the direct light records SetAnmCtrlWork evaluates into their light (docs/lights.md)."""
 import numpy as np
 
 from corpus.quirks import held_rotation_keys
@@ -7,6 +8,7 @@ from harness.compare.ledger import mark
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
+from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
 from harness import HarnessError
 from harness.checks import Check, Replay
@@ -20,12 +22,69 @@ AXES = "xyz"
 
 
 def applies(case):
-    """checks.md §2.1: a chunk with object controller tracks."""
-    return bool(case.anim.tracks)
+    """checks.md §2.1: a chunk with object controller tracks, or with a direct light (docs/lights.md).
+    case.anim: the reference's Animation or the corpus's Anime it models."""
+    anime = getattr(case.anim, "anime", case.anim)
+    return bool(anime.tracks) or any(o.kind == KIND_DIRECT_LIGHT for o in anime.others)
 
 
 def run(case):
-    check_tracks(case.game, case.anim, case.game.load(case.ch.data), case.ctx, case.tally, case.prof, case.rng)
+    entries = case.game.load(case.ch.data)
+    check_tracks(case.game, case.anim, entries, case.ctx, case.tally, case.prof, case.rng)
+    # the lights draw after every track, so the tracks' draws are those of a chunk without lights
+    check_lights(case.game, case.anim, entries, case.ctx, case.tally, case.prof, case.rng)
+
+
+# the 15 compared words of a direct light, in Animation.light_words' order (mm.LIGHT_WORDS)
+LIGHT_FIELDS = ("position.x", "position.y", "position.z", "rotation.x", "rotation.y", "rotation.z",
+                "colour.r", "colour.g", "colour.b", "intensity", "beam_start", "beam_end", "radius1",
+                "radius2", "radius2_squared")
+LIGHT_CHANNEL = [name for name, _, w in DIRECT_FIELDS for _ in range(w)] + ["radius2"]
+
+
+def light_times(anim, lt, rng, prof):
+    """The times a direct light is compared at: the object records' (checks.md §2.1 step 4.3)."""
+    return sample_times(lt.record, anim.last, rng, prof.times, prof.max_boundaries)
+
+
+def check_lights(game, anim, entries, ctx, tally, prof, rng):
+    """docs/lights.md: each direct light record, at the controller check's times, word for word:
+    a present channel's words equal the reference's, an absent channel's keep the harness's
+    poison (SetAnmCtrlWork leaves them as they were)."""
+    paired = entries_by_record([lt.record for lt in anim.lights], entries, mm.KIND_DIRECT_LIGHT)
+    for lt in anim.lights:
+        rec = lt.record
+        entry = paired.get(rec.index)
+        if entry is None:
+            tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=rec.object,
+                              floats=False, context={"light": rec.index, "why": "no table entry with a "
+                                                     "kind-0x0605 ctrl for this direct light record"}))
+            continue
+        ts = light_times(anim, lt, rng, prof)
+        work, light = game.light_work(entry.ctrl)
+        compare_light(anim, lt, ts, game.light_times(work, light, ts), ctx, tally)
+        mark(tally, "direct light records", rec.index)
+
+
+def compare_light(anim, lt, ts, words, ctx, tally):
+    """The game's light words (n, 15) at times ts against Animation.light_words."""
+    rec = lt.record
+    tally.count("direct light cases", len(ts))
+    for k, t in enumerate(ts):
+        want = [mm.POISON if w is None else w for w in anim.light_words(lt, t)]
+        for j, (e, g) in enumerate(zip(want, (int(x) for x in words[k]))):
+            if e != g:
+                tally.fail(light_mismatch(ctx, rec, j, e, g, t, anim.clamp(t)))
+
+
+def light_mismatch(ctx, rec, j, expected, got, t, T, check="controllers"):
+    """One word j of a direct light (LIGHT_FIELDS) that differs, as a mismatch record. DECISION: it
+    names no track (a replay of a controllers mismatch replays an object track): the light's
+    record index is in its context."""
+    channel = getattr(rec, LIGHT_CHANNEL[j])
+    return record(ctx, check, f"light.{LIGHT_FIELDS[j]}", expected, got, object=rec.object, time=t,
+                  context={"light": rec.index, "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
+                           "absent": channel.kind == 0, "keys": keys_around(channel, T), "pose_time": T})
 
 
 def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):

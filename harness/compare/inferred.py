@@ -56,6 +56,10 @@ def _multiply_role(rec, float_model) -> bool:
         "controllers", "multistep", "playback", "materials", "morph", "fobj")
 
 
+def _direct_light(rec, _float_model) -> bool:
+    return str(rec.get("field", "")).startswith("light.") or rec.get("field") == "light controller"
+
+
 RULES = (
     Rule("zero-exponent one-value position",
          "animation-semantics.md §4 step 3.2",
@@ -118,6 +122,15 @@ RULES = (
          "animation-semantics.md §11",
          "the bits of object +0xA2 other than 0 and 1, and the exact zero test",
          "an fobj mismatch in the flags word"),
+    Rule("direct light fields",
+         "formats.md §4.7, docs/lights.md",
+         "the direct light's payload is object, flags, then the present channels packed as the 0x0102 "
+         "record's, colour 3 floats and the scalars 1; position, rotation (degrees, as evaluated), colour "
+         "and intensity sit at light +0x110, +0x120, +0x130 and +0x140; an absent channel leaves its field "
+         "as it was",
+         "a controllers mismatch in a light.* field (its context names the offset), or no kind-0x0605 "
+         "table entry for a direct light record",
+         _direct_light),
 )
 
 

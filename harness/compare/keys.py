@@ -4,8 +4,9 @@ from harness.compare.bits import hx, zero_exponent
 
 
 def keyed_channels(record):
-    """(name, controller) of every keyed channel of a Track or MaterialTrack record."""
-    names = ("pos", "rot", "scale", "alpha", "u", "v")
+    """(name, controller) of every keyed channel of a Track, MaterialTrack or DirectLight record."""
+    names = ("pos", "rot", "scale", "alpha", "u", "v", "position", "rotation", "colour", "intensity",
+             "beam_start", "beam_end", "radius1", "radius2")
     return [(n, getattr(record, n)) for n in names
             if hasattr(record, n) and getattr(record, n).kind == 2]
 

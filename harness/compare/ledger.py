@@ -11,6 +11,8 @@ weight is 1 for a record and the vertex count for morph vertices.
 """
 from collections import OrderedDict
 
+from corpus.lights import not_evaluated
+
 # kind -> the check that compares it (the order the closing block and the report list them)
 KINDS = OrderedDict([
     ("object records", "controllers"),
@@ -20,6 +22,7 @@ KINDS = OrderedDict([
     ("F_Obj records", "fobj"),
     ("tracks", "playback"),
     ("morph vertices", "morph"),
+    ("direct light records", "controllers"),
 ])
 
 
@@ -54,7 +57,8 @@ def present(anim, member=None):
             "F_Note records": len(anim.notes),
             "F_Obj records": len(anim.fobjs),
             "tracks": len(anim.tracks),
-            "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0}
+            "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0,
+            "direct light records": len(anim.lights)}
 
 
 def of_chunk(anim, member, tally):
@@ -66,4 +70,8 @@ def of_chunk(anim, member, tally):
     for kind, check in KINDS.items():
         if check in ran and have[kind]:
             out[kind] = [have[kind], sum(tally.ledger.get(kind, {}).values())]
+    # the light records the game does not evaluate, by name, none compared (reports.ledger
+    # NOT_EVALUATED: they never count as left out)
+    for kind, n in not_evaluated(anim.anime).items():
+        out[kind] = [n, 0]
     return out

@@ -402,6 +402,34 @@ class Game:
         self.call(INIT_WORK, mm.ANM, ctrl, index)
         return self.u32(mm.ANM + mm.ANM_WORKS), mat
 
+    def light_work(self, ctrl):
+        """A work for a compiled direct light on a fresh light block (docs/lights.md); returns
+        (work, light)."""
+        light = self.heap.alloc(mm.LIGHT_SIZE, "light")
+        index = self.heap.alloc(16, "light index")
+        self.m.write_u32(index + mm.INDEX_SUBST, light)
+        self.m.write_u16(index + mm.INDEX_KIND, mm.INDEX_KIND_LIGHT)
+        self.call(INIT_WORK, mm.ANM, ctrl, index)
+        return self.u32(mm.ANM + mm.ANM_WORKS), light
+
+    def light_times(self, work, light, times):
+        """ResetAnmCtrlWork, SetAnmCtrlWork(work, t) at every time of `times`, the light's words
+        poisoned before each step: ((n, 15) uint32 words of mm.LIGHT_WORDS after each)."""
+        import numpy as np
+        ram = self._ram_u32()
+        idx = np.array([int(self._word_index([light], off, 1)[0, 0]) for off in mm.LIGHT_WORDS])
+        lo, hi = mm.LIGHT_WORDS[0], mm.LIGHT_WORDS[-1] + 4
+        fill = struct.pack(f"<{(hi - lo) // 4}I", *[mm.POISON] * ((hi - lo) // 4))
+        words = np.empty((len(times), len(idx)), dtype=np.uint32)
+        def after(i):
+            if i % 2 == 0:
+                self.m.write(light + lo, fill)   # an absent channel's field must keep what it had
+            else:
+                words[i // 2] = ram[idx]
+        args = [a for t in times for a in ((mm.ANM, work), (mm.ANM, work, t & 0xFFFFFFFF))]
+        self.call_each([RESET_WORK, SET_WORK] * len(times), args, after=after)
+        return words
+
     def material_uv(self, mat):
         return self.m.read_u16(mat + mm.MATERIAL_U), self.m.read_u16(mat + mm.MATERIAL_V)
 

@@ -102,7 +102,17 @@ PARAM_VERTEX_NUM = 0x180  # ccDrawModelParam: vertex count
 PARAM_VERTICES = 0x184    # ccDrawModelParam: vertexData in, the result out
 KIND_OBJECT = 0x0102
 KIND_MATERIAL = 0x0202
+KIND_DIRECT_LIGHT = 0x0605
 INDEX_KIND_OBJ = 0x0100
+# The direct light (formats.md §4.7, docs/lights.md): the block the harness gives a light's work,
+# and its 15 compared words in the reference's order (Animation.light_words). Beam start, beam
+# end, the radii and radius 2's square are the spec's offsets. DECISION: position, rotation and
+# colour at +0x110, +0x120, +0x130 (three words each) and intensity at +0x140, right before them
+# (the inferred rule "direct light fields").
+INDEX_KIND_LIGHT = 0x0600
+LIGHT_SIZE = 0x160
+LIGHT_WORDS = (0x110, 0x114, 0x118, 0x120, 0x124, 0x128, 0x130, 0x134, 0x138, 0x140,
+               0x144, 0x148, 0x14C, 0x150, 0x154)
 
 # Set-up guards: a set-up that cannot fail silently.
 # DECISION: the poison is a signalling-NaN-like pattern no float the game computes from finite

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, same_pose
+from harness.checks.controllers import LIGHT_FIELDS, ROT_PER_KEY, ROT_TOLERANCE, same_pose
+from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
 from harness.compare.ledger import mark
@@ -155,6 +156,29 @@ def multistep(q, a, ctx, tally):
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
                               track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
                               context={"deltas": q["deltas"], "passed": int(a["passed"])}))
+    return True
+
+
+# -- the direct light (docs/lights.md) ----------------------------------------------------------------
+def light(q, a, ctx, tally):
+    """The present channels' words against the model's; an absent channel's words keep the
+    harness's poison (the game against itself: needs no model)."""
+    g = q["game"]
+    if g.get("compiled") is False:
+        tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=q.get("object"),
+                          floats=False, context={"light": q.get("light"), "why": "no table entry with a "
+                                                 "kind-0x0605 ctrl for this direct light record"}))
+        return False
+    times, fields = q["times"], list(q["fields"])
+    tally.count("direct light cases", len(times))
+    G, A = _u32(g["words"]).reshape(len(times), len(LIGHT_FIELDS)), _u32(a["words"]).reshape(len(times), len(fields))
+    want = np.full(G.shape, mm.POISON, dtype=np.uint32)
+    want[:, fields] = A
+    for k, j in zip(*np.nonzero(G != want)):
+        tally.fail(record(ctx, "controllers", f"light.{LIGHT_FIELDS[j]}", int(want[k, j]), int(G[k, j]),
+                          object=q.get("object"), time=times[k],
+                          context={"light": q.get("light"), "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
+                                   "absent": int(j) not in fields}))
     return True
 
 
@@ -347,7 +371,7 @@ def modify(q, a, ctx, tally):
     return True
 
 
-COMPARE = {"controller": controller, "multistep": multistep, "material": material, "playback": playback,
+COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": material, "playback": playback,
            "notes": notes, "fobj": fobj, "modify": modify}
 
 
@@ -363,5 +387,5 @@ def compare(q, a, ctx, tally):
     return complete
 
 
-CHECK_OF = {"controller": "controllers", "multistep": "controllers", "material": "materials",
+CHECK_OF = {"controller": "controllers", "multistep": "controllers", "light": "controllers", "material": "materials",
             "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph"}

@@ -321,6 +321,8 @@ def check_shape(q, a):
         _words([_field(a, "alpha", "alpha")], 1, "alpha")
         if q.get("rotation") == "keyed":
             _words([_field(a, "passed", "passed")], 1, "passed", 0, 1 << 20)
+    elif kind == "light":
+        _array(a, "words", (len(q["times"]), len(q["fields"])))
     elif kind == "material":
         n = len(q["times"])
         for f in ("U", "V"):

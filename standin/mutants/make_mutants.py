@@ -118,6 +118,10 @@ mut("one_instance_per_object", "controllers", "an object named by several 0x0102
                 U32(tbl + 8 * i + 4) = compile_object(pay, n, frames);
             break;
         }""")], profile="nightly")
+mut("light_square_of_radius1", "controllers", "the direct light's +0x154 holds the square of radius 1 (+0x14C) instead of radius 2 (+0x150)",
+    "se1_3.cmp::ANM_se1_3lig0, se2_2.cmp::ANM_se2_2lig0",
+    [("anm.c", "fb(FMUL_FREE(bf(U32(light + LGT_RADIUS2)), bf(U32(light + LGT_RADIUS2))))",
+      "fb(FMUL_FREE(bf(U32(light + LGT_RADIUS1)), bf(U32(light + LGT_RADIUS1))))")])
 
 only = sys.argv[1:]
 for name, catches, why, cases, edits in M:

@@ -101,6 +101,24 @@ static void set_material(u32 ctrl, u32 index, u32 T)
     }
 }
 
+/* The direct light (formats.md §4.7): each present channel into its field of the light, the
+ * instance in the work's ccAnmIndex; radius 2 also leaves its square. Nothing goes to scratch. */
+static const u16 light_field[8] = { LGT_POS, LGT_ROT, LGT_COLOUR, LGT_INTENSITY,
+                                    LGT_BEAM_START, LGT_BEAM_END, LGT_RADIUS1, LGT_RADIUS2 };
+
+static void set_light(u32 ctrl, u32 index, u32 T)
+{
+    u32 v[3], i, ch, light = index ? U32(index + IDX_SUBST) : 0;
+    if (!light) return;
+    for (i = 0; i < 8; i++) {
+        if ((ch = U32(ctrl + 0x04 + 4 * i)) == 0) continue;
+        ccAnmCtrlFVec3_Set((const u32 *)ch, T, v);
+        copy_words(light + light_field[i], v, i < 3 ? 3 : 1);
+    }
+    if (U32(ctrl + 0x20))        /* operands equal: the multiply's roles do not matter */
+        U32(light + LGT_RADIUS2SQ) = fb(FMUL_FREE(bf(U32(light + LGT_RADIUS2)), bf(U32(light + LGT_RADIUS2))));
+}
+
 /* ccAnm::SetAnmCtrlWork(work, dt): advance by dt (u32 wrap), then evaluate (§4, §6, §7). */
 void SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki(u32 anm, u32 work, u32 dt)
 {
@@ -115,6 +133,9 @@ void SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki(u32 anm, u32 work, u32 dt)
     } else if (U16(ctrl) == KIND_MATERIAL) {
         u32 last = U32(ctrl + 0x0C);
         set_material(ctrl, index, T < last ? T : last);
+    } else if (U16(ctrl) == KIND_DIRECT_LIGHT) {
+        u32 last = U32(ctrl + 0x24);
+        set_light(ctrl, index, T < last ? T : last);
     }
 }
 

@@ -20,6 +20,10 @@ extern const u32 ccIdentity[16];
 #define CTRL_MAT_V     0x08
 #define CTRL_MAT_LAST  0x0C
 #define CTRL_MAT_SIZE  0x10
+/* The compiled 0x0605 direct light: u16 kind, the eight channels in flag-field order, last */
+#define CTRL_LGT_CHAN  0x04
+#define CTRL_LGT_LAST  0x24
+#define CTRL_LGT_SIZE  0x28
 
 #define HASH_SIZE 1024   /* object -> first table position, open addressing (a lookup cache only) */
 typedef struct { u32 tbl, count; u32 key[HASH_SIZE]; u16 pos[HASH_SIZE]; } Table;
@@ -71,6 +75,21 @@ u32 ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi(u32 chunk, const u32 *pay, u32 
     U32(ctrl + CTRL_MAT_U) = (u32)compile_channel(&p, end, flags & 7, 1, 0, frames);
     U32(ctrl + CTRL_MAT_V) = (u32)compile_channel(&p, end, (flags >> 3) & 7, 1, 0, frames);
     U32(ctrl + CTRL_MAT_LAST) = last_time(frames);
+    return ctrl;
+}
+
+/* The direct light (formats.md §4.7): eight 3-bit fields from bit 0, widths 3, 3, 3, then 1.
+ * DECISION: the payload is u32 object, u32 flags, then the present channels packed in field
+ * order, as the 0x0102 record (the spec's [INF]). */
+static u32 compile_light(const u32 *pay, u32 n, u32 frames)
+{
+    const u32 *p = pay + 2, *end = pay + n;
+    u32 flags = pay[1], i;
+    u32 ctrl = (u32)ccMalloc__FUi(CTRL_LGT_SIZE);
+    U16(ctrl) = KIND_DIRECT_LIGHT;
+    for (i = 0; i < 8; i++)
+        U32(ctrl + CTRL_LGT_CHAN + 4 * i) = (u32)compile_channel(&p, end, (flags >> (3 * i)) & 7, i < 3 ? 3 : 1, 0, frames);
+    U32(ctrl + CTRL_LGT_LAST) = last_time(frames);
     return ctrl;
 }
 
@@ -129,7 +148,7 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
         if (n > (u32)(end - pay)) break;          /* overrun: stop reading */
         /* DECISION: a record too short for its fixed fields is copied but not interpreted */
         if ((kind == KIND_TOP && n < 1) || ((kind == KIND_OBJECT || kind == KIND_MATERIAL
-             || kind == KIND_F_MORPHER) && n < 2) || (kind == KIND_F_NOTE && n < 3)
+             || kind == KIND_F_MORPHER || kind == KIND_DIRECT_LIGHT) && n < 2) || (kind == KIND_F_NOTE && n < 3)
             || (kind == KIND_F_OBJ && n < 13))
             kind = 0;
         switch (kind) {
@@ -149,7 +168,11 @@ void ConvLCNum2ALCNum__10ccAnmChunkFP14ccStreamReaderRPUcP16ccAnmIndexCntTblRUiU
                 U32(tbl + 8 * i + 4) = ConvALCNum_FsetMatCtrl__10ccAnmChunkFPUiUiUi(chunk, pay, n, frames);
             break;
         }
-        default:      /* DECISION: light records (0x0603-0x0609) get no entry: ccAnm does not pose them */
+        case KIND_DIRECT_LIGHT:               /* SetAnmCtrlWork evaluates it into the light (formats.md §4.7) */
+            table_add(&t, pay[0], compile_light(pay, n, frames));
+            break;
+        default:      /* DECISION: the other light records (0x0603, 0x0607, 0x0609) get no entry:
+                       * SetAnmCtrlWork does not evaluate them (docs/lights.md) */
             break;
         }
         if (keep) {

@@ -231,5 +231,20 @@ void local_matrix(u32 *local, const u32 *rot, const u32 *S, const u32 *tv);
 #define KIND_F_MORPHER 0x1901
 #define KIND_F_NOTE    0x0108
 #define KIND_F_OBJ     0x0101
+#define KIND_DIRECT_LIGHT 0x0605
+
+/* The direct light's fields (formats.md §4.7): beam start, beam end, radius 1, radius 2 and its
+ * square are the spec's. DECISION: position, rotation (degrees, as evaluated), colour and
+ * intensity sit right before them, one quadword each, lane 3 left alone (an inferred rule,
+ * "direct light fields"). An absent channel leaves its field as it was. */
+#define LGT_POS        0x110
+#define LGT_ROT        0x120
+#define LGT_COLOUR     0x130
+#define LGT_INTENSITY  0x140
+#define LGT_BEAM_START 0x144
+#define LGT_BEAM_END   0x148
+#define LGT_RADIUS1    0x14C
+#define LGT_RADIUS2    0x150
+#define LGT_RADIUS2SQ  0x154
 
 #endif
