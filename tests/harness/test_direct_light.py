@@ -8,7 +8,7 @@ import struct
 
 import pytest
 
-from corpus.anime import build_anime, keyed, one, other
+from corpus.anime import build_anime, other
 from corpus.lights import direct_lights
 from harness.checks.controllers import LIGHT_FIELDS, compare_light
 from harness.compare.mismatch import CaseContext

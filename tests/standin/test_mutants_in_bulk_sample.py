@@ -25,6 +25,7 @@ QUIRKS = {
         abs(_f(w)) >= 8 for m in a.materials for c in (m.u, m.v) for w in _vals(c) if (w >> 23) & 0xFF)),
     "rot_per_key_matrix": ("controllers", lambda a: any(held_rotation_keys(t.rot) for t in a.tracks)),
     "fobj_scale_first": ("fobj", lambda a: any(len({_f(w) for w in o.scale}) > 1 for o in a.fobjs)),
+    "light_square_of_radius1": ("controllers", lambda a: any(o.kind == 0x0605 for o in a.others)),
 }
 
 
