@@ -11,6 +11,11 @@ boundary the spec documents, which the disc (and so the synthetic archive) never
   zero-exponent     one-value positions of zero-exponent words (§2.5, §4 step 3: raw in the
                     scratch area, +0 in the matrix), zero-exponent keys, and F_Obj positions of
                     zero-exponent, -0 and +0 words (the zero-position rule of §11)
+  direct-light      direct lights alone (no object record; formats.md §4.7, docs/lights.md): every
+                    channel keyed with keys back in time, back to frame 0, sharing a frame, late
+                    and past the end, and a radius 2 whose square overflows; one-value
+                    zero-exponent and -0 words with a radius 2 whose square underflows; a light
+                    with every channel absent
   morph-rescale     Modify cases whose target rescale leaves s16 or saturates (§9.2 step 1); no
                     Anime chunk, the blends themselves (morph_rescale_cases)
 
@@ -23,11 +28,11 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict
 
-from ..anime import Bits, build_anime, fobj, keyed, material_track, obj_track, one
+from ..anime import Bits, build_anime, fobj, keyed, material_track, obj_track, one, other
 from ..names import SYNTHETIC, is_synthetic  # noqa: F401 - chunk ids: every chunk built by code
 
 PREFIX = SYNTHETIC + "edge/"
-NAMES = ("texture-wrap", "rotation-wrap", "back-in-time", "zero-exponent")
+NAMES = ("texture-wrap", "rotation-wrap", "back-in-time", "zero-exponent", "direct-light")
 MORPH_NAME = "morph-rescale"
 
 
@@ -132,7 +137,42 @@ def zero_exponent() -> EdgeChunk:
     return EdgeChunk("zero-exponent", data, _names("zero", 5))
 
 
-BUILDERS = {"texture-wrap": texture_wrap, "rotation-wrap": rotation_wrap, "back-in-time": back_in_time,
+def _light(obj, channels):
+    """A 0x0605 record: object, flags, then the present channels in field order (docs/lights.md)."""
+    from ..lights import DIRECT_FIELDS
+    flags, words = 0, []
+    for (_, shift, _), c in zip(DIRECT_FIELDS, channels):
+        if c is None:
+            continue
+        flags |= c.kind << shift
+        if c.kind == 1:
+            words += list(c.value)
+        else:
+            words.append(len(c.keys))
+            for frame, vals in c.keys:
+                words += [frame, *vals]
+    return other(0, 0x0605, (obj, flags, *words))
+
+
+def direct_light() -> EdgeChunk:
+    N = 12
+    z = [Bits(w) for w in ZERO_EXP]
+    keyed_all = [keyed((0, (0.0, 1.0, 2.0)), (10, (500.0, -3.0, 7.0)), (4, (9.0, 9.0, -9.0)), (11, (1.0, 1.0, 1.0))),
+                 keyed((0, (10.0, 0.0, 0.0)), (9, (190.0, 80.0, -720.0)), (0, (0.0, 0.0, 45.0))),
+                 keyed((3, (1.0, 0.5, 0.0)), (9, (0.0, 1.0, 0.25))),
+                 keyed((0, 0.2), (20, 1.5)),
+                 keyed((0, 0.0), (5, 100.0), (5, 150.0), (11, 200.0)),
+                 keyed((0, Bits(0x80000000)), (7, 2500.0)),
+                 keyed((0, z[0]), (6, z[2]), (11, 600.0)),
+                 keyed((0, 800.0), (8, 2e19), (11, -3e19))]
+    raw = [one(z[0], z[1], Bits(0x80000000)), None, one(z[3], 1.0, z[4]), one(z[5]), None, None,
+           one(498.0), one(z[2])]
+    lights = [_light(1, keyed_all), _light(2, raw), _light(3, [None] * 8)]
+    data = build_anime(object=0, frames=N, loops=False, others=lights)
+    return EdgeChunk("direct-light", data, _names("lgt", 0, 0, ("LGT_edge_lgt0", "LGT_edge_lgt1", "LGT_edge_lgt2")))
+
+
+BUILDERS = {"direct-light": direct_light, "texture-wrap": texture_wrap, "rotation-wrap": rotation_wrap, "back-in-time": back_in_time,
             "zero-exponent": zero_exponent}
 
 

@@ -2,7 +2,7 @@
 shards merged gives the same chunk records; a Dask worker killed mid-run costs nothing.
 
 The three-way test checks 24 sampled chunks of the synthetic corpus plus the 9 synthetic Modify
-pseudo-chunks and the 5 edge chunks (38 records) under the quick profile, so every kind of record travels each way.
+pseudo-chunks and the 6 edge chunks (39 records) under the quick profile, so every kind of record travels each way.
 DECISION: the other tests (a killed worker, a scheduler that gives up, merge errors) use 8 chunks:
 what they show does not grow with the selection.
 """
