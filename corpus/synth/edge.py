@@ -28,7 +28,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict
 
-from ..anime import Bits, build_anime, fobj, keyed, material_track, obj_track, one, other
+from ..anime import Bits, _ctrl_words, build_anime, fobj, keyed, material_track, obj_track, one, other
 from ..names import SYNTHETIC, is_synthetic  # noqa: F401 - chunk ids: every chunk built by code
 
 PREFIX = SYNTHETIC + "edge/"
@@ -142,15 +142,9 @@ def _light(obj, channels):
     from ..lights import DIRECT_FIELDS
     flags, words = 0, []
     for (_, shift, _), c in zip(DIRECT_FIELDS, channels):
-        if c is None:
-            continue
-        flags |= c.kind << shift
-        if c.kind == 1:
-            words += list(c.value)
-        else:
-            words.append(len(c.keys))
-            for frame, vals in c.keys:
-                words += [frame, *vals]
+        if c is not None:
+            flags |= c.kind << shift
+            _ctrl_words(c, words)
     return other(0, 0x0605, (obj, flags, *words))
 
 
