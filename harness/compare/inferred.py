@@ -68,7 +68,7 @@ RULES = (
          "animation-semantics.md §4 step 3.2",
          "a one-value position's zero-exponent word becomes +0 in the local matrix, through "
          "sceVu0TransMatrix's add (the users' reference keeps the word as it is)",
-         "a playback translation mismatch with +0 on one side and a zero-exponent word on the other",
+         "a playback translation mismatch with +0 on one side and a zero-exponent word or -0 on the other",
          _one_value_position),
     Rule("hw underflow result",
          "ee-float.md §3.1, §3.8",
