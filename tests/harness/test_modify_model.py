@@ -2,7 +2,7 @@
 nothing of eediff imported) answers the nightly's morph queries with no mismatch: the real models'
 blends of a seeded sample and the blends built by code (checks.md §5.2: rescaled targets under the
 hw divider and multiplier, weights above 1, saturation, wrapping, the -0 weight). A wrong answer
-fails the run, so the pass is the model's.
+fails the run, so the pass is the model's; its mismatches carry the vertex's inputs.
 
 The full nightly's figure: make bulk N=4091 CHECK=morph MODEL='python3 tests/harness/truth_models/modify_model.py'
 """
@@ -41,3 +41,13 @@ def test_the_same_model_one_vertex_off_fails_the_run(tmp_path):
     assert status == 1 and summary["status"] != "pass"
     failing = [r for r in records if r["mismatches"]]
     assert failing and all(m["check"] == "morph" for r in failing for m in r["mismatches"])
+
+
+def test_a_morph_mismatch_carries_the_vertex_inputs_base_targets_scales_and_weights(tmp_path):
+    _, _, records = morph_run(tmp_path, "inputs", MODIFY_MODEL + " --wrong")
+    m = next(m for r in records if not r["chunk"].startswith("synthetic::") for m in r["mismatches"])
+    c = m["context"]
+    assert m["field"] == "vertex[0].x" and c["vertex"] == 0 and len(c["base"]) == 3
+    assert c["base_scale"].startswith("0x") and c["targets"]
+    assert all(len(t["position"]) == 3 and t["scale"].startswith("0x") and t["weight"].startswith("0x")
+               for t in c["targets"])
