@@ -145,13 +145,18 @@ $(STAMP): pyproject.toml
 	@echo 'making $(VENV) from pyproject.toml'
 	@$(PYTHON3) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --upgrade pip
-	@$(VENV)/bin/pip install --quiet -e '.[test]'
+	@PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/pip install --quiet -e '.[test]'
 	@touch $(STAMP)
+
+# an extra's requirements (pyproject.toml, read back from the installed package's metadata), so
+# adding an extra installs what it needs without building the package again
+EXTRA_REQS = $(PY) -c 'import sys; from importlib.metadata import requires; \
+  print(" ".join(r.split(";")[0].strip() for r in requires("eediff") if "extra == \"%s\"" % sys.argv[1] in r))'
 
 # ruff, vulture and import-linter (the extra "lint"): make lint, and the tests (tests/test_lint.py)
 $(LINT_STAMP): $(STAMP)
 	@echo 'installing ruff, vulture and import-linter (the lint extra) into $(VENV)'
-	@$(VENV)/bin/pip install --quiet -e '.[lint]'
+	@$(VENV)/bin/pip install --quiet $$($(EXTRA_REQS) lint)
 	@touch $(LINT_STAMP)
 
 # pyflakes' errors and unused arguments (ruff), dead code (vulture), the layers and no import circle
@@ -163,7 +168,7 @@ lint: $(LINT_STAMP)
 # and the tests (which try the cluster runner)
 $(CLUSTER_STAMP): $(STAMP)
 	@echo 'installing dask distributed (the cluster extra) into $(VENV)'
-	@$(VENV)/bin/pip install --quiet -e '.[cluster]'
+	@$(VENV)/bin/pip install --quiet $$($(EXTRA_REQS) cluster)
 	@touch $(CLUSTER_STAMP)
 
 # The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
