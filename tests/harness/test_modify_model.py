@@ -51,3 +51,16 @@ def test_a_morph_mismatch_carries_the_vertex_inputs_base_targets_scales_and_weig
     assert c["base_scale"].startswith("0x") and c["targets"]
     assert all(len(t["position"]) == 3 and t["scale"].startswith("0x") and t["weight"].startswith("0x")
                for t in c["targets"])
+
+
+def test_a_model_run_leaves_build_runs_latest_on_the_last_run_of_the_reference(tmp_path):
+    """README: latest is the newest run of the built-in reference; an experiment with MODEL= is
+    reached by its own directory and never becomes latest (a toy model run once read as it)."""
+    opts = Options(seed=4, profile="nightly", n=2, jobs=1, checks=["morph"], runs=str(tmp_path / "runs"))
+    assert bulk.run_bulk(opts) == 0
+    reference_run = os.path.realpath(tmp_path / "runs" / "latest")
+    opts = Options(seed=4, profile="nightly", n=2, jobs=1, checks=["morph"], runs=str(tmp_path / "runs"),
+                   model=MODIFY_MODEL, fresh=True)
+    assert bulk.run_bulk(opts) == 0
+    runs = [d for d in os.listdir(tmp_path / "runs") if d != "latest"]
+    assert len(runs) == 2 and os.path.realpath(tmp_path / "runs" / "latest") == reference_run
