@@ -225,7 +225,7 @@ def ledger_lines(s):
     """The ledger (reports.ledger): what the run compared of each kind, and what it left out."""
     from reports.ledger import lines
     out = [f"  left out: {why}" for why in s.get("left_out") or ()]
-    return out + ["  ledger: " + "; ".join(lines(s["ledger"]))] if s.get("ledger") else out
+    return out + wrapped("  ledger: ", lines(s["ledger"]), sep="; ") if s.get("ledger") else out
 
 
 def chunk_origin_lines(s):
@@ -244,8 +244,9 @@ def chunk_origin_lines(s):
     q = s.get("sample_quirks")
     if q:
         met, missed = q.get("covered") or [], q.get("missed") or []
-        lines.append(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: "
-                     + (", ".join(met) or "none") + "; missed: " + (", ".join(missed) or "none"))
+        lines += wrapped(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: ",
+                         met or ["none"], sep=", ")
+        lines += wrapped("    missed: ", missed or ["none"], sep=", ")
     return lines
 
 
@@ -264,13 +265,13 @@ def bad_member_lines(s):
     return lines
 
 
-def wrapped(head, items, width=100, indent=6):
-    """`head` then the items joined by ' · ', wrapped under the first item."""
+def wrapped(head, items, width=100, indent=6, sep=" · "):
+    """`head` then the items joined by `sep`, wrapped under the first item."""
     lines, cur = [], head
     for i, item in enumerate(items):
-        piece = ("" if i == 0 else " · ") + item
+        piece = ("" if i == 0 else sep) + item
         if i and len(cur) + len(piece) > width:
-            lines.append(cur + " ·")
+            lines.append(cur + sep.rstrip())
             cur = " " * indent + item
         else:
             cur += piece

@@ -171,3 +171,16 @@ def test_without_a_terminal_a_line_a_minute_each_with_its_elapsed_time(monkeypat
     assert len(lines) == 600 // int(Progress.QUIET_EVERY) + 1 - (600 % Progress.QUIET_EVERY == 0), len(lines)
     assert lines[0].endswith("elapsed 0:01:00") and lines[-1].startswith("[600/600]")
     assert all(len(x) < 100 for x in lines)
+
+
+def test_the_closing_block_wraps_the_ledger_and_the_quirk_classes_at_a_hundred_columns():
+    """A nightly's ledger and the sample's quirk classes once made closing lines of 330 and 700
+    characters in a CI log: they wrap, every item kept."""
+    classes = [f"quirk_class_number_{i}" for i in range(31)]
+    s = summary(ledger={f"kind {i} records": [1000 + i, 1000 + i] for i in range(12)},
+                sample_quirks={"covered": classes, "missed": classes[:3]})
+    text = format_summary(s)
+    block = text[text.index("  ledger: "):text.index("  archive chunks")] + text[text.index("  sample meets"):]
+    assert block.count("\n") >= 10 and max(len(x) for x in block.splitlines()) <= 104, block
+    assert all(c in text for c in classes) and text.count("kind ") >= 12
+    assert "    missed: quirk_class_number_0, quirk_class_number_1, quirk_class_number_2" in text
