@@ -108,6 +108,17 @@ def booth(a, b):
     return p - (1 << 15) if (low ^ p) & 0x8000 else p
 
 
+def packed(sign, e, m):
+    """The hw result word of a significand m (one bit too many is shifted out), saturating."""
+    if m >= 1 << 24:
+        m, e = m >> 1, e + 1
+    if e > 255:
+        return (sign << 31) | FMAX
+    if e < 1:
+        return sign << 31
+    return (sign << 31) | (e << 23) | (m & 0x7FFFFF)
+
+
 def mul(fs, ft, model):
     sa, ea, ma = fields(fs)
     sb, eb, mb = fields(ft)
@@ -116,14 +127,7 @@ def mul(fs, ft, model):
         return sign << 31
     if model == "trunc":
         return truncated(sign, ma * mb, ea + eb - 300)
-    e, m = ea + eb - 127, booth(ma, mb) >> 23
-    if m >= 1 << 24:
-        m, e = m >> 1, e + 1
-    if e > 255:
-        return (sign << 31) | FMAX
-    if e < 1:
-        return sign << 31
-    return (sign << 31) | (e << 23) | (m & 0x7FFFFF)
+    return packed(sign, ea + eb - 127, booth(ma, mb) >> 23)
 
 
 def sel(s, c):
@@ -153,14 +157,7 @@ def div(a, b, model):
         s2, c2 = csa(sig & M32, gam & M32, x & M32)
         nxt = sel(s2, c2) if digit else sel(sig & M32, gam & M32)
         sig, gam, digit = (2 * s2) & M32, (2 * c2) & M32, nxt
-    e = ea - eb + 126
-    if q >= 1 << 24:
-        q, e = q >> 1, e + 1
-    if e > 255:
-        return (sign << 31) | FMAX
-    if e < 1:
-        return sign << 31
-    return (sign << 31) | (e << 23) | (q & 0x7FFFFF)
+    return packed(sign, ea - eb + 126, q)
 
 
 def lanes(weight, model):
