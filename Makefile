@@ -145,13 +145,18 @@ $(STAMP): pyproject.toml
 	@echo 'making $(VENV) from pyproject.toml'
 	@$(PYTHON3) -m venv $(VENV)
 	@$(VENV)/bin/pip install --quiet --upgrade pip
-	@$(VENV)/bin/pip install --quiet -e '.[test]'
+	@PYTHONWARNINGS='ignore:Editable installation' $(VENV)/bin/pip install --quiet -e '.[test]'
 	@touch $(STAMP)
+
+# an extra's requirements (pyproject.toml, read back from the installed package's metadata), so
+# adding an extra installs what it needs without building the package again
+EXTRA_REQS = $(PY) -c 'import sys; from importlib.metadata import requires; \
+  print(" ".join(r.split(";")[0].strip() for r in requires("eediff") if "extra == \"%s\"" % sys.argv[1] in r))'
 
 # ruff, vulture and import-linter (the extra "lint"): make lint, and the tests (tests/test_lint.py)
 $(LINT_STAMP): $(STAMP)
 	@echo 'installing ruff, vulture and import-linter (the lint extra) into $(VENV)'
-	@$(VENV)/bin/pip install --quiet -e '.[lint]'
+	@$(VENV)/bin/pip install --quiet $$($(EXTRA_REQS) lint)
 	@touch $(LINT_STAMP)
 
 # pyflakes' errors and unused arguments (ruff), dead code (vulture), the layers and no import circle
@@ -163,7 +168,7 @@ lint: $(LINT_STAMP)
 # and the tests (which try the cluster runner)
 $(CLUSTER_STAMP): $(STAMP)
 	@echo 'installing dask distributed (the cluster extra) into $(VENV)'
-	@$(VENV)/bin/pip install --quiet -e '.[cluster]'
+	@$(VENV)/bin/pip install --quiet $$($(EXTRA_REQS) cluster)
 	@touch $(CLUSTER_STAMP)
 
 # The synthetic DATA.BIN (seed 1): the bundled default corpus. Regenerated when the generator changes.
@@ -172,8 +177,9 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 	@echo 'making the synthetic corpus $(SYNTH_DATA)'
 	@$(PY) -m corpus synth --out $(SYNTH) --seed 1
 
+# -q once: a -q in PYTEST_ARGS on top of it (-qq) would hide the pass count
 test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
-	@$(PY) -m pytest -q -n 2 $(PYTEST_ARGS)
+	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is
 # here (CI installs it). Without it those tests skip and say why.

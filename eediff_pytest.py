@@ -100,14 +100,37 @@ def pytest_load_initial_conftests(early_config, parser, args):
 
     DECISION: only a -k that is exactly one check word, only when xdist is loaded and not already
     told how many workers (-n, --numprocesses, --dist, -p no:xdist), and never inside a worker."""
-    if os.environ.get("PYTEST_XDIST_WORKER") or (os.cpu_count() or 1) < 2:
+    if os.environ.get("PYTEST_XDIST_WORKER") or (keyword_of(args) or "").strip() not in CHECK_WORDS:
         return
-    if (keyword_of(args) or "").strip() not in CHECK_WORDS or not early_config.pluginmanager.hasplugin("xdist"):
+    # DECISION: the loop stops after MAXFAIL failing tests unless told otherwise (--maxfail=0:
+    # all of them; -x, --maxfail=N): against a broken build it printed 433 failures in 2,921 lines
+    if not any(a in ("-x", "--exitfirst", "--maxfail") or a.startswith("--maxfail=") for a in args):
+        args.append(f"--maxfail={MAXFAIL}")
+    if (os.cpu_count() or 1) < 2 or not early_config.pluginmanager.hasplugin("xdist"):
         return
     if any(a in ("-n", "--numprocesses", "--dist") or a.startswith(("-n", "--numprocesses=", "--dist="))
            for a in args):
         return
     args[:0] = ["-n", "auto"]
+
+
+MAXFAIL = 10
+
+
+def pytest_runtest_logreport(report):
+    """No "[gw1] linux -- Python ..." line above each failure: which xdist worker ran a test says
+    nothing about the chunk (pytest prints it for a report that carries the worker's node)."""
+    if report.failed and hasattr(report, "node"):
+        del report.node
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """After a developer loop stopped at --maxfail: how to see every failure."""
+    failed = len(terminalreporter.stats.get("failed", ()))
+    limit = config.getoption("maxfail")
+    if limit and failed >= limit and "--maxfail" not in " ".join(config.invocation_params.args):
+        terminalreporter.write_line(f"stopped after {failed} failing tests (the loop's default --maxfail={MAXFAIL}); "
+                                    f"--maxfail=0 runs and shows every one, -v each in full")
 
 
 def pytest_configure(config):

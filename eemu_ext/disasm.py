@@ -6,6 +6,7 @@ from typing import Iterator, Optional
 from .decode import default_decoder
 from .elf import Image, load_image
 from .errors import ElfError
+from .function_names import AmbiguousName, resolve
 from .memory import AccessFault, Memory
 
 
@@ -15,7 +16,15 @@ def _target(img: Image, where: Optional[str]) -> int:
     try:
         return int(where, 0)
     except ValueError:
+        pass
+    if where in img.symbols:
         return img.symbol(where)
+    try:      # a short name ('NoteProcess'), resolved as `harness coverage --function` resolves it
+        return img.symbol(resolve(where, [name for _, _, name in img._funcs]))
+    except AmbiguousName as e:
+        raise ElfError(f"{img.path}: {e}") from None
+    except ValueError:
+        return img.symbol(where)      # the ElfError naming what is missing (stripped, another overlay)
 
 
 def disasm_lines(img: Image, mem: Memory, start: int, count: int) -> Iterator[str]:

@@ -217,6 +217,15 @@ def context_view(ctx) -> list:
     return [[str(k), short(v, MAX_CONTEXT_CHARS)] for k, v in ctx.items()]
 
 
+def shrank(sh) -> bool:
+    """Whether a shrunk repro is smaller than the input it came from: a plan or step list from
+    which nothing could be dropped is its whole replay, not a shrunk one."""
+    if not isinstance(sh, dict) or not isinstance(sh.get("original_length"), int):
+        return True
+    lengths = [len(v) for k, v in sh.items() if isinstance(v, list) and k not in ("repro", "tests")]
+    return not lengths or lengths[0] < sh["original_length"]
+
+
 def shrunk_view(sh, original: dict) -> dict | None:
     """The minimal input (first non-repro member) next to the original size when known."""
     if not isinstance(sh, dict):
@@ -231,7 +240,7 @@ def shrunk_view(sh, original: dict) -> dict | None:
             ov = (original.get("context") or {}).get(k)
             if isinstance(ov, list):
                 orig.append([k, len(ov)])
-    return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig}
+    return {"items": items, "repro": sh.get("repro"), "tests": sh.get("tests"), "orig": orig, "shrank": shrank(sh)}
 
 
 def view(n: int, m: dict, cause: str, full: bool = True, names=None) -> dict:

@@ -75,9 +75,13 @@ def detail_html(v: dict) -> str:
                         for k, val, n in sh["items"])
         orig = "".join(f' {e(k)}: {n} originally.' for k, n in sh["orig"])
         tests = f' Found in {e(sh["tests"])} replays.' if sh.get("tests") is not None else ""
-        out.append(f'<div class="shrunk"><h4>Shrunk reproduction</h4><table class="kv">{items}'
-                   f'</table><p class="note">Smallest input that still fails.{orig}{tests}</p>'
-                   + (repro_html(sh["repro"], "shrunk repro") if sh.get("repro") else "")
+        head, note, label = (("Shrunk reproduction", "Smallest input that still fails.", "shrunk repro")
+                             if sh.get("shrank", True) else
+                             ("Replay (nothing could be dropped)", "The whole input: no smaller one still fails.",
+                              "replay"))
+        out.append(f'<div class="shrunk"><h4>{head}</h4><table class="kv">{items}'
+                   f'</table><p class="note">{note}{orig}{tests}</p>'
+                   + (repro_html(sh["repro"], label) if sh.get("repro") else "")
                    + '</div><h4>Original case</h4>')
     if v.get("provenance"):
         out.append("<h4>Provenance</h4>" + chain_html(v["provenance"]))

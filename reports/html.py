@@ -221,7 +221,7 @@ def _grid_html(run, first_of_chunk) -> str:
             'jump to its first mismatch.</p>')
 
 
-def _causes_html(views) -> str:
+def _causes_html(views, n_dropped=0) -> str:
     by = Counter(v["cause"] for v in views)
     checks = sorted({v["check"] for v in views})
     grid = defaultdict(Counter)
@@ -238,7 +238,9 @@ def _causes_html(views) -> str:
     rules = "".join(f"<li><b>{e(name)}</b>: {e(why)}</li>" for name, why in RULES)
     table = (f'<table class="grid-t"><tr><th>likely cause</th><th>all</th>{head}</tr>'
              + "".join(rows) + '</table>') if rows else '<p class="note">No mismatches.</p>'
-    return (table + '<details class="rules"><summary>How causes are guessed (first rule that '
+    base = (f'<p class="note">Over the {len(views):,} mismatches kept in the chunk records; {n_dropped:,} more '
+            'were counted past the per-chunk cap and have no cause here.</p>' if n_dropped and rows else "")
+    return (base + table + '<details class="rules"><summary>How causes are guessed (first rule that '
             f'matches)</summary><ol>{rules}</ol></details>')
 
 
@@ -474,7 +476,7 @@ def render(run, summary: dict, views: list[dict], code: dict | None = None) -> s
 <h3>Pass/fail per chunk</h3>{_grid_html(run, first_of_chunk)}</section>
 </div>
 <section id="origins"><h2>Mismatches by instruction</h2>{groups_html(run.chunks)}</section>
-<section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views)}</section>
+<section id="causes"><h2>Mismatches by likely cause</h2>{_causes_html(views, summary.get("mismatches_dropped") or 0)}</section>
 <section id="rotation"><h2>Keyed-rotation drift</h2>{_rotation_html(run, summary)}</section>
 <section id="coverage"><h2>Quirk coverage</h2>{_coverage_html(summary)}</section>
 <section id="codecov"><h2>Code coverage</h2>{code_coverage.section_html(code, run.has_counts)}</section>

@@ -1,12 +1,15 @@
 """The developer loop covers every applicable chunk by default: `pytest -k notes` collects a note
 test for every chunk with notes (not a sample of 3), each check marker every chunk with its
-records, and a -k that names one check word runs on every core."""
+records, and a -k that names one check word runs on every core. Against a broken build it stops
+after a few failing chunks and says how to see them all, with no xdist worker line above a failure."""
 import os
+import re
 import subprocess
 import sys
 
 import eediff_pytest
-from eediff_pytest import ROOT
+from eediff_pytest import MAXFAIL, ROOT
+from tests.harness import archives
 
 
 def collected(*args):
@@ -51,8 +54,27 @@ def load(args, monkeypatch):
 
 
 def test_a_check_word_runs_on_every_core_unless_told_otherwise(monkeypatch):
-    assert load(["-k", "notes"], monkeypatch) == ["-n", "auto", "-k", "notes"]
+    assert load(["-k", "notes"], monkeypatch) == ["-n", "auto", "-k", "notes", "--maxfail=10"]
     assert load(["-kplayback", "tests"], monkeypatch)[:2] == ["-n", "auto"]
-    assert load(["-k", "notes", "-n", "0"], monkeypatch) == ["-k", "notes", "-n", "0"]
+    assert load(["-k", "notes", "-n", "0"], monkeypatch) == ["-k", "notes", "-n", "0", "--maxfail=10"]
+    assert load(["-k", "notes", "--maxfail=0"], monkeypatch) == ["-n", "auto", "-k", "notes", "--maxfail=0"]
+    assert load(["-k", "notes", "-x"], monkeypatch) == ["-n", "auto", "-k", "notes", "-x"]
     assert load(["-k", "notes and not suite"], monkeypatch) == ["-k", "notes and not suite"]
     assert load(["tests/test_x.py"], monkeypatch) == ["tests/test_x.py"]
+
+
+def loop(tmp_path, *extra):
+    elf = archives.return_at_once_elf(str(tmp_path / "silent.elf"), symbol="NoteProcess__5ccAnmFv")
+    return subprocess.run([sys.executable, "-m", "pytest", "-k", "notes", "--image", elf, "--chunks", "40",
+                           "-n", "2", "-p", "no:cacheprovider", *extra], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+
+
+def test_against_a_broken_build_the_loop_stops_after_a_few_failures_and_says_how_to_see_all(tmp_path):
+    r = loop(tmp_path)
+    assert r.returncode in (1, 2), r.stdout[-3000:] + r.stderr[-3000:]     # 2: xdist says "Interrupted"
+    failed = re.findall(r"^FAILED ", r.stdout, re.M)
+    assert MAXFAIL <= len(failed) <= 3 * MAXFAIL, r.stdout[-3000:]       # + those the workers had started
+    assert "--maxfail=0 runs and shows every one" in r.stdout
+    assert not re.search(r"^\[gw\d+\] .* -- Python", r.stdout, re.M), r.stdout[:3000]
+    assert len(r.stdout.splitlines()) < 40 * MAXFAIL

@@ -30,3 +30,28 @@ def test_make_bulk_passes_check_on():
     done = subprocess.run(["make", "-s", "bulk", "CHECK=nonsense", "N=1"], cwd=ROOT, capture_output=True,
                           text=True, timeout=120)
     assert "CHECK: invalid choice: 'nonsense'" in done.stderr, done.stderr
+
+
+def test_the_package_is_built_once_and_quietly_the_extras_add_their_requirements_alone():
+    """First-run noise: one editable install, with setuptools' "editable installation" box
+    silenced; the lint and cluster extras install their own requirements without building the
+    package again (each build printed the box)."""
+    installs = [x for x in makefile().splitlines() if "pip install" in x and "--upgrade pip" not in x]
+    editable = [x for x in installs if " -e " in x]
+    assert len(installs) == 3 and len(editable) == 1, installs
+    assert "PYTHONWARNINGS='ignore:Editable installation'" in editable[0]
+    out = subprocess.run(["make", "-n", "-W", ".venv/.eediff-installed", ".venv/.eediff-cluster"], cwd=ROOT,
+                         capture_output=True, text=True, timeout=60)
+    line = next(x for x in out.stdout.splitlines() if "pip install" in x)
+    extras = subprocess.run(["sh", "-c", line.split("pip install --quiet ", 1)[1][2:-1]], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert "distributed" in extras.stdout, extras
+
+
+def test_make_test_keeps_the_pass_count_when_pytest_args_says_q_again():
+    """The recipe's -q is left out when PYTEST_ARGS has its own: -qq would hide "N passed"."""
+    for args, quiet in (("", 1), ("-q", 1), ("--quiet -k x", 1), ("-x", 1)):
+        out = subprocess.run(["make", "-n", "-o", "mutant-elfs", "test", f"PYTEST_ARGS={args}"], cwd=ROOT,
+                             capture_output=True, text=True, timeout=60)
+        line = next(x for x in out.stdout.splitlines() if "-m pytest" in x)
+        assert line.split().count("-q") + line.split().count("--quiet") == quiet, (args, line)

@@ -3,6 +3,7 @@ import random
 
 from harness.checks import Check
 from harness.compare.bits import f32_bits
+from harness.compare.blend_inputs import blend_context
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from reference import morph as reference_morph
@@ -53,7 +54,8 @@ def run_cases(game, cases, ctx, tally, morph):
                 if e[k] != g[k]:
                     tally.fail(record(ctx, "morph", f"vertex[{i}].{'xyz'[k]}", e[k], g[k], object=case.morpher,
                                       time=None if case.frame is None else case.frame * 256,
-                                      floats=False, context=case.describe()))
+                                      floats=False, context=blend_context(case.describe(), case.base,
+                                                                          case.base_scale, case.targets, i)))
         if len(exp) != len(got):
             tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
         if case.record is not None:

@@ -38,10 +38,17 @@ def _zero_exponent(w: int) -> bool:
 
 
 def _one_value_position(rec, _float_model) -> bool:
+    """+0 on one side, and on the other a word the add f_add(+0, w) turns into +0: a zero-exponent
+    word, or -0 (0x80000000), which the same add makes +0
+    (ee-float.md §2.2 f_add: with both E = 0 the sign is a AND b AND 0x80000000)."""
     e, g = _u32(rec.get("expected")), _u32(rec.get("got"))
     if e is None or g is None or not str(rec.get("field", "")).startswith("translation."):
         return False
-    return (e == 0 and _zero_exponent(g)) or (g == 0 and _zero_exponent(e))
+    return (e == 0 and _added_to_plus_zero(g)) or (g == 0 and _added_to_plus_zero(e))
+
+
+def _added_to_plus_zero(w: int) -> bool:
+    return _zero_exponent(w) or w == 0x80000000
 
 
 def _underflow(rec, float_model) -> bool:
@@ -65,7 +72,7 @@ RULES = (
          "animation-semantics.md §4 step 3.2",
          "a one-value position's zero-exponent word becomes +0 in the local matrix, through "
          "sceVu0TransMatrix's add (the users' reference keeps the word as it is)",
-         "a playback translation mismatch with +0 on one side and a zero-exponent word on the other",
+         "a playback translation mismatch with +0 on one side and a zero-exponent word or -0 on the other",
          _one_value_position),
     Rule("hw underflow result",
          "ee-float.md §3.1, §3.8",

@@ -5,6 +5,7 @@ from corpus.names import printable
 
 from harness.compare.bits import f32
 from corpus.note_text import notes_text
+from reports.describe import shrank
 
 
 def _int(v):
@@ -43,7 +44,8 @@ def format_mismatch(m):
         text = json.dumps(ctx)
         lines.append("  context   " + (text if len(text) < 400 else text[:400] + " ..."))
     if m.get("shrunk"):
-        lines.append("  shrunk    " + json.dumps(m["shrunk"]))
+        lines.append(("  shrunk    " if shrank(m["shrunk"]) else "  replay    (nothing could be dropped) ")
+                     + json.dumps(m["shrunk"]))
     lines.append("  repro     " + m["repro"])
     return "\n".join(printable(line) for line in lines)   # a name's own line breaks stay escaped
 

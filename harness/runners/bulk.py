@@ -24,7 +24,7 @@ from harness.runners import codecov
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
-from harness.runners.run import EXIT, RunDir, code_version, file_identity, is_mutant_run, param_differences
+from harness.runners.run import EXIT, RunDir, code_version, file_identity, moves_latest, param_differences
 from harness.runners.terminal import Progress, format_summary, run_header
 from harness.runners.tasks import Inline, Pool, run_tasks
 from harness.runners.worker import Setup, check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
@@ -83,7 +83,7 @@ def prepare(opts: Options, argv):
         rd = None if opts.fresh else RunDir.find_resumable(params, opts.runs)
         rd = rd or RunDir.create(params, opts.runs)
     rd = hold_run_dir(rd, params, opts)
-    if not is_mutant_run(params):
+    if moves_latest(params):
         rd.link_latest()
     return rd
 

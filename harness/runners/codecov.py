@@ -123,7 +123,7 @@ def report(image, cov, function=None, m=None):
     the game's code calls but the machine never runs."""
     from eemu_ext.coverage import function_report
     from harness.driver.stubs import STUB_SYMBOLS
-    from harness.runners.function_names import readable, resolve
+    from eemu_ext.function_names import readable, resolve
     m = m or _machine(image)
     if function:
         reached = [f.name for f in function_report(m, cov, entry_points())]

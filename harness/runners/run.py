@@ -183,14 +183,20 @@ MUTANT_ELFS = os.path.join(ROOT, "standin", "build", "mutants")
 
 
 def is_mutant_run(params) -> bool:
-    """A run of a stand-in mutant (standin/build/mutants/*.elf).
-
-    DECISION: build/runs/latest names the newest run of a real executable (the stand-in, the
-    user's game): a mutant run never moves it, so `make report` and `harness coverage` keep
-    acting on the last run that matters after a mutant is tried (the run's own directory, or
-    OUT=, still reaches the mutant run)."""
+    """A run of a stand-in mutant (standin/build/mutants/*.elf)."""
     image = (params.get("image") or {}).get("path") if isinstance(params.get("image"), dict) else params.get("image")
     return bool(image) and os.path.abspath(str(image)).startswith(MUTANT_ELFS + os.sep)
+
+
+def moves_latest(params) -> bool:
+    """Whether a run becomes build/runs/latest.
+
+    DECISION: build/runs/latest names the newest run of the built-in reference on a real
+    executable (the stand-in, the user's game). An experiment never moves it: a stand-in mutant's
+    run, and a run with MODEL= (another program in place of the reference), so `make report`
+    and `harness coverage` keep acting on the last run that matters after one is tried (the
+    experiment's own directory, or OUT=, still reaches it)."""
+    return not is_mutant_run(params) and not params.get("model")
 
 
 def read_json(path):
@@ -226,7 +232,7 @@ class RunDir:
         params = dict(params, run_id=os.path.basename(path), key=key)
         rd = cls(path)
         write_json(os.path.join(path, "params.json"), params)
-        if not is_mutant_run(params):
+        if moves_latest(params):
             rd.link_latest(runs)
         return rd
 

@@ -225,7 +225,7 @@ def _drain(workers, ex, rd, pending, progress, coverage, ff):
                 rd.write_chunk(rec)
             coverage.add(res.coverage)
             for status in res.statuses:
-                progress.update(*status[:3])
+                progress.update(*status[:4])
                 if ff is not None and not stopping and ff.observe(status[4], status[0]):
                     # the chunks in flight finish where they can (their records are written before
                     # the summary); those not started are dropped

@@ -8,6 +8,7 @@ run directory itself. Counts speak of the archive's chunks; the cases the harnes
 from __future__ import annotations
 
 import json
+import math
 import time
 from collections import deque
 
@@ -21,49 +22,93 @@ from reports.load import CHECKS
 
 class Progress:
     """One progress line: the archive's chunks done/total (synthetic cases apart), mismatches,
-    errors, chunks/min and an ETA from the recent rate.
+    errors, the recent rate in chunks/min, an ETA, and the time since the start.
 
-    DECISION: the ETA is the predicted cost of the chunks not yet done, at the rate the last
-    RATE_WINDOW seconds finished predicted cost (bulk checks the most expensive chunks first, so
-    a rate of chunks would overstate the time left, and a rate since the start counts the
-    warm-up: the machine's compile, the first loads). Without predicted costs every chunk costs 1.
+    DECISION: the ETA is the predicted seconds of the chunks not yet done, divided by the rate at
+    which the last RATE_WINDOW seconds finished worker-seconds. A chunk's predicted seconds are
+    a + b x g(its predicted cost) (cost: the last run's time, else the header proxy of
+    schedule.py), fitted on the chunks this run has finished (seconds_model). The fixed part `a`
+    (a load, the parse) and the proxy's faster growth than the time are what a rate of cost left
+    out: the ETA came out 40-60% short once bulk, checking the most expensive chunks first,
+    reached the many small ones, and near 0 for the cases built by code, which have no proxy.
+    Without per-chunk seconds (a caller that gives none) it is the cost left at the recent rate.
+
+    Without a terminal (cron, CI) a line is printed at most every QUIET_EVERY seconds, and the
+    last one; each carries the elapsed time, so a log gives each ETA's error afterwards.
     """
 
     RATE_WINDOW = 30.0
+    QUIET_EVERY = 60.0
+    FIT_LAST = 5000                               # completions the seconds model is fitted on
 
     def __init__(self, total, done, out, chunks=None, costs=None, done_ids=()):
         self.total, self.done, self.out = total, done, out
         self.start_done, self.t0 = done, time.time()
         self.mismatches = self.errors = 0
         self.tty = hasattr(out, "isatty") and out.isatty()
-        self.last_print = 0.0
+        self.last_print = self.t0
         self.chunks = dict(chunks or {})          # index -> chunk id
         self.costs = dict(costs or {})            # chunk id -> predicted cost
         self.synthetic_total = sum(1 for c in self.chunks.values() if is_synthetic(c))
         self.synthetic_done = sum(1 for i in done_ids if is_synthetic(self.chunks.get(i)))
         finished = set(done_ids)
-        self.left = sum(self._cost(i) for i in self.chunks if i not in finished)
-        self.recent = deque()                     # (time, cost) of the latest completions
+        self.todo = {i: self._cost(i) for i in self.chunks if i not in finished}
+        self.left = sum(self.todo.values())
+        self.recent = deque()                     # (time, cost, seconds) of the latest completions
+        self.fitted = deque(maxlen=self.FIT_LAST)  # (predicted cost, seconds) of finished chunks
 
     def _cost(self, index):
-        return self.costs.get(self.chunks.get(index), 1.0) or 1.0
+        return self.costs.get(self.chunks.get(index), 0.0) or 0.0
 
-    def update(self, index, mismatches, error):
+    def update(self, index, mismatches, error, seconds=None):
         self.done += 1
         self.mismatches += mismatches
         self.errors += int(error)
         if is_synthetic(self.chunks.get(index)):
             self.synthetic_done += 1
         now = time.time()
-        cost = self._cost(index) if self.chunks else 1.0
+        cost = self.todo.pop(index, self._cost(index)) if self.chunks else 1.0
         self.left = max(0.0, self.left - cost)
-        self.recent.append((now, cost))
+        self.recent.append((now, cost, seconds))
+        if seconds is not None:
+            self.fitted.append((cost, float(seconds)))
         while len(self.recent) > 2 and now - self.recent[0][0] > self.RATE_WINDOW:
             self.recent.popleft()
-        if self.tty or now - self.last_print > 5 or self.done == self.total:
+        if self.tty or now - self.last_print >= self.QUIET_EVERY or self.done == self.total:
             self.last_print = now
-            self.out.write(("\r" if self.tty else "") + self.line() + ("" if self.tty else "\n"))
+            line = self.line()
+            self.out.write(("\r" if self.tty else "") + line + ("" if self.tty else "\n"))
             self.out.flush()
+
+    def seconds_model(self):
+        """A chunk's worker-seconds as a function of its predicted cost: a + b x g(cost), a, b >= 0,
+        least squares on the finished chunks, with g the identity or the square root, whichever
+        fits them better (a header proxy grows faster than the time it predicts; a last run's
+        seconds grow as fast)."""
+        pts = list(self.fitted)
+        if not pts:
+            return None
+        best = None
+        for g in (float, math.sqrt):
+            xs, ts = [g(c) for c, _ in pts], [t for _, t in pts]
+            a, b = _affine(xs, ts)
+            # refit without the outliers (a chunk that waited for the machine's compile)
+            res = [abs(a + b * x - t) for x, t in zip(xs, ts)]
+            cut = 4 * sorted(res)[len(res) // 2]
+            kept = [(x, t) for x, t, r in zip(xs, ts, res) if r <= cut]
+            if cut > 0 and 2 <= len(kept) < len(xs):
+                a, b = _affine([x for x, _ in kept], [t for _, t in kept])
+            else:
+                kept = list(zip(xs, ts))
+            low = min(t for _, t in kept)
+            if a > low:     # no chunk's fixed part exceeds the quickest chunk's time: b then carries it
+                sxx = sum(x * x for x, _ in kept)
+                a, b = low, (max(0.0, sum(x * (t - low) for x, t in kept) / sxx) if sxx > 0 else 0.0)
+            sse = sum(min((a + b * x - t) ** 2, cut * cut) for x, t in zip(xs, ts))
+            if best is None or sse < best[0]:
+                best = (sse, a, b, g)
+        _, a, b, g = best
+        return lambda cost: a + b * g(cost)
 
     def eta_seconds(self, now=None):
         """Seconds left at the recent rate, or None before two chunks have finished."""
@@ -73,28 +118,55 @@ class Progress:
         if len(self.recent) < 2:
             return None
         span = now - self.recent[0][0]
-        finished = sum(c for _, c in list(self.recent)[1:])
+        later = list(self.recent)[1:]
+        model = self.seconds_model() if all(s is not None for _, _, s in later) else None
+        if model is not None and self.chunks:
+            worked = sum(s for _, _, s in later)
+            # the cases without a proxy (built by code) at what those finished took, once one has
+            unproxied = sorted(t for c, t in self.fitted if c <= 0)
+            guess = unproxied[len(unproxied) // 2] if unproxied else model(0.0)
+            left = sum(model(c) if c > 0 else guess for c in self.todo.values())
+            return left * span / worked if span > 0 and worked > 0 else None
+        finished = sum(c or 1.0 for _, c, _ in later)
         if span <= 0 or finished <= 0:
             return None
-        left = self.left if self.chunks else float(self.total - self.done)
+        left = sum(c or 1.0 for c in self.todo.values()) if self.chunks else float(self.total - self.done)
         return left * span / finished
 
     def line(self):
-        el = time.time() - self.t0
-        n = self.done - self.start_done
-        rate = 60.0 * n / el if el > 0 else 0.0
-        eta = self.eta_seconds()
-        eta_s = "?" if eta is None else f"{int(eta // 3600)}:{int(eta % 3600 // 60):02d}:{int(eta % 60):02d}"
+        now = time.time()
+        el = now - self.t0
+        span = now - self.recent[0][0] if len(self.recent) >= 2 else el
+        n = len(self.recent) - 1 if len(self.recent) >= 2 else self.done - self.start_done
+        rate = 60.0 * n / span if span > 0 else 0.0
+        eta = self.eta_seconds(now)
         archive_total = self.total - self.synthetic_total
         where = f"[{self.done - self.synthetic_done}/{archive_total}]"
         if self.synthetic_total:
             where += f" + {self.synthetic_done}/{self.synthetic_total} synthetic"
         return (f"{where} mismatches {self.mismatches} errors {self.errors} "
-                f"{rate:.1f} chunks/min ETA {eta_s}")
+                f"{rate:.1f} chunks/min ETA {_hms(eta)} elapsed {_hms(el)}")
 
     def finish(self):
         if self.tty:
             self.out.write("\n")
+
+
+def _affine(xs, ys):
+    """(a, b) >= 0 of the least-squares line y = a + b x (b = 0 when x does not vary or falls)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    var = sum((x - mx) ** 2 for x in xs)
+    b = max(0.0, sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var) if var > 0 else 0.0
+    a = my - b * mx
+    if a < 0:                       # through the origin instead
+        sxx = sum(x * x for x in xs)
+        a, b = 0.0, (sum(x * y for x, y in zip(xs, ys)) / sxx if sxx > 0 else 0.0)
+    return a, b
+
+
+def _hms(s):
+    return "?" if s is None else f"{int(s // 3600)}:{int(s % 3600 // 60):02d}:{int(s % 60):02d}"
 
 
 STATUS_TEXT = {"pass": "PASS", "mismatches": "FAIL (mismatches)", "errors": "FAIL (harness errors)",
@@ -153,7 +225,7 @@ def ledger_lines(s):
     """The ledger (reports.ledger): what the run compared of each kind, and what it left out."""
     from reports.ledger import lines
     out = [f"  left out: {why}" for why in s.get("left_out") or ()]
-    return out + ["  ledger: " + "; ".join(lines(s["ledger"]))] if s.get("ledger") else out
+    return out + wrapped("  ledger: ", lines(s["ledger"]), sep="; ") if s.get("ledger") else out
 
 
 def chunk_origin_lines(s):
@@ -172,8 +244,9 @@ def chunk_origin_lines(s):
     q = s.get("sample_quirks")
     if q:
         met, missed = q.get("covered") or [], q.get("missed") or []
-        lines.append(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: "
-                     + (", ".join(met) or "none") + "; missed: " + (", ".join(missed) or "none"))
+        lines += wrapped(f"  sample meets {len(met)} of {len(met) + len(missed)} quirk classes of the pool: ",
+                         met or ["none"], sep=", ")
+        lines += wrapped("    missed: ", missed or ["none"], sep=", ")
     return lines
 
 
@@ -192,13 +265,13 @@ def bad_member_lines(s):
     return lines
 
 
-def wrapped(head, items, width=100, indent=6):
-    """`head` then the items joined by ' · ', wrapped under the first item."""
+def wrapped(head, items, width=100, indent=6, sep=" · "):
+    """`head` then the items joined by `sep`, wrapped under the first item."""
     lines, cur = [], head
     for i, item in enumerate(items):
-        piece = ("" if i == 0 else " · ") + item
+        piece = ("" if i == 0 else sep) + item
         if i and len(cur) + len(piece) > width:
-            lines.append(cur + " ·")
+            lines.append(cur + sep.rstrip())
             cur = " " * indent + item
         else:
             cur += piece

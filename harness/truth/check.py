@@ -20,6 +20,7 @@ from harness.checks.controllers import LIGHT_FIELDS, ROT_PER_KEY, ROT_TOLERANCE,
 from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
+from harness.compare.blend_inputs import blend_context
 from harness.compare.ledger import mark
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
@@ -365,7 +366,8 @@ def modify(q, a, ctx, tally):
         for k in range(3):
             if e[k] != v[k]:
                 tally.fail(record(ctx, "morph", f"vertex[{i}].{AXES[k]}", e[k], v[k], object=q.get("morpher"),
-                                  time=time, floats=False, context=desc))
+                                  time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], [
+                                      (t["positions"], t["scale"], t["weight"]) for t in q["targets"]], i)))
     if len(exp) != len(got):
         tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
     return True

@@ -8,6 +8,7 @@ MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
 PY = shlex.quote(sys.executable)
 SERVE = f"{PY} -m reference serve"
 NOTES_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'notes_model.py'))}"
+MODIFY_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'modify_model.py'))}"
 BAD_MODEL = f"{PY} {shlex.quote(os.path.join(MODELS, 'bad_model.py'))}"
 # between them: object records (keyed and single-value rotations), materials, morphers with
 # real Modify blends, notes and F_Obj records, so every query kind is asked

@@ -148,6 +148,20 @@ def test_synthetic_blends_match_the_reference_exactly(game):
     assert t.quirks["morph_wrap"] and t.quirks["morph_saturation"] and t.quirks["morph_negative_weight"]
 
 
+def test_a_blend_mismatch_names_the_vertex_inputs_base_targets_scales_and_weights(game):
+    from harness.compare.mismatch import CaseContext
+    from harness.compare.tally import Tally
+    from reference import morph
+    t = Tally()
+    cases = check_morph.edge_cases()[:1]
+    check_morph.run_cases(game, cases, CaseContext("synthetic::morph", 9), t,      # a blend one off in y
+                          lambda b, s, tg: [(x, y + 1, z) for x, y, z in morph(b, s, tg, float_model=game.float_model)])
+    m = t.mismatches[0]
+    assert m["field"] == "vertex[0].y" and m["context"]["base"] == list(cases[0].base[0])
+    assert m["context"]["targets"] == [{"position": list(pos[0]), "scale": f"0x{sc:08x}", "weight": f"0x{w:08x}"}
+                                       for pos, sc, w in cases[0].targets]
+
+
 def test_a_chunk_checks_the_same_alone_or_after_another_chunk(game):
     """Every random choice comes from (seed, chunk, check) and the harness re-initialises what it
     uses, so a chunk's result does not depend on the worker split (checks.md §1)."""

@@ -34,7 +34,8 @@ def test_the_readme_lists_every_inferred_rule_with_its_spec_section_first_the_ze
 
 
 def test_a_one_value_positions_zero_exponent_word_against_plus_zero_is_tagged():
-    for e, g in ((0x00000000, 0x00000001), (0x80000003, 0x00000000), (0x00000000, 0x807FFFFF)):
+    for e, g in ((0x00000000, 0x00000001), (0x80000003, 0x00000000), (0x00000000, 0x807FFFFF),
+                 (0x80000000, 0x00000000), (0x00000000, 0x80000000)):   # -0 against +0: the same add
         rec = record(ctx(), "playback", "translation.y", e, g, object=3, time=256)
         assert rec["inferred"] == ("inferred rule: zero-exponent one-value position "
                                    "(animation-semantics.md §4 step 3.2)"), (hex(e), hex(g))

@@ -127,3 +127,60 @@ def test_the_chunk_origin_line_counts_one_mismatch_as_one():
     line = terminal.chunk_origin_lines({"archive_chunks": {"done": 2, "failed": 1, "mismatches": 1},
                                         "synthetic_chunks": {"done": 14, "failed": 0, "mismatches": 0}})[0]
     assert "(1 failed, 1 mismatch)" in line and "(0 failed, 0 mismatches:" in line
+
+
+def _played(monkeypatch, costs, seconds, upto, out=None):
+    """A run of chunks with these predicted costs and true seconds, one at a time, checked in
+    order up to `upto`; the progress line and the true seconds left."""
+    clock = [0.0]
+    monkeypatch.setattr(terminal.time, "time", lambda: clock[0])
+    ids = {i: (f"synthetic::morph/{i}" if costs[i] == 0 else f"m::ANM_{i}") for i in range(len(costs))}
+    p = Progress(len(costs), 0, out or io.StringIO(), chunks=ids, costs={ids[i]: c for i, c in enumerate(costs)})
+    for i in range(upto):
+        clock[0] += seconds[i]
+        p.update(i, 0, False, seconds[i])
+    return p, sum(seconds[upto:]), clock
+
+
+def test_the_eta_counts_each_chunks_fixed_part_the_cost_proxy_leaves_out(monkeypatch):
+    """Most expensive first, each chunk 0.2 s plus its cost: a rate of cost alone predicts the
+    small chunks left at a fraction of their time (the ETA that was 40-60% short)."""
+    costs = [3e6 * 0.985 ** i for i in range(300)]
+    seconds = [0.2 + 1e-7 * c for c in costs]
+    for upto in (60, 150, 240):
+        p, left, _ = _played(monkeypatch, costs, seconds, upto)
+        assert abs(p.eta_seconds() - left) <= 0.15 * left, (upto, p.eta_seconds(), left)
+
+
+def test_the_eta_is_not_zero_while_the_cases_built_by_code_remain(monkeypatch):
+    """The synthetic cases have no proxy (cost 0) and run last: they still take their time."""
+    costs = [1e6] * 20 + [0.0] * 10
+    seconds = [1.0] * 20 + [2.0] * 10
+    p, left, _ = _played(monkeypatch, costs, seconds, 22)
+    assert left == 16.0 and 12.0 <= p.eta_seconds() <= 20.0, p.eta_seconds()
+    assert "ETA 0:00:00" not in p.line()
+
+
+def test_without_a_terminal_a_line_a_minute_each_with_its_elapsed_time(monkeypatch):
+    """Cron or CI: at most one progress line per QUIET_EVERY seconds, and the last, each with the
+    time since the start, so the log gives each ETA's error afterwards."""
+    out = io.StringIO()
+    costs = [1.0] * 600
+    p, _, clock = _played(monkeypatch, costs, [1.0] * 600, 600, out)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 600 // int(Progress.QUIET_EVERY) + 1 - (600 % Progress.QUIET_EVERY == 0), len(lines)
+    assert lines[0].endswith("elapsed 0:01:00") and lines[-1].startswith("[600/600]")
+    assert all(len(x) < 100 for x in lines)
+
+
+def test_the_closing_block_wraps_the_ledger_and_the_quirk_classes_at_a_hundred_columns():
+    """A nightly's ledger and the sample's quirk classes once made closing lines of 330 and 700
+    characters in a CI log: they wrap, every item kept."""
+    classes = [f"quirk_class_number_{i}" for i in range(31)]
+    s = summary(ledger={f"kind {i} records": [1000 + i, 1000 + i] for i in range(12)},
+                sample_quirks={"covered": classes, "missed": classes[:3]})
+    text = format_summary(s)
+    block = text[text.index("  ledger: "):text.index("  archive chunks")] + text[text.index("  sample meets"):]
+    assert block.count("\n") >= 10 and max(len(x) for x in block.splitlines()) <= 104, block
+    assert all(c in text for c in classes) and text.count("kind ") >= 12
+    assert "    missed: quirk_class_number_0, quirk_class_number_1, quirk_class_number_2" in text

@@ -247,3 +247,21 @@ def test_an_image_that_marks_no_segment_executable_runs_its_file_bytes_but_not_i
     m.write(0x00100800, _words(RET_5))
     with pytest.raises(MemoryFault, match="outside the executable's loaded segments"):
         m.call(0x00100000, 0x00100800)
+
+
+def test_disasm_takes_the_short_names_coverage_function_takes(capsys):
+    """`disasm ELF NoteProcess` resolves the name as `harness coverage --function NoteProcess` does
+    (one resolver, eemu_ext.function_names): the symbol, its readable name or the part after '::'."""
+    from eemu_ext.__main__ import main
+    standin = os.path.join(HERE, "..", "..", "standin", "standin.elf")
+    for name in ("NoteProcess__5ccAnmFv", "ccAnm::NoteProcess", "NoteProcess"):
+        assert main(["disasm", standin, name, "--count", "1"]) == 0, name
+        assert capsys.readouterr().out.splitlines()[1] == "NoteProcess__5ccAnmFv:", name
+    assert main(["disasm", standin, "NoProcess"]) == 2
+    assert "no symbol 'NoProcess'" in capsys.readouterr().err
+
+
+def test_a_short_name_two_functions_share_is_refused_naming_both():
+    from eemu_ext.function_names import AmbiguousName, resolve
+    with pytest.raises(AmbiguousName, match="'Step' names 2 functions: a::Step .Step__1aFv., b::Step"):
+        resolve("Step", ["Step__1aFv", "Step__1bFv", "Other__Fv"])

@@ -251,3 +251,52 @@ def test_an_anchored_mismatch_shows_below_the_sticky_header(tmp_path, n):
     assert got["header"] <= got["top"] < got["bottom"] <= got["viewport"], got
     assert got["cut"] == [], got
     assert got["shaOneLine"] == [True, True], got
+
+
+# Measures what overflows once the page is ready: the Run section's tables against the section's
+# right edge (the two-column layout), and each mismatch row's cause and object cells (cut text).
+OVERFLOW = """<script>
+(function go(){
+  if (document.body.getAttribute('data-ready') !== '1') { setTimeout(go, 20); return; }
+  var run = document.getElementById('run').getBoundingClientRect(), log = {tables: [], cut: [], causes: []};
+  document.querySelectorAll('#run table').forEach(function(t){
+    var r = t.getBoundingClientRect();
+    if (r.right > run.right + 1) log.tables.push(t.className + ' ' + Math.round(r.right - run.right) + 'px');
+  });
+  document.querySelectorAll('details.mm > summary span.cause, details.mm > summary span.mw').forEach(function(s){
+    if (s.scrollWidth > s.clientWidth + 1) log.cut.push(s.className + ': ' + s.textContent);
+    if (s.classList.contains('cause')) log.causes.push(s.textContent);
+  });
+  var out = document.createElement('pre'); out.id = 'overflow';
+  out.textContent = JSON.stringify(log); document.body.appendChild(out);
+})();
+</script></body>"""
+
+
+def test_a_failing_report_with_long_paths_keeps_its_columns_and_shows_every_tag(tmp_path):
+    """A failing run from a deep checkout: the executable's and the corpus's paths wrap inside the
+    Run section instead of running into the Checks column, and each mismatch row shows its whole
+    cause, the inferred-rule tag included, and its object's name (the screenshot report-long-paths.png
+    lands beside the others for a reviewer)."""
+    deep = "/home/reviewer/" + "/".join(f"a_rather_long_directory_name_{i}" for i in range(8))
+    chunk = "a-member-with-a-long-name.cmp::ANM_a_chunk_with_a_long_name_000"
+    ms = [mismatch(chunk, "playback", "translation.y", "0x00000000", f"0x{0x80000000 + k:08x}", step=3 + k,
+                   time=768, object=f"OBJ_an_object_with_a_rather_long_name_{k}", track=k,
+                   inferred="inferred rule: zero-exponent one-value position (animation-semantics.md §4 step 3.2)")
+          for k in range(3)]
+    run = write_run(tmp_path / "runs", [{"chunk": chunk, "mismatches": ms, "checks": ["playback"]}],
+                    params={"image": {"path": deep + "/SLUS_202.67", "size": 3_000_000, "sha256": "ab" * 32},
+                            "data": {"path": deep + "/DATA/DATA.BIN", "size": 500_000_000, "sha256": "cd" * 32}})
+    page = reports.render(run)
+    test_page = tmp_path / "overflow.html"
+    test_page.write_text(page.read_text().replace("</body>", OVERFLOW))
+    out = chromium(tmp_path, test_page.as_uri(), "--dump-dom", "--window-size=1400,1000")
+    log = json.loads(parse(out.stdout).by_id("overflow").text())
+    assert log["tables"] == [] and log["cut"] == [], log
+    assert len(log["causes"]) == 3 and all("inferred rule: zero-exponent one-value position" in c
+                                           for c in log["causes"]), log
+    shots = Path(os.environ.get("EEDIFF_SCREENSHOTS") or tmp_path / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    chromium(tmp_path, page.as_uri() + "#open", f"--screenshot={shots / 'report-long-paths.png'}",
+             "--window-size=1400,1600", "--hide-scrollbars")
+    assert (shots / "report-long-paths.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -26,6 +26,10 @@ def readable(symbol: str) -> str:
     return base
 
 
+class AmbiguousName(ValueError):
+    """A short name that more than one function's readable name ends in."""
+
+
 def resolve(name: str, symbols) -> str:
     """The symbol among `symbols` that `name` means: the symbol itself, or the one whose readable
     name, or the part of it after '::', is `name`. ValueError naming the candidates otherwise."""
@@ -36,6 +40,6 @@ def resolve(name: str, symbols) -> str:
     if len(hits) == 1:
         return hits[0]
     if hits:
-        raise ValueError(f"{name!r} names {len(hits)} functions: "
+        raise AmbiguousName(f"{name!r} names {len(hits)} functions: "
                          + ", ".join(f"{readable(s)} ({s})" for s in sorted(hits)))
     raise ValueError(f"no function {name!r} among the functions the harness reaches")
