@@ -207,6 +207,7 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
         _layout.merge_sidecar(lay, os.fspath(syms), symbols, kinds, sizes, main_ranges)
         allsyms = [(v, n) for n, v in symbols.items()]
     func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
+    _refuse_nested(path, func_list, lay)
     code = _function_code(code, func_list)
 
     gp = 0
@@ -224,6 +225,19 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img
+
+
+def _refuse_nested(path, funcs, lay) -> None:
+    """Refuse a function that starts inside another's [start, start + size) (funcs sorted by
+    address): a call to it would skip the other's prologue. Two names of one address are allowed."""
+    outer = None
+    for va, size, name in funcs:
+        if outer is not None and outer[0] < va < outer[0] + outer[1]:
+            o_va, o_size, o_name = outer
+            raise ElfError(f"{path}: function {name} at 0x{va:08x} ({lay.origin(name)}) starts inside {o_name} "
+                           f"0x{o_va:08x}-0x{o_va + o_size:08x} ({lay.origin(o_name)})")
+        if outer is None or va + size > outer[0] + outer[1]:
+            outer = (va, size, name)
 
 
 def _refuse_overlap(path, i, vaddr, memsz, loaded_at) -> None:

@@ -19,7 +19,7 @@ def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags
     """A minimal ELF32 LE MIPS executable.
 
     segments: (vaddr, data, memsz[, p_flags]) (p_flags default 7, RWX); sections: (name, addr, size, sh_type, flags) -- added after the
-    null section, their indices start at 1; symbols: (name, value, type, shndx);
+    null section, their indices start at 1; symbols: (name, value, type, shndx[, size]);
     gp: a .reginfo section with ri_gp_value = gp."""
     shstr = b"\0"
     strtab = b"\0"
@@ -43,10 +43,10 @@ def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags
         extra.append((".reginfo", 0x70000006, data, 0, 0, 24))
     if symbols:
         syms = b"\0" * 16
-        for name, value, typ, shndx in symbols:
+        for name, value, typ, shndx, *size in symbols:
             no = len(strtab)
             strtab += name.encode() + b"\0"
-            syms += struct.pack("<IIIBBH", no, value, 0, (1 << 4) | STT[typ], 0, shndx)
+            syms += struct.pack("<IIIBBH", no, value, (size or [0])[0], (1 << 4) | STT[typ], 0, shndx)
         strtab_index = n_user + len(extra) + 1
         extra.append((".symtab", 2, syms, strtab_index, 1, 16))
         extra.append((".strtab", 3, strtab, 0, 0, 0))
