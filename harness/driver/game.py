@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from harness.driver import abi
 from harness.driver import budgets as bud
 from harness.driver import memory_map as mm
 from harness.driver import stubs
@@ -134,6 +135,7 @@ class Game:
         self.inst: Dict[int, int] = {}
         self.m.hooks.add("address", self._note_hook, mm.NOTE_FUNC)
         self._wire_sys()
+        self.abi = abi.Contract(self.m, self.img)     # checked after every call (harness/driver/abi.py)
         self.calls = 0
         self.steps = 0
         self.cpu = Counter()       # seconds in the machine per game function (perf_counter, see call)
@@ -167,7 +169,10 @@ class Game:
         self.calls += 1
         c0 = time.perf_counter()
         try:
-            return self.m.call(self.sym[name], *args, limit=self.budget[name])
+            self.abi.before()
+            v0 = self.m.call(self.sym[name], *args, limit=self.budget[name])
+            self.abi.check(SHORT.get(name, name))
+            return v0
         finally:
             n = getattr(self.m, "steps", 0) or 0
             self.steps += n
@@ -184,14 +189,20 @@ class Game:
             return []
         names = name if isinstance(name, (list, tuple)) else None
         self.calls += len(arglists)
+        self.abi.before()
+
+        def each(i):
+            self.abi.check(SHORT.get(names[i] if names else name, names[i] if names else name))
+            if after is not None:
+                after(i)
         c0 = time.perf_counter()
         out = []
         try:
             if names is None:
-                out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name], after=after)
+                out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name], after=each)
             else:
                 out = self.m.call_each([self.sym[n] for n in names], arglists,
-                                       limit=[self.budget[n] for n in names], after=after)
+                                       limit=[self.budget[n] for n in names], after=each)
         finally:
             spent = time.perf_counter() - c0
             if names is None:
