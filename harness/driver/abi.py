@@ -11,7 +11,10 @@ the chunk's data, the heap and the stack) and (2) the executable's own loaded me
 data and bss, the resident overlay's) except its functions' code (Image.code). Everything else (the
 functions' code, memory below the image, the overlay window past a resident overlay, and the gap
 between the image and 0x01000000) is not. The check is per 4 KiB page, from the machine's dirty-page
-map: a page of code that also holds data counts as data.
+map: a page of code that also holds data counts as data. The scratchpad (0x70000000) and VU0's
+data memory are not RAM and not checked: they are the EE's own work memories, which the game may
+use for temporaries, and the harness keeps nothing there.
+A page the harness itself wrote before the call (a test's patch to the code) is not the call's.
 DECISION: the FPU registers are not checked: §2 lists none as callee-saved, and §3.2 says they
 survive between calls. Only the low 64 bits of a GPR are compared: the game saves s0-s7 with sd.
 """
