@@ -13,6 +13,7 @@ from elftools.elf.elffile import ELFFile
 from .errors import ElfError
 from . import layout as _layout
 from .layout import Layout
+from .overlays import OVERLAY_BASE
 
 EM_MIPS = 8
 PF_X = 1
@@ -113,15 +114,26 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     entry = elf.header.e_entry
     segments = []
     loaded_ranges = []
+    loaded_at = []                      # (program header, lo, hi) of each segment with file bytes
     executable = []
     file_bytes = []
     for i, seg in enumerate(elf.iter_segments()):
         if seg["p_type"] != "PT_LOAD":
             continue
         filesz, memsz, vaddr, off = seg["p_filesz"], seg["p_memsz"], seg["p_vaddr"], seg["p_offset"]
+        if filesz and vaddr == OVERLAY_BASE:
+            # DECISION: a segment with file bytes at the overlay base is refused at load: the
+            # overlay segments carry none (§1.2); an overlay's code comes from DATA/<NAME>.PRG.
+            raise ElfError(f"{path}: program header {i} at the overlay base 0x{OVERLAY_BASE:08x} has "
+                           f"0x{filesz:x} file bytes; the overlay segments carry none (executable-abi.md "
+                           f"§1.2: the code is DATA/<NAME>.PRG, made resident with --overlay)")
+        if filesz > memsz:
+            raise ElfError(f"{path}: program header {i} has p_filesz 0x{filesz:x} > p_memsz 0x{memsz:x} "
+                           f"(a segment's file bytes lie inside its memory)")
         if filesz == 0:
             continue                    # overlay windows, heap: nothing to load (§1.2)
         too_big(path, i, filesz, memsz)
+        _refuse_overlap(path, i, vaddr, memsz, loaded_at)
         if off + filesz > len(raw):
             raise ElfError(f"{path}: truncated: program header {i} wants file bytes 0x{off:x}-0x{off + filesz:x}"
                            f" but the file has 0x{len(raw):x}")
@@ -195,6 +207,7 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
         _layout.merge_sidecar(lay, os.fspath(syms), symbols, kinds, sizes, main_ranges)
         allsyms = [(v, n) for n, v in symbols.items()]
     func_list = sorted((symbols[n], sizes.get(n, 0), n) for n in symbols if kinds[n] == "STT_FUNC")
+    _refuse_nested(path, func_list, lay)
     code = _function_code(code, func_list)
 
     gp = 0
@@ -212,6 +225,31 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     img._sorted = sorted(allsyms)
     img._funcs = func_list
     return img
+
+
+def _refuse_nested(path, funcs, lay) -> None:
+    """Refuse a function that starts inside another's [start, start + size) (funcs sorted by
+    address): a call to it would skip the other's prologue. Two names of one address are allowed."""
+    outer = None
+    for va, size, name in funcs:
+        if outer is not None and outer[0] < va < outer[0] + outer[1]:
+            o_va, o_size, o_name = outer
+            raise ElfError(f"{path}: function {name} at 0x{va:08x} ({lay.origin(name)}) starts inside {o_name} "
+                           f"0x{o_va:08x}-0x{o_va + o_size:08x} ({lay.origin(o_name)})")
+        if outer is None or va + size > outer[0] + outer[1]:
+            outer = (va, size, name)
+
+
+def _refuse_overlap(path, i, vaddr, memsz, loaded_at) -> None:
+    """Refuse program header i when its memory [vaddr, vaddr + memsz) shares an address with a
+    loaded segment before it; record it otherwise. DECISION: only segments with file bytes count
+    (their zero fill is theirs too); the empty overlay windows share the window by design."""
+    lo, hi = vaddr, vaddr + memsz
+    for j, a, b in loaded_at:
+        if lo < b and a < hi:
+            raise ElfError(f"{path}: program headers {j} (0x{a:08x}-0x{b:08x}) and {i} (0x{lo:08x}-0x{hi:08x}) "
+                           f"overlap; each loaded segment needs memory of its own (executable-abi.md §1.2)")
+    loaded_at.append((i, lo, hi))
 
 
 def _function_code(sections, funcs):

@@ -294,6 +294,10 @@ class Engine(Protocol):
     def call(self, pc: int, image: bytes, limit: int) -> Tuple[int, int]:
         """(pc, steps) of an outermost call from pc with the registers of image."""
 
+    def gprs(self) -> Sequence[int]:
+        """The GPRs' low 64 bits as the call that just ended left them (after call(), and inside
+        call_each's after(i))."""
+
     def call_each(self, pc, images: Sequence[bytes], limit, after=None) -> List[Tuple[int, int]]:
         """(v0, steps) of each call, one after the other; pc and limit may be lists (one per
         call), after(i) runs after the i-th call (memory only)."""

@@ -13,7 +13,7 @@ from typing import Dict, List, Optional, Tuple
 
 from .errors import ElfError
 from .overlays import OVERLAY_BASE, OVERLAYS, Overlay, find_prg, overlay_name, read_prg
-from .sidecar import MAIN, SideSymbol, read_sidecar
+from .sidecar import MAIN, SideSymbol, SidecarError, read_sidecar
 
 SHT_NOBITS = 8
 SHT_MIPS_REGINFO = 0x70000006
@@ -44,6 +44,13 @@ class Layout:
     home: Dict[str, str] = field(default_factory=dict)       # symbol -> the section label it lives in
     foreign: Dict[str, str] = field(default_factory=dict)    # symbol of a non-resident overlay -> overlay
     loads: List[Tuple[int, int, int]] = field(default_factory=list)   # every PT_LOAD: (vaddr, filesz, memsz)
+    lines: Dict[str, int] = field(default_factory=dict)      # symbol from the sidecar -> its line there
+
+    def origin(self, name: str) -> str:
+        """Where a symbol's address came from: 'FILE.syms:LINE' or 'symbol table'."""
+        if self.source.get(name) == SIDECAR and self.sidecar:
+            return f"{self.sidecar}:{self.lines.get(name, '?')}"
+        return self.source.get(name, "?")
 
     def overlays(self) -> List[Section]:
         return [s for s in self.sections if s.role == "overlay"]
@@ -175,9 +182,16 @@ def merge_sidecar(lay: Layout, path: str, symbols: Dict[str, int], kinds: Dict[s
             if main_ranges and not any(lo <= r.va < hi for lo, hi in main_ranges):
                 raise ElfError(f"{where}: {r.name} at 0x{r.va:08x} lies outside main's loaded bytes ("
                                + ", ".join(f"0x{lo:08x}-0x{hi:08x}" for lo, hi in main_ranges) + ")")
+            home = next(((lo, hi) for lo, hi in main_ranges if lo <= r.va < hi), None)
+            if home is not None and r.va + r.size > home[1]:
+                raise SidecarError(f"{where}: {r.name} of 0x{r.size:x} bytes at 0x{r.va:08x} reaches past main's "
+                                   f"loaded bytes (0x{home[0]:08x}-0x{home[1]:08x})")
         elif lay.window is not None and not lay.window[0] <= r.va < lay.window[1]:
             raise ElfError(f"{where}: {r.name} of {r.section} at 0x{r.va:08x} lies outside the overlay window "
                            f"0x{lay.window[0]:08x}-0x{lay.window[1]:08x}")
+        elif lay.window is not None and r.va + r.size > lay.window[1]:
+            raise SidecarError(f"{where}: {r.name} of 0x{r.size:x} bytes at 0x{r.va:08x} reaches past the overlay "
+                               f"window 0x{lay.window[0]:08x}-0x{lay.window[1]:08x}")
         if lay.source.get(r.name) == SYMBOL_TABLE:
             continue
         if r.section != MAIN and (lay.resident is None or lay.resident.name != r.section):
@@ -191,4 +205,5 @@ def merge_sidecar(lay: Layout, path: str, symbols: Dict[str, int], kinds: Dict[s
         sizes[r.name] = r.size
         lay.source[r.name] = SIDECAR
         lay.home[r.name] = r.section
+        lay.lines[r.name] = r.line
         lay.foreign.pop(r.name, None)

@@ -132,6 +132,7 @@ class Machine(MemoryAccess):
         self.hooks = Hooks(self)
         self._call_gpr = {}                             # gp -> a call's R, RH image before its arguments
         self._depth = 0
+        self._batch = False              # inside the engine's call_each (returned_gprs)
         self._call_target = None
         self.decoder = decoder or default_decoder()
         self._decoded = {}                              # address -> (row id, word)
@@ -360,10 +361,19 @@ class Machine(MemoryAccess):
         images = [self._call_image(t, args) for t, args in zip(targets, arglists)]
         if not images:
             return []
-        with _Calling(self, targets[0]):
-            out = self._guarded(self._engine.call_each, addrs, images, limits, after)
+        self._batch = True
+        try:
+            with _Calling(self, targets[0]):
+                out = self._guarded(self._engine.call_each, addrs, images, limits, after)
+        finally:
+            self._batch = False
         self.pc, self.steps = SENTINEL, out[-1][1]
         return out
+
+    def returned_gprs(self):
+        """The GPRs' low 64 bits as the outermost call that just ended left them: after call(),
+        and inside call_each's after(i), whichever engine ran it."""
+        return self._engine.gprs() if self._batch else self.R
 
     def run(self, pc: int, limit: int = DEFAULT_LIMIT) -> int:
         """Run from pc with the current registers until pc reaches the sentinel; returns steps.

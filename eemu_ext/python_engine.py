@@ -135,6 +135,9 @@ class PythonEngine:
         self.m.R[:], self.m.RH[:] = v[:32], v[32:]
         return self.run(pc, limit)
 
+    def gprs(self):
+        return self.m.R
+
     def call_each(self, pc, images, limit, after=None):
         """Each call in turn; (v0, steps) of each. pc and limit may be lists (one per call);
         after(i) runs after the i-th call."""

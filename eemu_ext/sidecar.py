@@ -20,6 +20,9 @@ KINDS = ("FUNC", "OBJECT")
 _NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*\Z")
 _HEX = re.compile(r"(0[xX])?[0-9A-Fa-f]{1,8}\Z")
 MAX_LINE = 4096
+# DECISION: a sidecar holds at most MAX_BYTES: the retail executable's 35,383 symbols at up to
+# 120 characters a line are about 4 MiB; a larger file is refused before it is read.
+MAX_BYTES = 16 << 20
 
 
 class SidecarError(ElfError):
@@ -58,10 +61,10 @@ def parse_line(path: str, n: int, line: str) -> Optional[SideSymbol]:
     """The symbol of line n, None for a blank line or a '#' comment; SidecarError when malformed."""
     # DECISION: blank lines, '#' comments and a trailing CR are allowed; the separator is the tab.
     text = line.rstrip("\r\n")
-    if not text.strip() or text.lstrip().startswith("#"):
-        return None
     if len(text) > MAX_LINE:
         raise SidecarError(f"{path}:{n}: line of {len(text)} characters (at most {MAX_LINE})")
+    if not text.strip() or text.lstrip().startswith("#"):
+        return None
     fields = text.split("\t")
     if len(fields) != 5:
         raise SidecarError(f"{path}:{n}: {len(fields)} tab-separated fields, expected 5 "
@@ -87,17 +90,34 @@ def read_sidecar(path) -> List[SideSymbol]:
     path = os.fspath(path)
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_BYTES + 1)
     except OSError as e:
         raise SidecarError(f"{path}: cannot read the symbol sidecar: {e.strerror or e}") from None
+    if len(raw) > MAX_BYTES:
+        size = os.path.getsize(path) if os.path.isfile(path) else len(raw)
+        raise SidecarError(f"{path}: {size} bytes, larger than a symbol sidecar may be ({MAX_BYTES} bytes)")
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as e:
         line = raw.count(b"\n", 0, e.start) + 1
         raise SidecarError(f"{path}:{line}: not ASCII text (byte 0x{raw[e.start]:02x} at offset {e.start})") from None
     out = []
+    seen = {}                 # name -> the symbols of that name so far
     for n, line in enumerate(text.split("\n"), 1):
         sym = parse_line(path, n, line)
         if sym is not None:
+            for other in seen.get(sym.name, ()):
+                if _together(other.section, sym.section):
+                    where = sym.section if sym.section == other.section else f"{other.section} and {sym.section}"
+                    raise SidecarError(f"{path}:{n}: {sym.name} is listed twice in {where}, at lines "
+                                       f"{other.line} and {n}")
+            seen.setdefault(sym.name, []).append(sym)
             out.append(sym)
     return out
+
+
+def _together(a: str, b: str) -> bool:
+    """Whether symbols of sections a and b can resolve at once. DECISION: a name listed twice in
+    one section, or in main and an overlay, is refused (the run would use one of them silently);
+    two overlays may share a name, since at most one of them is resident."""
+    return a == b or MAIN in (a, b)

@@ -89,10 +89,10 @@ def parse_shard(text):
 
 def cmd_merge(a):
     from harness.runners.merge import merge_runs
-    from harness.runners.run import RunDirError
+    from harness.runners.run import RunDirError, RunDirInvalid
     try:
         return merge_runs(a.runs, a.out)
-    except RunDirError as exc:
+    except (RunDirError, RunDirInvalid) as exc:
         raise HarnessError(str(exc)) from None
 
 

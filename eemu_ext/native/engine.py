@@ -531,6 +531,10 @@ class NativeEngine:
             self._sync_rest_in()
         return self._loop(pc, limit)
 
+    def gprs(self):
+        """R as the call that just ended left it: in call_each the C state holds it until the end."""
+        return _R32.unpack_from(self.mv, _OFF_R) if getattr(self, "_ended_in_c", False) else self.m.R
+
     def call_each(self, pc, gprs, limit, after=None) -> List[Tuple[int, int]]:
         """Outermost calls from pc, one per R, RH image, one after the other as call() makes them;
         returns (v0, steps) of each. The C state carries over from one call to the next (the lists

@@ -119,6 +119,9 @@ class LockstepEngine:
     def call_each(self, pc, images, limit, after=None):
         return self.native.call_each(pc, images, limit, after)
 
+    def gprs(self):
+        return self.native.gprs()
+
 
 class Checker:
     """The Python side of lockstep for one machine: units compiled with every store logged."""

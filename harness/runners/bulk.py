@@ -66,7 +66,7 @@ def prepare(opts: Options, argv):
               "corpus_chunks": len(corpus.chunk_ids()), "code": code_version(),
               "disc": file_identity(opts.disc) if opts.disc else None, "chunks": ids,
               **({"shard": shard_info} if shard_info else {}), "bad_members": bad, "allow_bad_members": bool(opts.allow_bad_members),
-              **({"model": opts.model} if opts.model else {})}
+              **({"model": opts.model} if opts.model else {}), **game_side(opts)}
     from harness.commands import rerun_command
     params["rerun"] = rerun_command(run_options(params, opts), opts.out)   # the report shows it
     if covered is not None:           # the quirk classes the sample met and missed (selection.quirk_sample)
@@ -86,6 +86,29 @@ def prepare(opts: Options, argv):
     if moves_latest(params):
         rd.link_latest()
     return rd
+
+
+def game_side(opts):
+    """The params that say who answers for the game (run.RESUME_PARAMS): the sidecar and the
+    resident overlay in use (their files' identities), lockstep, the archive's index executable."""
+    from eemu_ext.errors import ElfError
+    from eemu_ext.overlays import find_prg
+    from eemu_ext.sidecar import beside
+    ma = opts.machine_args()
+    out = {"syms": file_identity(ma["syms"] or beside(opts.image))}
+    ovl = ma["overlay"]
+    if ovl:
+        name, prg = ovl if isinstance(ovl, tuple) else (ovl, None)
+        try:
+            prg = prg or find_prg(opts.image, name)
+        except ElfError:
+            prg = None              # the run's load names the missing file
+        out.update(overlay=name, overlay_prg=file_identity(prg))
+    if os.environ.get("EEMU_ENGINE") == "lockstep":
+        out["lockstep"] = True
+    if opts.corpus_image:
+        out["corpus_image"] = file_identity(opts.corpus_image)
+    return out
 
 
 def truncation_as_bad_member(opts):

@@ -15,7 +15,7 @@ from corpus.names import printable, printable_lines
 from harness import HarnessError
 from harness.commands import merge_command
 from harness.runners import codecov
-from harness.runners.run import EXIT, RunDir, RunDirError, param_differences, read_json
+from harness.runners.run import EXIT, RunDir, RunDirError, param_differences, read_json, refuse_foreign
 from harness.runners.shard import label, selection_digest
 
 # DECISION: what may differ between the shards of one run: their own chunk lists and shard
@@ -106,6 +106,8 @@ def shard_records(rd, p):
 def merge_runs(paths, out, argv=None):
     if not paths:
         raise HarnessError("RUNS is empty: name the shard run directories to merge")
+    if not os.path.exists(RunDir(out).params_path):
+        refuse_foreign(out)
     shards = [open_shard(p) for p in paths]
     check_compatible(shards)
     shards.sort(key=lambda s: s[1]["shard"]["k"])

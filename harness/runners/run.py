@@ -26,12 +26,7 @@ def file_identity(path):
 
 def params_key(p):
     """The parameters that make two runs the same run (for automatic resume)."""
-    keep = {k: p.get(k) for k in ("seed", "profile", "float_model", "n", "checks", "code")}
-    keep["image"] = (p.get("image") or {}).get("sha256")
-    keep["data"] = (p.get("data") or {}).get("sha256")
-    keep["chunks"] = p.get("chunks")
-    if p.get("shard"):
-        keep["shard"] = [p["shard"].get("k"), p["shard"].get("m")]
+    keep = {name: get(p) for name, get in RESUME_PARAMS.items()}     # every one of them (defined below)
     return hashlib.sha256(json.dumps(keep, sort_keys=True).encode()).hexdigest()[:10]
 
 
@@ -58,6 +53,18 @@ class RunDirError(OSError):
 class RunDirInvalid(ValueError):
     """A run directory whose params.json is not a run's (does not parse, wrong shape): one line
     naming the file, the field and the value."""
+
+
+def refuse_foreign(path):
+    """RunDirInvalid when `path` is a directory with something in it but no params.json: files of
+    someone else's that a run would overwrite (its summary.json, chunks/00000.json...)."""
+    try:
+        names = os.listdir(path)
+    except OSError:
+        return                      # none yet (or not a directory: creating it names the problem)
+    if names and "params.json" not in names:
+        raise RunDirInvalid(f"{path}: not empty and not a run directory (no params.json); refusing to write "
+                            f"into it: give a new or empty directory")
 
 
 class RunDirBusy(RuntimeError):
@@ -133,6 +140,18 @@ RESUME_PARAMS = {
     "code version": lambda p: p.get("code"),
     "chunks": lambda p: p.get("chunks"),
     "shard": lambda p: ("{k}/{m}".format(**p["shard"]) if p.get("shard") else None),
+    # who answers and what the game's side is: the model command in place of the reference, the
+    # symbol sidecar, the resident overlay and its .PRG, the engines compared in lockstep, and the
+    # executable whose index tables read the archive.
+    # DECISION: the engine counts only as lockstep or not: native and python must agree bit for bit
+    # (lockstep is the check that they do), so a run may go on under the other; lockstep checks more.
+    # The model's timeout is not identity: it changes when a model is given up on, not its answers.
+    "model": lambda p: p.get("model"),
+    "sidecar sha256": lambda p: (p.get("syms") or {}).get("sha256"),
+    "overlay": lambda p: p.get("overlay"),
+    "overlay sha256": lambda p: (p.get("overlay_prg") or {}).get("sha256"),
+    "engine lockstep": lambda p: p.get("lockstep"),
+    "corpus image sha256": lambda p: (p.get("corpus_image") or {}).get("sha256"),
 }
 
 
@@ -238,10 +257,12 @@ class RunDir:
 
     @classmethod
     def create_at(cls, path, params):
-        """A run directory at an explicit path (`--out`); resumes it when it already has params."""
+        """A run directory at an explicit path (`--out`); resumes it when it already has params.
+        A directory that holds files but no params.json is refused untouched (refuse_foreign)."""
         rd = cls(path)
         if os.path.isfile(rd.params_path):
             return rd
+        refuse_foreign(path)
         os.makedirs(rd.chunks_dir, exist_ok=True)
         params = dict(params, run_id=os.path.basename(rd.path), key=params_key(params))
         write_json(rd.params_path, params)

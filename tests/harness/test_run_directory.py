@@ -107,3 +107,78 @@ def test_resume_with_a_malformed_params_json_is_a_one_line_error(small, tmp_path
     assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr
     line, = r.stderr.strip().splitlines()
     assert "params.json" in line and field in line
+
+
+def resume(tmp_path, run, small, *args):
+    return bulk(tmp_path, run, "--data", small[1], "--check", "controllers", "--n", "100000", *args)
+
+
+@pytest.mark.parametrize("field,value,named", [
+    ("model", "python3 my_model.py", "model: run python3 my_model.py, now None"),
+    ("syms", {"path": "/x/v.elf.syms", "size": 1, "sha256": "ab" * 32}, "sidecar sha256: run abab"),
+    ("overlay", "gcmn.prg", "overlay: run gcmn.prg, now None"),
+    ("lockstep", True, "engine lockstep: run True, now None"),
+])
+def test_a_run_resumed_without_its_model_sidecar_overlay_or_engine_is_refused_naming_it(small, tmp_path, field,
+                                                                                         value, named):
+    run = copy_run(small, tmp_path)
+    p = json.loads((run / "params.json").read_text())
+    (run / "params.json").write_text(json.dumps(dict(p, **{field: value})))
+    (run / "summary.json").unlink()
+    r = resume(tmp_path, run, small)
+    assert r.returncode == 2 and named in r.stderr and "--force" in r.stderr, r.stderr
+    r = resume(tmp_path, run, small, "--force")
+    assert r.returncode == 0 and "despite: " + named.split(":")[0] in r.stderr, r.stderr
+
+
+def test_a_run_resumed_with_another_sidecar_is_refused(small, tmp_path):
+    run = copy_run(small, tmp_path)
+    (run / "summary.json").unlink()
+    side = tmp_path / "other.syms"
+    side.write_text(open(os.path.join(os.path.dirname(archives.__file__), "..", "..", "standin", "standin-stripped.elf.syms")).read())
+    r = resume(tmp_path, run, small, "--syms", str(side))
+    assert r.returncode == 2 and "sidecar sha256: run None, now " in r.stderr, r.stderr
+
+
+def test_every_identity_parameter_changes_the_automatic_resume_key():
+    from harness.runners.run import RESUME_PARAMS, params_key
+    base = {"seed": 4, "profile": "quick", "float_model": "hw", "n": 100, "chunks": ["a"], "code": "c"}
+    variants = {"seed": {"seed": 5}, "profile": {"profile": "nightly"}, "float model": {"float_model": "soft"},
+                "checks": {"checks": ["notes"]}, "n": {"n": 7}, "executable sha256": {"image": {"sha256": "1"}},
+                "data sha256": {"data": {"sha256": "2"}}, "disc sha256": {"disc": {"sha256": "3"}},
+                "code version": {"code": "d"}, "chunks": {"chunks": ["b"]},
+                "shard": {"shard": {"k": 1, "m": 2, "indices": [0]}}, "model": {"model": "m"},
+                "sidecar sha256": {"syms": {"sha256": "4"}}, "overlay": {"overlay": "gcmn.prg"},
+                "overlay sha256": {"overlay_prg": {"sha256": "5"}}, "engine lockstep": {"lockstep": True},
+                "corpus image sha256": {"corpus_image": {"sha256": "6"}}}
+    assert set(variants) == set(RESUME_PARAMS)
+    for name, change in variants.items():
+        assert params_key(dict(base, **change)) != params_key(base), name
+
+
+def test_merge_refuses_a_model_shard_with_an_in_process_one(small, tmp_path):
+    for k in (1, 2):
+        r = bulk(tmp_path, tmp_path / f"s{k}", "--data", small[1], "--check", "controllers", "--n", "100000",
+                 "--shard", f"{k}/2")
+        assert r.returncode == 0, r.stdout + r.stderr
+    p = json.loads((tmp_path / "s2" / "params.json").read_text())
+    (tmp_path / "s2" / "params.json").write_text(json.dumps(dict(p, model="python3 my_model.py")))
+    r = harness(tmp_path, "merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "m"))
+    assert r.returncode == 2 and "model: run None, now python3 my_model.py" in r.stderr, r.stdout + r.stderr
+    assert not (tmp_path / "m").exists()
+
+
+@pytest.mark.parametrize("command", ["bulk", "merge"])
+def test_out_on_a_non_empty_directory_that_is_no_run_directory_is_refused_untouched(small, tmp_path, command):
+    out = tmp_path / "photos"
+    out.mkdir()
+    (out / "summary.json").write_text("mine")
+    (out / "chunks").mkdir()
+    (out / "chunks" / "00000.json").write_text("mine too")
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    if command == "bulk":
+        r = bulk(tmp_path, out, "--data", small[1], "--check", "controllers", "--n", "100000")
+    else:
+        r = harness(tmp_path, "merge", str(small[0] / "run"), "--out", str(out))
+    assert r.returncode == 2 and f"{out}: not empty and not a run directory" in r.stderr, r.stderr
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -91,3 +91,18 @@ def test_a_disc_finds_the_sidecar_and_the_overlay_beside_its_executable(tmp_path
     assert g.m.call(g.m.symbol("AnimCtrl__8ccPlayerFv")) == 0x6E6D6367
     with pytest.raises(HarnessError, match=r"--overlay demo.prg: no /DATA/DEMO.PRG on the disc"):
         opts_of("--disc", disc, "--overlay", "demo").validate_image()
+
+
+def test_a_sidecar_that_moves_ccsys_is_refused_naming_its_line(tmp_path):
+    """ccSys is where the harness wires its SYS; an address no instruction of the game uses would
+    fail later as a memory fault naming neither the sidecar nor ccSys."""
+    exe = tmp_path / "vol2.elf"
+    shutil.copy(STRIPPED, exe)
+    lines = open(STRIPPED + ".syms").read().splitlines()
+    n = next(i for i, x in enumerate(lines) if x.endswith("\tccSys"))
+    va = int(lines[n].split("\t")[1], 16)
+    lines[n] = lines[n].replace(f"0x{va:08x}", f"0x{va + 4:08x}")
+    (tmp_path / "vol2.elf.syms").write_text("\n".join(lines) + "\n")
+    with pytest.raises(HarnessError, match=rf"^{tmp_path}/vol2.elf.syms:{n + 1}: ccSys at 0x{va + 4:08x}: no "
+                                           r"instruction of the game's code addresses it"):
+        opts_of("--image", str(exe)).validate_image()

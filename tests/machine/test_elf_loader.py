@@ -19,7 +19,7 @@ def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags
     """A minimal ELF32 LE MIPS executable.
 
     segments: (vaddr, data, memsz[, p_flags]) (p_flags default 7, RWX); sections: (name, addr, size, sh_type, flags) -- added after the
-    null section, their indices start at 1; symbols: (name, value, type, shndx);
+    null section, their indices start at 1; symbols: (name, value, type, shndx[, size]);
     gp: a .reginfo section with ri_gp_value = gp."""
     shstr = b"\0"
     strtab = b"\0"
@@ -43,10 +43,10 @@ def make_elf(segments, sections=(), symbols=(), gp=None, entry=0x00100000, flags
         extra.append((".reginfo", 0x70000006, data, 0, 0, 24))
     if symbols:
         syms = b"\0" * 16
-        for name, value, typ, shndx in symbols:
+        for name, value, typ, shndx, *size in symbols:
             no = len(strtab)
             strtab += name.encode() + b"\0"
-            syms += struct.pack("<IIIBBH", no, value, 0, (1 << 4) | STT[typ], 0, shndx)
+            syms += struct.pack("<IIIBBH", no, value, (size or [0])[0], (1 << 4) | STT[typ], 0, shndx)
         strtab_index = n_user + len(extra) + 1
         extra.append((".symtab", 2, syms, strtab_index, 1, 16))
         extra.append((".strtab", 3, strtab, 0, 0, 0))
@@ -265,3 +265,32 @@ def test_a_short_name_two_functions_share_is_refused_naming_both():
     from eemu_ext.function_names import AmbiguousName, resolve
     with pytest.raises(AmbiguousName, match="'Step' names 2 functions: a::Step .Step__1aFv., b::Step"):
         resolve("Step", ["Step__1aFv", "Step__1bFv", "Other__Fv"])
+
+
+def test_overlapping_loaded_segments_are_refused_at_load_naming_both(elf_file):
+    """§1.2: every PT_LOAD with file bytes is copied to its own addresses; two that share an address
+    would leave one of them overwritten, so the file is refused (its zero fill counts as its own)."""
+    code = struct.pack("<2I", 0x03E00008, 0)
+    path = elf_file(make_elf([(0x00100000, code, 0x100), (0x00100080, code, 0x10)]), "overlap.elf")
+    with pytest.raises(ElfError, match=r"overlap.elf: program headers 0 \(0x00100000-0x00100100\) and 1 "
+                                       r"\(0x00100080-0x00100090\) overlap"):
+        Machine().load_elf(path)
+    # the overlay windows and the heap carry no bytes: they share the window by design
+    load_image(elf_file(game_like(), "game.elf"))
+
+
+def test_a_segment_with_more_file_bytes_than_memory_is_refused(elf_file):
+    path = elf_file(make_elf([(0x00100000, bytes(0x20), 0x10)]), "long.elf")
+    with pytest.raises(ElfError, match=r"long.elf: program header 0 has p_filesz 0x20 > p_memsz 0x10"):
+        Machine().load_elf(path)
+
+
+@pytest.mark.parametrize("filesz,memsz", [(0x10, 0x1000), (0x20, 0x10)])
+def test_an_overlay_segment_with_file_bytes_is_refused(elf_file, filesz, memsz):
+    """§1.2: the overlay segments carry no file bytes; the overlay's code is DATA/<NAME>.PRG."""
+    segs = [(0x00100000, struct.pack("<2I", 0x03E00008, 0), 0x10), (0x00400800, bytes(filesz), memsz)]
+    path = elf_file(make_elf(segs, [("main", 0x00100000, 0x8, 1, 6), ("gcmn.prg", 0x00400800, memsz, 1, 6)]),
+                    "ovlbytes.elf")
+    with pytest.raises(ElfError, match=r"ovlbytes.elf: program header 1 at the overlay base 0x00400800 has "
+                                       rf"0x{filesz:x} file bytes"):
+        Machine().load_elf(path)

@@ -5,6 +5,7 @@ A symbol of a non-resident overlay never resolves; the window no resident overla
 a malformed sidecar line is an error naming file:line."""
 import os
 import shutil
+import struct
 
 import pytest
 
@@ -155,8 +156,8 @@ LINES = [
     ("main\t0x00100000\t-8\tFUNC\t_start", r":3: size '-8' is not a hexadecimal number"),
     ("main\t0x00100000\t0x8\tNOTYPE\t_start", r":3: type 'NOTYPE' is neither FUNC nor OBJECT"),
     ("main\t0x00100000\t0x8\tFUNC\tbad name", r":3: name 'bad name' is not a symbol name"),
-    ("main\t0x00f00000\t0x8\tFUNC\t_start", r":3: _start at 0x00f00000 lies outside main's loaded bytes"),
-    ("demo\t0x00100000\t0x8\tFUNC\tDemoMain__Fv", r":3: DemoMain__Fv of demo.prg at 0x00100000 lies outside the overlay window"),
+    ("main\t0x00f00000\t0x8\tFUNC\t_far", r":3: _far at 0x00f00000 lies outside main's loaded bytes"),
+    ("demo\t0x00100000\t0x8\tFUNC\tDemoFar__Fv", r":3: DemoFar__Fv of demo.prg at 0x00100000 lies outside the overlay window"),
 ]
 
 
@@ -179,3 +180,68 @@ def test_the_sidecar_beside_the_image_is_found_and_a_blank_or_comment_line_is_no
     img = load_image(str(tmp_path / "vol2.elf"))
     assert img.symbol("memcpy") == load_image(ELF).symbol("memcpy")
     assert img.layout.sidecar == str(tmp_path / "vol2.elf.syms")
+
+
+def sidecar_with(tmp_path, *lines, at=2):
+    """The stand-in's sidecar with `lines` inserted before line at+1."""
+    syms = tmp_path / "standin-stripped.elf.syms"
+    good = open(STRIPPED + ".syms").read().splitlines()
+    syms.write_text("\n".join(good[:at] + list(lines) + good[at:]) + "\n")
+    return str(syms)
+
+
+def test_a_symbol_listed_twice_is_refused_naming_file_both_lines_and_the_symbol(tmp_path):
+    syms = sidecar_with(tmp_path, "main\t0x00100014\t0x8\tFUNC\t_start")
+    with pytest.raises(SidecarError, match=rf"^{syms}:3: _start is listed twice in main, at lines 1 and 3"):
+        load_image(STRIPPED, syms=syms)
+
+
+def test_a_name_in_two_overlays_is_no_duplicate():
+    rows = read_sidecar(STRIPPED + ".syms")
+    assert any(r.section != "main" for r in rows)
+    load_image(STRIPPED, overlay="demo")
+
+
+@pytest.mark.parametrize("line,message", [
+    ("main\t0x00100000\t0xffffffff\tFUNC\tbig", r":3: big of 0xffffffff bytes at 0x00100000 reaches past main's "
+                                                 r"loaded bytes \(0x00100000-0x001100d8\)"),
+    ("main\t0x001100d0\t0x10\tOBJECT\ttail", r":3: tail of 0x10 bytes at 0x001100d0 reaches past main's"),
+    ("gcmn\t0x00400810\t0x20\tFUNC\tlong", r":3: long of 0x20 bytes at 0x00400810 reaches past the overlay window "
+                                           r"0x00400800-0x00400820"),
+])
+def test_a_symbol_larger_than_its_section_is_refused(tmp_path, line, message):
+    syms = sidecar_with(tmp_path, line)
+    with pytest.raises(SidecarError, match=f"^{syms}{message}"):
+        load_image(STRIPPED, syms=syms)
+
+
+def test_a_function_that_starts_inside_another_is_refused_naming_both(tmp_path):
+    syms = sidecar_with(tmp_path, "main\t0x00100018\t0x8\tFUNC\tinner")
+    with pytest.raises(ElfError, match=rf"^{STRIPPED}: function inner at 0x00100018 \({syms}:3\) starts inside "
+                                       rf"copy_matrix 0x00100010-0x00100074 \({syms}:2\)"):
+        load_image(STRIPPED, syms=syms)
+
+
+def test_a_function_of_the_symbol_table_that_starts_inside_another_is_refused(tmp_path):
+    from tests.machine.test_elf_loader import make_elf
+    code = struct.pack("<4I", 0x03E00008, 0, 0x03E00008, 0)
+    path = tmp_path / "nested.elf"
+    path.write_bytes(make_elf([(0x00100000, code, 0x10)], [("main", 0x00100000, 0x10, 1, 6)],
+                              [("outer", 0x00100000, "FUNC", 1, 0x10), ("inner", 0x00100008, "FUNC", 1, 8)]))
+    with pytest.raises(ElfError, match=r"nested.elf: function inner at 0x00100008 \(symbol table\) starts inside "
+                                       r"outer 0x00100000-0x00100010 \(symbol table\)"):
+        load_image(str(path))
+
+
+def test_a_sidecar_larger_than_the_limit_is_refused_unread(tmp_path, monkeypatch):
+    from eemu_ext import sidecar
+    syms = sidecar_with(tmp_path)
+    monkeypatch.setattr(sidecar, "MAX_BYTES", 1000)
+    with pytest.raises(SidecarError, match=rf"^{syms}: \d+ bytes, larger than a symbol sidecar may be \(1000 bytes\)"):
+        load_image(STRIPPED, syms=syms)
+
+
+def test_an_overlong_line_is_refused_even_as_a_comment(tmp_path):
+    syms = sidecar_with(tmp_path, "#" + "x" * 5000)
+    with pytest.raises(SidecarError, match=rf"^{syms}:3: line of 5001 characters \(at most 4096\)"):
+        load_image(STRIPPED, syms=syms)
