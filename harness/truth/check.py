@@ -305,7 +305,7 @@ def fobj(q, a, ctx, tally):
     for k, (i, objs) in enumerate(q["read"]):
         if i >= stop:
             break
-        frame = a["forward"][i][0] >> 8
+        frame = g["forward"][i][0] >> 8
         for j, obj in enumerate(objs):
             tally.count("F_Obj poses")
             gp, ap = g["poses"][k][j], a["poses"][k][j]

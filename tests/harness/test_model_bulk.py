@@ -197,3 +197,14 @@ def test_a_model_run_whose_queries_leave_out_a_record_is_not_green(tmp_path, cap
     capsys.readouterr()
     assert status == 1 and summary["status"] == "left out" and summary["mismatches"] == 0
     assert any(why.startswith("F_Note records: compared 0 of") for why in summary["left_out"]), summary["left_out"]
+
+
+def test_a_models_answers_never_set_the_coverage_a_run_counts(tmp_path, capsys):
+    """A model that answers every blend saturated is wrong everywhere; the saturations the run counts
+    as met (quirk morph_saturation) are still the game's, as in process."""
+    case = "synthetic::morph/weights"
+    _, inproc, _ = run_dir(tmp_path, "inproc", chunks=[case])
+    status, records, _ = run_dir(tmp_path, "saturate", chunks=[case], model=f"{BAD_MODEL} saturate")
+    capsys.readouterr()
+    assert status == 1 and records[case]["mismatches"]
+    assert records[case]["quirks"].get("morph_saturation", 0) == inproc[case]["quirks"].get("morph_saturation", 0)

@@ -13,6 +13,7 @@
     widen     answers the built-in reference's answers with every 3x3 compared within a tolerance
               made wrong (bit 16 of each element: about 1% of it), claiming a scale of 1e38 and
               2^20 keys passed wherever it can: a model setting its own tolerance
+    saturate  answers every Modify blend's vertices as 32767 (saturated)
     longline  writes 4 MiB of one answer line and no newline, then waits
     fork      forks a child that keeps its stdout open and sleeps (its pid written to the file
               named by the second argument), then answers as the built-in reference
@@ -81,6 +82,10 @@ def main():
                     for k, t in enumerate(q["times"]):
                         if t >= 2048:
                             a["pos"][k][0] ^= 1
+        elif mode == "saturate":
+            for a in reply["answers"]:
+                if a["kind"] == "modify":
+                    a["vertices"] = [[32767] * 3 for _ in a["vertices"]]
         elif mode == "widen":
             widen(msg, reply)
         elif mode == "vertex":
