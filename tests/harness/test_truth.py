@@ -592,3 +592,19 @@ def test_a_child_a_model_forked_is_ended_with_the_model(truth, tmp_path):
     if alive:
         os.kill(child, 9)
     assert status == 0 and not alive, "the model's child outlived the run"
+
+
+def test_under_first_contact_a_model_cannot_widen_the_bound_of_a_plain_3x3_either(tmp_path):
+    """The first-contact profile compares every 3x3 within the bound: its non-keyed tracks' bound is
+    the export's scale and no keys, whatever the model claims."""
+    path = str(tmp_path / "fc.jsonl")
+    export.export(opts_for(["e011.cmp::ANM_e011002"], prof="first-contact", float_model="trunc"), path,
+                  progress=None)
+    pb = [q for x in lines_of(path)[1:-1] for q in x["queries"] if q["kind"] == "playback"]
+    plain = {q["tracks"][j] for q in pb for j in q["tolerance"] if q["rotation"][j] != "keyed"}
+    assert plain, "the chunk has non-keyed tracks compared within the bound"
+    json_out = str(tmp_path / "m.jsonl")
+    status, s = check_truth(path, model_cmd=f"{BAD_MODEL} widen", check="playback", out=io.StringIO(),
+                            json_out=json_out)
+    hit = {m["track"] for m in map(json.loads, open(json_out)) if m["field"].startswith("matrix")}
+    assert status == 1 and plain <= hit, (plain, hit)
