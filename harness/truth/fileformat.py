@@ -158,12 +158,11 @@ def read(path):
 
 
 def _check_end(obj, header, count, label, n):
-    if obj.get("chunks") != count:
-        raise TruthFileError(f"{label}:{n}: the closing line counts {printable(obj.get('chunks'))} "
-                             f"chunks, the file holds {count}")
-    if header.get("chunks") != count:
-        raise TruthFileError(f"{label}:{n}: the header counts {printable(header.get('chunks'))} chunks, the "
-                             f"file holds {count} (chunks were cut or added)")
+    """The closing line's count and the header's are the chunk lines read."""
+    for what, said in (("closing line", obj.get("chunks")), ("header", header.get("chunks"))):
+        if said != count:
+            raise TruthFileError(f"{label}:{n}: the {what} counts {printable(said)} chunks, the file holds "
+                                 f"{count} (chunk lines were cut or added)")
 
 
 def _check_chunk(obj, count, seen, label, n):

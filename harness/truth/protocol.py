@@ -127,6 +127,7 @@ class External:
         threading.Thread(target=self._read_err, daemon=True).start()
         threading.Thread(target=self._write, daemon=True).start()
         self._pending = deque()
+        self.answered = 0              # answer lines read so far (a limit's error names the line)
 
     def _write(self):
         while True:
@@ -193,6 +194,7 @@ class External:
         chunk_id, queries = self._pending.popleft()
         try:
             line = self.lines.get(timeout=self.timeout)
+            self.answered += 1
         except queue.Empty:
             self.kill()
             raise ModelError(chunk_id, f"no answer within {self.timeout:g} s to {_queries_text(queries)} "
@@ -202,9 +204,9 @@ class External:
             raise self._gone(chunk_id, queries)
         if isinstance(line, TooLong):
             self.kill()
-            raise ModelError(chunk_id, f"its answer line to {_queries_text(queries)} is longer than "
-                                       f"{limits.mib(limits.ANSWER_BYTES)}, the limit of an answer line "
-                                       f"(the model was stopped)")
+            raise ModelError(chunk_id, f"its answer line {self.answered} (to {_queries_text(queries)}) is longer "
+                                       f"than {limits.mib(limits.ANSWER_BYTES)}, the limit of an answer line "
+                                       f"(the {self.name} was stopped)")
         if isinstance(line, ReadFailed):
             self.kill()
             raise ModelError(chunk_id, f"its answer to {_queries_text(queries)} could not be read "
