@@ -16,7 +16,7 @@
     saturate  answers every Modify blend's vertices as 32767 (saturated)
     longline  writes 4 MiB of one answer line and no newline, then waits
     fork      forks a child that keeps its stdout open and sleeps (its pid written to the file
-              named by the second argument), then answers as the built-in reference
+              named by the second argument, a line added), then answers as the built-in reference
 """
 import json
 import os
@@ -54,8 +54,8 @@ def main():
         if child == 0:
             time.sleep(3600)             # the child: holds stdout, never exits by itself
             os._exit(0)
-        with open(sys.argv[2], "w") as f:
-            f.write(str(child))
+        with open(sys.argv[2], "a") as f:
+            f.write(f"{child}\n")
     for n, line in enumerate(sys.stdin):
         msg = json.loads(line)
         if mode == "nonjson":
