@@ -232,7 +232,7 @@ def playback(q, a, ctx, tally):
             cols = np.array(q["tolerance"], dtype=np.int64)
             passed = np.asarray(q["bound"]["passed"], dtype=np.int64)[rows]          # (n, len(tolerance))
             passed = np.where(keyed[cols][None, :], passed, 0)
-            scale = f32_array(_u32(q["bound"]["scale"])[rows])                       # (n, len(tolerance), 3)
+            scale = f32_array(_u32(q["bound"]["scale"])[rows])[..., None]            # (n, len(tolerance), 1)
             w, dw, bw, ok = tolerance.compare(f32_array(G[:, cols, :9]), f32_array(A[:, cols, :9]), passed,
                                               scale, keyed[cols][None, :])
             for k, jj in zip(*np.nonzero(~ok)):

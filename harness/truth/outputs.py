@@ -14,6 +14,7 @@ from harness import HarnessError
 
 
 def _same(a, b):
+    """One file under two names (a link, another spelling), or the same name where none exists yet."""
     try:
         return os.path.samefile(a, b)
     except OSError:
@@ -28,7 +29,7 @@ def check_output(path, flag, inputs=(), partial=False):
     if not path:
         raise HarnessError(f"{flag}: an empty path")
     for p in filter(None, inputs):
-        if os.path.exists(path) and os.path.exists(p) and _same(path, p) or os.path.abspath(path) == os.path.abspath(p):
+        if _same(path, p):
             raise HarnessError(f"{label}: that is an input of this command ({printable(str(p))}); "
                                f"give another output path")
     for p in [path] + ([str(path) + ".partial"] if partial else []):

@@ -24,6 +24,7 @@ from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
+from harness.compare.bits import f32_array
 from harness.compare.steps import time_after
 from harness.compare.tables import entries_by_record, first_entry
 from harness.compare.tally import Tally
@@ -193,12 +194,15 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
 def _playback_bound(ref, tracks, n):
     """The bound of checks.md §3 for the tolerance tracks at the n read steps, from the chunk's own
     records at each pose time (the values the in-process check bounds with): `passed` (n, nk),
-    passed(T) of a keyed rotation and 0 otherwise, and `scale` (n, nk, 3), the scale words."""
+    passed(T) of a keyed rotation and 0 otherwise, and `scale` (n, nk), the f32 word of
+    max(|s_x|, |s_y|, |s_z|) (all the formula reads of the scale: one word, not three)."""
     if not tracks or not n:
         return {"passed": [[] for _ in range(n)], "scale": [[] for _ in range(n)]}
     tb = ref.tracks(tracks)
     passed = np.where(tb.keyed[None, :], tb.passed[:n], 0)
-    return {"passed": passed.tolist(), "scale": tb.chan[:n, :, 3:6].tolist()}
+    words = tb.chan[:n, :, 3:6] & 0x7FFFFFFF                          # |s| of each axis, as EE words
+    big = np.argmax(f32_array(words), axis=2)[..., None]
+    return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
 def notes(game, ch, anim, prof, r):
