@@ -10,13 +10,12 @@ from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
+from harness.compare.tolerance import formula
 from harness import HarnessError
 from harness.checks import Check, Replay
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 
-ROT_TOLERANCE = 1e-5
-ROT_PER_KEY = 1e-7
 AXES = "xyz"
 
 
@@ -180,7 +179,7 @@ def compare_times(anim, tr, ts, words, localtp, ctx, tally):
         d = np.abs(f32_array(words[:, 36:52][:, NINE]) - want)
         d[np.isnan(d)] = np.inf                                     # NaN never passes
         d = d.max(axis=1)
-        bound = ROT_TOLERANCE + ROT_PER_KEY * P.passed
+        bound = formula(P.passed)
         bad |= ~(d <= bound)
         keyed_samples(tally, ctx, rec, ts, d, bound, P.passed)
         tally.quirk("final_hold_creep", int((T > max(f for f, _ in rec.rot.keys) * 256).sum()))
@@ -243,7 +242,7 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", 
                 fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
         return
     d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
-    bound = ROT_TOLERANCE + ROT_PER_KEY * pose.passed
+    bound = float(formula(pose.passed))
     if count:
         tally.count("keyed rotations")
         tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)

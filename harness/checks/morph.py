@@ -48,7 +48,8 @@ def run_cases(game, cases, ctx, tally, morph):
         exp = [tuple(v) for v in morph(case.base, case.base_scale, case.targets)]
         tally.count("morph cases")
         tally.count("morph vertices", len(case.base))
-        morph_quirks(case, exp, tally)
+        # the coverage counts are the game's words' (in a model run `exp` is the answer being judged)
+        morph_quirks(case, got, tally)
         for i, (e, g) in enumerate(zip(exp, got)):
             for k in range(3):
                 if e[k] != g[k]:

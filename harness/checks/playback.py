@@ -3,7 +3,7 @@ import numpy as np
 
 from harness.checks import Check, Replay
 from harness.compare.bits import f32, f32_array, trans_add
-from harness.checks.controllers import ROT_PER_KEY, ROT_TOLERANCE, compare_localtp
+from harness.checks.controllers import compare_localtp
 from harness.compare.keys import keys_around
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -241,9 +241,7 @@ def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
         keys = tb.passed[:n][:, kc]                                 # (n, nk)
         scale = f32_array(C[:, kc, 3:6])                            # (n, nk, 3)
         want = (M.swapaxes(2, 3) * scale[:, :, :, None]).reshape(n, kc.size, 9)  # c-major, times scale[c]
-        formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=2))
-        _, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array(W[:, :, NINE]), want),
-                                          tolerance.element_bounds(formula, want))
+        _, d, bound, ok = tolerance.compare(f32_array(W[:, :, NINE]), want, keys, scale)
         bad_m[:, kc] = bm | ~ok
         for i, j in enumerate(kc):
             keyed[j] = (d[:, i], bound[:, i], keys[:, i])
@@ -279,9 +277,7 @@ def _compare_tracks_each(ref, posed, G, A, n, exact_local, tally):
             keys = P.passed[:n]
         scale = f32_array(P.scale[:n])                                  # (n, 3)
         want = (M.transpose(0, 2, 1) * scale[:, :, None]).reshape(n, 9)   # c-major, times scale[c]
-        formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * np.maximum(1.0, np.abs(scale).max(axis=1))
-        _, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array(W[:, NINE]), want),
-                                          tolerance.element_bounds(formula, want))
+        _, d, bound, ok = tolerance.compare(f32_array(W[:, NINE]), want, keys, scale, tr.keyed_rotation)
         bad_m[:, j] |= ~ok
         if tr.keyed_rotation:
             keyed[j] = (d, bound, keys)
@@ -345,13 +341,12 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
         return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
-    formula = (ROT_TOLERANCE + ROT_PER_KEY * keys) * max(1.0, *(abs(s) for s in scale))
     # DECISION: each element within max(formula, 1 ulp of the reference element), never below the
     # float's own resolution (docs/tolerances.md): a rotation element of order 10^3 (a single-value
     # angle beyond +-180 degrees, animation-semantics.md §3.3) has an ulp above the formula.
     want = np.array([pose.rot_matrix[r][c] * scale[c] for c in range(3) for r in range(3)])
-    w, d, bound, ok = tolerance.worst(tolerance.deviations(f32_array([words[i] for i in NINE]), want),
-                                      tolerance.element_bounds(formula, want))
+    w, d, bound, ok = tolerance.compare(f32_array([words[i] for i in NINE]), want, keys, scale,
+                                        tr.keyed_rotation)
     c, r = divmod(int(w), 3)
     d, bound = float(d), float(bound)
     if tr.keyed_rotation and count:

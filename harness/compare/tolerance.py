@@ -1,12 +1,35 @@
-"""The playback 3x3 tolerance, element by element (tolerances.md §1).
+"""The 3x3 tolerance of checks.md §3, element by element (tolerances.md §1).
 
-Element (r, c) of the game's R·S passes when |game - reference| <= max(formula, ulp(reference)),
-the formula being checks.md §3's (ROT_TOLERANCE + ROT_PER_KEY·keys)·max(1, |s|) and ulp(x) the
-spacing of f32 at |x|. Everything is vectorised: the per-entry path passes one entry as arrays.
+Every place that compares a 3x3 within a tolerance (the controller and playback checks, and a
+model's answers against a truth file) takes its bound from `formula` and its verdict from
+`compare`: the formula is written here once.
+
+Element (r, c) of the game's R·S passes when |game - reference| <= max(formula, ulp), the formula
+being checks.md §3's (ROT_TOLERANCE + ROT_PER_KEY·keys)·max(1, |s|) and ulp the spacing of f32 at
+the element; where the rotation is not keyed, the two sides must also agree on the element's sign
+and on whether it is zero (tolerances.md §1). Everything is vectorised: the per-entry path passes
+one entry as arrays.
 """
 import numpy as np
 
+ROT_TOLERANCE = 1e-5
+ROT_PER_KEY = 1e-7
 F32_FRACTION_BITS = 23
+# the smallest normal f32: the EE flushes a product below it to zero (it has no denormals)
+F32_MIN_NORMAL = 2.0 ** -126
+
+
+def formula(keys, scale=None):
+    """checks.md §3's bound of each entry: (ROT_TOLERANCE + ROT_PER_KEY·keys)·max(1, |s_x|, |s_y|,
+    |s_z|). keys: keys passed (an int or an array); scale: the entries' scales as floats (shape of
+    keys + (3,)), or None for the controller check's bound, which has no scale.
+
+    The keys and the scale are always the game's side's (the chunk's records at the pose time),
+    never taken from the answer being judged: a bound the judged side sets is no bound."""
+    bound = ROT_TOLERANCE + ROT_PER_KEY * np.asarray(keys, dtype=np.float64)
+    if scale is None:
+        return bound
+    return bound * np.maximum(1.0, np.abs(np.asarray(scale, dtype=np.float64)).max(axis=-1))
 
 
 def f32_ulp(x):
@@ -34,6 +57,41 @@ def deviations(got, want):
     d = np.abs(np.asarray(got, dtype=np.float64) - want)
     d[np.isnan(d)] = np.inf
     return d
+
+
+def sign_class(x):
+    """-1, 0 or +1 per element: 0 for a zero or a magnitude below the smallest normal f32 (which
+    the EE's multiply flushes to zero), else the sign."""
+    x = np.asarray(x, dtype=np.float64)
+    return np.where(np.abs(x) < F32_MIN_NORMAL, 0, np.sign(x)).astype(np.int8)
+
+
+def compare(got, want, keys, scale, keyed=True):
+    """The 3x3 compare of tolerances.md §1: got, the game's nine elements, and want, the
+    reference's (doubles, shape S + (9,)); keys and scale as `formula` takes them (shape S and
+    S + (3,)); keyed: whether each entry's rotation is keyed (a bool, or an array of shape S).
+
+    Returns worst()'s (w, d, bound, ok). DECISION: where the rotation is not keyed (a single-value
+    or absent rotation, compared within the bound only under the first-contact profile), the
+    game's element is the one float multiply R·s of the reference's exact R and s (tolerances.md
+    §2): it is zero exactly where R·s is (below the smallest normal too), and otherwise has R·s's
+    sign. An element that is zero on one side only, or whose sign differs, is therefore wrong
+    however small: its bound is 0. A keyed rotation's R is the game's own running product, which
+    may leave an element near zero on either side of it, so the bound alone judges it."""
+    want = np.asarray(want, dtype=np.float64)
+    got = np.asarray(got, dtype=np.float64)
+    d = deviations(got, want)
+    f = formula(keys, scale)
+    # DECISION: the ulp is the smaller of the two elements' (max(f, min(ulp)) = min of the two
+    # bounds): where the expected side is the answer being judged, it can narrow its bound but never
+    # widen it. A correct game's element lies in the exact product's binade or rounds up to the
+    # next power of two, so its ulp is never the smaller: the in-process bound is unchanged.
+    bound = np.minimum(element_bounds(f, want), element_bounds(f, got))
+    plain = ~np.broadcast_to(np.asarray(keyed, dtype=bool), np.shape(want)[:-1])
+    if plain.any():
+        differ = sign_class(got) != sign_class(want)
+        bound = np.where(plain[..., None] & differ, 0.0, bound)
+    return worst(d, bound)
 
 
 def worst(d, bound):

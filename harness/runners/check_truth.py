@@ -17,7 +17,7 @@ from corpus.names import counted, printable
 
 from harness import HarnessError
 from harness.truth import check as cmp
-from harness.truth import fileformat, protocol
+from harness.truth import fileformat, outputs, protocol
 
 NOTHING_COMPARED = 5
 # DECISION: requests written ahead of the answer being compared: the model computes the next
@@ -58,8 +58,11 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
     from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
     from harness.profiles import profile
     label = printable(path)
-    header, lines = fileformat.read(path)
     image = image or DEFAULT_IMAGE
+    if json_out:
+        # refused before anything is read or opened for writing (an input it names stays whole)
+        outputs.check_output(json_out, "--json", [path, image, data or DEFAULT_DATA, disc])
+    header, lines = fileformat.read(path)
     if header.get("disc") and not data:
         data = None
     else:
@@ -86,7 +89,11 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
     counters, per_check = Counter(), Counter()
     mismatches, shown, dropped = 0, 0, 0
     failing, errors, chunks, queries_done = [], [], 0, 0
-    jf = open(json_out, "w", encoding="utf-8") if json_out else None
+    try:
+        jf = open(json_out, "w", encoding="utf-8") if json_out else None
+    except OSError as exc:
+        model.close()
+        raise HarnessError(f"--json {printable(json_out)}: cannot write it ({exc.strerror})") from None
     pending = deque()
     t0 = _time.time()
 

@@ -20,6 +20,7 @@ Anime bytes (`"anime": ""`): there is no chunk, and a modify query needs none (d
 from __future__ import annotations
 
 import atexit
+import multiprocessing.util
 import os
 import shutil
 import time as _time
@@ -69,6 +70,7 @@ class ModelSlot:
 
     def get(self):
         if self.model is None:
+            _close_at_exit()
             self.model = protocol.External(self.command, self.timeout)
         return self.model
 
@@ -82,6 +84,17 @@ class ModelSlot:
 def _close_all():
     for slot in list(_STARTED):
         slot.close()
+
+
+_FINALIZED = set()          # the pids that registered _close_all with multiprocessing
+
+
+def _close_at_exit():
+    """A pool worker ends without running atexit; multiprocessing runs its own exit finalizers
+    there (cleared at each fork, so registered once per process, before its first model starts)."""
+    if os.getpid() not in _FINALIZED:
+        _FINALIZED.add(os.getpid())
+        multiprocessing.util.Finalize(None, _close_all, exitpriority=10)
 
 
 class ModelBlend:

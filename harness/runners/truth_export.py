@@ -16,7 +16,7 @@ from corpus.names import counted, printable
 
 from harness import HarnessError
 from harness.profiles import run_profile
-from harness.truth import fileformat
+from harness.truth import fileformat, outputs
 from harness.truth.queries import chunk_line
 
 NOTHING_COMPARED = 5     # the exit status of a run that compared (here: wrote) nothing
@@ -42,7 +42,7 @@ def _one(task):
     line = chunk_line(_W["game"], _W["corpus"].chunk(cid), index, opts, prof, opts.checks)
     if line.get("error"):
         _W["game"] = None                  # a fresh machine after an emulation error
-    return fileformat.dumps(line), bool(line.get("error"))
+    return fileformat.chunk_text(line), bool(line.get("error"))
 
 
 def selection(opts):
@@ -73,6 +73,9 @@ def header(opts, ids):
 
 def export(opts, out_path, jobs=1, progress=sys.stderr):
     """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error)."""
+    from harness.options import DEFAULT_DATA
+    data = None if opts.disc else opts.data or DEFAULT_DATA
+    outputs.check_output(out_path, "--out", [opts.image, data, opts.disc], partial=True)
     ids = selection(opts)
     opts.validate_image()
     w = fileformat.Writer(out_path, header(opts, ids))

@@ -8,15 +8,16 @@ the game's words under "game") and the model's answer, and records into a Tally.
 
 DECISION: where a check stops at the first frame counter that differs (playback, notes, F_Obj),
 the comparison of that query stops there too: after it the two sides play different times.
-DECISION: a keyed rotation's bound is taken from the expected side (the model's keys passed and
-scale), as the checks take it from the reference's; a model can therefore widen its own bound,
-by 1e-7 per key it claims to have passed, no more.
+DECISION: a bound is never taken from the answer being judged. A 3x3's keys passed and scale
+come from the query's `bound` (the export's, from the chunk's own records at the pose time: the
+values the in-process checks bound with); a count, a skip or a stop comes from the query or from a
+comparison of the two sides, never from one answer's word alone.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from harness.checks.controllers import LIGHT_FIELDS, ROT_PER_KEY, ROT_TOLERANCE, same_pose
+from harness.checks.controllers import LIGHT_FIELDS, same_pose
 from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
@@ -99,10 +100,9 @@ def controller(q, a, ctx, tally):
                               track=track, time=times[k]))
     elif rot == "keyed":
         tally.count("keyed rotations", n)
-        passed = np.asarray(a["passed"], dtype=np.int64)
-        d = np.abs(f32_array(G) - f32_array(A))
-        d[np.isnan(d)] = np.inf
-        bound = ROT_TOLERANCE + ROT_PER_KEY * passed
+        passed = np.asarray(q["bound"]["passed"], dtype=np.int64)
+        d = tolerance.deviations(f32_array(G), f32_array(A))
+        bound = tolerance.formula(passed)
         for k in np.flatnonzero(~(d.max(axis=1) <= bound)):
             j = int(np.argmax(d[k]))
             tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
@@ -150,13 +150,13 @@ def multistep(q, a, ctx, tally):
             tally.fail(record(ctx, "multistep", name, exp, got, object=q.get("object"),
                               track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
     if rot == "keyed":
-        d = np.abs(f32_array(_u32(g["rot"])) - f32_array(_u32(a["rot"])))
-        d[np.isnan(d)] = np.inf
-        bound = ROT_TOLERANCE + ROT_PER_KEY * int(a["passed"])
+        passed = int(q["bound"]["passed"])
+        d = tolerance.deviations(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])))
+        bound = float(tolerance.formula(passed))
         if not d.max() <= bound:
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
                               track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
-                              context={"deltas": q["deltas"], "passed": int(a["passed"])}))
+                              context={"deltas": q["deltas"], "passed": passed}))
     return True
 
 
@@ -237,7 +237,7 @@ def playback(q, a, ctx, tally):
     # the step sizes so far: what a replay (and the shrinker) plays again (checks.Replay "steps")
     where = lambda i: {"speed": speed, "steps": i + 1, "step_sizes": [speed] * (i + 1)}
     stop = _forwards("playback", g["forward"], a["forward"], ctx, tally, where)
-    times = [f[0] for f in a["forward"]]
+    times = [f[0] for f in g["forward"]]
     tracks, rots = q["tracks"], q["rotation"]
     rows = [k for k, i in enumerate(q["read"]) if i < stop]
     if rows and tracks:
@@ -254,15 +254,12 @@ def playback(q, a, ctx, tally):
         tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
         dev = {}
         if tolerant.any():
-            passed = np.asarray(a["passed"], dtype=np.int64)[rows]                   # (n, len(tolerance))
-            passed = np.where(keyed[list(q["tolerance"])][None, :], passed, 0)
-            scale = f32_array(_u32(a["scale"])[rows])                                # (n, len(tolerance), 3)
-            want = f32_array(A[:, tolerant, :9])
-            formula = (ROT_TOLERANCE + ROT_PER_KEY * passed) * np.maximum(1.0, np.abs(scale).max(axis=2))
-            bounds = tolerance.element_bounds(formula, want)
-            d = tolerance.deviations(f32_array(G[:, tolerant, :9]), want)
-            w, dw, bw, ok = tolerance.worst(d, bounds)
-            cols = np.flatnonzero(tolerant)
+            cols = np.array(q["tolerance"], dtype=np.int64)
+            passed = np.asarray(q["bound"]["passed"], dtype=np.int64)[rows]          # (n, len(tolerance))
+            passed = np.where(keyed[cols][None, :], passed, 0)
+            scale = f32_array(_u32(q["bound"]["scale"])[rows])[..., None]            # (n, len(tolerance), 1)
+            w, dw, bw, ok = tolerance.compare(f32_array(G[:, cols, :9]), f32_array(A[:, cols, :9]), passed,
+                                              scale, keyed[cols][None, :])
             for k, jj in zip(*np.nonzero(~ok)):
                 dev[(k, cols[jj])] = (int(w[k, jj]), float(dw[k, jj]), float(bw[k, jj]))
         for k, j in sorted(set(zip(*np.nonzero(bad.any(axis=2)))) | set(dev)):
@@ -333,7 +330,7 @@ def fobj(q, a, ctx, tally):
     for k, (i, objs) in enumerate(q["read"]):
         if i >= stop:
             break
-        frame = a["forward"][i][0] >> 8
+        frame = g["forward"][i][0] >> 8
         for j, obj in enumerate(objs):
             tally.count("F_Obj poses")
             gp, ap = g["poses"][k][j], a["poses"][k][j]

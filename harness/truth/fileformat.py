@@ -1,25 +1,31 @@
 """The truth file (docs/truth.md §1): JSON lines, a header, one line per chunk, a closing line.
 
     {"format": "eediff-truth", "version": 1, "image": {...sha256}, "data": {...sha256}, "seed": ...}
-    {"chunk": "member::ANM_name", "index": 0, "queries": [...]}            one per chunk, in order
+    {"chunk": "member::ANM_name", "index": 0, "queries": [...], "n_queries": 12}   one per chunk, in order
     {"end": true, "chunks": 200}
 
 Written one chunk at a time (a run never holds more than one chunk's queries); a path ending in
 `.gz` is written and read gzip-compressed. Reading checks every line as it comes and names the
-file and line of anything wrong.
+file and line of anything wrong: a file is read as whole only when the header's chunk count,
+the closing line's and the lines' agree, every chunk id is new, each line's index is its place and
+its queries are the n_queries its line says, numbered 0, 1, ... (docs/truth.md §1). A line or a
+file past harness.truth.limits is refused at the limit, never held whole.
 """
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import zlib
 
 from corpus.names import printable
 
 from harness import HarnessError
+from harness.truth import limits
 
 FORMAT = "eediff-truth"
-VERSION = 1
+# version 2: each chunk line carries n_queries; a 3x3 compared within a tolerance carries its bound
+VERSION = 2
 HEADER_KEYS = ("format", "version", "image", "data", "seed", "profile", "float_model", "checks", "chunks")
 
 
@@ -58,8 +64,9 @@ class Writer:
         self.f.flush()
 
     def chunk(self, line):
-        """One chunk's line (a dict, or its JSON text), on its way to the file before the next is made."""
-        self.f.write((line if isinstance(line, str) else dumps(line)) + "\n")
+        """One chunk's line (a dict, or chunk_text's JSON text), on its way to the file before the
+        next is made."""
+        self.f.write((line if isinstance(line, str) else chunk_text(line)) + "\n")
         self.f.flush()
         self.chunks += 1
 
@@ -69,51 +76,114 @@ class Writer:
         os.replace(self.tmp, self.path)
 
     def abandon(self):
+        """An export that stopped: its .partial file goes (nothing reads it)."""
         try:
             self.f.close()
         except OSError:
             pass
+        try:
+            os.remove(self.tmp)
+        except OSError:
+            pass
+
+
+def chunk_text(line):
+    """A chunk line's JSON text, with the count of its queries check-truth verifies (n_queries)."""
+    return dumps(dict(line, n_queries=len(line.get("queries") or ())))
+
+
+def _text_lines(f, label):
+    """(line number, text) of each line of f, none longer than limits.LINE_BYTES and all of them
+    together no more than limits.FILE_BYTES: a longer line is refused at the limit, never read whole."""
+    n, total, chunk = 0, 0, None
+    while True:
+        text = f.readline(limits.LINE_BYTES + 1)
+        if not text:
+            return
+        n += 1
+        total += len(text)
+        if len(text) > limits.LINE_BYTES:
+            where = f" (the line after chunk {printable(chunk)})" if chunk else ""
+            raise TruthFileError(f"{label}:{n}: a line longer than {limits.mib(limits.LINE_BYTES)}, the limit "
+                                 f"of a truth file's line{where}")
+        if total > limits.FILE_BYTES:
+            raise TruthFileError(f"{label}:{n}: the file's text runs past {limits.mib(limits.FILE_BYTES)}, the "
+                                 f"limit of a truth file (decompressed)")
+        chunk = yield n, text
 
 
 def read(path):
     """(header, iterator of chunk lines). The iterator raises TruthFileError at a malformed line,
     at a missing closing line (a cut file) and at a closing line whose count is not the file's."""
     label = printable(str(path))
+    if os.path.isdir(path):
+        raise TruthFileError(f"{label}: a directory, not a truth file")
     if not os.path.isfile(path):
         raise TruthFileError(f"{label}: no such file")
     try:
         f = _open(path, "r")
-        first = f.readline()
-    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        text = _text_lines(f, label)
+        first = next(text, (1, ""))[1]
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
         raise TruthFileError(f"{label}: cannot read it ({exc})") from None
     header = _json(first, label, 1)
     check_header(header, label)
 
     def lines():
-        n = 1
-        count = 0
+        n, count, seen, chunk = 1, 0, {}, None
         try:
             with f:
-                for text in f:
-                    n += 1
-                    obj = _json(text, label, n)
+                while True:
+                    try:
+                        n, line = text.send(chunk)
+                    except StopIteration:
+                        break
+                    obj = _json(line, label, n)
                     if obj.get("end") is True:
-                        if obj.get("chunks") != count:
-                            raise TruthFileError(f"{label}:{n}: the closing line counts {printable(obj.get('chunks'))} "
-                                                 f"chunks, the file holds {count}")
-                        if f.readline():
+                        _check_end(obj, header, count, label, n)
+                        if next(text, None) is not None:
                             raise TruthFileError(f"{label}:{n + 1}: a line after the closing line")
                         return
-                    if not isinstance(obj.get("chunk"), str) or not isinstance(obj.get("queries", []), list):
-                        raise TruthFileError(f"{label}:{n}: not a chunk line (needs \"chunk\" and \"queries\")")
+                    _check_chunk(obj, count, seen, label, n)
+                    seen[obj["chunk"]] = n
+                    chunk = obj["chunk"]
                     count += 1
                     obj["_line"] = n
                     yield obj
-        except (OSError, EOFError, UnicodeDecodeError) as exc:
+        except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
             raise TruthFileError(f"{label}:{n}: cannot read on ({exc})") from None
         raise TruthFileError(f"{label}: ends after {count} chunks without its closing line "
                              f"(an export that was stopped, or a cut copy)")
     return header, lines()
+
+
+def _check_end(obj, header, count, label, n):
+    """The closing line's count and the header's are the chunk lines read."""
+    for what, said in (("closing line", obj.get("chunks")), ("header", header.get("chunks"))):
+        if said != count:
+            raise TruthFileError(f"{label}:{n}: the {what} counts {printable(said)} chunks, the file holds "
+                                 f"{count} (chunk lines were cut or added)")
+
+
+def _check_chunk(obj, count, seen, label, n):
+    """A chunk line is whole: its id new, its index its place, its queries the n_queries it says,
+    numbered 0, 1, ..."""
+    cid, queries = obj.get("chunk"), obj.get("queries", [])
+    if not isinstance(cid, str) or not isinstance(queries, list):
+        raise TruthFileError(f"{label}:{n}: not a chunk line (needs \"chunk\" and \"queries\")")
+    where = f"{label}:{n}: chunk {printable(cid)}"
+    if cid in seen:
+        raise TruthFileError(f"{where} is in the file twice (lines {seen[cid]} and {n})")
+    if obj.get("index") != count:
+        raise TruthFileError(f"{where}: its index is {printable(obj.get('index'))}, its place in the file "
+                             f"{count} (a chunk line was cut, moved or repeated)")
+    if obj.get("n_queries") != len(queries):
+        raise TruthFileError(f"{where}: the line holds {len(queries)} queries, its n_queries says "
+                             f"{printable(obj.get('n_queries'))} (queries were cut or added)")
+    for k, q in enumerate(queries):
+        if not isinstance(q, dict) or q.get("i") != k:
+            raise TruthFileError(f"{where}: query {k} is numbered "
+                                 f"{printable(q.get('i') if isinstance(q, dict) else q)}, not {k}")
 
 
 def _json(text, label, n):

@@ -7,13 +7,18 @@ written before the current answer is read, so the model computes while the harne
 
 Whatever a model does wrong is a ModelError naming the chunk and the query (kind and index): a
 line that is not JSON, an answer of the wrong shape, an exit, or no answer within the timeout.
+An answer line is read up to limits.ANSWER_BYTES and no further: a longer one is an error at once.
+A model runs in a process group of its own, which is ended with it (on close, on a timeout, on an
+error), so no child it started outlives the run.
 """
 from __future__ import annotations
 
 import base64
 import json
+import os
 import queue
 import shlex
+import signal
 import subprocess
 import threading
 from collections import deque
@@ -23,6 +28,7 @@ import numpy as np
 from corpus.names import printable
 
 from harness import HarnessError
+from harness.truth import limits
 
 DEFAULT_TIMEOUT = 120.0        # seconds for one chunk's answers
 U32 = 0xFFFFFFFF
@@ -51,8 +57,8 @@ def request(chunk_id, data, ext, float_model, queries):
 
 
 # a query's fields that are the harness's, never sent to a model: the game's words, the ledger,
-# the held keys the game's poses are checked against each other at
-HARNESS_ONLY = ("game", "ledger", "holds")
+# the held keys the game's poses are checked against each other at, a 3x3's bound
+HARNESS_ONLY = ("game", "ledger", "holds", "bound")
 
 
 def bare(q):
@@ -80,9 +86,24 @@ class BuiltIn:
         return None
 
 
+class TooLong:
+    """What the reader thread hands on in place of an answer line longer than limits.ANSWER_BYTES."""
+
+
+class ReadFailed:
+    """What the reader thread hands on when reading the model's output failed (and why)."""
+
+    def __init__(self, why):
+        self.why = why
+
+
 class External:
     """A program answering the protocol: its command line split as a shell would (never run by a
-    shell), stdout read by a thread, stderr kept for the error messages."""
+    shell), stdout read by a thread, stderr kept for the error messages.
+
+    DECISION: the program is started in a session (and process group) of its own and the whole
+    group is ended when the model is (close, kill): a child it forked that holds its stdout would
+    otherwise outlive the run, and keep the reader waiting for an end of output that never comes."""
 
     def __init__(self, command, timeout=DEFAULT_TIMEOUT, cwd=None):
         self.command = command
@@ -91,7 +112,8 @@ class External:
         argv = argv_of(command)
         try:
             self.p = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, cwd=cwd, bufsize=1 << 16)
+                                      stderr=subprocess.PIPE, cwd=cwd, bufsize=1 << 16,
+                                      start_new_session=True)
         except OSError as exc:
             raise HarnessError(f"--model {printable(command)}: cannot start it ({exc.strerror})") from None
         self.lines = queue.Queue()
@@ -105,6 +127,7 @@ class External:
         threading.Thread(target=self._read_err, daemon=True).start()
         threading.Thread(target=self._write, daemon=True).start()
         self._pending = deque()
+        self.answered = 0              # answer lines read so far (a limit's error names the line)
 
     def _write(self):
         while True:
@@ -123,12 +146,29 @@ class External:
             pass
 
     def _read_out(self):
-        for line in self.p.stdout:
-            self.lines.put(line)
+        """Each answer line onto self.lines, then None at the end of the output. A line past the
+        limit is TooLong (and reading stops: the model is out of step); a failure to read is
+        ReadFailed: the waiting receive() hears of either at once, never only at its timeout."""
+        try:
+            while True:
+                line = self.p.stdout.readline(limits.ANSWER_BYTES + 1)
+                if not line:
+                    break
+                if len(line) > limits.ANSWER_BYTES:
+                    self.lines.put(TooLong())
+                    return
+                self.lines.put(line)
+        except BaseException as exc:                 # MemoryError included
+            self.lines.put(ReadFailed(f"{type(exc).__name__}: {exc}"))
+            return
         self.lines.put(None)
 
     def _read_err(self):
-        for line in self.p.stderr:
+        # DECISION: stderr is read in bounded pieces too (only its last lines are kept)
+        while True:
+            line = self.p.stderr.readline(1 << 16)
+            if not line:
+                break
             self.err.append(line.decode("utf-8", "replace").rstrip("\n"))
 
     def _stderr_tail(self):
@@ -154,6 +194,7 @@ class External:
         chunk_id, queries = self._pending.popleft()
         try:
             line = self.lines.get(timeout=self.timeout)
+            self.answered += 1
         except queue.Empty:
             self.kill()
             raise ModelError(chunk_id, f"no answer within {self.timeout:g} s to {_queries_text(queries)} "
@@ -161,6 +202,15 @@ class External:
                              queries[0] if len(queries) == 1 else None) from None
         if line is None:
             raise self._gone(chunk_id, queries)
+        if isinstance(line, TooLong):
+            self.kill()
+            raise ModelError(chunk_id, f"its answer line {self.answered} (to {_queries_text(queries)}) is longer "
+                                       f"than {limits.mib(limits.ANSWER_BYTES)}, the limit of an answer line "
+                                       f"(the {self.name} was stopped)")
+        if isinstance(line, ReadFailed):
+            self.kill()
+            raise ModelError(chunk_id, f"its answer to {_queries_text(queries)} could not be read "
+                                       f"({printable(line.why)}; the model was stopped)")
         try:
             obj = json.loads(line)
         except ValueError:
@@ -178,17 +228,26 @@ class External:
             raise ModelError(chunk_id, "the answer line has no \"answers\" list")
         return answers
 
+    def _end_group(self):
+        """End every process left in the model's group (its children, once it has exited)."""
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
     def kill(self):
+        self._end_group()
         if self.p.poll() is None:
             self.p.kill()
-            self.p.wait()
+        self.p.wait()
 
     def close(self):
         self.requests.put(None)
         try:
             self.p.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.kill()
+            pass
+        self.kill()
 
 
 def argv_of(command):
@@ -313,14 +372,10 @@ def check_shape(q, a):
             _array(a, f, (n, w))
         _array(a, "alpha", (n,))
         _array(a, "localtp", (n,))
-        if q.get("rotation") == "keyed":
-            _array(a, "passed", (n,), 0, 1 << 20)
     elif kind == "multistep":
         for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
             _array(a, f, (w,))
         _words([_field(a, "alpha", "alpha")], 1, "alpha")
-        if q.get("rotation") == "keyed":
-            _words([_field(a, "passed", "passed")], 1, "passed", 0, 1 << 20)
     elif kind == "light":
         _array(a, "words", (len(q["times"]), len(q["fields"])))
     elif kind == "material":
@@ -331,12 +386,9 @@ def check_shape(q, a):
             _array(a, f, (n,), 0, 0xFFFF)
     elif kind == "playback":
         nt, nr, nm = len(q["tracks"]), len(q["read"]), len(q["morph_read"])
-        nk = len(q["tolerance"])
         _rows(_field(a, "forward", "forward"), q["steps"], 2, "forward")
         _array(a, "matrix", (nr, nt, 12))
         _array(a, "localtp", (nr, nt))
-        _array(a, "scale", (nr, nk, 3))
-        _array(a, "passed", (nr, nk), 0, 1 << 20)
         morph = _field(a, "morph", "morph")
         if not isinstance(morph, list) or len(morph) != nm:
             raise Shape(f"morph: expected {nm} rows (one per morph read step), got {_kind(morph)}")

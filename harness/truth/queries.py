@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time as _time
 
+import numpy as np
 
 from harness import EXPLAINED, HarnessError, checks
 from harness.checks import parse_reference
@@ -23,6 +24,7 @@ from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
+from harness.compare.bits import f32_array
 from harness.compare.steps import time_after
 from harness.compare.tables import entries_by_record, first_entry
 from harness.compare.tally import Tally
@@ -56,7 +58,7 @@ def controllers(game, ch, anim, prof, r):
             out.append(_uncompiled(tr))
             continue
         ts, holds = c_controllers.track_times(anim, tr, r, prof)
-        out += track_queries(game, tr, entry, ts, holds)
+        out += track_queries(game, anim, tr, entry, ts, holds)
     return out + light_queries(game, anim, entries, prof, r)
 
 
@@ -90,11 +92,12 @@ def _uncompiled(tr):
             "times": [], "game": {"compiled": False}}
 
 
-def track_queries(game, tr, entry, ts, holds=()):
+def track_queries(game, anim, tr, entry, ts, holds=()):
     """The controller query of one track at times ts (the scratch words after each) and the
     multistep query of the same times' deltas, on the loaded chunk's table entry. holds: the
     track's held keys [(T, key, its own matrix words)], whose poses at T and T + 1 (both in ts)
-    the comparison checks against each other (checks.md §2.1, the running matrix)."""
+    the comparison checks against each other (checks.md §2.1, the running matrix). A keyed
+    rotation's `bound` holds passed(T) at each time, from the chunk's keys (checks.md §3)."""
     rec = tr.record
     work, coord = game.work(entry.ctrl)
     words, localtp = game.step_times(work, coord, ts)
@@ -105,13 +108,19 @@ def track_queries(game, tr, entry, ts, holds=()):
          "game": {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
                   "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
                   "localtp": localtp.tolist()}}
+    keyed = tr.keyed_rotation
+    if keyed:
+        q["bound"] = {"passed": [int(p) for p in anim.poses(tr, ts).passed]}
     deltas = [b - a for a, b in zip([0] + list(ts), ts)]
     game.reset_work(work)
     game.set_work_each(work, deltas)
     multi = game.scratch()
-    return [q, {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
-                "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
-                                           "rot": list(multi.rot9), "alpha": multi.alpha}}]
+    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+         "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
+                                    "rot": list(multi.rot9), "alpha": multi.alpha}}
+    if keyed:
+        m["bound"] = {"passed": int(anim.passed(tr, sum(deltas)))}
+    return [q, m]
 
 
 def materials(game, ch, anim, prof, r):
@@ -171,6 +180,7 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
     ref = anim.playback(steps)
     read_coords = game.coord_reader([c for _, c in posed]) if posed else None
+    tolerant = [j for j, (tr, _) in enumerate(posed) if tr.keyed_rotation or not exact_local]
     forward, read, morph_read, mats, tps, states = [], [], [], [], [], []
     for i, s in enumerate(steps):
         got = game.forward(s)
@@ -196,13 +206,27 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
             "rotation": [_rotation(tr) for tr, _ in posed],
             # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
             # rotations, and every track under a profile without exact_local
-            "tolerance": [j for j, (tr, _) in enumerate(posed)
-                          if tr.keyed_rotation or not exact_local],
+            "tolerance": tolerant,
+            "bound": _playback_bound(ref, [posed[j][0] for j in tolerant], len(read)),
             "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
             "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
             "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
                      "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
                      "morphers_without_instance": sorted(set(anim.morphs) - have)}}
+
+
+def _playback_bound(ref, tracks, n):
+    """The bound of checks.md §3 for the tolerance tracks at the n read steps, from the chunk's own
+    records at each pose time (the values the in-process check bounds with): `passed` (n, nk),
+    passed(T) of a keyed rotation and 0 otherwise, and `scale` (n, nk), the f32 word of
+    max(|s_x|, |s_y|, |s_z|) (all the formula reads of the scale: one word, not three)."""
+    if not tracks or not n:
+        return {"passed": [[] for _ in range(n)], "scale": [[] for _ in range(n)]}
+    tb = ref.tracks(tracks)
+    passed = np.where(tb.keyed[None, :], tb.passed[:n], 0)
+    words = tb.chan[:n, :, 3:6] & 0x7FFFFFFF                          # |s| of each axis, as EE words
+    big = np.argmax(f32_array(words), axis=2)[..., None]
+    return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
 def notes(game, ch, anim, prof, r):
@@ -326,7 +350,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
             raise HarnessError(f"track {track}: no such object track in {ch.id}")
         entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
         game.new_anm()
-        qs = [_uncompiled(tr)] if entry is None else track_queries(game, tr, entry, sorted(set(items)))
+        qs = [_uncompiled(tr)] if entry is None else track_queries(game, anim, tr, entry, sorted(set(items)))
     elif check == "notes":
         qs = [notes_query(game, ch, anim, entries, [tuple(p) for p in items])]
     elif check == "fobj":

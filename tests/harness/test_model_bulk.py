@@ -197,3 +197,26 @@ def test_a_model_run_whose_queries_leave_out_a_record_is_not_green(tmp_path, cap
     capsys.readouterr()
     assert status == 1 and summary["status"] == "left out" and summary["mismatches"] == 0
     assert any(why.startswith("F_Note records: compared 0 of") for why in summary["left_out"]), summary["left_out"]
+
+
+def test_a_models_answers_never_set_the_coverage_a_run_counts(tmp_path, capsys):
+    """A model that answers every blend saturated is wrong everywhere; the saturations the run counts
+    as met (quirk morph_saturation) are still the game's, as in process."""
+    case = "synthetic::morph/weights"
+    _, inproc, _ = run_dir(tmp_path, "inproc", chunks=[case])
+    status, records, _ = run_dir(tmp_path, "saturate", chunks=[case], model=f"{BAD_MODEL} saturate")
+    capsys.readouterr()
+    assert status == 1 and records[case]["mismatches"]
+    assert records[case]["quirks"].get("morph_saturation", 0) == inproc[case]["quirks"].get("morph_saturation", 0)
+
+
+def test_a_child_a_model_forked_is_ended_with_the_run_in_every_worker(tmp_path):
+    """JOBS=2: each pool worker's model forks a child holding its stdout; none outlives the run
+    (a pool worker ends without atexit, so its models are ended by multiprocessing's finalizers)."""
+    from .test_truth import children_left
+    pidfile = str(tmp_path / "children")
+    done = subprocess.run([sys.executable, "-m", "harness", "bulk", "--chunks", ",".join(CHUNKS[:2]), "--jobs", "2",
+                           "--out", str(tmp_path / "run"), "--model", f"{BAD_MODEL} fork {shlex.quote(pidfile)}"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert not children_left(pidfile), "a model's child outlived the run"

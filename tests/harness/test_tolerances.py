@@ -144,3 +144,55 @@ def test_1e_4_in_an_element_of_order_1_is_caught_under_first_contact(corpus, mon
     c, r = divmod(w, 4)
     assert [(m["step"], m["field"]) for m in bad] == [(step, f"matrix[{r}][{c}]")], bad
     assert bad[0]["tolerance"] == pytest.approx(1e-5) and bad[0]["deviation"] == pytest.approx(1e-4, rel=0.01)
+
+
+# -- first contact near zero (tolerances.md §1) ----------------------------------------------------
+def test_a_plain_rotation_element_zero_on_one_side_only_or_of_the_other_sign_fails_however_small():
+    """Where the rotation is not keyed the game's element is one multiply R·s of the reference's
+    exact R and s: zero exactly where R·s is, else of its sign. A keyed rotation's is judged by the
+    bound alone (its running matrix may leave an element near zero on either side)."""
+    want = np.zeros((3, 9))
+    got = np.zeros((3, 9))
+    want[0, 4], got[0, 4] = 9e-6, 0.0                       # the game 0, the other side 9e-6
+    want[1, 2], got[1, 2] = 4e-6, -4e-6                     # a sign flip below 5e-6
+    want[2, 7], got[2, 7] = 1e-39, 0.0                      # below the smallest normal: flushed, equal
+    keys, scale = np.zeros(3), np.ones((3, 3))
+    w, d, bound, ok = tolerance.compare(got, want, keys, scale, keyed=False)
+    assert ok.tolist() == [False, False, True]
+    assert w[:2].tolist() == [4, 2] and bound[:2].tolist() == [0.0, 0.0] and d[0] == 9e-6
+    _, _, _, ok = tolerance.compare(got, want, keys, scale, keyed=True)
+    assert ok.tolist() == [True, True, True]
+    got[0, 4], want[0, 4] = -0.0, 0.0                        # ±0 are one value
+    assert tolerance.compare(got[:1], want[:1], keys[:1], scale[:1], keyed=False)[3].tolist() == [True]
+
+
+def test_the_answer_being_judged_can_narrow_its_ulp_but_never_widen_it():
+    """The ulp floor is the smaller of the two elements': a game word 2 ulps below 2048 is caught
+    even against a claimed 2048.0 (whose own ulp is twice the game's), and a correct game's element
+    (in the exact product's binade, or rounded up to the next power of two) keeps the exact
+    product's ulp."""
+    want, got = np.zeros((1, 9)), np.zeros((1, 9))
+    want[0, 0], got[0, 0] = 2048.0, 2048.0 - 2.0 ** -12
+    w, d, bound, ok = tolerance.compare(got, want, [0], [[1.0, 1.0, 1.0]])
+    assert not ok[0] and bound[0] == 2.0 ** -13 and d[0] == 2.0 ** -12
+    want[0, 0], got[0, 0] = 2048.0 - 2.0 ** -14, 2048.0            # rounded up across the power of two
+    w, d, bound, ok = tolerance.compare(got, want, [0], [[1.0, 1.0, 1.0]])
+    assert ok[0] and bound[0] == 2.0 ** -13
+
+
+def test_9e_6_where_the_game_has_an_exact_zero_is_caught_under_first_contact(corpus, monkeypatch):
+    import struct
+    game = Game(DEFAULT_IMAGE, "trunc")
+    done = planted(monkeypatch, game, lambda v, nine: v == 0.0, lambda w: struct.unpack("<I", struct.pack("<f", 9e-6))[0])
+    bad = first_contact(corpus, E011, game)["mismatches"]
+    assert done, "no zero element to plant in"
+    (step, _j, w), = done
+    c, r = divmod(w, 4)
+    assert [(m["step"], m["field"]) for m in bad] == [(step, f"matrix[{r}][{c}]")], bad
+    assert bad[0]["tolerance"] == 0.0 and bad[0]["deviation"] == pytest.approx(9e-6)
+
+
+def test_a_negative_zero_where_the_reference_has_zero_passes_under_first_contact(corpus, monkeypatch):
+    game = Game(DEFAULT_IMAGE, "trunc")
+    done = planted(monkeypatch, game, lambda v, nine: v == 0.0, lambda w: w ^ 0x80000000)
+    assert first_contact(corpus, E011, game)["mismatches"] == [] and done

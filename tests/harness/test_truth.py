@@ -60,11 +60,13 @@ def run(argv, capsys):
 def test_the_file_is_a_versioned_header_one_line_per_chunk_and_a_closing_line(truth):
     lines = lines_of(truth)
     head = lines[0]
-    assert head["format"] == "eediff-truth" and head["version"] == 1
+    assert head["format"] == "eediff-truth" and head["version"] == 2
     assert head["seed"] == 4 and head["profile"] == "nightly" and head["float_model"] == "hw"
     assert head["image"]["sha256"] and head["data"]["sha256"] and head["chunks"] == len(CHUNKS)
     assert [x["chunk"] for x in lines[1:-1]] == CHUNKS
     assert lines[-1] == {"end": True, "chunks": len(CHUNKS)}
+    assert [x["index"] for x in lines[1:-1]] == list(range(len(CHUNKS)))
+    assert all(x["n_queries"] == len(x["queries"]) for x in lines[1:-1])
     kinds = {q["kind"] for x in lines[1:-1] for q in x["queries"]}
     assert kinds == {"controller", "multistep", "material", "playback", "notes", "fobj", "modify"}
     for x in lines[1:-1]:
@@ -449,3 +451,167 @@ def test_a_repeated_noteprocess_that_hands_on_another_list_is_a_mismatch_of_the_
     fields = [json.loads(x)["field"] for x in open(tmp_path / "m.jsonl")]
     assert changed and status == 1 and fields == ["repeated NoteProcess"] * changed
     assert s["counters"]["repeated NoteProcess"] > 0
+
+
+# -- hostile inputs: the bound is the game's side's -------------------------------------------------
+def test_a_model_cannot_widen_its_own_bound_with_a_huge_scale_or_keys_it_claims(truth, tmp_path):
+    """Every 3x3 compared within a tolerance is ~1% wrong in the model's answers, which claim a scale
+    of 1e38 and 2^20 keys passed: the bound is the export's (the chunk's keys and scale), so each is
+    a mismatch, its tolerance the formula's at the chunk's own keys."""
+    json_out = str(tmp_path / "widen.jsonl")
+    status, s = check_truth(truth, model_cmd=f"{BAD_MODEL} widen", out=io.StringIO(), json_out=json_out)
+    records = [json.loads(x) for x in open(json_out)]
+    checks = {m["check"] for m in records}
+    assert status == 1 and {"controllers", "multistep", "playback"} <= checks, checks
+    assert all(m["tolerance"] < 1e-3 for m in records if m.get("tolerance") is not None)
+    lines = lines_of(truth)
+    keyed = [q for x in lines[1:-1] for q in x["queries"] if q["kind"] == "controller" and q["rotation"] == "keyed"]
+    assert keyed and all(len(q["bound"]["passed"]) == len(q["times"]) for q in keyed)
+
+
+# -- hostile inputs: a truth file is whole ----------------------------------------------------------
+def test_a_file_with_its_last_chunk_cut_and_its_closing_line_adjusted_is_refused(truth, tmp_path, capsys):
+    lines = lines_of(truth)
+    lines = lines[:-2] + [{"end": True, "chunks": len(CHUNKS) - 1}]
+    path = str(tmp_path / "cutlast.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and f"the header counts {len(CHUNKS)} chunks, the file holds {len(CHUNKS) - 1}" in err
+    assert "PASS" not in out
+
+
+def test_a_chunk_line_with_a_query_removed_is_refused(truth, tmp_path, capsys):
+    for where in (-1, 0):
+        lines = lines_of(truth)
+        del lines[2]["queries"][where]
+        for k, q in enumerate(lines[2]["queries"]):
+            q["i"] = k                                    # renumbered: only the count tells
+        path = str(tmp_path / "fewer.jsonl")
+        write_lines(path, lines)
+        status, out, err = run(["check-truth", path], capsys)
+        n = len(lines[2]["queries"])
+        assert status == 2 and f"fewer.jsonl:3: chunk {CHUNKS[1]}: the line holds {n} queries, its n_queries says {n + 1}" in err
+
+
+def test_a_repeated_chunk_line_is_refused_even_with_its_counts_adjusted(truth, tmp_path, capsys):
+    lines = lines_of(truth)
+    lines = lines[:3] + [dict(lines[2], index=2)] + [dict(x, index=x["index"] + 1) for x in lines[3:-1]]
+    lines = [dict(lines[0], chunks=len(CHUNKS) + 1)] + lines[1:] + [{"end": True, "chunks": len(CHUNKS) + 1}]
+    path = str(tmp_path / "twice.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and f"twice.jsonl:4: chunk {CHUNKS[1]} is in the file twice (lines 3 and 4)" in err
+    lines = lines_of(truth)
+    lines[2], lines[3] = lines[3], lines[2]
+    path = str(tmp_path / "moved.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and "its index is 2, its place in the file 1" in err
+
+
+# -- hostile inputs: outputs refused before anything is written --------------------------------------
+def test_check_truth_refuses_an_output_that_is_its_input_a_directory_or_unwritable_before_writing(
+        truth, tmp_path, capsys):
+    copy = str(tmp_path / "t.jsonl")
+    data = open(truth, "rb").read()
+    open(copy, "wb").write(data)
+    for out_path, says in ((copy, "that is an input of this command"),
+                           (str(tmp_path / "." / "t.jsonl"), "that is an input of this command"),
+                           (str(tmp_path), "a directory, not a file"),
+                           (str(tmp_path / "t.jsonl" / "m.jsonl"), "cannot write there")):
+        status, out, err = run(["check-truth", copy, "--json", out_path], capsys)
+        assert status == 2 and says in err and "Traceback" not in err, (out_path, err)
+        assert open(copy, "rb").read() == data, "the truth file is untouched"
+    status, out, err = run(["check-truth", str(tmp_path)], capsys)
+    assert status == 2 and "a directory, not a truth file" in err and "Traceback" not in err
+
+
+def test_truth_refuses_an_out_that_is_a_directory_or_an_input_and_leaves_nothing_behind(tmp_path, capsys):
+    d = tmp_path / "dir"
+    d.mkdir()
+    status, out, err = run(["truth", "--chunks", CHUNKS[0], "--profile", "quick", "--out", str(d)], capsys)
+    assert status == 2 and "a directory, not a file" in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == ["dir"] and not os.listdir(d)
+    status, out, err = run(["truth", "--chunks", CHUNKS[0], "--profile", "quick", "--out", DEFAULT_DATA], capsys)
+    assert status == 2 and "that is an input of this command" in err
+
+
+# -- hostile inputs: nothing read whole past its limit ---------------------------------------------
+def test_a_model_answer_line_past_the_limit_is_an_error_at_once_not_a_wait(truth, capsys, monkeypatch):
+    import time
+    from harness.truth import limits
+    monkeypatch.setattr(limits, "ANSWER_BYTES", 1 << 20)
+    t0 = time.time()
+    status, out, err = run(["check-truth", truth, "--model", f"{BAD_MODEL} longline", "--timeout", "60"], capsys)
+    assert status == 1 and "MODEL ERROR (exit 1)" in err and time.time() - t0 < 30
+    assert f"model error: chunk {CHUNKS[0]}: its answer line 1 (to its" in err
+    assert "is longer than 1 MiB, the limit of an answer line (the model " in err and "longline was stopped)" in err
+
+
+def test_a_truth_file_line_or_a_gzip_bomb_past_the_limit_is_refused_naming_the_line(truth, tmp_path, capsys,
+                                                                                  monkeypatch):
+    import gzip
+    from harness.truth import limits
+    monkeypatch.setattr(limits, "LINE_BYTES", 1 << 20)
+    head, first = open(truth, encoding="utf-8").readlines()[:2]
+    bomb = str(tmp_path / "bomb.jsonl.gz")
+    with gzip.open(bomb, "wt", encoding="utf-8") as f:
+        f.write(head + first)
+        for _ in range(64):
+            f.write(" " * (1 << 16))                       # 4 MiB of one line, no newline
+    status, out, err = run(["check-truth", bomb], capsys)
+    assert status == 2 and "Traceback" not in err
+    assert (f"bomb.jsonl.gz:3: a line longer than 1 MiB, the limit of a truth file's line (the line after "
+            f"chunk {CHUNKS[0]})") in err
+    monkeypatch.undo()
+    monkeypatch.setattr(limits, "FILE_BYTES", 1 << 19)
+    assert os.path.getsize(truth) > 1 << 19
+    status, out, err = run(["check-truth", truth], capsys)
+    assert status == 2 and "the file's text runs past 0.5 MiB, the limit of a truth file (decompressed)" in err
+
+
+# -- hostile inputs: a model's children end with it -------------------------------------------------
+def alive(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_child_a_model_forked_is_ended_with_the_model(truth, tmp_path):
+    pidfile = str(tmp_path / "child.pid")
+    status, s = check_truth(truth, model_cmd=f"{BAD_MODEL} fork {shlex.quote(pidfile)}", check="notes",
+                            out=io.StringIO())
+    left = children_left(pidfile)
+    assert status == 0 and not left, "the model's child outlived the run"
+
+
+def children_left(pidfile):
+    """The pids in pidfile still running after up to 5 s (each then ended, so none leaks here)."""
+    import time
+    pids = [int(x) for x in open(pidfile).read().split()]
+    assert pids, "the model forked no child"
+    deadline = time.time() + 5
+    while any(alive(p) for p in pids) and time.time() < deadline:
+        time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    for p in left:
+        os.kill(p, 9)
+    return left
+
+
+def test_under_first_contact_a_model_cannot_widen_the_bound_of_a_plain_3x3_either(tmp_path):
+    """The first-contact profile compares every 3x3 within the bound: its non-keyed tracks' bound is
+    the export's scale and no keys, whatever the model claims."""
+    path = str(tmp_path / "fc.jsonl")
+    export.export(opts_for(["e011.cmp::ANM_e011002"], prof="first-contact", float_model="trunc"), path,
+                  progress=None)
+    pb = [q for x in lines_of(path)[1:-1] for q in x["queries"] if q["kind"] == "playback"]
+    plain = {q["tracks"][j] for q in pb for j in q["tolerance"] if q["rotation"][j] != "keyed"}
+    assert plain, "the chunk has non-keyed tracks compared within the bound"
+    json_out = str(tmp_path / "m.jsonl")
+    status, s = check_truth(path, model_cmd=f"{BAD_MODEL} widen", check="playback", out=io.StringIO(),
+                            json_out=json_out)
+    hit = {m["track"] for m in map(json.loads, open(json_out)) if m["field"].startswith("matrix")}
+    assert status == 1 and plain <= hit, (plain, hit)
