@@ -124,7 +124,7 @@ def _any_chunk():
     return truth_export._W["corpus"].chunk(CHUNKS[0])
 
 
-def test_notes_lines_chain_from_0_and_each_step_starts_where_the_last_ended_or_at_0(written):
+def test_note_lines_chain_from_0_and_each_step_starts_where_the_last_ended_or_at_0(written):
     by_anim = {}
     for r in reader.read(written["game"][0]):
         if r[0] == "notes":

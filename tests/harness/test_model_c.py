@@ -36,7 +36,7 @@ def bulk_run(tmp_path, name, cmd):
     return bulk.run_bulk(opts)
 
 
-def test_the_c_model_passes_a_notes_bulk_and_its_wrong_flag_fails_it(model, tmp_path, capsys):
+def test_the_c_model_passes_a_note_bulk_and_its_wrong_flag_fails_it(model, tmp_path, capsys):
     assert bulk_run(tmp_path, "right", model) == 0
     out = capsys.readouterr().out
     assert "PASS (exit 0)" in out and "compared 0 of" not in out
