@@ -2,6 +2,10 @@
 (docs/spec/fixtures.md §1) written from the game's answers to the checks' queries over bulk's
 selection, one chunk at a time (harness.truth.fixture makes the rows).
 
+DECISION: the executable and archive are not refused when they are not Infection's (fixtures.md
+§1.9 step 1): the bundled stand-in and synthetic corpus are how the writer is tested. The file's
+first comment names both files' SHA-256, so a fixture of other files than the game's says so.
+
 `--from reference` writes the same rows from the built-in reference's answers instead: the two
 files differ only where a row is the game's alone, which is how the writer is checked.
 """

@@ -20,7 +20,7 @@ from harness.options import Options
 from harness.runners import bulk, morph_pseudo
 from harness.truth import probes, protocol
 
-from .models import MODELS, ROOT
+from .models import CHUNKS, MODELS, ROOT
 
 SOURCE = os.path.join(MODELS, "morph_probe.c")
 
@@ -86,6 +86,22 @@ def test_a_run_of_every_check_says_what_the_probe_was_not_asked_and_is_not_green
     assert "the model was not asked" in out
 
 
+def test_check_truth_with_the_c_probe_compares_the_modify_queries_of_a_truth_file(built, tmp_path, capsys):
+    from harness.runners import truth_export
+    from harness.runners.check_truth import check_truth
+    path = str(tmp_path / "truth.jsonl")
+    truth_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["morph"]), path,
+                        progress=None)
+    status, summary = check_truth(path, model_cmd=built["right"], check="morph")
+    out = capsys.readouterr().out
+    assert status == 0 and " 0 mismatches" in out and summary["by_check"].get("morph", 0) > 0, out[-2000:]
+    # the archive's weights lie in [0, 8) and never saturate, so the wrong probe passes here: its
+    # wrapping add is caught by the synthetic blends of a bulk (the test above)
+    status, _ = check_truth(path, model_cmd=built["wrong"], check="morph")
+    capsys.readouterr()
+    assert status == 0
+
+
 # python one-liners standing for a probe that misbehaves (morph_probe's errors, fixtures.md §3)
 PANIC = "import sys; sys.stdin.readline(); sys.stderr.write(\"thread 'main' panicked at bad request\\n\"); sys.exit(101)"
 SHORT = "import sys\nfor l in sys.stdin: print('1 2', flush=True)"
@@ -93,7 +109,7 @@ EARLY = "import sys; sys.exit(0)"
 
 
 @pytest.mark.parametrize("program, says", [(PANIC, "exited with status 101"), (SHORT, "answered 2 numbers, not the"),
-                                           (EARLY, "exited with status 0")])
+                                           (EARLY, "exited with status 0")], ids=["panics", "short-line", "exits-early"])
 def test_a_probe_that_panics_prints_a_short_line_or_exits_early_is_the_chunks_model_error(
         tmp_path, capsys, program, says):
     model = "morph-probe:" + shlex.join([sys.executable, "-c", program])
