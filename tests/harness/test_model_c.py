@@ -85,7 +85,7 @@ def test_check_truth_with_the_c_model_finds_no_mismatch_and_catches_its_wrong_fl
 @pytest.mark.parametrize("request_line, why", [
     ('{"chunk":"a.cmp::ANM_a","anime":"","queries":[{"kind":"fobj","i":0}]}',
      "this model answers notes, controller and multistep queries only"),
-    ('{"chunk":"a.cmp::ANM_a","anime":"","float_model":"trunc","queries":[]}',
+    ('{"chunk":"a.cmp::ANM_a","anime":"","float_model":"trunc","queries":[{"kind":"controller","i":0}]}',
      "this model computes the hw float model only"),
 ])
 def test_the_c_model_answers_what_it_cannot_compute_with_an_error_line(model, request_line, why):

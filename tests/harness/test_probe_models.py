@@ -23,6 +23,7 @@ from harness.truth import probes, protocol
 from .models import CHUNKS, MODELS, ROOT
 
 SOURCE = os.path.join(MODELS, "morph_probe.c")
+EE_FLOAT = os.path.join(ROOT, "docs", "examples", "model-c")     # the C model's ee_float.c, shared
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +35,8 @@ def built(tmp_path_factory):
     out = {}
     for name, extra in (("right", []), ("wrong", ["-DWRONG"])):
         exe = str(d / f"morph_probe_{name}")
-        subprocess.run([cc, "-O2", "-Wall", "-Werror", "-o", exe, SOURCE] + extra, check=True, timeout=120)
+        subprocess.run([cc, "-O2", "-Wall", "-Werror", "-I", EE_FLOAT, "-o", exe, SOURCE,
+                        os.path.join(EE_FLOAT, "ee_float.c"), "-lm"] + extra, check=True, timeout=120)
         out[name] = "morph-probe:" + shlex.quote(exe)
     return out
 

@@ -41,7 +41,9 @@ static const char *read_ctrl(Ctrl *c, int kind, int width, const unsigned char *
 }
 
 static uint32_t key_frame(const Ctrl *c, int width, uint32_t i) { return word(c->keys + 4 * i * (1 + width)); }
-static uint32_t key_value(const Ctrl *c, int width, uint32_t i, int k) { return word(c->keys + 4 * (i * (1 + width) + 1 + k)); }
+static uint32_t key_value(const Ctrl *c, int width, uint32_t i, int k) {
+    return word(c->keys + 4 * (i * (1 + width) + 1 + k));
+}
 
 static void compile_float(Ctrl *c, int width, uint32_t frames) {
     c->dur = malloc((c->n + 2) * sizeof *c->dur);

@@ -1,17 +1,17 @@
 /* A model of the notes and controller queries in C (docs/truth.md §2-§3): nothing of eediff used.
  *
  *   cc -O2 -o model model.c controllers.c ee_float.c -lm
- *   make bulk N=100 CHECK=notes,controllers MODEL='./model'
+ *   make bulk N=100 CHECK=controllers MODEL='./model'
  *   .venv/bin/python -m harness check-truth build/truth.jsonl --check controllers --model './model'
  *
  * One request line in (JSON: "chunk", "anime" as base64, "float_model", "queries"), one answer
  * line out. It reads the Anime chunk (formats.md §4): the F_Note records and end Top for the
  * notes queries, played with _AnimateForward's time rule (animation-semantics.md §8.1) and handed
  * on as NoteProcess does (§10.2, §10.4); the 0x0102 object records for the controller and
- * multistep queries (controllers.c). It computes the "hw" float model only, and answers a request
- * for another, or a query of another kind, with an error line. --wrong flips bit 0 of the first
- * note's event and of the first controller answer's position x in each chunk: a deliberately
- * wrong model.
+ * multistep queries (controllers.c). It computes the "hw" float model only: a controller query
+ * under another, or a query of another kind, gets an error line. --wrong flips bit 0 of the
+ * first word it answers in each chunk, a note's event or a controller's position x: a
+ * deliberately wrong model.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -246,11 +246,13 @@ static void controller_answer(const Anime *a, J *query, int multi) {
 
 /* why this model cannot answer query q, asked before the chunk is read (a modify query of the
  * synthetic blends comes with no chunk), or NULL */
-static const char *refused(J *q) {
+static const char *refused(J *q, int hw) {
     J *kind = get(q, "kind"), *i = get(q, "i");
     if (!i || i->type != J_NUM) return "a query without its index i";
-    if (!is(kind, "notes") && !is(kind, "controller") && !is(kind, "multistep"))
-        return "this model answers notes, controller and multistep queries only (CHECK=notes,controllers)";
+    if (is(kind, "notes")) return NULL;                         /* no float arithmetic in a note */
+    if (!is(kind, "controller") && !is(kind, "multistep"))
+        return "this model answers notes, controller and multistep queries only (CHECK=notes or CHECK=controllers)";
+    if (!hw) return "this model computes the hw float model only (float_model hw)";
     return NULL;
 }
 
@@ -277,9 +279,8 @@ static void answer_line(char *line) {
     size_t len = 0;
     if (!chunk || chunk->type != J_STR || !anime || anime->type != J_STR || !queries || queries->type != J_ARR)
         why = "the request needs chunk, anime and queries";
-    else if (float_model && !is(float_model, "hw"))
-        why = "this model computes the hw float model only (float_model hw)";
-    for (size_t q = 0; !why && q < queries->n; q++) why = refused(&queries->kids[q]);
+    int hw = !float_model || is(float_model, "hw");
+    for (size_t q = 0; !why && q < queries->n; q++) why = refused(&queries->kids[q], hw);
     if (!why && !(bytes = base64(anime->s, anime->len, &len)))
         why = "anime is not base64";
     if (!why)

@@ -7,16 +7,18 @@
  *
  * The blend is ccMorpher::Modify's (animation-semantics.md §9.2): rescale, weight lanes, the
  * wrapping 32-bit sum, the saturating add, with the EE's float arithmetic: the hardware's MUL and
- * DIV (ee-float.md §3.3, §3.4), its truncating int conversions (§2.2, §3.7).
+ * DIV (ee-float.md §3.3, §3.4), its truncating int conversions (§3.7), from the C model's
+ * docs/examples/model-c/ee_float.c.
  * A malformed line panics: a message on stderr and exit status 101, as a Rust panic does.
  * Built with -DWRONG, the final add wraps instead of saturating: a deliberately wrong probe.
  *
- *   cc -O2 -o morph_probe morph_probe.c [-DWRONG]
+ *   cc -O2 -I docs/examples/model-c -o morph_probe morph_probe.c docs/examples/model-c/ee_float.c -lm [-DWRONG]
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "ee_float.h"
 
 static void panic(const char *why) {
     fprintf(stderr, "thread 'main' panicked: %s\n", why);
@@ -25,110 +27,12 @@ static void panic(const char *why) {
 
 #define E(x) (((x) >> 23) & 0xFF)
 #define S(x) ((x) & 0x80000000u)
-#define FMAX 0x7FFFFFFFu
 
-/* ee-float.md §2.1: |v| = mant * 2^exp2, truncated toward zero to 24 bits, as a pattern */
-static uint32_t round_trunc(uint32_t sign, unsigned __int128 mant, int exp2) {
-    if (mant == 0) return sign;
-    while (mant >= ((unsigned __int128)1 << 24)) { mant >>= 1; exp2++; }
-    while (mant < ((unsigned __int128)1 << 23)) { mant <<= 1; exp2--; }
-    int e = exp2 + 150;
-    if (e > 255) return sign | FMAX;
-    if (e < 1) return sign;
-    return sign | ((uint32_t)e << 23) | ((uint32_t)mant & 0x7FFFFF);
-}
-
-static uint64_t M(uint32_t x) { return (x & 0x7FFFFF) | 0x800000; }
-
-/* ee-float.md §3.2 */
-static void csa(uint32_t x, uint32_t y, uint32_t z, uint32_t *s, uint32_t *c) {
-    *s = x ^ y ^ z;
-    *c = ((x & y) | (x & z) | (y & z)) << 1;
-}
-
-/* ee-float.md §3.3: the Booth product of significands A (fs) and B (ft) */
-static uint64_t booth(uint32_t A, uint32_t B) {
-    uint64_t P = (uint64_t)A * B;
-    uint32_t PP[8], N[8];
-    for (int k = 0; k < 8; k++) {
-        unsigned bm1 = k ? (B >> (2 * k - 1)) & 1 : 0;
-        unsigned w = 4 * ((B >> (2 * k + 1)) & 1) + 2 * ((B >> (2 * k)) & 1) + bm1;
-        uint32_t K = 0xFFFFFFFFu << (2 * k);
-        PP[k] = 0; N[k] = 0;
-        if (w == 1 || w == 2) PP[k] = A << (2 * k);
-        else if (w == 3) PP[k] = A << (2 * k + 1);
-        else if (w == 4) { PP[k] = (A << (2 * k + 1)) ^ K; N[k] = 1u << (2 * k); }
-        else if (w == 5 || w == 6) { PP[k] = (A << (2 * k)) ^ K; N[k] = 1u << (2 * k); }
-    }
-    uint32_t S0, C0, S1, C1, S2, C2, S3, C3, S4, C4, S5, C5;
-    csa(PP[1], PP[2], PP[3], &S0, &C0);
-    csa(PP[4] & 0xFFFFF800u, PP[5] & 0xFFFFF000u, PP[6], &S1, &C1);
-    C1 |= N[6] | (PP[5] & 0x800);
-    uint32_t Q7 = PP[7] | ((PP[5] & 0x400) + N[5]);
-    csa(PP[0], S0, C0, &S2, &C2);
-    csa(Q7, S1, C1, &S3, &C3);
-    csa(C2, S3, C3, &S4, &C4);
-    csa(S2, S4, C4, &S5, &C5);
-    C5 += N[7];
-    uint32_t L = (S5 & 0xFFFF8000u) + (C5 & 0xFFFF8000u);
-    return ((L >> 15) & 1) != ((P >> 15) & 1) ? P - (1u << 15) : P;
-}
-
-static uint32_t f_mul(uint32_t fs, uint32_t ft) {   /* ee-float.md §3.3 MUL */
-    uint32_t s = S(fs) ^ S(ft);
-    if (!E(fs) || !E(ft)) return s;
-    int e = (int)E(fs) + (int)E(ft) - 127;
-    uint64_t m = booth((uint32_t)M(fs), (uint32_t)M(ft)) >> 23;
-    if (m >= (1u << 24)) { m >>= 1; e++; }
-    if (e > 255) return s | FMAX;
-    if (e < 1) return s;
-    return s | ((uint32_t)e << 23) | ((uint32_t)m & 0x7FFFFF);
-}
-
-static int sel(uint32_t s, uint32_t c) {
-    int32_t t = (int32_t)((((s & 0xFF000000u) + c)) | (s & 0x00FFFFFFu));
-    return t >= (1 << 23) ? 1 : (t < -(1 << 24) ? -1 : 0);
-}
-
-static uint32_t f_div(uint32_t a, uint32_t b) {      /* ee-float.md §3.4 DIV */
-    uint32_t s = S(a) ^ S(b);
-    if (!E(b)) return s | FMAX;
-    if (!E(a)) return s;
-    uint32_t D = 4 * (uint32_t)M(b), Sg = 4 * (uint32_t)M(a), G = 0, Q = 0;
-    int q = 1;
-    for (int i = 0; i < 25; i++) {
-        Q = 2 * Q + (uint32_t)q;
-        uint32_t X = 0, S2, G2;
-        if (q == 1) { X = ~D; G += 1; }
-        else if (q == -1) X = D;
-        csa(Sg, G, X, &S2, &G2);
-        int next = q ? sel(S2, G2) : sel(Sg, G);
-        Sg = 2 * S2; G = 2 * G2; q = next;
-    }
-    int e = (int)E(a) - (int)E(b) + 126;
-    if (Q >= (1u << 24)) { Q >>= 1; e++; }
-    if (e > 255) return s | FMAX;
-    if (e < 1) return s;
-    return s | ((uint32_t)e << 23) | (Q & 0x7FFFFF);
-}
-
-static uint32_t f_from_int(int32_t i) {
-    uint32_t s = i < 0 ? 0x80000000u : 0;
-    uint64_t mag = i < 0 ? (uint64_t)(-(int64_t)i) : (uint64_t)i;
-    return round_trunc(s, mag, 0);
-}
-
-static int32_t f_to_int(uint32_t x) {
-    if (!E(x)) return 0;
-    int sh = (int)E(x) - 150;
-    int64_t v;
-    if (sh >= 8) v = 1LL << 40;                       /* beyond 2^31: saturates below */
-    else v = sh >= 0 ? (int64_t)(M(x) << sh) : (sh > -32 ? (int64_t)(M(x) >> -sh) : 0);
-    if (S(x)) v = -v;
-    if (v > 0x7FFFFFFFLL) return 0x7FFFFFFF;
-    if (v < -0x80000000LL) return (int32_t)0x80000000u;
-    return (int32_t)v;
-}
+/* the EE's MUL, DIV and conversions: docs/examples/model-c/ee_float.c (ee-float.md §3) */
+static uint32_t f_mul(uint32_t fs, uint32_t ft) { return ee_mul(fs, ft); }
+static uint32_t f_div(uint32_t a, uint32_t b) { return ee_div(a, b); }
+static uint32_t f_from_int(int32_t i) { return ee_from_int((uint32_t)i); }
+static int32_t f_to_int(uint32_t x) { return (int32_t)ee_to_int(x); }
 
 static int same_value(uint32_t a, uint32_t b) { return (!E(a) && !E(b)) || a == b; }
 
