@@ -207,6 +207,8 @@ static void compile_keyed(Track *tr, uint32_t frames) {
         memcpy(prev, cur, sizeof cur);
     }
     if (t < frames * 256u) {                                  /* the final hold: the last turn, creeping */
+        /* DECISION: with no turn before it (one key, at frame 0) the final hold has no axis:
+         * §3.6 step 4 reuses "the last segment's" axis and there is none */
         if (tr->nseg) tr->seg[tr->nseg] = tr->seg[tr->nseg - 1];
         tr->seg[tr->nseg++].dur = t - frames * 256u;
     }

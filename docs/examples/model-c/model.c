@@ -252,6 +252,9 @@ static const char *refused(J *q, int hw) {
     if (is(kind, "notes")) return NULL;                         /* no float arithmetic in a note */
     if (!is(kind, "controller") && !is(kind, "multistep"))
         return "this model answers notes, controller and multistep queries only (CHECK=notes or CHECK=controllers)";
+    /* DECISION: the protocol has no field in which a model names the float models it computes:
+     * one that computes "hw" only refuses a controller query under another with an error line,
+     * the chunk's model error (a run under FLOAT=trunc is then never green) */
     if (!hw) return "this model computes the hw float model only (float_model hw)";
     return NULL;
 }
