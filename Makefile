@@ -83,7 +83,7 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
 	$${MK_SYMS:+--syms "$$MK_SYMS"}
 
-.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth
+.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth fixture
 
 all: test
 
@@ -98,6 +98,7 @@ help:
 	@echo '  make report    re-render RUN=<run dir> (HTML and JUnit)'
 	@echo '  make merge     shard runs RUNS="dir1 dir2 ..." as one run OUT=dir'
 	@echo '  make truth     the game'"'"'s answers to the checks'"'"' queries over bulk'"'"'s selection, as a truth file OUT= (docs/truth.md)'
+	@echo '  make fixture   the users'"'"' animation fixture OUT= (default build/anim_fixture.txt) from the game'"'"'s answers (docs/spec/fixtures.md)'
 	@echo '  make check-truth  a model (MODEL=, default the built-in reference) against the truth file TRUTH='
 	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
 	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
@@ -127,7 +128,7 @@ help:
 	@echo '  SHARD=         bulk: K/M, the K-th of M balanced slices'
 	@echo '  RUNS=          merge: the shard run directories'
 	@echo '  OUT=           bulk: exactly this run directory (default build/runs/<id>); merge: the merged one;'
-	@echo '                 truth: the truth file (default build/truth.jsonl; .gz: compressed)'
+	@echo '                 truth: the truth file (default build/truth.jsonl; .gz: compressed); fixture: the fixture file'
 	@echo '  TRUTH=build/truth.jsonl  check-truth: the truth file'
 	@echo '  MODEL=         bulk, one, check-truth: a command answering the model protocol, in place of the built-in reference'
 	@echo '  FRESH=         bulk: 1 starts a new run instead of resuming an identical unfinished one'
@@ -201,6 +202,11 @@ bulk: $(STAMP) $(CORPUS_DEP) $(if $(value CLUSTER),$(CLUSTER_STAMP))
 truth: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness truth $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" $${MK_CHECK:+--check "$$MK_CHECK"} \
 	  $(HARNESS_OPTS) --out "$${MK_OUT:-$$MK_TRUTH}"
+
+# the users' animation fixture from the game's answers over bulk's selection (docs/spec/fixtures.md §1)
+fixture: $(STAMP) $(CORPUS_DEP)
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness truth --format anim-fixture $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" \
+	  $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS) --out "$${MK_OUT:-build/anim_fixture.txt}"
 
 # a model against a truth file, without the emulator (MODEL= a command; default the built-in reference)
 check-truth: $(STAMP) $(CORPUS_DEP)

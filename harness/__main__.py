@@ -338,6 +338,11 @@ def cmd_truth(a):
     # DECISION: truth never runs the readiness probe (the first-contact profile's gate): it compares
     # nothing, and a game the probe would stop fails its chunks, each line naming the error
     opts.open_corpus()
+    if a.format == "anim-fixture":
+        from harness.runners.fixture_export import run_fixture
+        return run_fixture(opts, a.out, a.jobs, source=a.source)
+    if a.source != "game":
+        raise HarnessError("--from reference: only with --format anim-fixture")
     return run_truth(opts, a.out, a.jobs)
 
 
@@ -428,6 +433,11 @@ def main(argv=None):
                         "(the options of bulk) as a truth file (docs/truth.md)")
     common(tr)
     tr.add_argument("--out", required=True, help="the truth file to write (.jsonl, or .jsonl.gz compressed)")
+    tr.add_argument("--format", choices=("truth", "anim-fixture"), default="truth",
+                    help="truth (default): docs/truth.md's file; anim-fixture: the users' animation fixture "
+                         "(docs/spec/fixtures.md §1)")
+    tr.add_argument("--from", dest="source", choices=("game", "reference"), default="game",
+                    help="anim-fixture: whose answers the rows carry (default the game's)")
     tr.add_argument("--n", type=whole_number(1), default=None,
                     help="how many chunks (at least the pool size: all of them; default 100, or the profile's sample)")
     tr.add_argument("--jobs", type=job_count, default="1", help="worker processes: auto or at least 1 (default 1)")

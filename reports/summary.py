@@ -311,9 +311,20 @@ def failing_chunk(ch: dict) -> dict:
 
 
 def run_ledger(chunks: list) -> dict:
-    """ledger and left_out from the chunk records (reports.ledger)."""
+    """ledger and left_out from the chunk records (reports.ledger), and the query kinds a model
+    that answers some kinds only (a probe, docs/truth.md §5) answered and was not asked: what it
+    was not asked is left out."""
     led = ledger_total(ch.get("ledger") for ch in chunks)
-    return {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in chunks))}
+    out = {"ledger": led, "left_out": ledger_left_out(led, any(ch.get("every_record") for ch in chunks))}
+    answered = sum_counters(ch.get("model_answered") for ch in chunks)
+    not_asked = sum_counters(ch.get("model_not_asked") for ch in chunks)
+    if answered or not_asked:
+        out["model_kinds"] = {"answered": dict(sorted(answered.items())), "not_asked": dict(sorted(not_asked.items()))}
+    if not_asked:
+        out["left_out"] = out["left_out"] + [
+            f"the model was not asked {', '.join(f'{n:,} {k}' for k, n in sorted(not_asked.items()))} queries "
+            f"(it answers {', '.join(sorted(answered)) or 'none of them'}): CHECK= the checks it answers"]
+    return out
 
 
 def origins(chunks, selected=None) -> dict:

@@ -421,6 +421,15 @@ def truth(env):
     return out
 
 
+def fixture(env):
+    """The users' fixture of two chunks: written, its comment lines first (too few lines for the
+    users' minimum counts, which is exit 1 and says so)."""
+    out = env.tmp / "anim fixture.txt"
+    r = ok(env.sh(f"make fixture N=2 {env.files} OUT={q(out)}"), status=1)
+    assert "below the reader's minimum counts" in r, r
+    assert out.is_file() and out.read_text().startswith("# anim_fixture written by eediff from the game's answers")
+
+
 def check_truth(env):
     out = truth(env)
     r = ok(env.sh(f"make check-truth TRUTH={q(out)} {env.files}"))
@@ -457,6 +466,7 @@ FORMS = {
     ".venv/bin/python -m harness replay --case C --check notes --plan 38195:0 …": [replay],
     "make report RUN=build/runs/<id>": [report],
     "make truth N=200 OUT=build/truth.jsonl": [truth],
+    "make fixture N=4091 OUT=anim_fixture.txt": [fixture],
     "make check-truth TRUTH=build/truth.jsonl [MODEL='CMD ARGS']": [check_truth],
     "make bulk N=4091 MODEL='CMD ARGS'": [model_bulk],
     ".venv/bin/python -m harness coverage RUN [--function NAME]": [coverage],

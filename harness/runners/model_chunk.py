@@ -34,7 +34,7 @@ from harness.checks import parse_reference
 from harness.compare.tally import Tally
 from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result, setup_failed
 from harness.truth import check as cmp
-from harness.truth import protocol
+from harness.truth import probes, protocol
 from harness.truth.queries import chunk_line, replay_queries
 
 
@@ -71,7 +71,7 @@ class ModelSlot:
     def get(self):
         if self.model is None:
             _close_at_exit()
-            self.model = protocol.External(self.command, self.timeout)
+            self.model = protocol.external(self.command, self.timeout)
         return self.model
 
     def discard(self):
@@ -169,7 +169,26 @@ def check_with_model(game, ch, ctx, prof, slot, opts, only=None, index=None):
         tally.count("errors")
         if error.get("check") in checks.names() and error["check"] not in tally.checks:
             tally.checks.append(error["check"])
-    queries = line["queries"]
+    queries, kinds = asked(line["queries"], slot.command)
+    res = _compared(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, slot, queries)
+    res.update(kinds)
+    return res
+
+
+def asked(queries, command):
+    """(the queries the model of `command` is asked, the record's fields saying which kinds it
+    answered and which it was not asked): a probe answers some kinds only (harness.truth.probes)."""
+    kinds = probes.kinds_of(command)
+    if kinds is None:
+        return queries, {}
+    mine = [q for q in queries if q["kind"] in kinds]
+    answered = Counter(dict.fromkeys(kinds, 0))
+    answered.update(q["kind"] for q in mine)
+    return mine, {"model_answered": dict(answered),
+                  "model_not_asked": dict(Counter(q["kind"] for q in queries if q["kind"] not in kinds))}
+
+
+def _compared(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, slot, queries):
     if queries:
         m0 = _time.time()
         try:

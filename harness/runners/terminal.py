@@ -228,6 +228,10 @@ def ledger_lines(s):
     return out + wrapped("  ledger: ", lines(s["ledger"]), sep="; ") if s.get("ledger") else out
 
 
+def _kinds_text(counts):
+    return ", ".join(f"{k} {n:,}" for k, n in counts.items()) or "none"
+
+
 def chunk_origin_lines(s):
     """The archive's chunks and the chunks built by code (Modify blends, edge chunks) counted apart,
     and the quirk classes a sample met and missed."""
@@ -241,6 +245,10 @@ def chunk_origin_lines(s):
                      f"synthetic::morph/ and synthetic::edge/)")
     if s.get("model"):
         lines.append(printable(f"  model: {s['model']} in place of the built-in reference (docs/truth.md §5)"))
+        mk = s.get("model_kinds")
+        if mk:
+            lines.append(f"  model answered: {_kinds_text(mk['answered'])} queries; "
+                         f"not asked: {_kinds_text(mk['not_asked'])}")
     q = s.get("sample_quirks")
     if q:
         met, missed = q.get("covered") or [], q.get("missed") or []

@@ -21,6 +21,7 @@ import shlex
 import signal
 import subprocess
 import threading
+import time as _time
 from collections import deque
 
 import numpy as np
@@ -190,16 +191,9 @@ class External:
         return ModelError(chunk_id, f"the model {how} before answering {_queries_text(queries)}"
                                     f"{self._stderr_tail()}", queries[0] if len(queries) == 1 else None)
 
-    def receive(self):
-        chunk_id, queries = self._pending.popleft()
-        try:
-            line = self.lines.get(timeout=self.timeout)
-            self.answered += 1
-        except queue.Empty:
-            self.kill()
-            raise ModelError(chunk_id, f"no answer within {self.timeout:g} s to {_queries_text(queries)} "
-                                       f"(the model was stopped){self._stderr_tail()}",
-                             queries[0] if len(queries) == 1 else None) from None
+    def _check_line(self, chunk_id, queries, line):
+        """What the reader thread handed on, if not an answer line: the end of the output, a line
+        past the limit or a failed read, each the chunk's ModelError (the model stopped)."""
         if line is None:
             raise self._gone(chunk_id, queries)
         if isinstance(line, TooLong):
@@ -211,6 +205,18 @@ class External:
             self.kill()
             raise ModelError(chunk_id, f"its answer to {_queries_text(queries)} could not be read "
                                        f"({printable(line.why)}; the model was stopped)")
+
+    def receive(self):
+        chunk_id, queries = self._pending.popleft()
+        try:
+            line = self.lines.get(timeout=self.timeout)
+            self.answered += 1
+        except queue.Empty:
+            self.kill()
+            raise ModelError(chunk_id, f"no answer within {self.timeout:g} s to {_queries_text(queries)} "
+                                       f"(the model was stopped){self._stderr_tail()}",
+                             queries[0] if len(queries) == 1 else None) from None
+        self._check_line(chunk_id, queries, line)
         try:
             obj = json.loads(line)
         except ValueError:
@@ -251,7 +257,10 @@ class External:
 
 
 def argv_of(command):
-    """A --model command's words, split as a shell would (it is never run by one)."""
+    """A --model command's words, split as a shell would (it is never run by one); a probe's
+    protocol prefix (harness.truth.probes, `morph-probe:CMD`) is not one of them."""
+    from harness.truth.probes import split
+    command = split(command)[1]
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -271,8 +280,56 @@ def _queries_text(queries):
     return f"its {len(queries)} queries ({', '.join(parts)})"
 
 
+class Probe(External):
+    """A probe speaking its own line protocol (harness.truth.probes, `morph-probe:CMD`): one
+    request line per query, written ahead by the writer thread, one answer line read back per
+    query, all within the chunk's timeout. It answers the kinds of probes.PREFIXES only."""
+
+    def __init__(self, command, timeout=DEFAULT_TIMEOUT):
+        from harness.truth import probes
+        self.prefix, program = probes.split(command)
+        self.kinds = probes.PREFIXES[self.prefix]
+        self.encode, self.decode = probes.CODECS[self.prefix]
+        super().__init__(program, timeout)
+        self.command = command
+        self.name = f"model {printable(command)} ({self.prefix}'s line protocol)"
+
+    def send(self, chunk_id, data, ext, float_model, queries):  # noqa: ARG002  (External.send's signature: a probe reads the queries only)
+        bad = [q for q in queries if q.get("kind") not in self.kinds]
+        if bad:
+            raise ModelError(chunk_id, f"{self.prefix} answers {', '.join(self.kinds)} queries only, not "
+                                       f"{printable(bad[0].get('kind'))}", bad[0])
+        self._pending.append((chunk_id, queries))
+        self.requests.put("".join(self.encode(q) for q in queries).encode("ascii"))
+
+    def receive(self):
+        chunk_id, queries = self._pending.popleft()
+        deadline = _time.monotonic() + self.timeout
+        answers = []
+        for q in queries:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - _time.monotonic()))
+            except queue.Empty:
+                self.kill()
+                raise ModelError(chunk_id, f"no answer within {self.timeout:g} s (the probe was stopped)"
+                                           f"{self._stderr_tail()}", q) from None
+            self.answered += 1
+            self._check_line(chunk_id, [q], line)
+            try:
+                answers.append(self.decode(q, line))
+            except ValueError as exc:
+                raise ModelError(chunk_id, str(exc), q) from None
+        return answers
+
+
+def external(command, timeout=DEFAULT_TIMEOUT):
+    """The program of a --model: the protocol's, or a probe's under its prefix (harness.truth.probes)."""
+    from harness.truth import probes
+    return Probe(command, timeout) if probes.split(command)[0] else External(command, timeout)
+
+
 def model(command=None, timeout=DEFAULT_TIMEOUT):
-    return External(command, timeout) if command else BuiltIn()
+    return external(command, timeout) if command else BuiltIn()
 
 
 # -- answer shapes (docs/truth.md §3) ---------------------------------------------------------------
