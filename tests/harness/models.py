@@ -3,6 +3,8 @@ import os
 import shlex
 import sys
 
+from reports.ledger import NOT_EVALUATED
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MODELS = os.path.join(ROOT, "tests", "harness", "truth_models")
 PY = shlex.quote(sys.executable)
@@ -23,3 +25,14 @@ MISBEHAVIOURS = [
     ("count", "answers to"),
     ("order", "answers must come in request order"),
 ]
+
+
+def ledger_complete(summary):
+    """Whether a run's ledger is complete as the run itself judges it (reports/ledger.py): nothing
+    left out (the summary's `left_out`), every kind the game evaluates compared in full and at
+    least once, and the kinds it does not evaluate (NOT_EVALUATED) listed with none compared."""
+    led = summary.get("ledger") or {}
+    evaluated = {k: pc for k, pc in led.items() if k not in NOT_EVALUATED}
+    return (bool(evaluated) and not summary.get("left_out")
+            and all(c == p > 0 for p, c in evaluated.values())
+            and all(led[k][1] == 0 for k in led if k in NOT_EVALUATED))

@@ -1,7 +1,7 @@
 """A model in a second language (docs/examples/model-c/): the C model of the notes and controller
-queries, built here with the host's compiler, passes `make bulk MODEL=` and check-truth for its
-kinds with its ledger complete, and its --wrong flag is caught by both, with repros that show the
-mismatch again. Its EE float arithmetic gives the hw column of ee-float.md §5's vectors.
+queries (the direct light's among them), built here with the host's compiler, passes `make bulk
+MODEL=` and check-truth for its kinds with its ledger complete as the run judges it, and its
+--wrong flag is caught by both, with repros that show the mismatch again. Its EE float arithmetic gives the hw column of ee-float.md §5's vectors.
 """
 import json
 import os
@@ -18,7 +18,8 @@ from harness.runners import bulk
 from harness.runners import truth_export as export
 from harness.runners.check_truth import check_truth
 
-from .models import CHUNKS, ROOT
+from .models import CHUNKS, ROOT, ledger_complete
+from .test_direct_light import ROOMS
 
 HERE = os.path.join(ROOT, "docs", "examples", "model-c")
 SOURCES = [os.path.join(HERE, f) for f in ("model.c", "controllers.c", "ee_float.c")]
@@ -40,9 +41,9 @@ def model(tmp_path_factory):
     return shlex.quote(exe)
 
 
-def bulk_run(tmp_path, name, cmd, check, n=20):
+def bulk_run(tmp_path, name, cmd, check, n=20, chunk_ids=None):
     opts = Options(seed=4, profile="nightly", jobs=1, n=n, checks=[check], out=str(tmp_path / name),
-                   runs=str(tmp_path / "runs"), model=cmd)
+                   runs=str(tmp_path / "runs"), model=cmd, chunk_ids=chunk_ids)
     status = bulk.run_bulk(opts)
     return status, json.load(open(tmp_path / name / "summary.json", encoding="utf-8"))
 
@@ -60,14 +61,38 @@ def test_the_c_model_passes_a_bulk_of_its_kinds_with_its_ledger_complete_and_its
     status, summary = bulk_run(tmp_path, "right", model, check)
     out = capsys.readouterr().out
     assert status == 0 and summary["status"] == "pass" and "PASS (exit 0)" in out, out[-3000:]
-    assert summary["ledger"] and all(c == p > 0 for p, c in summary["ledger"].values()), summary["ledger"]
-    assert not summary["left_out"] and counted in out
+    assert ledger_complete(summary) and counted in out, (summary["ledger"], summary["left_out"])
     if check == "controllers":
         assert "single-value rotations" in out and "multistep checks" in out
+        assert summary["ledger"]["direct light records"][1] > 0      # the edge chunk's lights at least
     status, _ = bulk_run(tmp_path, "wrong", model + " --wrong", check)
     out = capsys.readouterr().out
     assert status == 1
     first_repro_fails(out, check)
+
+
+def chunk_fields(out_dir):
+    return {m["field"] for f in os.listdir(out_dir / "chunks")
+            for m in json.load(open(out_dir / "chunks" / f, encoding="utf-8"))["mismatches"]}
+
+
+def test_the_c_model_answers_every_event_rooms_direct_light_and_its_wrong_flag_is_caught_on_a_light(
+        model, tmp_path, capsys):
+    status, summary = bulk_run(tmp_path, "rooms", model, "controllers", chunk_ids=ROOMS)
+    out = capsys.readouterr().out
+    assert status == 0 and summary["status"] == "pass" and ledger_complete(summary), out[-3000:]
+    assert summary["ledger"]["direct light records"][1] >= len(ROOMS) and "direct light records" in out
+    status, _ = bulk_run(tmp_path, "rooms-wrong", model + " --wrong", "controllers", chunk_ids=ROOMS)
+    capsys.readouterr()
+    assert status == 1 and any(f.startswith("light.") for f in chunk_fields(tmp_path / "rooms-wrong"))
+    path = str(tmp_path / "rooms.jsonl")
+    export.export(Options(seed=4, profile="nightly", chunk_ids=ROOMS, checks=["controllers"]), path, progress=None)
+    status, summary = check_truth(path, model_cmd=model, check="controllers")
+    out = capsys.readouterr().out
+    assert status == 0 and " 0 mismatches" in out and summary["queries"] > 0, out[-2000:]
+    status, _ = check_truth(path, model_cmd=model + " --wrong", check="controllers")
+    out = capsys.readouterr().out
+    assert status == 1 and "light." in out and "mismatch" in out, out[-2000:]
 
 
 @pytest.mark.parametrize("check", ["notes", "controllers"])
@@ -84,8 +109,10 @@ def test_check_truth_with_the_c_model_finds_no_mismatch_and_catches_its_wrong_fl
 
 @pytest.mark.parametrize("request_line, why", [
     ('{"chunk":"a.cmp::ANM_a","anime":"","queries":[{"kind":"fobj","i":0}]}',
-     "this model answers notes, controller and multistep queries only"),
+     "this model answers notes, controller, multistep and light queries only"),
     ('{"chunk":"a.cmp::ANM_a","anime":"","float_model":"trunc","queries":[{"kind":"controller","i":0}]}',
+     "this model computes the hw float model only"),
+    ('{"chunk":"a.cmp::ANM_a","anime":"","float_model":"trunc","queries":[{"kind":"light","i":0}]}',
      "this model computes the hw float model only"),
 ])
 def test_the_c_model_answers_what_it_cannot_compute_with_an_error_line(model, request_line, why):

@@ -1,6 +1,6 @@
 /* The controller queries (docs/truth.md §3): an object record's channels at a time, from
  * animation-semantics.md §2 (keyed and one-value controllers), §3 (rotations) and §4 (the scratch
- * words), in the EE "hw" arithmetic of ee_float.c. Keyed rotations are the one part in double:
+ * words), and a direct light's words (docs/lights.md), in the EE "hw" arithmetic of ee_float.c. Keyed rotations are the one part in double:
  * the game's own is float with sinf/cosf, compared within a tolerance (§3.4-§3.6). */
 #include <math.h>
 #include <stdio.h>
@@ -283,4 +283,45 @@ uint32_t track_pose(const Track *tr, uint32_t T, uint32_t last, uint32_t out[16]
             }
     }
     return passed;
+}
+
+/* ---- a 0x0605 direct light (docs/lights.md): object, flags, then its channels packed as a 0x0102
+ * record's, eight 3-bit fields; each channel a float controller (§2) evaluated at min(T, last) -- */
+static const int LIGHT_WIDTH[8] = {3, 3, 3, 1, 1, 1, 1, 1};
+
+const char *light_read(Light *lt, const unsigned char *b, uint32_t words, uint32_t frames) {
+    memset(lt, 0, sizeof *lt);
+    if (words < 2) return "a direct light record shorter than its object and flags";
+    uint32_t flags = word(b + 4), at = 2;
+    for (int k = 0; k < 8; k++) {
+        const char *why = read_ctrl(&lt->ch[k], flags >> (3 * k) & 7, LIGHT_WIDTH[k], b, words, &at);
+        if (why) return why;
+        if (lt->ch[k].kind == 2) compile_float(&lt->ch[k], LIGHT_WIDTH[k], frames);
+    }
+    if (at != words) return "a direct light record has words after its controllers";
+    return NULL;
+}
+
+/* the light's 15 words at min(T, last): position, rotation (degrees, as evaluated), colour,
+ * intensity, beam start, beam end, radius 1, radius 2 and its square f_mul(r2, r2); returns a
+ * bit mask of the words its present channels write (an absent channel's are left as they were) */
+int light_words(const Light *lt, uint32_t T, uint32_t last, uint32_t out[LIGHT_WORDS]) {
+    int present = 0, at = 0;
+    if (T > last) T = last;
+    for (int k = 0; k < 8; k++) {
+        if (lt->ch[k].kind) {
+            evaluate(&lt->ch[k], LIGHT_WIDTH[k], T, out + at);
+            present |= ((1 << LIGHT_WIDTH[k]) - 1) << at;
+        }
+        at += LIGHT_WIDTH[k];
+    }
+    if (lt->ch[7].kind) {
+        out[14] = ee_mul(out[13], out[13]);
+        present |= 1 << 14;
+    }
+    return present;
+}
+
+void light_free(Light *lt) {
+    for (int k = 0; k < 8; k++) free(lt->ch[k].dur), free(lt->ch[k].delta);
 }

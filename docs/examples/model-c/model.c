@@ -8,10 +8,11 @@
  * line out. It reads the Anime chunk (formats.md §4): the F_Note records and end Top for the
  * notes queries, played with _AnimateForward's time rule (animation-semantics.md §8.1) and handed
  * on as NoteProcess does (§10.2, §10.4); the 0x0102 object records for the controller and
- * multistep queries (controllers.c). It computes the "hw" float model only: a controller query
- * under another, or a query of another kind, gets an error line. --wrong flips bit 0 of the
- * first word it answers in each chunk, a note's event or a controller's position x: a
- * deliberately wrong model.
+ * multistep queries, and its 0x0605 direct light records for the light queries (controllers.c,
+ * docs/lights.md). It computes the "hw" float model only: a controller or light query under
+ * another, or a query of another kind, gets an error line. --wrong flips bit 0 of the first word
+ * it answers in each chunk, a note's event or a controller's position x, and of the first
+ * direct light word: a deliberately wrong model.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -118,7 +119,16 @@ static unsigned char *base64(const char *s, size_t len, size_t *out_len) {
 
 /* ---- the chunk: frames, loops, its F_Note and object records in file order ------------------ */
 typedef struct { uint32_t frame, object, event, param; } Note;
-typedef struct { uint32_t frames; int loops; Note *notes; size_t n; Track *tracks; size_t ntracks; } Anime;
+typedef struct {
+    uint32_t frames;
+    int loops;
+    Note *notes;
+    size_t n;
+    Track *tracks;
+    size_t ntracks;
+    Light *lights;
+    size_t nlights;
+} Anime;
 
 static uint32_t u32(const unsigned char *b) { return b[0] | b[1] << 8 | b[2] << 16 | (uint32_t)b[3] << 24; }
 
@@ -130,6 +140,7 @@ static const char *read_anime(const unsigned char *b, size_t len, Anime *a) {
     if (end > len) return "the Anime chunk's record words run past its end";
     a->notes = malloc((size_t)(end / 8 + 1) * sizeof(Note));
     a->tracks = calloc((size_t)(end / 8 + 1), sizeof(Track));
+    a->lights = calloc((size_t)(end / 8 + 1), sizeof(Light));
     uint32_t frame = 0;
     for (uint64_t p = 20; p + 8 <= end;) {
         uint32_t kind = u32(b + p) & 0xFFFF, words = u32(b + p + 4);
@@ -144,6 +155,9 @@ static const char *read_anime(const unsigned char *b, size_t len, Anime *a) {
         } else if (kind == 0x0102) {                         /* an object record: a track */
             const char *why = track_read(&a->tracks[a->ntracks++], b + p + 8, words, a->frames);
             if (why) return why;
+        } else if (kind == 0x0605) {                         /* a direct light */
+            const char *why = light_read(&a->lights[a->nlights++], b + p + 8, words, a->frames);
+            if (why) return why;
         }
         p += 8 + 4 * (uint64_t)words;
     }
@@ -151,7 +165,7 @@ static const char *read_anime(const unsigned char *b, size_t len, Anime *a) {
 }
 
 /* ---- one _AnimateForward + NoteProcess step (animation-semantics.md §8.1, §10.4) ------------ */
-static int wrong, flipped;
+static int wrong, flipped, flipped_light;
 
 static void step(const Anime *a, uint32_t *time, uint32_t s, int restart, FILE *fw, FILE *fn) {
     uint32_t last = (a->frames - 1) * 256u, t = *time, nt = t + s;
@@ -244,24 +258,58 @@ static void controller_answer(const Anime *a, J *query, int multi) {
     free(passed);
 }
 
+/* a light query: the words of its `fields` at each time (docs/truth.md §3, docs/lights.md) */
+static void light_answer(const Anime *a, J *query) {
+    J *light = get(query, "light"), *times = get(query, "times"), *fields = get(query, "fields"), *i = get(query, "i");
+    uint32_t last = a->frames ? (a->frames - 1) * 256u : 0, w[LIGHT_WORDS];
+    printf("{\"i\":%lld,\"kind\":\"light\",\"words\":[", i->num);
+    for (size_t k = 0; k < times->n; k++) {
+        light_words(&a->lights[light->num], (uint32_t)times->kids[k].num, last, w);
+        if (wrong && !flipped_light && fields->n) { w[fields->kids[0].num] ^= 1; flipped_light = 1; }
+        printf("%s[", k ? "," : "");
+        for (size_t f = 0; f < fields->n; f++) printf("%s%u", f ? "," : "", w[fields->kids[f].num]);
+        printf("]");
+    }
+    printf("]}");
+}
+
 /* why this model cannot answer query q, asked before the chunk is read (a modify query of the
  * synthetic blends comes with no chunk), or NULL */
 static const char *refused(J *q, int hw) {
     J *kind = get(q, "kind"), *i = get(q, "i");
     if (!i || i->type != J_NUM) return "a query without its index i";
     if (is(kind, "notes")) return NULL;                         /* no float arithmetic in a note */
-    if (!is(kind, "controller") && !is(kind, "multistep"))
-        return "this model answers notes, controller and multistep queries only (CHECK=notes or CHECK=controllers)";
+    if (!is(kind, "controller") && !is(kind, "multistep") && !is(kind, "light"))
+        return "this model answers notes, controller, multistep and light queries only (CHECK=notes or "
+               "CHECK=controllers)";
     /* DECISION: the protocol has no field in which a model names the float models it computes:
-     * one that computes "hw" only refuses a controller query under another with an error line,
+     * one that computes "hw" only refuses a controller or light query under another with an error line,
      * the chunk's model error (a run under FLOAT=trunc is then never green) */
     if (!hw) return "this model computes the hw float model only (float_model hw)";
     return NULL;
 }
 
-/* why the chunk's records cannot answer controller query q, or NULL */
+/* why the chunk's direct lights cannot answer light query q, or NULL: each of its fields must be
+ * a word that the light's present channels write */
+static const char *no_light(const Anime *a, J *q) {
+    J *light = get(q, "light"), *times = get(q, "times"), *fields = get(q, "fields");
+    if (!light || light->type != J_NUM || light->num < 0 || (size_t)light->num >= a->nlights)
+        return "a light query's light is not one of the chunk's direct light records";
+    if (!times || times->type != J_ARR || !fields || fields->type != J_ARR)
+        return "a light query without its times or fields";
+    uint32_t w[LIGHT_WORDS];
+    int present = light_words(&a->lights[light->num], 0, 0, w);
+    for (size_t f = 0; f < fields->n; f++)
+        if (fields->kids[f].type != J_NUM || fields->kids[f].num < 0 || fields->kids[f].num >= LIGHT_WORDS ||
+            !(present >> fields->kids[f].num & 1))
+            return "a light query's field is not a word of the light's present channels";
+    return NULL;
+}
+
+/* why the chunk's records cannot answer controller or light query q, or NULL */
 static const char *no_track(const Anime *a, J *q) {
     if (is(get(q, "kind"), "notes")) return NULL;
+    if (is(get(q, "kind"), "light")) return no_light(a, q);
     J *track = get(q, "track"), *times = get(q, is(get(q, "kind"), "controller") ? "times" : "deltas");
     if (!track || track->type != J_NUM || track->num < 0 || (size_t)track->num >= a->ntracks)
         return "a controller query's track is not one of the chunk's object records";
@@ -293,12 +341,13 @@ static void answer_line(char *line) {
         printf("{\"chunk\":\"%.*s\",\"error\":\"%s\"}\n", chunk && chunk->type == J_STR ? (int)chunk->len : 0,
                chunk && chunk->type == J_STR ? chunk->s : "", why);
     } else {
-        flipped = 0;
+        flipped = flipped_light = 0;
         printf("{\"chunk\":\"%.*s\",\"answers\":[", (int)chunk->len, chunk->s);
         for (size_t q = 0; q < queries->n; q++) {
             J *query = &queries->kids[q];
             if (q) printf(",");
             if (is(get(query, "kind"), "notes")) notes_answer(&a, query);
+            else if (is(get(query, "kind"), "light")) light_answer(&a, query);
             else controller_answer(&a, query, is(get(query, "kind"), "multistep"));
         }
         printf("]}\n");
@@ -306,6 +355,8 @@ static void answer_line(char *line) {
     fflush(stdout);
     for (size_t k = 0; k < a.ntracks; k++) track_free(&a.tracks[k]);
     free(a.tracks);
+    for (size_t k = 0; k < a.nlights; k++) light_free(&a.lights[k]);
+    free(a.lights);
     free(a.notes);
     free(bytes);
     release(&req);

@@ -25,8 +25,16 @@ typedef struct {
     uint32_t nseg;
 } Track;
 
+/* a 0x0605 direct light (docs/lights.md): position, rotation, colour, intensity, beam start and
+ * end, radius 1 and 2, as float controllers; kind 0 channels are absent */
+typedef struct { Ctrl ch[8]; } Light;
+#define LIGHT_WORDS 15
+
 const char *track_read(Track *tr, const unsigned char *b, uint32_t words, uint32_t frames);
 uint32_t track_pose(const Track *tr, uint32_t T, uint32_t last, uint32_t out[16]);
 void track_free(Track *tr);
+const char *light_read(Light *lt, const unsigned char *b, uint32_t words, uint32_t frames);
+int light_words(const Light *lt, uint32_t T, uint32_t last, uint32_t out[LIGHT_WORDS]);
+void light_free(Light *lt);
 
 #endif
