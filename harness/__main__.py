@@ -72,6 +72,8 @@ def cmd_bulk(a):
     if not probe_gate(opts):
         return 1
     from harness.runners.run import RunDirError, RunDirInvalid
+    if a.profile_cpu:
+        return profiled_bulk(opts, a.profile_cpu)
     try:
         return run_bulk(opts, sys.argv)
     except (RunDirError, RunDirInvalid) as exc:
@@ -80,6 +82,32 @@ def cmd_bulk(a):
         if exc.filename is None:
             raise
         raise HarnessError(f"cannot write {exc.filename}: {exc.strerror}") from None
+
+
+def profiled_bulk(opts, out):
+    """cmd_bulk's run with its workers' CPU profile (harness/runners/cpu_profile.py)."""
+    import tempfile
+    from harness.runners import cpu_profile
+    from harness.runners.bulk import run_bulk
+    from harness.runners.run import RunDirError, RunDirInvalid
+    with tempfile.TemporaryDirectory(prefix="eediff-profile-") as where:
+        os.environ[cpu_profile.ENV] = where
+        try:
+            status = run_bulk(opts, sys.argv)
+        except (RunDirError, RunDirInvalid) as exc:
+            raise HarnessError(str(exc)) from None
+        finally:
+            del os.environ[cpu_profile.ENV]
+        prof = cpu_profile.collect(where)
+    print("CPU profile of the workers (exclusive seconds per part):")
+    print(cpu_profile.table(prof))
+    if out != "-":
+        try:
+            with open(out, "w", encoding="utf-8") as f:
+                json.dump(prof, f, indent=1, sort_keys=True)
+        except OSError as exc:
+            raise HarnessError(f"cannot write {out}: {exc.strerror}") from None
+    return status
 
 
 def parse_shard(text):
@@ -392,6 +420,9 @@ def main(argv=None):
                    help="a program answering docs/truth.md's protocol, in place of the built-in reference")
     b.add_argument("--model-timeout", type=seconds, default=120.0,
                    help="seconds a --model may take for one chunk (default 120)")
+    b.add_argument("--profile-cpu", nargs="?", const="-", default=None, metavar="FILE",
+                   help="time the workers' parts (machine per function, set-up, reference per query "
+                        "kind, comparison, record writing), print the table and write it to FILE as JSON")
     mg = sub.add_parser("merge", help="combine the shard runs of one selection into one run directory")
     mg.add_argument("runs", nargs="+", help="the shard run directories")
     mg.add_argument("--out", required=True, help="the merged run directory (new)")

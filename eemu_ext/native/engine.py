@@ -19,6 +19,7 @@ import json
 import os
 import struct
 import tempfile
+import time
 from typing import Dict, List, Optional, Tuple
 
 from ..errors import EngineError, HostError
@@ -292,6 +293,11 @@ class NativeEngine:
         self._F = self._VF = self._VI = self._sc = None   # what crossed last time
         self._fv_raw = self._sc_raw = None
         self._extra_roots = set()       # declared entries, for code loaded without an image
+        # time spent inside compiled code (ee_run) and how many times it was entered: counted only
+        # while timing is on (a CPU profile), so a run's hot loop pays nothing for them otherwise
+        self.timing = False
+        self.c_seconds = 0.0
+        self.c_runs = 0
 
     def attach_checker(self, checker) -> None:
         """Every native block runs through checker.check (lockstep): programs are compiled at
@@ -586,7 +592,13 @@ class NativeEngine:
                 st.pc = pc
                 st.steps = steps
                 st.limit = limit
-                why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
+                if self.timing:
+                    t0 = time.perf_counter()
+                    why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
+                    self.c_seconds += time.perf_counter() - t0
+                    self.c_runs += 1
+                else:
+                    why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
                 pc, steps = st.pc, st.steps
             if pc == SENTINEL:
                 break

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ctypes
 import os
 import signal
+import sys
 import threading
 import time
 import uuid
@@ -20,7 +21,7 @@ from typing import List, Optional
 
 from harness import HarnessError, provenance
 from harness.profiles import run_profile
-from harness.runners import codecov, edge_chunks, morph_pseudo
+from harness.runners import codecov, cpu_profile, edge_chunks, morph_pseudo
 from harness.runners.chunk import check_chunk, setup_failed
 from harness.runners.run import RunDir
 
@@ -176,6 +177,7 @@ def check_batch(batch: Batch, setup: Optional[Setup] = None) -> BatchResult:
     setup: the run's, when this process may not have been set up for it yet (None: it was)."""
     if setup is not None:
         set_up(setup)
+    cpu_profile.worker_started(sys.modules[__name__])
     w = _state()
     setup = w["setup"]
     if w.get("refused"):
@@ -194,6 +196,7 @@ def check_batch(batch: Batch, setup: Optional[Setup] = None) -> BatchResult:
             records.append(res)
         statuses.append(record_status(res))
     _take_coverage(w, cov)
+    cpu_profile.dump()
     return BatchResult(statuses, None if setup.writes else records, cov.cov if cov is not None else None)
 
 
