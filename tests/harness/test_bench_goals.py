@@ -32,3 +32,34 @@ def test_every_goal_met_exits_0_and_noise_is_no_negative_percentage(monkeypatch,
     line = next(l for l in out.splitlines() if "code coverage:" in l)
     assert "code coverage: 0.0% of the run (" in line and "within the noise" in line and "-0." not in line, line
     assert "NOT met" not in out
+
+
+def fake_nightly(monkeypatch, wall, done=4105, total=4105, status="pass"):
+    from benchmarks import goals, realtime
+    steps = int(10 * realtime.PS2_RATE)                  # 10 s of the console's time
+    monkeypatch.setattr(realtime, "nightly", lambda n: {"wall": wall, "summary": {
+        "machine_steps": steps, "chunks_done": done, "chunks_total": total, "status": status}})
+    monkeypatch.setattr(goals, "UNMET", [])
+    return realtime
+
+
+def test_nightly_realtime_below_1_on_the_exhaustive_nightly_is_a_goal_not_met(monkeypatch, capsys):
+    realtime = fake_nightly(monkeypatch, wall=20.0)
+    assert realtime.main(4091) == 1
+    out = capsys.readouterr().out
+    assert ": 0.50" in out and "goals NOT met: nightly_realtime >= 1.0" in out
+
+
+def test_nightly_realtime_faster_than_the_console_meets_the_goal_only_when_it_passes(monkeypatch, capsys):
+    realtime = fake_nightly(monkeypatch, wall=8.0)
+    assert realtime.main(4091) == 0
+    assert ": 1.25" in capsys.readouterr().out
+    realtime = fake_nightly(monkeypatch, wall=8.0, status="fail")
+    assert realtime.main(4091) == 1
+
+
+def test_nightly_realtime_on_a_sample_is_printed_not_judged(monkeypatch, capsys):
+    realtime = fake_nightly(monkeypatch, wall=20.0, done=114, total=114)
+    assert realtime.main(100) == 0
+    out = capsys.readouterr().out
+    assert "judged on the exhaustive nightly only" in out and "NOT met" not in out
