@@ -19,7 +19,6 @@ from .anime import resolve as _resolve
 from .errors import CorpusError
 
 K_OBJ, K_MODEL, K_CLUMP, K_EXTOBJ, K_PARTICLE, K_EFF = 0x0100, 0x0800, 0x0900, 0x0A00, 0x0D00, 0x0E00
-OBJECT_LIKE = (K_OBJ, K_EXTOBJ, K_PARTICLE, K_EFF)      # the kinds that get a parent slot (§2.2)
 BONE_OR_SKIN = 6                                       # (ccModel +0x20) & 6 (§3.3 step 5)
 _NOT_OBJECTS = (0x0001, 0x0002, 0x0003, 0x0005)         # Header, Index, Setup, Frame: no object word
 

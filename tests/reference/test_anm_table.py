@@ -1,0 +1,99 @@
+"""MakeAnimeIndex, SetAnm, Draw and DeleteAnmIndex as the reference models them (anim-objects.md §2-§5)."""
+from corpus.anime import build_anime, fobj, material_track, note, obj_track, one, parse_anime
+from corpus.objects import Scene
+from reference import eefloat
+from reference import objects as O
+from reference.rotation import IDENTITY16, mul_matrix
+
+# objects: 3 body, 4 leg, 5 leg copy (ExtObj of 4 under 3), 6 sword (in no clump), 7 eff,
+# 8 material, 9 bone model, 10 model, 11 body copy (ExtObj of 3)
+
+
+def scene(**kw):
+    s = Scene(kinds={3: 0x100, 4: 0x100, 5: 0xA00, 6: 0x100, 7: 0xE00, 8: 0x200, 9: 0x800, 10: 0x800,
+                     11: 0xA00, 20: 0x900},
+              parents={3: 0, 4: 3, 5: 11, 6: 3, 11: 0}, obj_models={3: 9, 4: 10, 6: 10},
+              ext={5: 4, 11: 3}, clumps=[(20, (3, 4))], mtypes={9: 4, 10: 0},
+              model_nodes={9: (3, 4)}, effs=(7,))
+    for k, v in kw.items():
+        setattr(s, k, v)
+    return s
+
+
+def anime(*tracks, notes=(), fobjs=(), materials=()):
+    return parse_anime(build_anime(object=1, frames=4, tracks=list(tracks), notes=list(notes),
+                                   fobjs=list(fobjs), materials=list(materials)))
+
+
+def test_index_lists_each_object_once_in_first_named_order_and_extobj_copies_apart():
+    """§2.2 item 1: a note and a material name their object once; an ExtObj copy is its own entry;
+    the lc order is the order records are first met, file order."""
+    a = anime(obj_track(3, pos=one(1, 2, 3)), obj_track(5, pos=one(0, 0, 0)), materials=[material_track(8, u=one(0.5))],
+              notes=[note(1, 1, 0, 3), note(2, 1, 0, 7)])
+    idx = O.make_anime_index(a, scene())
+    assert [(e.object, e.kind) for e in idx] == [(3, 0x100), (5, 0xA00), (8, 0x200), (7, 0xE00)]
+
+
+def test_parent_slot_is_the_parents_entry_position_or_minus_one():
+    """§2.2 item 2: the slot names the entry of the chunk's parent; -1 when the clip does not name
+    the parent or there is none; the ExtObj's own parent field is read, not its target's."""
+    a = anime(obj_track(4, pos=one(0, 0, 0)), obj_track(3, pos=one(0, 0, 0)), obj_track(5, pos=one(0, 0, 0)),
+              obj_track(6, pos=one(0, 0, 0)))
+    idx = O.make_anime_index(a, scene())
+    assert [e.parent for e in idx] == [1, -1, -1, 1]       # 5's parent is 11, which the clip does not name
+
+
+def test_last_entry_wins_a_node_and_a_made_copy_hangs_under_its_own_parent():
+    """§3.3 steps 2-4, 6: two entries name leg 4 (itself and the copy 5): the copy, later, takes
+    the clump node; the leg's own entry gets a made ccObj; the sword in no clump is made too."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(4, pos=one(0, 0, 0)), obj_track(11, pos=one(0, 0, 0)),
+              obj_track(5, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [(e.identity, e.kind, e.flags) for e in t.entries] == [
+        ("made 0", 0x100, 7),          # the body: its node went to the later copy 11
+        ("made 1", 0x100, 7),          # the leg: its node went to the later copy 5
+        ("node 0.0", 0x100, 6), ("node 0.1", 0x100, 6), ("made 2", 0x100, 7)]
+    assert t.inits == [3, 4, 6]
+    assert t.parents == {"made 0": "anm", "made 1": "made 0", "node 0.0": "anm", "node 0.1": "node 0.0",
+                         "made 2": "made 0"}
+
+
+def test_bone_model_of_a_made_object_gets_a_node_table_of_the_claiming_entries():
+    """§3.3 step 5: the made body (model 9, mtype 4) gets a table: node 3 → the claim of 3 (the
+    last entry naming it), node 4 → none (no entry claims it); model 9 is marked 0x40."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(11, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert t.node_tables == {"made 0": ("node 0.0", "none")} and t.marked_models == [9]
+
+
+def test_draw_set_is_flag_4_entries_of_obj_and_eff_in_index_order_with_the_anms_alpha():
+    """§4.2: kinds 0x100 (with ccAnm +0x88 as it is) and 0xE00; a material draws nothing."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), materials=[material_track(8, u=one(0.5))],
+              fobjs=[fobj(1, 7)])
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [e.identity for e in t.entries] == ["node 0.0", "none", "made 0"]   # the eff gets a ccEffObj
+    assert O.draw_set(t, 0x3F000000) == [(0, 0x100, 0x3F000000), (2, 0xE00, 0)]
+
+
+def test_delete_frees_made_objects_never_a_clump_node():
+    """§5.2: the frees are the flags-7 objects; a clump node (flags 6) is never freed."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [e.identity for e in t.entries] == ["node 0.0", "made 0"] and O.delete_frees(t) == ["made 0"]
+
+
+def test_chain_composes_parent_then_local_in_ee_arithmetic():
+    """§4.2 (_SetLWMatrix): a child's matrix is sceVu0MulMatrix(parent's, local), down to the anm."""
+    o = eefloat.ops("hw")
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    two = list(IDENTITY16)
+    two[0] = two[5] = 0x40000000
+    move = list(IDENTITY16)
+    move[12] = 0x3F800000
+    anm = list(IDENTITY16)
+    anm[13] = 0x40400000
+    w = O.world(t, {"node 0.0": two, "made 0": move}, anm, o)
+    assert w["node 0.0"] == mul_matrix(anm, two, o)
+    assert w["made 0"] == mul_matrix(w["node 0.0"], move, o)
+    assert w["made 0"][12] == 0x40000000 and w["made 0"][13] == 0x40400000   # x = 2·1, y = 3
