@@ -19,6 +19,7 @@ from .anime import resolve as _resolve
 from .errors import CorpusError
 
 K_OBJ, K_MODEL, K_CLUMP, K_EXTOBJ, K_PARTICLE, K_EFF = 0x0100, 0x0800, 0x0900, 0x0A00, 0x0D00, 0x0E00
+PARENTED = (K_OBJ, K_EXTOBJ, K_PARTICLE, K_EFF)          # the kinds with a parent field (§2.2)
 BONE_OR_SKIN = 6                                       # (ccModel +0x20) & 6 (§3.3 step 5)
 _NOT_OBJECTS = (0x0001, 0x0002, 0x0003, 0x0005)         # Header, Index, Setup, Frame: no object word
 
@@ -26,7 +27,7 @@ _NOT_OBJECTS = (0x0001, 0x0002, 0x0003, 0x0005)         # Header, Index, Setup, 
 @dataclass
 class Scene:
     kinds: Dict[int, int] = field(default_factory=dict)          # object -> kind of its chunk
-    parents: Dict[int, int] = field(default_factory=dict)        # Obj and ExtObj object -> parent
+    parents: Dict[int, int] = field(default_factory=dict)        # Obj, ExtObj, Particle, Eff -> parent
     obj_models: Dict[int, int] = field(default_factory=dict)     # Obj object -> model object
     ext: Dict[int, int] = field(default_factory=dict)            # ExtObj object -> target
     clumps: List[Tuple[int, Tuple[int, ...]]] = field(default_factory=list)   # (clump, nodes), file order
@@ -93,7 +94,13 @@ def scene(f) -> Scene:
             raise CorpusError("setup chunk has no object word", member=f.member, offset=c.offset, kind=c.kind)
         # DECISION: when several setup chunks define one object, the first gives its kind (as the
         # first Material wins, formats.md §3.5).
-        s.kinds.setdefault(struct.unpack_from("<I", d, c.offset + 8)[0], c.kind)
+        obj = struct.unpack_from("<I", d, c.offset + 8)[0]
+        if obj not in s.kinds:
+            s.kinds[obj] = c.kind
+            if c.kind in (K_PARTICLE, K_EFF):
+                # DECISION: a Particle or Eff chunk's payload starts (object, parent), as Obj's
+                # and ExtObj's do (formats.md lays out neither); a one-word chunk has parent 0.
+                s.parents[obj] = struct.unpack_from("<I", d, c.offset + 12)[0] if c.size >= 2 else 0
     for o, ob in f.objs.items():
         s.parents[o] = ob.parent
         s.obj_models[o] = ob.model

@@ -1,54 +1,59 @@
 """The anm's objects (anim-objects.md §2-§5): MakeAnimeIndex's list and parent slots, SetAnm's
 object table, Draw's draw set, DeleteAnmIndex's frees, and the world matrices down the parent chain.
 
-Objects are named by identity, never by address: "node C.J" (node J of the anm's clump C, clumps
-in the order the member holds them), "made J" (the J-th object SetAnm made), "anm" (the anm
-itself) and "none" (no object). Every value the game stores as a float is a raw u32 pattern
+Objects are named by identity, never by address: ("node", object) (the ccObj of a clump node,
+one per node object), ("made", j) (the object of the j-th ccObj::Init call), ("instance", object)
+(another chunk's instance: a ccEffObj, a ccModel, a material's), ("anm",) and ("none",). Every value the game stores as a float is a raw u32 pattern
 computed in EE arithmetic (reference.eefloat).
 
     index = make_anime_index(anime, scene)        # [IndexEntry(object, kind, parent)]
     table = set_anm(index, scene)                 # Table: entries, parents, inits, node tables
-    draw_set(table, alpha)                        # [(position, kind, alpha bits)], index order
-    delete_frees(table)                           # the identities DeleteAnmIndex frees
-    world(table, locals, anm_matrix, ops)         # {identity: 16 words} of every drawn object
+    draw_set(table, tp)                           # [(kind, identity, tp bits)], index order
+    delete_frees(table)                           # [(free function, identity)] DeleteAnmIndex calls
+    world_draws(table, locals, localtps, anm, tp, ops)   # [(identity, world, alpha)] per ccModel::Draw
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from corpus.objects import BONE_OR_SKIN, K_EFF, K_EXTOBJ, K_OBJ
+from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
 
 from .rotation import IDENTITY16, mul_matrix
 
-NONE, ANM = "none", "anm"
+NONE, ANM = ("none",), ("anm",)
 F_NAMED, F_HANG, F_DRAW = 0x1, 0x2, 0x4
 F_NODE, F_MADE = F_HANG | F_DRAW, F_NAMED | F_HANG | F_DRAW
 NO_PARENT = -1
 MODEL_NODE_TABLE = 0x40          # ccModel +0x24 bit set once the node table is built
+MAX_HOPS = 64
+ONE = 0x3F800000
+DELETE, FREE, ENTRIES = "__dl__FPv", "ccFree__FPv", ("entries",)
+Identity = Tuple
 
 
 @dataclass(frozen=True)
 class IndexEntry:
     object: int       # the object the record names (its own, not resolved): lc = 4·object + 1
-    kind: int         # the kind of that object's own chunk (0x0A00 for an ExtObj copy)
+    kind: int         # the kind of that object's own chunk (0x0A00 for an ExtObj copy), 0 for none
     parent: int       # the parent slot: the position of the parent's entry, or -1
 
 
 @dataclass(frozen=True)
 class Entry:
-    identity: str     # what +0x04 holds
-    kind: int         # +0x08: the kind of the chunk, ExtObj followed
-    flags: int        # +0x0A
+    identity: Identity   # what +0x04 holds
+    kind: int            # +0x08: the kind of the chunk, ExtObj followed
+    flags: int           # +0x0A
 
 
 @dataclass
 class Table:
     entries: List[Entry]
-    parents: Dict[str, str]                       # object identity -> parent identity (+0x80)
+    parents: List[Identity]                       # per entry: its object's +0x80, None unless hung
     inits: List[int]                              # the chunk (object) of each ccObj::Init call, in order
-    node_tables: Dict[str, Tuple[str, ...]]       # made object -> the identity in each node slot
-    marked_models: List[int] = field(default_factory=list)   # models given bit 0x40, in order
+    node_tables: Dict[int, Tuple[Identity, ...]]  # bone/skin model -> the identity in each node slot
+    models: Dict[Identity, int] = field(default_factory=dict)   # each object's model (0: none)
+    hung: Dict[Identity, Identity] = field(default_factory=dict)   # object -> the parent written at +0x80
 
 
 def index_objects(anime) -> List[Tuple[int, bool]]:
@@ -68,10 +73,10 @@ def index_objects(anime) -> List[Tuple[int, bool]]:
 def make_anime_index(anime, scene) -> List[IndexEntry]:
     """ccStream::MakeAnimeIndex (§2.2): the list in first-named order and each entry's parent slot.
 
-    DECISION: the parent slot is an s32; it names the first entry of the parent object (own, not
-    resolved, as the users' harnesses read it); entries of kinds other than Obj, ExtObj, 0x0D00
-    and 0x0E00 get -1, and so do Particle and Eff entries, whose chunks have no parent field in
-    formats.md. The ExtObj's parent field is its own, not followed through the chain."""
+    DECISION: the parent slot is an s32; it names the first entry of the parent object (the
+    chunk's own parent field, not followed through ExtObj chains, as the users' harnesses read
+    it); entries of kinds other than Obj, ExtObj, Particle and Eff, and entries whose parent is 0
+    or unnamed, get -1."""
     objects: List[int] = []
     first: Dict[int, int] = {}
     for obj, adds in index_objects(anime):
@@ -82,104 +87,133 @@ def make_anime_index(anime, scene) -> List[IndexEntry]:
     for obj in objects:
         kind = scene.kind(obj)
         slot = NO_PARENT
-        if kind in (K_OBJ, K_EXTOBJ):
+        if kind in PARENTED:
             parent = scene.parents.get(obj, 0)
             slot = first.get(parent, NO_PARENT) if parent else NO_PARENT
         out.append(IndexEntry(obj, kind, slot))
     return out
 
 
-def makes_object(kind: int) -> bool:
-    """§3.3 step 4: which still-unbound entries SetAnm makes an object for. DECISION: Obj and
-    Eff (0x0E00, a ccEffObj): the spec's Draw draws 0x0E00 entries with flag 0x4, which only a
-    made object can carry; other kinds (materials, morphers, models) keep flags 1."""
-    return kind in (K_OBJ, K_EFF)
+def external(scene, obj: int):
+    """ccGetExternalIndex (§3.2): the object whose chunk an entry names, ExtObj followed while the
+    target has a chunk (at most 64 hops); None for an object with no setup chunk."""
+    if obj not in scene.kinds:
+        return None
+    for _ in range(MAX_HOPS):
+        t = scene.ext.get(obj)
+        if scene.kinds[obj] != K_EXTOBJ or t is None or t not in scene.kinds:
+            break
+        obj = t
+    return obj
+
+
+def model_of(scene, obj) -> int:
+    """The ccModel a ccObj built from `obj`'s chunk carries: its Obj's model, if that is a Model."""
+    m = scene.obj_models.get(obj, 0) if obj is not None and scene.kind(obj) == K_OBJ else 0
+    return m if scene.kind(m) == K_MODEL else 0
 
 
 def set_anm(index: Sequence[IndexEntry], scene) -> Table:
-    """ccAnm::SetAnm's object table (§3.3 steps 1-7)."""
-    kinds = [scene.kind(scene.resolve(e.object)) for e in index]
-    ident = [NONE] * len(index)
-    flags = [F_NAMED] * len(index)
+    """ccAnm::SetAnm's object table (§3.3 steps 1-7).
+
+    DECISION (the spec's open question 4): an entry whose chunk (ExtObj followed) is Obj starts
+    with flags 1 and no object; an Eff entry takes its ccEffObj with flags 6 (hung and drawn);
+    any other kind takes its chunk's instance (none for a clump or an unknown object) with flags
+    0. Clump nodes are matched through their own chunk (a node that is an ExtObj copy is not its
+    target's node), one ccObj per node object however many clumps list it."""
+    ext = [external(scene, e.object) for e in index]
+    kinds = [scene.kind(x) if x is not None else 0 for x in ext]
+    ident: List[Identity] = []
+    flags: List[int] = []
+    for x, k in zip(ext, kinds):                          # step 1
+        ident.append(NONE if x is None or k in (K_OBJ, K_CLUMP) else ("instance", x))
+        flags.append(F_NAMED if k == K_OBJ else F_NODE if k == K_EFF and x is not None else 0)
     claim: Dict[int, int] = {}
-    for i, e in enumerate(index):                          # step 2: the last entry wins
-        claim[scene.resolve(e.object)] = i
-    for c, (_clump, nodes) in enumerate(scene.clumps):     # step 3: clump nodes
-        for j, node in enumerate(nodes):
-            r = scene.resolve(node)
-            # DECISION: a node is matched through its resolved object, and only an Obj node
-            # counts; a node held twice is taken by its last occurrence.
-            if scene.kind(r) == K_OBJ and r in claim:
-                i = claim[r]
-                ident[i], flags[i] = f"node {c}.{j}", F_NODE
+    for i, x in enumerate(ext):                            # step 2: the last entry wins
+        if x is not None:
+            claim[x] = i
+    for _clump, nodes in scene.clumps:                     # step 3: clump nodes
+        for node in nodes:
+            if node in scene.kinds and node in claim:
+                i = claim[node]
+                ident[i], flags[i] = ("node", node), F_NODE
     inits: List[int] = []
-    made: List[int] = []
-    for i, e in enumerate(index):                          # step 4: made objects
-        if flags[i] == F_NAMED and makes_object(kinds[i]):
-            ident[i], flags[i] = f"made {len(made)}", F_MADE
-            made.append(i)
-            inits.append(scene.resolve(e.object))
-    node_tables: Dict[str, Tuple[str, ...]] = {}
-    marked: List[int] = []
-    for i in made:                                         # step 5: bone and skin node tables
-        model = scene.obj_models.get(scene.resolve(index[i].object))
-        if kinds[i] != K_OBJ or model is None or not scene.mtypes.get(model, 0) & BONE_OR_SKIN:
-            continue
-        # DECISION: a node no entry claims leaves its slot null ("none").
-        node_tables[ident[i]] = tuple(ident[claim[scene.resolve(n)]] if scene.resolve(n) in claim else NONE
-                                      for n in scene.model_nodes.get(model, ()))
-        if model not in marked:
-            marked.append(model)
-    parents: Dict[str, str] = {}
-    for i, e in enumerate(index):                          # step 6: parents
+    models: Dict[Identity, int] = {}
+    for i, x in enumerate(ext):                            # step 4: made objects
+        if flags[i] == F_NAMED and kinds[i] == K_OBJ:
+            ident[i], flags[i] = ("made", len(inits)), F_MADE
+            inits.append(x)
+            models[ident[i]] = model_of(scene, x)
+    for _clump, nodes in scene.clumps:
+        for node in nodes:
+            models[("node", node)] = model_of(scene, node if node in scene.kinds else None)
+    node_tables: Dict[int, Tuple[Identity, ...]] = {}
+    for i in range(len(index)):                            # step 5: bone and skin node tables
+        model = models.get(ident[i], 0) if flags[i] == F_MADE else 0
+        if model and scene.mtypes.get(model, 0) & BONE_OR_SKIN:
+            # DECISION: a node no entry claims leaves its slot 0 ("none").
+            node_tables[model] = tuple(ident[claim[n]] if n in scene.kinds and n in claim else NONE
+                                       for n in scene.model_nodes.get(model, ()))
+    written: Dict[Identity, Identity] = {}
+    for i, e in enumerate(index):                          # step 6: parents, the anm for slot -1
         if flags[i] & F_HANG:
-            parents[ident[i]] = ident[e.parent] if e.parent >= 0 else ANM
+            up = ident[e.parent] if 0 <= e.parent < len(index) else NONE
+            written[ident[i]] = up if up != NONE else ANM
+    parents = [written[ident[i]] if flags[i] & F_HANG and ident[i] != NONE else None
+               for i in range(len(index))]
     entries = [Entry(ident[i], kinds[i], flags[i]) for i in range(len(index))]
-    return Table(entries, parents, inits, node_tables, marked)
+    return Table(entries, parents, inits, node_tables, models, written)
 
 
-def draw_set(table: Table, alpha: int) -> List[Tuple[int, int, int]]:
-    """ccAnm::Draw (§4.2): (entry position, kind, the alpha bits passed) of every entry with flag
-    0x4 and kind 0x0100 (ccObj::Draw, with the anm's +0x88 as it is) or 0x0E00 (DrawNoAnm, no
-    alpha: 0), in index order. DECISION: other kinds draw nothing."""
-    out = []
-    for i, e in enumerate(table.entries):
-        if e.flags & F_DRAW and e.kind in (K_OBJ, K_EFF):
-            out.append((i, e.kind, alpha if e.kind == K_OBJ else 0))
-    return out
+def draw_set(table: Table, tp: int) -> List[Tuple[int, Identity, Optional[int]]]:
+    """ccAnm::Draw (§4.2): (kind, identity, the $f12 bits passed) of every entry with flag 0x4,
+    in index order: kind 0x0100 calls ccObj::Draw with the anm's +0x88 as it is, kind 0x0E00
+    calls ccEffObj::DrawNoAnm (no float argument: None). DECISION: other kinds draw nothing."""
+    return [(e.kind, e.identity, tp if e.kind == K_OBJ else None)
+            for e in table.entries if e.flags & F_DRAW and e.kind in (K_OBJ, K_EFF)]
 
 
-def delete_frees(table: Table) -> List[str]:
-    """ccAnm::DeleteAnmIndex (§5): the made objects (flags 7), in index order. DECISION: nothing
-    else is freed (the entry array and the index stay), and a clump node is never freed."""
-    return [e.identity for e in table.entries if e.flags == F_MADE]
+def delete_frees(table: Table) -> List[Tuple[str, Identity]]:
+    """ccAnm::DeleteAnmIndex (§5): (free function, identity) in call order. DECISION: operator
+    delete of every made object (flags 7) in index order, then ccFree of the entry array; a clump
+    node or another chunk's instance is never freed, and ccAnm +0xAC is left 0."""
+    return [(DELETE, e.identity) for e in table.entries if e.flags == F_MADE] + [(FREE, ENTRIES)]
 
 
-def world(table: Table, locals_: Dict[str, Sequence[int]], anm_matrix: Sequence[int], ops,
-          ) -> Dict[str, Tuple[int, ...]]:
-    """The world matrix of every object with a parent, parent ⊗ local down the chain to the anm
-    (ccCoord::_SetLWMatrix, §4.2): sceVu0MulMatrix with the parent's world matrix as the left
-    operand. DECISION: an object whose local matrix is not given is at the identity (ccObj::Init
-    starts it there); an object hung from a null parent (its parent's entry has no object) has
-    its local matrix as its world matrix; a parent cycle is cut where it closes, at the anm."""
-    out: Dict[str, Tuple[int, ...]] = {ANM: tuple(anm_matrix)}
+def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: Dict[Identity, int],
+                anm_matrix: Sequence[int], tp: int, ops) -> List[Tuple[Identity, Tuple[int, ...], int]]:
+    """ccAnm::Draw with ccObj::Draw run: (identity, world matrix, alpha) of every ccModel::Draw
+    call, in index order. A ccObj's world matrix is sceVu0MulMatrix(parent's world, local), the
+    parent first (ccCoord::_SetLWMatrix, §4.2), down to the anm, whose world is its own matrix;
+    the alpha is f_mul(localtp, tp) (fs localtp, ft the anm's +0x88).
 
-    def of(obj: str, seen: Tuple[str, ...] = ()) -> Tuple[int, ...]:
+    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
+    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
+    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
+    reference cuts it where it closes, at the anm."""
+    out: Dict[Identity, Tuple[int, ...]] = {ANM: tuple(anm_matrix)}
+
+    def local(obj):
+        if obj[0] in ("node", "made"):
+            return tuple(locals_.get(obj, IDENTITY16))
+        return (0,) * 16
+
+    def of(obj: Identity, seen: Tuple[Identity, ...] = ()) -> Tuple[int, ...]:
         if obj in out:
             return out[obj]
-        parent = table.parents.get(obj, ANM)
-        local = tuple(locals_.get(obj, IDENTITY16))
-        if parent == NONE:
-            out[obj] = local
-            return local
-        if parent in seen or parent == obj:
-            parent = ANM
-        w = mul_matrix(of(parent, seen + (obj,)), local, ops)
+        parent = table.hung.get(obj)
+        if parent is None:
+            w = local(obj)
+        else:
+            if parent in seen or parent == obj:
+                parent = ANM
+            w = mul_matrix(of(parent, seen + (obj,)), local(obj), ops)
         out[obj] = w
         return w
 
-    for obj in table.parents:
-        if obj != NONE:
-            of(obj)
-    del out[ANM]
-    return out
+    calls = []
+    for kind, obj, _tp in draw_set(table, tp):
+        if kind == K_OBJ and table.models.get(obj, 0):
+            alpha = ops.f_mul(localtps.get(obj, ONE), tp)
+            calls.append((obj, of(obj), alpha))
+    return calls

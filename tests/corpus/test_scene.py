@@ -21,15 +21,15 @@ def member():
     setup = [bone_model(1, [(1, 2, 3)]), rigid_model(2, 0, [(1, 1, 1)]),
              chunk(0x100, u32(3, 0, 1, 0)), chunk(0x100, u32(4, 3, 2, 0)),
              chunk(0xA00, u32(5, 3, 4)),                  # OBJ_leg1: an ExtObj copy of leg0 under the body
-             clump(6, [3, 4]), chunk(0xE00, u32(7, 0)), clump(8, [5])]
+             clump(6, [3, 4]), chunk(0xE00, u32(7, 6)), clump(8, [5])]
     return CcsfFile(ccsf(NAMES, setup, version=0x96), "m.cmp")
 
 
-def test_obj_and_extobj_chunks_give_their_own_parent_field():
-    """§2.2: the parent slot reads the Obj chunk's parent (formats.md §3.4) and the ExtObj chunk's
-    own parent (§3.7), unresolved."""
+def test_obj_extobj_and_eff_chunks_give_their_own_parent_field():
+    """§2.2: the parent slot reads the Obj chunk's parent (formats.md §3.4), the ExtObj chunk's
+    own parent (§3.7), unresolved, and the Eff chunk's second word."""
     s = scene(member())
-    assert s.parents == {3: 0, 4: 3, 5: 3}
+    assert s.parents == {3: 0, 4: 3, 5: 3, 7: 6}
     assert s.ext == {5: 4} and s.resolve(5) == 4 and s.obj_models == {3: 1, 4: 2}
 
 

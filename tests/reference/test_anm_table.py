@@ -12,7 +12,7 @@ from reference.rotation import IDENTITY16, mul_matrix
 def scene(**kw):
     s = Scene(kinds={3: 0x100, 4: 0x100, 5: 0xA00, 6: 0x100, 7: 0xE00, 8: 0x200, 9: 0x800, 10: 0x800,
                      11: 0xA00, 20: 0x900},
-              parents={3: 0, 4: 3, 5: 11, 6: 3, 11: 0}, obj_models={3: 9, 4: 10, 6: 10},
+              parents={3: 0, 4: 3, 5: 11, 6: 3, 7: 0, 11: 0}, obj_models={3: 9, 4: 10, 6: 10},
               ext={5: 4, 11: 3}, clumps=[(20, (3, 4))], mtypes={9: 4, 10: 0},
               model_nodes={9: (3, 4)}, effs=(7,))
     for k, v in kw.items():
@@ -50,12 +50,11 @@ def test_last_entry_wins_a_node_and_a_made_copy_hangs_under_its_own_parent():
               obj_track(5, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
     t = O.set_anm(O.make_anime_index(a, scene()), scene())
     assert [(e.identity, e.kind, e.flags) for e in t.entries] == [
-        ("made 0", 0x100, 7),          # the body: its node went to the later copy 11
-        ("made 1", 0x100, 7),          # the leg: its node went to the later copy 5
-        ("node 0.0", 0x100, 6), ("node 0.1", 0x100, 6), ("made 2", 0x100, 7)]
+        (("made", 0), 0x100, 7),          # the body: its node went to the later copy 11
+        (("made", 1), 0x100, 7),          # the leg: its node went to the later copy 5
+        (("node", 3), 0x100, 6), (("node", 4), 0x100, 6), (("made", 2), 0x100, 7)]
     assert t.inits == [3, 4, 6]
-    assert t.parents == {"made 0": "anm", "made 1": "made 0", "node 0.0": "anm", "node 0.1": "node 0.0",
-                         "made 2": "made 0"}
+    assert t.parents == [("anm",), ("made", 0), ("anm",), ("node", 3), ("made", 0)]
 
 
 def test_bone_model_of_a_made_object_gets_a_node_table_of_the_claiming_entries():
@@ -63,7 +62,7 @@ def test_bone_model_of_a_made_object_gets_a_node_table_of_the_claiming_entries()
     last entry naming it), node 4 → none (no entry claims it); model 9 is marked 0x40."""
     a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(11, pos=one(0, 0, 0)))
     t = O.set_anm(O.make_anime_index(a, scene()), scene())
-    assert t.node_tables == {"made 0": ("node 0.0", "none")} and t.marked_models == [9]
+    assert t.node_tables == {9: (("node", 3), ("none",))}
 
 
 def test_draw_set_is_flag_4_entries_of_obj_and_eff_in_index_order_with_the_anms_alpha():
@@ -71,19 +70,22 @@ def test_draw_set_is_flag_4_entries_of_obj_and_eff_in_index_order_with_the_anms_
     a = anime(obj_track(3, pos=one(0, 0, 0)), materials=[material_track(8, u=one(0.5))],
               fobjs=[fobj(1, 7)])
     t = O.set_anm(O.make_anime_index(a, scene()), scene())
-    assert [e.identity for e in t.entries] == ["node 0.0", "none", "made 0"]   # the eff gets a ccEffObj
-    assert O.draw_set(t, 0x3F000000) == [(0, 0x100, 0x3F000000), (2, 0xE00, 0)]
+    assert [(e.identity, e.flags) for e in t.entries] == [(("node", 3), 6), (("instance", 8), 0),
+                                                          (("instance", 7), 6)]   # the eff's ccEffObj
+    assert O.draw_set(t, 0x3F000000) == [(0x100, ("node", 3), 0x3F000000), (0xE00, ("instance", 7), None)]
 
 
 def test_delete_frees_made_objects_never_a_clump_node():
     """§5.2: the frees are the flags-7 objects; a clump node (flags 6) is never freed."""
     a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
     t = O.set_anm(O.make_anime_index(a, scene()), scene())
-    assert [e.identity for e in t.entries] == ["node 0.0", "made 0"] and O.delete_frees(t) == ["made 0"]
+    assert [e.identity for e in t.entries] == [("node", 3), ("made", 0)]
+    assert O.delete_frees(t) == [("__dl__FPv", ("made", 0)), ("ccFree__FPv", ("entries",))]
 
 
 def test_chain_composes_parent_then_local_in_ee_arithmetic():
-    """§4.2 (_SetLWMatrix): a child's matrix is sceVu0MulMatrix(parent's, local), down to the anm."""
+    """§4.2 (_SetLWMatrix): a child's matrix is sceVu0MulMatrix(parent's, local), down to the anm;
+    ccModel::Draw gets f_mul(localtp, the anm's tp)."""
     o = eefloat.ops("hw")
     a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
     t = O.set_anm(O.make_anime_index(a, scene()), scene())
@@ -93,7 +95,10 @@ def test_chain_composes_parent_then_local_in_ee_arithmetic():
     move[12] = 0x3F800000
     anm = list(IDENTITY16)
     anm[13] = 0x40400000
-    w = O.world(t, {"node 0.0": two, "made 0": move}, anm, o)
-    assert w["node 0.0"] == mul_matrix(anm, two, o)
-    assert w["made 0"] == mul_matrix(w["node 0.0"], move, o)
-    assert w["made 0"][12] == 0x40000000 and w["made 0"][13] == 0x40400000   # x = 2·1, y = 3
+    calls = O.world_draws(t, {("node", 3): two, ("made", 0): move}, {("made", 0): 0x3F000000}, anm,
+                          0x3F400000, o)
+    (b, wb, ab), (s_, ws, as_) = calls
+    assert (b, s_) == (("node", 3), ("made", 0))
+    assert wb == mul_matrix(anm, two, o) and ws == mul_matrix(wb, move, o)
+    assert ws[12] == 0x40000000 and ws[13] == 0x40400000   # x = 2·1, y = 3
+    assert (ab, as_) == (0x3F400000, 0x3EC00000)          # 1 x 0.75, 0.5 x 0.75
