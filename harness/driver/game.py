@@ -272,6 +272,26 @@ class Game:
 
     def _load(self, chunk: bytes) -> List[Entry]:
         m = self.m
+        self.prepare_chunk(chunk)
+        self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
+        self.check_output_buffer()
+        count = self.u32(mm.NUM)
+        if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
+            raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
+                               f"layout holds {min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES)}")
+        entries = []
+        for i in range(count):
+            lc, ctrl = self.words(mm.TBL + 8 * i, 2)
+            kind = m.read_u16(ctrl) if ctrl else None
+            entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
+        self.entries = entries
+        return entries
+
+    def prepare_chunk(self, chunk: bytes):
+        """executable-abi.md §5.3: ccSys wired, the heap reset, the chunk's data words in DATA_BUF
+        behind the reader, the ccAnmChunk zeroed with N, W, the 4W + 64-byte guarded output buffer
+        and the +0x24 word set, and the cursor at the buffer (ConvLCNum2ALCNum's preconditions)."""
+        m = self.m
         self._wire_sys()
         self.heap.reset()
         n_frames, w = struct.unpack_from("<II", chunk, 12)
@@ -294,19 +314,6 @@ class Game:
         m.write_u32(mm.CHUNK + mm.CHUNK_FLAG, 0x80000000)
         m.write_u32(mm.DATAPTR, out)
         m.write_u32(mm.NUM, 0)
-        self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
-        self.check_output_buffer()
-        count = self.u32(mm.NUM)
-        if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
-            raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
-                               f"layout holds {min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES)}")
-        entries = []
-        for i in range(count):
-            lc, ctrl = self.words(mm.TBL + 8 * i, 2)
-            kind = m.read_u16(ctrl) if ctrl else None
-            entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
-        self.entries = entries
-        return entries
 
     def check_output_buffer(self):
         """The guard words after the 4W + 64-byte output buffer are intact and the cursor stayed
