@@ -29,7 +29,8 @@ DECISION: the stream's chunk index (the game's loader builds it; the harness lay
   ccStream +0x10 -> an array of ccChunkIndex pointers indexed by object number (entry 0 blank, 0
   for an object with no setup chunk), ccStream +0x14 = the object count. A ccChunkIndex (0x40
   bytes) holds the name (30 chars) at +0x08, the u16 chunk kind at +0x26, the run-time chunk at
-  +0x2C, the claim at +0x30 (anim-objects.md §3.3 step 2) and its instance at +0x34: an ExtObj's
+  +0x2C, the claim at +0x30 (anim-objects.md §3.3 step 2), an Obj's ccModel at +0x38 (the
+  loader's link, which ccObj::Init copies to +0x94) and its instance at +0x34: an ExtObj's
   target's ccChunkIndex (what ccGetExternalIndex follows, at most 64 hops), a model's ccModel,
   a clump node's ccObj, an Eff's ccEffObj, a zeroed 0x100 block for every other kind the clip
   names. Run-time Obj, ExtObj, Particle and Eff chunks are their payload words (object, parent,
@@ -103,7 +104,7 @@ IDENTITY = (ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE)
 # layout (DECISIONs above)
 STREAM_INDEX, STREAM_COUNT = 0x10, 0x14
 CHUNK_LIST, CHUNK_COUNT, CHUNK_PARENTS = 0x1C, 0x20, 0x28
-CI_SIZE, CI_NAME, CI_KIND, CI_CHUNK, CI_CLAIM, CI_INST = 0x40, 0x08, 0x26, 0x2C, 0x30, 0x34
+CI_SIZE, CI_NAME, CI_KIND, CI_CHUNK, CI_CLAIM, CI_INST, CI_MODEL = 0x40, 0x08, 0x26, 0x2C, 0x30, 0x34, 0x38
 OBJ_SIZE, OBJ_WORLD, OBJ_LOCAL, OBJ_PARENT, OBJ_TP_FACTOR, OBJ_LOCALTP = 0x100, 0x00, 0x40, 0x80, 0x84, 0x88
 OBJ_FLAGS, OBJ_KIND, OBJ_INDEX, OBJ_MODEL = 0x8C, 0x8E, 0x90, 0x94
 ANM_MATRIX, ANM_TP, ANM_CLUMPS = 0x40, 0x88, 0xA8
@@ -157,7 +158,7 @@ class Table:
     j-th ccObj::Init call, ("anm",) for the anm, ("instance", object) for another chunk's instance,
     ("none",) for address 0 and ("unknown", address) for anything else.
     entries: per entry (identity of +0x04, u16 kind at +0x08, u8 flags at +0x0A, u32 ccstag at +0);
-    parents: per entry, the identity at its object's +0x80 (None when the entry has no ccObj);
+    parents: per entry, the identity at its object's +0x80 (None unless the entry has an object and flag 0x2);
     claims: [(object, word)] for every ccChunkIndex whose +0x30 is not 0 after the call;
     node_tables: model object -> (ccModel +0x24 word, [identity per node slot] or None without a table);
     inits: [(made j, object of the ccChunkIndex passed)] in call order;
@@ -268,10 +269,12 @@ class Objects:
             m.write_u32(arr + 4 * o, ci)
             m.write(ci + CI_NAME, sc.names.get(o, "").encode("latin-1", "replace")[:30])
             m.write_u16(ci + CI_KIND, sc.kinds[o])
+        links = []
         for o, ci in self.index_of.items():
             kind = sc.kinds[o]
             if kind == KIND_OBJ:
                 m.write_u32(ci + CI_CHUNK, self._words(o, *sc.objs.get(o, (0, 0))))
+                links.append((ci, sc.objs.get(o, (0, 0))[1]))
             elif kind == KIND_EXT:
                 parent, target = sc.ext[o]
                 m.write_u32(ci + CI_CHUNK, self._words(o, parent, target))
@@ -300,6 +303,8 @@ class Objects:
                 inst = a(INSTANCE_SIZE, "instance")
                 m.write_u32(ci + CI_INST, inst)
                 self.names[inst] = ("instance", o)
+        for ci, model_obj in links:
+            m.write_u32(ci + CI_MODEL, self.model_of.get(model_obj, 0))
 
     def _words(self, *w):
         addr = self.g.heap.alloc(4 * len(w), "run-time chunk")
@@ -353,12 +358,7 @@ class Objects:
         m.write_u32(obj + OBJ_LOCALTP, ONE)
         m.write_u16(obj + OBJ_KIND, KIND_OBJ)
         m.write_u32(obj + OBJ_INDEX, ci)
-        model = 0
-        if ci:
-            o = self._object_of_index(ci)
-            model_obj = self.scene.objs.get(o, (0, 0))[1] if o is not None else 0
-            model = self.model_of.get(model_obj, 0)
-        m.write_u32(obj + OBJ_MODEL, model)
+        m.write_u32(obj + OBJ_MODEL, self.g.u32(ci + CI_MODEL) if ci else 0)
 
     def _object_of_index(self, ci):
         for o, c in self.index_of.items():
@@ -388,8 +388,8 @@ class Objects:
             e = arr + ENTRY_SIZE * i
             obj = g.u32(e + ENTRY_OBJECT)
             entries.append((self.identity(obj), m.read_u16(e + ENTRY_KIND), m.read_u8(e + ENTRY_FLAGS), g.u32(e)))
-            ident = self.identity(obj)
-            parents.append(self.identity(g.u32(obj + OBJ_PARENT)) if ident[0] in ("node", "made") else None)
+            hung = obj and entries[-1][2] & 2
+            parents.append(self.identity(g.u32(obj + OBJ_PARENT)) if hung else None)
         claims = [(o, g.u32(ci + CI_CLAIM)) for o, ci in sorted(self.index_of.items()) if g.u32(ci + CI_CLAIM)]
         tables = {}
         for o, model in sorted(self.model_of.items()):
