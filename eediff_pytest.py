@@ -78,7 +78,7 @@ def pytest_addoption(parser):
                 help="also run tests marked slow")
 
 
-CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj")
+CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "objects")
 
 
 def keyword_of(args):

@@ -70,6 +70,17 @@ def index_objects(anime) -> List[Tuple[int, bool]]:
     return [x for _off, xs in sorted(named, key=lambda p: p[0]) for x in xs]
 
 
+def index_length(anime) -> int:
+    """How many entries MakeAnimeIndex lists for the chunk (its scene does not change the count)."""
+    seen = set()
+    n = 0
+    for obj, adds in index_objects(anime):
+        if adds or obj not in seen:
+            seen.add(obj)
+            n += 1
+    return n
+
+
 def make_anime_index(anime, scene) -> List[IndexEntry]:
     """ccStream::MakeAnimeIndex (§2.2): the list in first-named order and each entry's parent slot.
 
