@@ -78,7 +78,7 @@ def pytest_addoption(parser):
                 help="also run tests marked slow")
 
 
-CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "objects")
+CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "objects", "world")
 
 
 def keyword_of(args):

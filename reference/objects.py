@@ -228,3 +228,63 @@ def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: 
             alpha = ops.f_mul(localtps.get(obj, ONE), tp)
             calls.append((obj, of(obj), alpha))
     return calls
+
+
+def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
+    """sceVu0MulMatrix(P[k], L[k]) for every row k of two (n, 16) uint32 arrays: the batched form
+    of rotation.mul_matrix (the compiled mac4 kernel when given, else mul_matrix row by row)."""
+    import numpy as np
+    P = np.ascontiguousarray(P, dtype=np.uint32).reshape(-1, 16)
+    L = np.ascontiguousarray(L, dtype=np.uint32).reshape(-1, 16)
+    n = P.shape[0]
+    if kernels is None:
+        return np.array([mul_matrix(tuple(int(x) for x in p), tuple(int(x) for x in q), ops)
+                         for p, q in zip(P, L)], dtype=np.uint32).reshape(n, 16)
+    # word 4j+k = mac4 over i of (P word 4i+k, L word 4j+i)
+    fs = P.reshape(n, 4, 4)                          # [n, i, k]
+    a = np.broadcast_to(fs.transpose(0, 2, 1)[:, None, :, :], (n, 4, 4, 4))   # [n, j, k, i]
+    b = np.broadcast_to(L.reshape(n, 4, 1, 4), (n, 4, 4, 4))                   # [n, j, k, i]
+    out = kernels.op(float_model, "mac4", a.reshape(-1, 4), b.reshape(-1, 4))
+    return out.reshape(n, 16)
+
+
+def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, float_model: str,
+                 kernels=None, ops=None):
+    """world_draws at n playback steps at once: locals_ / localtps map an identity to its (n, 16)
+    local matrices and (n,) localtp words (an identity absent from them keeps ccObj::Init's
+    identity matrix and 1.0). Returns [(identity, (n, 16) world words, (n,) alpha words)] in the
+    order of ccModel::Draw's calls."""
+    import numpy as np
+    out = {ANM: np.tile(np.asarray(anm_matrix, dtype=np.uint32), (n, 1))}
+
+    def local(obj):
+        if obj[0] in ("node", "made"):
+            got = locals_.get(obj)
+            return np.tile(np.asarray(IDENTITY16, dtype=np.uint32), (n, 1)) if got is None else got
+        return np.zeros((n, 16), dtype=np.uint32)
+
+    def of(obj, seen=()):
+        if obj in out:
+            return out[obj]
+        parent = table.hung.get(obj)
+        if parent is None:
+            w = local(obj)
+        else:
+            if parent in seen or parent == obj:
+                parent = ANM
+            w = mul_matrices(of(parent, seen + (obj,)), local(obj), float_model, kernels, ops)
+        out[obj] = w
+        return w
+
+    calls = []
+    tps = np.full(n, tp, dtype=np.uint32)
+    for kind, obj, _tp in draw_set(table, tp):
+        if kind == K_OBJ and table.models.get(obj, 0):
+            ltp = localtps.get(obj)
+            ltp = np.full(n, ONE, dtype=np.uint32) if ltp is None else np.asarray(ltp, dtype=np.uint32)
+            if kernels is not None:
+                alpha = kernels.op(float_model, "mul", ltp, tps)
+            else:
+                alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
+            calls.append((obj, of(obj), alpha))
+    return calls

@@ -44,14 +44,14 @@ def driver_scene(sc: CorpusScene, f) -> drv.Scene:
         names=names)
 
 
-def build(case):
+def build(case, anm_matrix=drv.IDENTITY):
     """(driver Objects, corpus scene, reference index, reference table, game's Index, game's Table)."""
     game, ch, anim = case.game, case.ch, case.anim
     sc = scene_of_case(ch)
     ob = drv.Objects(game)
     got_index = ob.make_anime_index(ch.data, driver_scene(sc, getattr(ch, "file", None)))
     want_index = ref.make_anime_index(anim.anime, sc)
-    got_table = ob.set_anm(anm_tp=ANM_TP)
+    got_table = ob.set_anm(anm_matrix=anm_matrix, anm_tp=ANM_TP)
     return ob, sc, want_index, ref.set_anm(want_index, sc), got_index, got_table
 
 

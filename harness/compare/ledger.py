@@ -23,6 +23,7 @@ KINDS = OrderedDict([
     ("tracks", "playback"),
     ("morph vertices", "morph"),
     ("index entries", "objects"),
+    ("drawn entries", "world"),
 ])
 
 
@@ -58,7 +59,8 @@ def present(anim, member=None):
             "F_Obj records": len(anim.fobjs),
             "tracks": len(anim.tracks),
             "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0,
-            "index entries": index_length(getattr(anim, "anime", anim))}
+            "index entries": index_length(getattr(anim, "anime", anim)),
+            "drawn entries": index_length(getattr(anim, "anime", anim)) if anim.tracks or anim.fobjs else 0}
 
 
 def of_chunk(anim, member, tally):

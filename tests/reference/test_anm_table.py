@@ -102,3 +102,25 @@ def test_chain_composes_parent_then_local_in_ee_arithmetic():
     assert wb == mul_matrix(anm, two, o) and ws == mul_matrix(wb, move, o)
     assert ws[12] == 0x40000000 and ws[13] == 0x40400000   # x = 2·1, y = 3
     assert (ab, as_) == (0x3F400000, 0x3EC00000)          # 1 x 0.75, 0.5 x 0.75
+
+
+def test_batched_chain_equals_the_step_by_step_one_under_both_float_models():
+    """world_series over n steps is world_draws at each step, bit for bit (kernel and Python)."""
+    import numpy as np
+    from reference import kernels as K
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    rng = np.random.default_rng(5)
+    n = 6
+    L = {("node", 3): rng.integers(0x3D000000, 0x40800000, (n, 16), dtype=np.uint32),
+         ("made", 0): rng.integers(0xBD000000, 0xC0800000, (n, 16), dtype=np.uint32)}
+    tps = {("made", 0): rng.integers(0x3E000000, 0x3F800000, n, dtype=np.uint32)}
+    anm = [int(x) for x in rng.integers(0x3E000000, 0x40000000, 16)]
+    for model in ("hw", "trunc"):
+        o = eefloat.ops(model)
+        for kern in (None, K.native()):
+            got = O.world_series(t, L, tps, anm, 0x3F400000, n, model, kern, o)
+            for k in range(n):
+                want = O.world_draws(t, {i: [int(x) for x in v[k]] for i, v in L.items()},
+                                     {i: int(v[k]) for i, v in tps.items()}, anm, 0x3F400000, o)
+                assert [(i, tuple(int(x) for x in w[k]), int(al[k])) for i, w, al in got] == want
