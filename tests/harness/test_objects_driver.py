@@ -34,7 +34,7 @@ def scene():
 
 
 def chunk():
-    tracks = [obj_track(BODY, pos=(1, 0, 0)), obj_track(LEG0, pos=(0, 2, 0)),
+    tracks = [obj_track(BODY, pos=(1, 0, 0), scale=(2, 2, 2)), obj_track(LEG0, pos=(0, 2, 0)),
               obj_track(LEG1, pos=(0, 0, 4), target=LEG0), obj_track(LEG2, pos=(8, 0, 0), alpha=0.25, target=LEG0),
               obj_track(WING, pos=(0, 16, 0))]
     return build_anime(object=50, frames=4, loops=True, tracks=tracks,
@@ -79,6 +79,8 @@ def test_draw_draws_the_flag_4_entries_in_index_order_with_the_anm_transparency(
 
 
 def test_world_matrix_is_parent_times_local_down_the_chain_and_alpha_is_localtp_times_the_anm_s(objects):
+    """The body scaled by 2 under the anm's translation: a child's offset doubles, its parent's
+    translation adds; composed the other way the anm's translation would double instead."""
     objects.make_anime_index(chunk(), scene())
     objects.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
     objects.start_playback(256)
@@ -87,10 +89,10 @@ def test_world_matrix_is_parent_times_local_down_the_chain_and_alpha_is_localtp_
     body = (11.0, 0.0, 0.0)
     assert got == {
         ("node", BODY): (tuple(map(f, body)), ANM_TP),
-        ("made", 0): (tuple(map(f, (11.0, 2.0, 0.0))), ANM_TP),
-        ("made", 1): (tuple(map(f, (11.0, 0.0, 4.0))), ANM_TP),
-        ("node", LEG0): (tuple(map(f, (19.0, 0.0, 0.0))), f(0.125)),
-        ("made", 2): (tuple(map(f, (11.0, 16.0, 0.0))), ANM_TP)}
+        ("made", 0): (tuple(map(f, (11.0, 4.0, 0.0))), ANM_TP),
+        ("made", 1): (tuple(map(f, (11.0, 0.0, 8.0))), ANM_TP),
+        ("node", LEG0): (tuple(map(f, (27.0, 0.0, 0.0))), f(0.125)),
+        ("made", 2): (tuple(map(f, (11.0, 32.0, 0.0))), ANM_TP)}
 
 
 def test_delete_anm_index_frees_the_made_objects_then_the_entries_and_no_clump_node(objects):
