@@ -93,7 +93,7 @@ SET_LW = "_SetLWMatrix__7ccCoordFv"
 # the functions the harness calls, with their budgets, and the ones it hooks
 BUDGET = {MAKE_INDEX: 2_000_000_000, SET_ANM: 50_000_000, DRAW: 50_000_000, DELETE_INDEX: 5_000_000,
           FLOAT_SET: 5_000_000}
-SHORT = {MAKE_INDEX: "MakeAnimeIndex", SET_ANM: "SetAnm", DRAW: "Draw", DELETE_INDEX: "DeleteAnmIndex",
+SHORT = {MAKE_INDEX: "MakeAnimeIndex", SET_ANM: "SetAnm", DRAW: "ccAnm::Draw", DELETE_INDEX: "DeleteAnmIndex",
          FLOAT_SET: "ccAnmCtrlFloat_Set"}
 HOOKED = (OBJ_DRAW, OBJ_INIT, MODEL_DRAW, EFF_DRAW)
 REQUIRED = tuple(BUDGET) + HOOKED
