@@ -44,9 +44,11 @@ DECISION: the anm's clumps: ccAnm +0xA8 -> the first ccClump (0x10: +0x00 next, 
   localtp, +0x8C flag byte (bit 0: world matrix valid), +0x8E kind 0x0100, +0x90 its ccChunkIndex,
   +0x94 its ccModel. The anm is a ccCoord too: its matrix at +0x40, transparency at +0x88, no parent.
 DECISION (Q3): SetAnm's unsigned argument is a mode, passed 0; the stand-in ignores it.
-DECISION (Q4): SetAnm makes objects for Obj entries only. An entry whose named chunk (ExtObj
-  followed) is Eff (0x0E00) takes its ccEffObj with flags 6; an entry of any other kind that is not
-  Obj gets flags 0. SetAnm allocates the entry array (ccMalloc, 12 bytes an entry) and stores it at
+DECISION (Q4): SetAnm makes objects for Obj entries only. Every entry's +0x04 starts as its named
+  chunk's (ExtObj followed) instance, 0 for an Obj. Obj and Eff (0x0E00) entries start with flags
+  1, every other kind with flags 0. An effect goes to the entry that claimed it (the last), as a
+  clump node does: flags 6; an Eff entry that lost the claim keeps flags 1 (not drawn, not hung),
+  since nothing is made for an Eff. SetAnm allocates the entry array (ccMalloc, 12 bytes an entry) and stores it at
   ccAnm +0xAC. A made ccObj comes from __nw__FUi(0x100), then `Init__5ccObjFP12ccChunkIndex`
   (this, its ccChunkIndex), which the harness hooks: the hook records the call and does what the
   constructor does (kind, index, model, identity local matrix, +0x84 and localtp 1.0).
@@ -91,7 +93,7 @@ SET_LW = "_SetLWMatrix__7ccCoordFv"
 # the functions the harness calls, with their budgets, and the ones it hooks
 BUDGET = {MAKE_INDEX: 2_000_000_000, SET_ANM: 50_000_000, DRAW: 50_000_000, DELETE_INDEX: 5_000_000,
           FLOAT_SET: 5_000_000}
-SHORT = {MAKE_INDEX: "MakeAnimeIndex", SET_ANM: "SetAnm", DRAW: "Draw", DELETE_INDEX: "DeleteAnmIndex",
+SHORT = {MAKE_INDEX: "MakeAnimeIndex", SET_ANM: "SetAnm", DRAW: "ccAnm::Draw", DELETE_INDEX: "DeleteAnmIndex",
          FLOAT_SET: "ccAnmCtrlFloat_Set"}
 HOOKED = (OBJ_DRAW, OBJ_INIT, MODEL_DRAW, EFF_DRAW)
 REQUIRED = tuple(BUDGET) + HOOKED

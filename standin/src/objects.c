@@ -137,8 +137,15 @@ GAMEFN void SetAnm__5ccAnmFP10ccAnmChunkUi(u32 anm, u32 chunk, u32 mode)
         U32(e + IDX_TAG) = 0;
         U32(e + E_OBJ) = (ci && kind != CK_OBJ) ? U32(ci + CI_INST) : 0;
         U16(e + E_KIND) = kind;
-        U8(e + E_FLAGS) = kind == CK_OBJ ? 1 : (kind == CK_EFF && U32(e + E_OBJ)) ? 6 : 0;
+        U8(e + E_FLAGS) = (kind == CK_OBJ || kind == CK_EFF) ? 1 : 0;
         if (ci) U32(ci + CI_CLAIM) = e;
+    }
+    /* an effect goes to the entry that claimed it, as a clump node does (DECISION) */
+    for (i = 0; i < count; i++) {
+        u32 e = arr + ENTRY_SIZE * i;
+        u32 ci = ccGetExternalIndex__FP12ccChunkIndex(chunk_index(stream, (U32(list + 8 * i) - 1) >> 2));
+        if (U16(e + E_KIND) == CK_EFF && U32(e + E_OBJ) && U32(ci + CI_CLAIM) == e)
+            U8(e + E_FLAGS) = 6;
     }
     /* 3: clump nodes go to the entry that claimed them */
     for (clump = U32(anm + ANM_CLUMPS); clump; clump = U32(clump + CLUMP_NEXT))
