@@ -128,9 +128,10 @@ def set_anm(index: Sequence[IndexEntry], scene) -> Table:
     """ccAnm::SetAnm's object table (§3.3 steps 1-7).
 
     DECISION (the spec's open question 4): an entry whose chunk (ExtObj followed) is Obj starts
-    with flags 1 and no object; an Eff entry takes its ccEffObj with flags 6 (hung and drawn);
-    any other kind takes its chunk's instance (none for a clump or an unknown object) with flags
-    0. Clump nodes are matched through their own chunk (a node that is an ExtObj copy is not its
+    with flags 1 and no object; every other entry takes its chunk's instance (none for a clump or
+    an unknown object), with flags 1 for an Eff and 0 for the others. Nothing is made for an Eff:
+    its ccEffObj goes to the entry that claimed it (the last), as a clump node does, with flags 6
+    (hung and drawn); an Eff entry that lost the claim keeps flags 1. Clump nodes are matched through their own chunk (a node that is an ExtObj copy is not its
     target's node), one ccObj per node object however many clumps list it."""
     ext = [external(scene, e.object) for e in index]
     kinds = [scene.kind(x) if x is not None else 0 for x in ext]
@@ -138,11 +139,14 @@ def set_anm(index: Sequence[IndexEntry], scene) -> Table:
     flags: List[int] = []
     for x, k in zip(ext, kinds):                          # step 1
         ident.append(NONE if x is None or k in (K_OBJ, K_CLUMP) else ("instance", x))
-        flags.append(F_NAMED if k == K_OBJ else F_NODE if k == K_EFF and x is not None else 0)
+        flags.append(F_NAMED if k in (K_OBJ, K_EFF) else 0)
     claim: Dict[int, int] = {}
     for i, x in enumerate(ext):                            # step 2: the last entry wins
         if x is not None:
             claim[x] = i
+    for i, x in enumerate(ext):                            # an effect goes to its claiming entry
+        if kinds[i] == K_EFF and claim.get(x) == i:
+            flags[i] = F_NODE
     for _clump, nodes in scene.clumps:                     # step 3: clump nodes
         for node in nodes:
             if node in scene.kinds and node in claim:

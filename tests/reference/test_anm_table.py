@@ -124,3 +124,14 @@ def test_batched_chain_equals_the_step_by_step_one_under_both_float_models():
                 want = O.world_draws(t, {i: [int(x) for x in v[k]] for i, v in L.items()},
                                      {i: int(v[k]) for i, v in tps.items()}, anm, 0x3F400000, o)
                 assert [(i, tuple(int(x) for x in w[k]), int(al[k])) for i, w, al in got] == want
+
+
+def test_an_effect_goes_to_the_last_entry_naming_it_and_the_loser_keeps_flags_1():
+    """§3.3 step 2 (last entry wins) for an Eff: the ccEffObj's claimant is drawn and hung (6)."""
+    sc = scene()
+    sc.kinds[12], sc.ext[12], sc.parents[12] = 0xA00, 7, 0
+    a = anime(fobjs=[fobj(1, 7), fobj(1, 12)])
+    t = O.set_anm(O.make_anime_index(a, sc), sc)
+    assert [(e.identity, e.kind, e.flags) for e in t.entries] == [(("instance", 7), 0xE00, 1),
+                                                                  (("instance", 7), 0xE00, 6)]
+    assert O.draw_set(t, 0x3F800000) == [(0xE00, ("instance", 7), None)]
