@@ -21,8 +21,11 @@ from typing import Dict, List
 
 import numpy as np
 
+from corpus.objects import Scene
+
 from .animation import Animation
 from .morph import morph
+from .objects import view
 
 PROTOCOL = "eediff-model"
 VERSION = 1
@@ -211,7 +214,17 @@ def modify(q, float_model: str) -> dict:
     return {"vertices": [list(v) for v in out]}
 
 
-KINDS = ("controller", "multistep", "material", "playback", "notes", "fobj", "modify")
+def objects(anim: Animation, q) -> dict:
+    """MakeAnimeIndex, SetAnm, Draw and DeleteAnmIndex on the query's scene (reference/objects.py)."""
+    try:
+        scene = Scene.from_json(q["scene"], where=f"query {q.get('i')}: scene")
+        tp = int(q["anm_tp"]) & M32
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadRequest(f"query {q.get('i')}: {exc}") from None
+    return view(anim.anime, scene, tp)
+
+
+KINDS = ("controller", "multistep", "material", "playback", "notes", "fobj", "modify", "objects")
 
 
 def answer(data: bytes, ext, float_model: str, queries: List[dict], where=None) -> List[dict]:

@@ -347,8 +347,17 @@ def modify(q, a, ctx, tally):
     return True
 
 
+def objects(q, a, ctx, tally):
+    """The model's view of the anm's objects against the game's, as the objects check compares."""
+    from harness.checks import objects as c_objects
+    ok = c_objects.compare_views(a, q["game"], lambda field, e, g, position=None, **kw: c_objects.compare_fail(
+        ctx, tally, a, field, e, g, position, **kw))
+    tally.count("objects index entries", q["game"]["count"])
+    return ok
+
+
 COMPARE = {"controller": controller, "multistep": multistep, "material": material, "playback": playback,
-           "notes": notes, "fobj": fobj, "modify": modify}
+           "notes": notes, "fobj": fobj, "modify": modify, "objects": objects}
 
 
 def compare(q, a, ctx, tally):
@@ -364,4 +373,4 @@ def compare(q, a, ctx, tally):
 
 
 CHECK_OF = {"controller": "controllers", "multistep": "controllers", "material": "materials",
-            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph"}
+            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph", "objects": "objects"}

@@ -375,7 +375,18 @@ def check_shape(q, a):
                 _words([_field(p, "flags", f"poses[{k}][{j}]")], 1, f"poses[{k}][{j}].flags", 0, 3)
     elif kind == "modify":
         _rows(_field(a, "vertices", "vertices"), len(q["base"]), 3, "vertices", -32768, 32767)
+    elif kind == "objects":
+        for f in OBJECTS_FIELDS:
+            v = _field(a, f, f)
+            if not isinstance(v, list):
+                raise Shape(f"{f}: expected a list, got {_kind(v)}")
+        _words([_field(a, "count", "count")], 1, "count")
+        _words([_field(a, "anm_index", "anm_index")], 1, "anm_index")
     return a
+
+
+# the list fields of an "objects" answer (reference/objects.py view, docs/truth.md §3)
+OBJECTS_FIELDS = ("index", "entries", "parents", "claims", "node_tables", "inits", "draws", "frees")
 
 
 def checked_answers(chunk_id, queries, answers):

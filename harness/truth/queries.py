@@ -319,12 +319,23 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     return qs
 
 
+def objects(game, ch, anim, prof, _r):
+    """anim-objects.md §2.4-§5.2: one query carrying the member's scene (each object's kind, every
+    Obj's, ExtObj's and Eff's parent, the clumps, the models) and the anm's tp; the game's view of
+    the index, SetAnm's table, Draw's calls and DeleteAnmIndex's frees."""
+    from harness.checks import objects as c_objects
+    ob, sc, _, _, got_index, got_table = c_objects.build(checks.Case(anim, prof, game, ch))
+    view = c_objects.game_view(ob, got_index, got_table)
+    return [{"kind": "objects", "scene": sc.to_json(), "anm_tp": c_objects.ANM_TP,
+             "ledger": [[c_objects.INDEX_KIND, i, 1] for i in range(len(view["index"]))], "game": view}]
+
+
 # check name -> the function that asks the game its queries (the checks' run order)
 EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
-             "morph": modify, "fobj": fobj}
+             "morph": modify, "fobj": fobj, "objects": objects}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {"controllers": ("controller", "multistep"), "materials": ("material",), "playback": ("playback",),
-            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",)}
+            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",), "objects": ("objects",)}
 
 
 def chunk_line(game, ch, index, opts, prof, only=None, anim=None, timing=None):
