@@ -11,6 +11,8 @@ weight is 1 for a record and the vertex count for morph vertices.
 """
 from collections import OrderedDict
 
+from reference.objects import index_length
+
 # kind -> the check that compares it (the order the closing block and the report list them)
 KINDS = OrderedDict([
     ("object records", "controllers"),
@@ -20,6 +22,8 @@ KINDS = OrderedDict([
     ("F_Obj records", "fobj"),
     ("tracks", "playback"),
     ("morph vertices", "morph"),
+    ("index entries", "objects"),
+    ("drawn entries", "world"),
 ])
 
 
@@ -54,7 +58,9 @@ def present(anim, member=None):
             "F_Note records": len(anim.notes),
             "F_Obj records": len(anim.fobjs),
             "tracks": len(anim.tracks),
-            "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0}
+            "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0,
+            "index entries": index_length(getattr(anim, "anime", anim)),
+            "drawn entries": index_length(getattr(anim, "anime", anim)) if anim.tracks or anim.fobjs else 0}
 
 
 def of_chunk(anim, member, tally):
