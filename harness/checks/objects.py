@@ -144,7 +144,6 @@ def count_patterns(sc, index, table, tally):
     """The counters of the named patterns of anim-objects.md §3.6 that this chunk exercises."""
     claimed = [e for e in table.entries if e.identity[0] == "node"]
     nodes = {n for _c, ns in sc.clumps for n in ns}
-    drawn = {e.identity for e in table.entries if e.flags & ref.F_DRAW}
     named = {ref.external(sc, e.object) for e in index}
     counts = {
         "objects pattern: last entry wins a node": sum(
@@ -159,8 +158,10 @@ def count_patterns(sc, index, table, tally):
         "objects pattern: node tables over 49 nodes": sum(1 for t in table.node_tables.values() if len(t) >= 49),
         "objects pattern: nodes with a model left unnamed": sum(
             1 for n in nodes if n not in named and sc.obj_models.get(n) and sc.kind(sc.obj_models[n]) == ref.K_MODEL),
-        "objects pattern: models no clip names": sum(1 for m, k in sc.kinds.items() if k == ref.K_MODEL
-                                             and not any(table.models.get(x) == m for x in drawn)),
+        "objects pattern: ExtObj copies under an ExtObj copy": sum(
+            1 for e in index if e.kind == ref.K_EXTOBJ and e.parent >= 0 and index[e.parent].kind == ref.K_EXTOBJ),
+        "objects pattern: Eff entries that lost the claim": sum(
+            1 for e in table.entries if e.kind == ref.K_EFF and e.flags == ref.F_NAMED),
         "objects pattern: Eff entries": sum(1 for e in table.entries if e.kind == ref.K_EFF),
         "objects pattern: clump nodes drawn": len(claimed),
     }
