@@ -200,41 +200,12 @@ def delete_frees(table: Table) -> List[Tuple[str, Identity]]:
 
 def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: Dict[Identity, int],
                 anm_matrix: Sequence[int], tp: int, ops) -> List[Tuple[Identity, Tuple[int, ...], int]]:
-    """ccAnm::Draw with ccObj::Draw run: (identity, world matrix, alpha) of every ccModel::Draw
-    call, in index order. A ccObj's world matrix is sceVu0MulMatrix(parent's world, local), the
-    parent first (ccCoord::_SetLWMatrix, §4.2), down to the anm, whose world is its own matrix;
-    the alpha is f_mul(localtp, tp) (fs localtp, ft the anm's +0x88).
-
-    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
-    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
-    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
-    reference cuts it where it closes, at the anm."""
-    out: Dict[Identity, Tuple[int, ...]] = {ANM: tuple(anm_matrix)}
-
-    def local(obj):
-        if obj[0] in ("node", "made"):
-            return tuple(locals_.get(obj, IDENTITY16))
-        return (0,) * 16
-
-    def of(obj: Identity, seen: Tuple[Identity, ...] = ()) -> Tuple[int, ...]:
-        if obj in out:
-            return out[obj]
-        parent = table.hung.get(obj)
-        if parent is None:
-            w = local(obj)
-        else:
-            if parent in seen or parent == obj:
-                parent = ANM
-            w = mul_matrix(of(parent, seen + (obj,)), local(obj), ops)
-        out[obj] = w
-        return w
-
-    calls = []
-    for kind, obj, _tp in draw_set(table, tp):
-        if kind == K_OBJ and table.models.get(obj, 0):
-            alpha = ops.f_mul(localtps.get(obj, ONE), tp)
-            calls.append((obj, of(obj), alpha))
-    return calls
+    """ccAnm::Draw with ccObj::Draw run, at one step: (identity, world matrix, alpha) of every
+    ccModel::Draw call, in index order (world_series with one step, in Python arithmetic)."""
+    one = world_series(table, {k: np.asarray(v, dtype=np.uint32).reshape(1, 16) for k, v in locals_.items()},
+                       {k: np.asarray([v], dtype=np.uint32) for k, v in localtps.items()}, anm_matrix, tp, 1,
+                       ops.model, None, ops)
+    return [(obj, tuple(int(x) for x in W[0]), int(A[0])) for obj, W, A in one]
 
 
 def view(anime, scene, tp: int) -> dict:
@@ -346,10 +317,17 @@ def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
 
 def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, float_model: str,
                  kernels=None, ops=None):
-    """world_draws at n playback steps at once: locals_ / localtps map an identity to its (n, 16)
-    local matrices and (n,) localtp words (an identity absent from them keeps ccObj::Init's
-    identity matrix and 1.0). Returns [(identity, (n, 16) world words, (n,) alpha words)] in the
-    order of ccModel::Draw's calls."""
+    """ccAnm::Draw with ccObj::Draw run, at n playback steps at once: [(identity, (n, 16) world
+    words, (n,) alpha words)] of ccModel::Draw's calls, in index order. locals_ / localtps map an
+    identity to its (n, 16) local matrices and (n,) localtp words. A ccObj's world matrix is
+    sceVu0MulMatrix(parent's world, local), the parent first (ccCoord::_SetLWMatrix, §4.2), down
+    to the anm, whose world is its own matrix; the alpha is f_mul(localtp, tp) (fs localtp, ft
+    the anm's +0x88).
+
+    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
+    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
+    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
+    reference cuts it where it closes, at the anm."""
     out = {ANM: np.tile(np.asarray(anm_matrix, dtype=np.uint32), (n, 1))}
 
     def local(obj):
