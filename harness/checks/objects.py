@@ -25,14 +25,25 @@ def applies(case):
 def scene_of_case(ch) -> CorpusScene:
     """The member's scene. DECISION: a synthetic case with no member file has an empty scene: every
     entry names no chunk, which SetAnm leaves without an object (flags 0)."""
-    f = getattr(ch, "file", None)
+    f = member_file(ch)
     return scene_of(f) if f is not None else CorpusScene()
 
 
-def driver_scene(sc: CorpusScene, f) -> drv.Scene:
-    """The driver's view of a member's scene (harness/driver/objects.py)."""
+def member_file(ch):
+    """The chunk's parsed member, or None for a case built by code (an edge chunk has none)."""
+    try:
+        return getattr(ch, "file", None)
+    except ValueError:
+        return None
+
+
+def driver_scene(sc: CorpusScene, f, anime) -> drv.Scene:
+    """The driver's view of a member's scene (harness/driver/objects.py). DECISION: the stream's
+    object count covers every object the member names and every object the clip names, so an
+    object named by the clip alone (a case built by code has no member) is an index entry with no
+    chunk, as the reference has it."""
     names = dict(f.names) if f is not None else {}
-    count = max([0, *names, *sc.kinds]) + 1
+    count = max([0, *names, *sc.kinds, *(o for o, _ in ref.index_objects(anime))]) + 1
     return drv.Scene(
         kinds=dict(sc.kinds), object_count=count,
         objs={o: (sc.parents.get(o, 0), m) for o, m in sc.obj_models.items()},
@@ -49,7 +60,7 @@ def build(case, anm_matrix=drv.IDENTITY):
     game, ch, anim = case.game, case.ch, case.anim
     sc = scene_of_case(ch)
     ob = drv.Objects(game)
-    got_index = ob.make_anime_index(ch.data, driver_scene(sc, getattr(ch, "file", None)))
+    got_index = ob.make_anime_index(ch.data, driver_scene(sc, member_file(ch), anim.anime))
     want_index = ref.make_anime_index(anim.anime, sc)
     got_table = ob.set_anm(anm_matrix=anm_matrix, anm_tp=ANM_TP)
     return ob, sc, want_index, ref.set_anm(want_index, sc), got_index, got_table

@@ -82,7 +82,7 @@ def game_series(ob, speed, n):
     for _ in range(n):
         t, ended = ob.forward(speed)
         forward.append([int(t), int(ended)])
-        calls.append([(c.identity, tuple(int(w) for w in c.world), int(c.alpha)) for c in ob.draw_world()])
+        calls.append([(c.identity, c.world, c.alpha) for c in ob.draw_world()])
     return forward, calls
 
 
@@ -94,9 +94,9 @@ def expected(anim, index, table, speed, n, exact_local=True) -> dict:
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
-    bounds = [chain_bound(table, obj, worlds, locals_, delta, n)
-              if not exact_local or any(x in keyed for x in chain(table, obj)) else None
-              for obj, _, _ in want]
+    loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
+    found = chain_bounds(table, loose, worlds, locals_, delta, n)
+    bounds = [found.get(obj) for obj, _, _ in want]
     return {"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
             "order": [obj for obj, _, _ in want], "world": [W for _, W, _ in want],
             "alpha": [A for _, _, A in want], "bounds": bounds}
@@ -141,22 +141,24 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
     return True
 
 
-def chain_bound(table, obj, want_worlds, locals_, delta, n):
-    """(n, 16) float64: how far the game's world words may lie from the reference's on a chain with
-    a keyed rotation (docs/tolerances.md "World matrices"): the keyed local's 3x3 bound of
-    checks.md §3, δ = ROT_TOLERANCE + ROT_PER_KEY·keys per element times its column's scale,
-    carried down the chain as |ΔW| = |ΔP|·|L| + |P|·|ΔL| + 8·2^-24·|P|·|L| (math orientation)."""
+def chain_bounds(table, objs, want_worlds, locals_, delta, n):
+    """{identity: (n, 16) float64} for each of `objs`: how far the game's world words may lie from
+    the reference's on a chain with a keyed rotation (docs/tolerances.md §5): the keyed local's
+    3x3 bound of checks.md §3, δ = ROT_TOLERANCE + ROT_PER_KEY·keys per element times its column's
+    scale, carried down the chain as |ΔW| = |ΔP|·|L| + |P|·|ΔL| + 8·2^-24·|P|·|L| (math
+    orientation). One pass over the chains: an ancestor shared by several objects is done once."""
     def m(words):                       # (n, 16) column-major words -> (n, 4, 4) math, float64
         return np.asarray(words, dtype=np.uint32).view(np.float32).astype(np.float64).reshape(n, 4, 4).swapaxes(1, 2)
 
     memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), np.zeros((n, 4, 4)))}
+    eye = np.broadcast_to(np.eye(4), (n, 4, 4))
 
     def of(x, seen=()):
         if x in memo:
             return memo[x]
         parent = table.hung.get(x)
         L = locals_.get(x)
-        L = np.tile(np.eye(4), (n, 1, 1)) if L is None else np.abs(m(L))
+        L = eye if L is None else np.abs(m(L))
         dL = np.zeros((n, 4, 4))
         if x in delta:
             scale = np.sqrt((L[:, :3, :3] ** 2).sum(axis=1))            # (n, 3): column norms
@@ -165,11 +167,12 @@ def chain_bound(table, obj, want_worlds, locals_, delta, n):
             memo[x] = (L, dL)
             return memo[x]
         P, dP = of(parent, seen + (x,))
-        W = np.abs(m(want_worlds[x])) if x in want_worlds else P @ L
-        memo[x] = (W, dP @ L + P @ dL + 8 * 2.0 ** -24 * (P @ L))
+        PL = P @ L
+        W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
+        memo[x] = (W, dP @ L + P @ dL + 8 * 2.0 ** -24 * PL)
         return memo[x]
 
-    return of(obj)[1].swapaxes(1, 2).reshape(n, 16)
+    return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
 
 
 def compare_within(ctx, tally, obj, W, G, bound, speed, at):
