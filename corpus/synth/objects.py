@@ -8,8 +8,8 @@ its controllers: only the object it names changes, so every count the five earli
 | pattern | the disc's case (anim-objects.md §3.6) | here |
 | --- | --- | --- |
 | bodies | eww1: eight bodies, each clip names one | 8 Obj bodies in the clump; clip c names body c mod 8 |
-| ext_legs | ecc1: legs 1-3 ExtObj copies of leg0 | leg0 an Obj node with a bone model if the member has one, legs 1-3 copies; each clip names all four |
-| swarm | evb1/evba/evbb: 4, 8, 16 bees, each under its own body copy | a hive and a bee in the clump, n ExtObj copies of each, bee k's parent hive k |
+| ext_legs | ecc1: legs 1-3 ExtObj copies of leg0 | leg0 an Obj node with one of the member's bone models, legs 1-3 copies; each clip names all four, so SetAnm makes three legs and builds their node tables |
+| swarm | evb1/evba/evbb: 4, 8, 16 bees, each under its own body copy | a hive and a bee (with a bone model when the member has one) in the clump, n ExtObj copies of each, bee k's parent hive k |
 | second_weapon | eus1: a second sword while it draws | two weapon nodes; every clip names the first, the odd clips the second too |
 | loose_weapons | eka1: swords in no clump | two Obj weapons no clump lists, named by every clip |
 | unnamed_model | eks1, and 185 clump-and-clip pairs: a node with a model no clip names | one more clump node with a model, named by no record |
@@ -47,7 +47,7 @@ def _fits(m: MemberSpec, pattern: str, size: int) -> bool:
     tracks, bones = need(pattern, size)
     if m.role or m.extobj or m.bones < bones or not m.chunks or m.category == 8:
         return False
-    if pattern == "skin_nodes" and not any(md.layout == "bone" for md in m.models):
+    if pattern in ("skin_nodes", "ext_legs") and not any(md.layout == "bone" for md in m.models):
         return False
     if pattern in ("bodies", "second_weapon") and len(m.chunks) < 2:
         return False
@@ -143,7 +143,7 @@ class Objects:
             self.exts += [(o(f"OBJ_leg{k}"), b[0], leg0) for k in (1, 2, 3)]
         if "swarm" in p:
             hive, bee = o("OBJ_hive"), o("OBJ_bee")
-            self.objs += [(hive, 0, self.rigid), (bee, hive, self.rigid)]
+            self.objs += [(hive, 0, self.rigid), (bee, hive, self.bone_models[0] if self.bone_models else self.rigid)]
             self.nodes += [hive, bee]
             for k in range(p["swarm"]):
                 self.exts.append((o(f"OBJ_hive{k:02d}"), 0, hive))
