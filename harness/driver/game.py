@@ -95,9 +95,14 @@ def load_machine(image, float_model="hw", coverage=False, syms=None, overlay=Non
     return m, img
 
 
-def missing_symbols(symbols) -> List[str]:
-    """The required symbols (executable-abi.md §4, §6, ccSys) absent from a symbol table."""
-    return [s for s in REQUIRED if s not in symbols]
+def symbols_of(img, required, path, what, where) -> Dict[str, int]:
+    """{name: address} of every `required` symbol of a loaded image; a HarnessError naming the
+    file and each missing one (`what` missing, `where` in the spec) when any is absent."""
+    symbols = getattr(img, "symbols", {})
+    missing = [s for s in required if s not in symbols]
+    if missing:
+        raise HarnessError(f"{path}: {what} missing: {', '.join(missing)} ({where})")
+    return {name: symbols[name] for name in required}
 
 
 _POISON_FILL = struct.pack(f"<{mm.SCRATCH_BYTES // 4}I", *[mm.POISON] * (mm.SCRATCH_BYTES // 4))
@@ -122,12 +127,7 @@ class Game:
             raise HarnessError(f"{self.image_path}: a loaded segment 0x{reach[0]:08x}-0x{reach[1]:08x} overlaps the "
                                f"harness's memory 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} "
                                f"(executable-abi.md §1.3, checks.md §8.1)")
-        symbols = getattr(self.img, "symbols", {})
-        missing = missing_symbols(symbols)
-        if missing:
-            raise HarnessError(f"{self.image_path}: required symbols missing: {', '.join(missing)} "
-                               f"(executable-abi.md §4, §6)")
-        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.sym = symbols_of(self.img, REQUIRED, self.image_path, "required symbols", "executable-abi.md §4, §6")
         self.heap = stubs.Heap(self.m)
         stubs.install(self.m, self.heap, self.sym)
         self.notes: List[tuple] = []

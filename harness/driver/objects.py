@@ -78,7 +78,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import INIT_WORK
+from harness.driver.game import INIT_WORK, symbols_of
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
 SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
@@ -198,22 +198,13 @@ class Frees:
     anm_index: int
 
 
-def missing_symbols(symbols) -> List[str]:
-    """The symbols this module needs that a symbol table lacks."""
-    return [s for s in REQUIRED if s not in symbols]
-
-
 class Objects:
     """The anm-object driver calls on one Game: one chunk's index, table, draws and frees."""
 
     def __init__(self, game):
         self.g = game
-        symbols = getattr(game.img, "symbols", {})
-        missing = missing_symbols(symbols)
-        if missing:
-            raise HarnessError(f"{game.image_path}: symbols for the anm's objects missing: "
-                               f"{', '.join(missing)} (docs/spec/anim-objects.md)")
-        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.sym = symbols_of(game.img, REQUIRED, game.image_path, "symbols for the anm's objects",
+                              "docs/spec/anim-objects.md")
         game.sym.update(self.sym)
         for name, steps in BUDGET.items():
             game.budget.setdefault(name, steps)

@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from corpus.anime import build_anime, material_track, note, obj_track, one
+from corpus.anime import build_anime, material_track, note, obj_track
 from harness.driver import objects as ob
 from harness.driver.game import Game
 from harness.options import ROOT
