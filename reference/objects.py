@@ -17,7 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
+from corpus.records import FObj
 
 from .rotation import IDENTITY16, mul_matrix
 
@@ -197,47 +200,107 @@ def delete_frees(table: Table) -> List[Tuple[str, Identity]]:
 
 def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: Dict[Identity, int],
                 anm_matrix: Sequence[int], tp: int, ops) -> List[Tuple[Identity, Tuple[int, ...], int]]:
-    """ccAnm::Draw with ccObj::Draw run: (identity, world matrix, alpha) of every ccModel::Draw
-    call, in index order. A ccObj's world matrix is sceVu0MulMatrix(parent's world, local), the
-    parent first (ccCoord::_SetLWMatrix, §4.2), down to the anm, whose world is its own matrix;
-    the alpha is f_mul(localtp, tp) (fs localtp, ft the anm's +0x88).
+    """ccAnm::Draw with ccObj::Draw run, at one step: (identity, world matrix, alpha) of every
+    ccModel::Draw call, in index order (world_series with one step, in Python arithmetic)."""
+    one = world_series(table, {k: np.asarray(v, dtype=np.uint32).reshape(1, 16) for k, v in locals_.items()},
+                       {k: np.asarray([v], dtype=np.uint32) for k, v in localtps.items()}, anm_matrix, tp, 1,
+                       ops.model, None, ops)
+    return [(obj, tuple(int(x) for x in W[0]), int(A[0])) for obj, W, A in one]
 
-    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
-    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
-    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
-    reference cuts it where it closes, at the anm."""
-    out: Dict[Identity, Tuple[int, ...]] = {ANM: tuple(anm_matrix)}
 
-    def local(obj):
-        if obj[0] in ("node", "made"):
-            return tuple(locals_.get(obj, IDENTITY16))
-        return (0,) * 16
+def view(anime, scene, tp: int) -> dict:
+    """What the objects check compares, as JSON-friendly lists (docs/truth.md "objects"): the
+    index (object, own kind, parent slot per entry) and its count; SetAnm's entries (identity,
+    kind, flags), each entry's parent (None unless hung), the claims left (none), each model's
+    [model, bit 0x40 set, node table]; the ccObj::Init calls; Draw's calls with the anm's tp;
+    DeleteAnmIndex's frees and the +0xAC word it leaves."""
+    index = make_anime_index(anime, scene)
+    table = set_anm(index, scene)
+    models = sorted(m for m, k in scene.kinds.items() if k == K_MODEL)
+    return {"index": [[e.object, e.kind, e.parent] for e in index], "count": len(index),
+            "entries": [[list(e.identity), e.kind, e.flags] for e in table.entries],
+            "parents": [list(p) if p is not None else None for p in table.parents],
+            "claims": [],
+            "node_tables": [[m, m in table.node_tables, [list(x) for x in table.node_tables.get(m, ())]]
+                            for m in models],
+            "inits": [[j, o] for j, o in enumerate(table.inits)],
+            "draws": [[k, list(i), t] for k, i, t in draw_set(table, tp)],
+            "frees": [[f, list(i)] for f, i in delete_frees(table)], "anm_index": 0}
 
-    def of(obj: Identity, seen: Tuple[Identity, ...] = ()) -> Tuple[int, ...]:
-        if obj in out:
-            return out[obj]
-        parent = table.hung.get(obj)
-        if parent is None:
-            w = local(obj)
-        else:
-            if parent in seen or parent == obj:
-                parent = ANM
-            w = mul_matrix(of(parent, seen + (obj,)), local(obj), ops)
-        out[obj] = w
-        return w
 
-    calls = []
-    for kind, obj, _tp in draw_set(table, tp):
-        if kind == K_OBJ and table.models.get(obj, 0):
-            alpha = ops.f_mul(localtps.get(obj, ONE), tp)
-            calls.append((obj, of(obj), alpha))
-    return calls
+def pose_series(anim, index, table, speed, n):
+    """(per step: Forward; {identity: (n, 16) local words}; {identity: (n,) localtp words};
+    identities whose local comes from a keyed rotation): what the reference's works and F_Obj
+    records leave in each entry's object after every step. A work writes its object's local
+    matrix and localtp at every step that evaluates (pose_at), holding them otherwise; an F_Obj
+    record read by a step's DecodeFrameChunk, which runs after the works, writes its pose, which
+    holds until the object's work next evaluates."""
+    fws, time = [], 0
+    for _ in range(n):
+        fw = anim.forward(time, speed)
+        fws.append(fw)
+        time = fw.time
+    position = positions(anim.anime)
+    held = [fw.pose_at for fw in fws]
+    for j in range(1, n):
+        if held[j] is None:
+            held[j] = held[j - 1]
+    posed = np.array([h is not None for h in held])
+    T = np.array([h or 0 for h in held], dtype=np.uint32)
+    ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
+    locals_, tps, keyed, worked = {}, {}, set(), set()
+    for tr in anim.tracks:
+        ident = table.entries[position[tr.record.index]].identity
+        if ident[0] not in ("node", "made"):
+            continue
+        worked.add(ident)
+        L = anim.local_matrices(tr, T)
+        if L.ndim == 3:                                     # keyed rotation: double, math orientation
+            keyed.add(ident)
+            L = L.swapaxes(1, 2).reshape(n, 16).astype(np.float32).view(np.uint32)
+        A = np.where(posed, np.asarray(anim.poses(tr, T).alpha, dtype=np.uint32), np.uint32(ONE))
+        locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
+        tps[ident] = A.astype(np.uint32)
+    first = {}
+    for i, e in enumerate(index):
+        first.setdefault(e.object, i)
+    time = 0
+    for j, fw in enumerate(fws):
+        recs = anim.records_read(time, speed) if fw.read is not None else ()
+        for r in recs:
+            if not isinstance(r, FObj) or r.object not in first:
+                continue
+            e = table.entries[first[r.object]]
+            if e.kind == K_EFF or e.identity[0] not in ("node", "made"):
+                continue
+            L = locals_.setdefault(e.identity, np.tile(ident16, (n, 1)))
+            A = tps.setdefault(e.identity, np.full(n, ONE, dtype=np.uint32))
+            upto = n if e.identity not in worked else next(
+                (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
+            L[j:upto] = np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32)
+            A[j:upto] = anim.fobj_localtp(r)
+        time = fw.time
+    return fws, locals_, tps, keyed
+
+
+def positions(anime):
+    """{0x0102 record index: its own index entry's position}."""
+    out, pos, k, seen = {}, 0, 0, set()
+    for obj, adds in index_objects(anime):
+        if adds:
+            out[k] = pos
+            k += 1
+            seen.add(obj)
+            pos += 1
+        elif obj not in seen:
+            seen.add(obj)
+            pos += 1
+    return out
 
 
 def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
     """sceVu0MulMatrix(P[k], L[k]) for every row k of two (n, 16) uint32 arrays: the batched form
     of rotation.mul_matrix (the compiled mac4 kernel when given, else mul_matrix row by row)."""
-    import numpy as np
     P = np.ascontiguousarray(P, dtype=np.uint32).reshape(-1, 16)
     L = np.ascontiguousarray(L, dtype=np.uint32).reshape(-1, 16)
     n = P.shape[0]
@@ -254,11 +317,17 @@ def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
 
 def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, float_model: str,
                  kernels=None, ops=None):
-    """world_draws at n playback steps at once: locals_ / localtps map an identity to its (n, 16)
-    local matrices and (n,) localtp words (an identity absent from them keeps ccObj::Init's
-    identity matrix and 1.0). Returns [(identity, (n, 16) world words, (n,) alpha words)] in the
-    order of ccModel::Draw's calls."""
-    import numpy as np
+    """ccAnm::Draw with ccObj::Draw run, at n playback steps at once: [(identity, (n, 16) world
+    words, (n,) alpha words)] of ccModel::Draw's calls, in index order. locals_ / localtps map an
+    identity to its (n, 16) local matrices and (n,) localtp words. A ccObj's world matrix is
+    sceVu0MulMatrix(parent's world, local), the parent first (ccCoord::_SetLWMatrix, §4.2), down
+    to the anm, whose world is its own matrix; the alpha is f_mul(localtp, tp) (fs localtp, ft
+    the anm's +0x88).
+
+    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
+    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
+    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
+    reference cuts it where it closes, at the anm."""
     out = {ANM: np.tile(np.asarray(anm_matrix, dtype=np.uint32), (n, 1))}
 
     def local(obj):
