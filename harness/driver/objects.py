@@ -206,6 +206,7 @@ class Objects:
         self.sym = symbols_of(game.img, REQUIRED, game.image_path, "symbols for the anm's objects",
                               "docs/spec/anim-objects.md")
         game.sym.update(self.sym)
+        game.short.update(SHORT)
         for name, steps in BUDGET.items():
             game.budget.setdefault(name, steps)
         self.scene: Optional[Scene] = None
