@@ -95,9 +95,14 @@ def load_machine(image, float_model="hw", coverage=False, syms=None, overlay=Non
     return m, img
 
 
-def missing_symbols(symbols) -> List[str]:
-    """The required symbols (executable-abi.md §4, §6, ccSys) absent from a symbol table."""
-    return [s for s in REQUIRED if s not in symbols]
+def symbols_of(img, required, path, what, where) -> Dict[str, int]:
+    """{name: address} of every `required` symbol of a loaded image; a HarnessError naming the
+    file and each missing one (`what` missing, `where` in the spec) when any is absent."""
+    symbols = getattr(img, "symbols", {})
+    missing = [s for s in required if s not in symbols]
+    if missing:
+        raise HarnessError(f"{path}: {what} missing: {', '.join(missing)} ({where})")
+    return {name: symbols[name] for name in required}
 
 
 _POISON_FILL = struct.pack(f"<{mm.SCRATCH_BYTES // 4}I", *[mm.POISON] * (mm.SCRATCH_BYTES // 4))
@@ -122,12 +127,8 @@ class Game:
             raise HarnessError(f"{self.image_path}: a loaded segment 0x{reach[0]:08x}-0x{reach[1]:08x} overlaps the "
                                f"harness's memory 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} "
                                f"(executable-abi.md §1.3, checks.md §8.1)")
-        symbols = getattr(self.img, "symbols", {})
-        missing = missing_symbols(symbols)
-        if missing:
-            raise HarnessError(f"{self.image_path}: required symbols missing: {', '.join(missing)} "
-                               f"(executable-abi.md §4, §6)")
-        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.sym = symbols_of(self.img, REQUIRED, self.image_path, "required symbols", "executable-abi.md §4, §6")
+        self.short = dict(SHORT)             # function -> the name its time and steps are kept under
         self.heap = stubs.Heap(self.m)
         stubs.install(self.m, self.heap, self.sym)
         self.notes: List[tuple] = []
@@ -171,7 +172,7 @@ class Game:
         finally:
             n = getattr(self.m, "steps", 0) or 0
             self.steps += n
-            short = SHORT.get(name, name)
+            short = self.short.get(name, name)
             if n > self.max_steps[short]:
                 self.max_steps[short] = n
             self.cpu[short] += time.perf_counter() - c0
@@ -195,14 +196,14 @@ class Game:
         finally:
             spent = time.perf_counter() - c0
             if names is None:
-                self.cpu[SHORT.get(name, name)] += spent
+                self.cpu[self.short.get(name, name)] += spent
             elif out:
                 # DECISION: a mixed batch's time is shared among its functions by their instructions
                 total = sum(n for _, n in out) or 1
                 for n_, (_, n) in zip(names, out):
-                    self.cpu[SHORT.get(n_, n_)] += spent * n / total
+                    self.cpu[self.short.get(n_, n_)] += spent * n / total
         for i, (_, n) in enumerate(out):
-            short = SHORT.get(names[i], names[i]) if names else SHORT.get(name, name)
+            short = self.short.get(names[i], names[i]) if names else self.short.get(name, name)
             self.steps += n
             if n > self.max_steps[short]:
                 self.max_steps[short] = n

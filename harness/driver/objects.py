@@ -78,7 +78,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import INIT_WORK
+from harness.driver.game import INIT_WORK, symbols_of
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
 SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
@@ -198,23 +198,15 @@ class Frees:
     anm_index: int
 
 
-def missing_symbols(symbols) -> List[str]:
-    """The symbols this module needs that a symbol table lacks."""
-    return [s for s in REQUIRED if s not in symbols]
-
-
 class Objects:
     """The anm-object driver calls on one Game: one chunk's index, table, draws and frees."""
 
     def __init__(self, game):
         self.g = game
-        symbols = getattr(game.img, "symbols", {})
-        missing = missing_symbols(symbols)
-        if missing:
-            raise HarnessError(f"{game.image_path}: symbols for the anm's objects missing: "
-                               f"{', '.join(missing)} (docs/spec/anim-objects.md)")
-        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.sym = symbols_of(game.img, REQUIRED, game.image_path, "symbols for the anm's objects",
+                              "docs/spec/anim-objects.md")
         game.sym.update(self.sym)
+        game.short.update(SHORT)
         for name, steps in BUDGET.items():
             game.budget.setdefault(name, steps)
         self.scene: Optional[Scene] = None
@@ -224,6 +216,7 @@ class Objects:
         self.inits: List[Tuple[int, int]] = []   # (ccObj, ccChunkIndex) per Init call
         self.draws: List[DrawCall] = []
         self.worlds: List[WorldCall] = []
+        self._drawn: List[Tuple[int, int]] = []  # (ccObj, $f12 bits) per ccModel::Draw call
         self.names: Dict[int, tuple] = {}        # address -> identity
         self.anm_index: Optional[Index] = None
         m = game.m
@@ -423,11 +416,24 @@ class Objects:
     def draw_world(self) -> List[WorldCall]:
         """ccAnm::Draw with ccObj::Draw run (the parent chain, _SetLWMatrix) and ccModel::Draw
         hooked: every ccModel::Draw call in order. Bit 0 of +0x8C of the anm and of every object
-        the table holds is cleared first (a new frame)."""
+        the table holds is cleared first (a new frame).
+
+        The hook keeps only (object, $f12 bits); the world matrices are gathered in one read after
+        Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
+        _SetLWMatrix writes it once a frame (bit 0 set), nothing else under ccAnm::Draw writes a
+        coord's +0x00, and ccModel::Draw is the harness's hook."""
         g = self.g
         self._clear_world_flags()
-        self.worlds, self.draws = [], []
+        self._drawn, self.draws = [], []
         g.call(DRAW, mm.ANM)
+        drawn = self._drawn
+        if not drawn:
+            self.worlds = []
+            return []
+        ram = g._ram_u32()
+        words = ram[g._word_index([obj for obj, _ in drawn], OBJ_WORLD, 16)].tolist()
+        ident = self.identity
+        self.worlds = [WorldCall(ident(obj), tuple(w), alpha) for (obj, alpha), w in zip(drawn, words)]
         return list(self.worlds)
 
     def _clear_world_flags(self):
@@ -437,9 +443,7 @@ class Objects:
                 m.write_u8(addr + OBJ_FLAGS, m.read_u8(addr + OBJ_FLAGS) & 0xFE)
 
     def _model_hook(self, m):
-        _, obj = m.args(2)
-        self.worlds.append(WorldCall(self.identity(obj), tuple(self.g.words(obj + OBJ_WORLD, 16)),
-                                     m.F[12] & 0xFFFFFFFF))
+        self._drawn.append((m.R[5] & 0xFFFFFFFF, m.f_bits(12)))
         return 0
 
     # -- playback on the table (level 2) ---------------------------------------------------------
