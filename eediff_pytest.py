@@ -27,6 +27,8 @@ MARKERS = (
     "notes: differential note checks (_AnimateForward + NoteProcess)",
     "morph: differential ccMorpher::Modify checks",
     "fobj: differential F_Obj pose checks",
+    "objects: differential anm-object checks (MakeAnimeIndex, SetAnm, Draw, DeleteAnmIndex)",
+    "world: differential world-matrix checks (ccAnm::Draw down the parent chain)",
     "needs_cross: needs the gcc-mipsel-linux-gnu cross compiler",
 )
 
@@ -78,7 +80,7 @@ def pytest_addoption(parser):
                 help="also run tests marked slow")
 
 
-CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj")
+CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "objects", "world")
 
 
 def keyword_of(args):

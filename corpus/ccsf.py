@@ -84,6 +84,13 @@ class Material:
 
 
 @dataclass
+class ExtObj:
+    object: int
+    parent: int
+    target: int
+
+
+@dataclass
 class Obj:
     object: int
     parent: int
@@ -270,15 +277,21 @@ class CcsfFile:
         return self.index[1]
 
     @cached_property
-    def ext(self) -> Dict[int, int]:
-        """{object -> target} from the setup section's ExtObj chunks (formats.md §3.7)."""
+    def extobjs(self) -> Dict[int, ExtObj]:
+        """{object -> ExtObj(object, parent, target)} from the setup section's ExtObj chunks
+        (formats.md §3.7); a later chunk for one object replaces an earlier one."""
         out = {}
         for c in self._setup(K_EXTOBJ):
             if c.size < 3:
                 self.fail(f"ExtObj of {c.size} words (want 3)", c.offset, K_EXTOBJ)
-            o, _parent, t = struct.unpack_from("<III", self.data, c.offset + 8)
-            out[o] = t
+            o, parent, t = struct.unpack_from("<III", self.data, c.offset + 8)
+            out[o] = ExtObj(o, parent, t)
         return out
+
+    @cached_property
+    def ext(self) -> Dict[int, int]:
+        """{object -> target} from the setup section's ExtObj chunks (formats.md §3.7)."""
+        return {o: e.target for o, e in self.extobjs.items()}
 
     def resolve(self, obj):
         return _resolve(self.ext, obj)
@@ -295,8 +308,9 @@ class CcsfFile:
         return out
 
     @cached_property
-    def clumps(self) -> Dict[int, List[int]]:
-        out = {}
+    def clump_list(self) -> List[Tuple[int, List[int]]]:
+        """(clump object, node objects) of every Clump chunk, file order (formats.md §3.6)."""
+        out = []
         for c in self._setup(K_CLUMP):
             if c.size < 2:
                 self.fail(f"Clump of {c.size} words", c.offset, K_CLUMP)
@@ -304,7 +318,14 @@ class CcsfFile:
             n = struct.unpack_from("<H", self.data, c.offset + 12)[0]
             if 2 + n > c.size:
                 self.fail(f"Clump of {c.size} words cannot hold {n} nodes", c.offset, K_CLUMP)
-            out.setdefault(o, list(struct.unpack_from(f"<{n}I", self.data, c.offset + 16)))
+            out.append((o, list(struct.unpack_from(f"<{n}I", self.data, c.offset + 16))))
+        return out
+
+    @cached_property
+    def clumps(self) -> Dict[int, List[int]]:
+        out = {}
+        for o, nodes in self.clump_list:
+            out.setdefault(o, nodes)
         return out
 
     @cached_property

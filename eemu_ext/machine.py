@@ -168,6 +168,13 @@ class Machine(MemoryAccess):
         self._pull()
         return self._F
 
+    def f_bits(self, i: int) -> int:
+        """The 32 bits of FPU register $f<i>, read where they live: a hook that needs one float
+        argument does not fetch the whole FPU/VU0 state out of the native engine for it."""
+        if self.native is not None and self.native.c_owns:
+            return self.native.f_bits(i)
+        return self._F[i] & M32
+
     @property
     def VF(self):
         self._pull()

@@ -21,8 +21,11 @@ from typing import Dict, List
 
 import numpy as np
 
+from corpus.objects import Scene
+
 from .animation import Animation
 from .morph import morph
+from .objects import make_anime_index, pose_series, set_anm, view, world_series
 
 PROTOCOL = "eediff-model"
 VERSION = 1
@@ -218,7 +221,35 @@ def modify(q, float_model: str) -> dict:
     return {"vertices": [list(v) for v in out]}
 
 
-KINDS = ("controller", "multistep", "light", "material", "playback", "notes", "fobj", "modify")
+def objects(anim: Animation, q) -> dict:
+    """MakeAnimeIndex, SetAnm, Draw and DeleteAnmIndex on the query's scene (reference/objects.py)."""
+    try:
+        scene = Scene.from_json(q["scene"], where=f"query {q.get('i')}: scene")
+        tp = int(q["anm_tp"]) & M32
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadRequest(f"query {q.get('i')}: {exc}") from None
+    return view(anim.anime, scene, tp)
+
+
+def world(anim: Animation, q) -> dict:
+    """Every ccModel::Draw call's world matrix and alpha after every step of one playback
+    (reference/objects.py world_series), and the frame counter."""
+    try:
+        scene = Scene.from_json(q["scene"], where=f"query {q.get('i')}: scene")
+        speed, n, tp = int(q["speed"]), int(q["steps"]), int(q["anm_tp"]) & M32
+        anm = [int(w) & M32 for w in q["anm_matrix"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise BadRequest(f"query {q.get('i')}: {exc}") from None
+    index = make_anime_index(anim.anime, scene)
+    table = set_anm(index, scene)
+    fws, locals_, tps, _keyed = pose_series(anim, index, table, speed, n)
+    calls = world_series(table, locals_, tps, anm, tp, n, anim.float_model, anim.kernels, anim.ops)
+    return {"forward": [[f.time, int(bool(f.ended))] for f in fws], "pose_at": [f.pose_at for f in fws],
+            "order": [list(i) for i, _, _ in calls], "world": np.array([W for _, W, _ in calls], dtype=np.uint32)
+            .reshape(len(calls), n, 16), "alpha": np.array([A for _, _, A in calls], dtype=np.uint32).reshape(len(calls), n)}
+
+
+KINDS = ("controller", "multistep", "light", "material", "playback", "notes", "fobj", "modify", "objects", "world")
 
 
 def answer(data: bytes, ext, float_model: str, queries: List[dict], where=None) -> List[dict]:

@@ -73,3 +73,13 @@ def _index(key):
         return int(key, 10) if isinstance(key, str) else None
     except ValueError:
         return None
+
+
+def object_trees(run) -> dict:
+    """{chunk id: the rows of its object tree} as the harness recorded them (draw.objects)."""
+    out = {}
+    for ch in run.chunks:
+        rows = [r for r in _list(_draw(ch).get("objects")) if isinstance(r, dict)]
+        if rows:
+            out[ch["chunk"]] = rows
+    return out

@@ -16,6 +16,7 @@ import numpy as np
 from ..records import (ABSENT1, ABSENT3, END_LOOP, END_PLAY_ONCE, Controller, FObj, MaterialTrack,
                        MorphRecord, Note, OtherRecord, Track)
 from .roles import K_DIRECT, K_DISTANT, K_OMNI, K_SPOT
+from . import objects
 from .spec import ChunkSpec, MemberSpec
 
 TAG = 0xCCCC << 16
@@ -77,6 +78,7 @@ class Layout:
         nl = sum(len(c.lights) for c in ms.chunks)
         self.lgts = add([f"LGT_{s}lig{i + 1}" for i in range(nl)])
         self.cams = add([f"CAM_{s}{i:02d}" for i in range(ms.cameras)])
+        self.pattern = add(objects.names(ms))
         for p, n in sorted(ms.extra_names.items()):
             add([f"{p}{s}_x{i:04d}" for i in range(n)], fidx=2)
         self.names = names
@@ -96,6 +98,9 @@ class Layout:
             self.ext_map[x] = self.bones[i % max(1, len(self.bones))] if self.bones else x
         if len(self.ext) > 1:
             self.ext_map[self.ext[0]] = self.ext[1]
+        self.objects = objects.Objects(ms, self)
+        for x, _parent, target in self.objects.exts:
+            self.ext_map[x] = target
 
 
 # ------------------------------------------------------------------------------- Anime records
@@ -335,6 +340,16 @@ def _light(kind, obj, lay: Layout, r: random.Random, N: int):
     return OtherRecord(0, kind, (obj, flags, *words), 0)
 
 
+def _resolve(ext_map, obj):
+    """An object's ExtObj target, followed (formats.md §3.7, at most 64 hops)."""
+    for _ in range(64):
+        nx = ext_map.get(obj)
+        if nx is None or nx == obj:
+            break
+        obj = nx
+    return obj
+
+
 def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
     """The generator's intended records of chunk ci (keyword arguments of build_anime)."""
     spec = ms.chunks[ci]
@@ -349,16 +364,13 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
             obj = lay.ext[i % len(lay.ext)]
         else:
             obj = usable[i % len(usable)]
-        tgt = obj
-        for _ in range(64):
-            nx = lay.ext_map.get(tgt)
-            if nx is None or nx == tgt:
-                break
-            tgt = nx
-        tracks.append(_track(obj, tgt, g.pos(), g.rot(), g.scale(), g.alpha()))
+        tracks.append(_track(obj, _resolve(lay.ext_map, obj), g.pos(), g.rot(), g.scale(), g.alpha()))
     if spec.role is None and len(tracks) >= 3 and r.random() < 0.01:
         t = tracks[-1]   # two records naming one object: two instances (formats.md §4.5)
         tracks[-1] = _track(tracks[0].object, tracks[0].target, t.pos, t.rot, t.scale, t.alpha)
+    for i, obj in sorted(lay.objects.renames(ci, len(tracks)).items()):
+        t = tracks[i]      # a pattern's object (objects.py): the record keeps its controllers
+        tracks[i] = _track(obj, _resolve(lay.ext_map, obj), t.pos, t.rot, t.scale, t.alpha)
     for f in sorted(spec.features, key=lambda x: x != "keyed_pos_rot"):   # the plain one first
         if tracks and f not in ("mat_mix", "eex1_frame3"):
             _role_tracks(f, g, tracks)

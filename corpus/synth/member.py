@@ -183,16 +183,26 @@ def member_parts(seed, ms: MemberSpec) -> Parts:
     for k, (base, _, _) in enumerate(lay.morph_models):
         tail.append(chunk(0x1900, _u32s(lay.mphs[k], base)))
     objs = list(lay.bones) + [o for o in (lay.xnote, lay.body) if o is not None] + list(lay.ext)
+    pat = lay.objects
+    shadow = (0,) if ms.version >= 0x96 else ()
     for n, o in enumerate(objs):
         parent = objs[n - 1] if 0 < n < len(lay.bones) else 0
         model = lay.models[n % len(lay.models)] if lay.models and n < len(lay.bones) else 0
-        w = (o, parent, model) + ((0,) if ms.version >= 0x96 else ())
-        tail.append(chunk(0x0100, _u32s(*w)))
+        model = pat.models.get(o, model)
+        tail.append(chunk(0x0100, _u32s(o, parent, model, *shadow)))
+    for o, parent, model in pat.objs:
+        tail.append(chunk(0x0100, _u32s(o, parent, model, *shadow)))
     for k, c in enumerate(lay.cmps):
         nodes = lay.ext if (ms.extobj and k == 0) else lay.bones
+        if k == 0:
+            nodes = list(nodes) + pat.nodes
         tail.append(chunk(0x0900, _u32s(c) + struct.pack("<HH", len(nodes), 0) + _u32s(*nodes)))
     for x in lay.ext:
         tail.append(chunk(0x0A00, _u32s(x, 0, lay.ext_map[x])))
+    for x, parent, target in pat.exts:
+        tail.append(chunk(0x0A00, _u32s(x, parent, target)))
+    for o, parent in pat.effs:
+        tail.append(chunk(0x0E00, _u32s(o, parent)))
     manifest = []
     for ci, cs in enumerate(ms.chunks):
         rec = chunk_records(seed, ms, ci, lay)

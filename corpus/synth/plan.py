@@ -10,6 +10,7 @@ import random
 from typing import List, Sequence
 
 from ..tables import DISC_BASE_SECTORS, DISC_RECORDS
+from . import objects
 from .roles import CAT, K_DIRECT, K_DISTANT, K_OMNI, K_SPOT, role_members
 from .spec import ChunkSpec, MemberSpec, ModelSpec, MorpherSpec
 
@@ -119,6 +120,8 @@ def build_plan(seed=1, small=False) -> List[MemberSpec]:
     else:
         _chunks(members, seed)
     _models(members, seed, small)
+    if not small:
+        objects.choose(members, seed)
     _names(members, seed, small)
     if not small:
         check_plan(members)
@@ -561,4 +564,6 @@ def own_names(m: MemberSpec) -> dict:
     n["CMP_"] = m.clumps
     n["LGT_"] = sum(len(c.lights) for c in m.chunks)
     n["CAM_"] = m.cameras
+    for p, k in objects.prefix_counts(m).items():
+        n[p] += k
     return n

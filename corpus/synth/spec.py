@@ -61,6 +61,7 @@ class MemberSpec:
     extobj: bool = False                # the cdogbod pattern: CMP_trall with 23 ExtObj nodes
     fobj_body: Optional[str] = None     # object name driven only by F_Obj
     extra_names: Dict[str, int] = field(default_factory=dict)   # prefix -> '#' names
+    objects: Dict[str, int] = field(default_factory=dict)       # anm-object pattern -> size (objects.py)
     filler: int = 0                     # zero bytes in the big texture (inflated size tuning)
     role: bool = False
 

@@ -85,6 +85,7 @@ _OFF = {name: getattr(EeState, name).offset for name, _ in EeState._fields_}
 _REGS = struct.Struct("<32Q32Q2Q2Q32I128I16I")          # R RH HI LO F VF VI: one contiguous run
 _GPR = struct.Struct("<32Q32Q2Q2Q")                     # R RH HI LO
 _FPU = struct.Struct("<32I128I16I")                     # F VF VI
+_U32 = struct.Struct("<I")
 _R32 = struct.Struct("<32Q")                            # R, or RH
 _HILO = struct.Struct("<2Q2Q")                          # HI LO
 _V0 = struct.Struct("<Q")
@@ -485,6 +486,10 @@ class NativeEngine:
             self.c_owns = True
         else:
             self.pull()
+
+    def f_bits(self, i: int) -> int:
+        """$f<i>'s bits in the C state (while c_owns), without pulling the rest."""
+        return _U32.unpack_from(self.mv, _OFF["F"] + 4 * i)[0]
 
     def pull(self):
         """The FPU, VU0 and scalar registers from the C state into the machine's lists."""

@@ -10,7 +10,10 @@ or the reference model.
   one entry per check x track x field: `check`, `track`, `field`, `t` (ticks) and `ref` (the
   reference's value at each); the game's values are the mismatches' own `got`;
 * `notes`: why a channel was not drawn (a chunk the reference model refuses at a time);
-* `unplotted`: true when the chunk has plottable mismatches but its worker had spent its plots.
+* `unplotted`: true when the chunk has plottable mismatches but its worker had spent its plots;
+* `objects`: for a chunk with objects or world mismatches, the reference's object tree: one row
+  per index entry, {`entry`, `object`, `name`, `holds` (its identity: a clump node, a made object,
+  a chunk's instance), `kind`, `flags`, `parent` (the identity it hangs under, or null)}.
 
 A chunk with nothing to draw (every passing chunk) has no `draw`.
 """
@@ -149,4 +152,26 @@ def of_chunk(anim, ch, mismatches, plots: bool = True) -> dict | None:
             out["notes"] = notes
     elif groups(mismatches):
         out["unplotted"] = True          # the worker's plot budget was spent (worker.PLOTTED_CHUNKS)
+    if any(m.get("check") in ("objects", "world") for m in mismatches):
+        tree = object_tree(anim, ch)
+        if tree:
+            out["objects"] = tree
     return out or None
+
+
+def object_tree(anim, ch) -> list:
+    """The reference's object table of the chunk as the report draws it (module docstring)."""
+    from corpus.objects import Scene, scene
+    from reference import objects as ref
+    try:
+        f = getattr(ch, "file", None)
+        sc = scene(f) if f is not None else Scene()
+        anime = getattr(anim, "anime", anim)
+        index = ref.make_anime_index(anime, sc)
+        table = ref.set_anm(index, sc)
+    except Exception:                   # the report draws what it can; the check names the error
+        return []
+    names = getattr(ch, "names", None) or {}
+    return [{"entry": i, "object": e.object, "name": names.get(e.object, ""), "holds": list(t.identity),
+             "kind": t.kind, "flags": t.flags, "parent": list(p) if p is not None else None}
+            for i, (e, t, p) in enumerate(zip(index, table.entries, table.parents))]

@@ -138,6 +138,31 @@ RULES = (
          "a controllers mismatch in a light.* field (its context names the offset), or no kind-0x0605 "
          "table entry for a direct light record",
          _direct_light),
+    Rule("parent slot",
+         "anim-objects.md §2.2, §7 Q2",
+         "a parent slot is an s32 naming the first entry of the chunk's own parent field (not followed "
+         "through ExtObj chains); -1 for other kinds and for a parent the clip does not name",
+         "an objects mismatch in a parent slot"),
+    Rule("Eff entries",
+         "anim-objects.md §3.3 step 4, §7 Q4",
+         "SetAnm makes objects for Obj entries only; an Eff entry takes its ccEffObj when it is the "
+         "last to name it (flags 6), else keeps flags 1; other kinds keep their chunk's instance with "
+         "flags 0",
+         "an objects mismatch in an Eff or non-Obj entry's flags"),
+    Rule("node table slots",
+         "anim-objects.md §3.3 step 5, §7 Q5",
+         "a bone or skin model's node list is its clump's; a node no entry claims leaves its slot 0",
+         "an objects mismatch in a node table"),
+    Rule("DeleteAnmIndex frees",
+         "anim-objects.md §5, §7 Q7",
+         "operator delete of each flags-7 object in index order, then ccFree of the entry array; "
+         "+0xAC cleared",
+         "an objects mismatch in the frees"),
+    Rule("parent x local",
+         "anim-objects.md §4.2, §7 Q10",
+         "_SetLWMatrix composes the parent's world matrix first (sceVu0MulMatrix(world, parent, local)); "
+         "ccModel::Draw receives localtp x the anm's tp",
+         "world mismatches on every object under a parent with a rotation, none on the root's children"),
 )
 
 

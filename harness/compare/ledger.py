@@ -12,6 +12,7 @@ weight is 1 for a record and the vertex count for morph vertices.
 from collections import OrderedDict
 
 from corpus.lights import not_evaluated
+from reference.objects import index_length
 
 # kind -> the check that compares it (the order the closing block and the report list them)
 KINDS = OrderedDict([
@@ -23,6 +24,8 @@ KINDS = OrderedDict([
     ("tracks", "playback"),
     ("morph vertices", "morph"),
     ("direct light records", "controllers"),
+    ("index entries", "objects"),
+    ("drawn entries", "world"),
 ])
 
 
@@ -58,7 +61,9 @@ def present(anim, member=None):
             "F_Obj records": len(anim.fobjs),
             "tracks": len(anim.tracks),
             "morph vertices": morph_vertices(anim, member()) if anim.morphs and member else 0,
-            "direct light records": len(anim.lights)}
+            "direct light records": len(anim.lights),
+            "index entries": index_length(getattr(anim, "anime", anim)),
+            "drawn entries": index_length(getattr(anim, "anime", anim)) if anim.tracks or anim.fobjs else 0}
 
 
 def of_chunk(anim, member, tally):

@@ -128,9 +128,14 @@ def addressed(m, img, addr) -> bool:
     return False
 
 
-def missing_symbols(symbols) -> List[str]:
-    """The required symbols (executable-abi.md §4, §6, ccSys) absent from a symbol table."""
-    return [s for s in REQUIRED if s not in symbols]
+def symbols_of(img, required, path, what, where) -> Dict[str, int]:
+    """{name: address} of every `required` symbol of a loaded image; a HarnessError naming the
+    file and each missing one (`what` missing, `where` in the spec) when any is absent."""
+    symbols = getattr(img, "symbols", {})
+    missing = [s for s in required if s not in symbols]
+    if missing:
+        raise HarnessError(f"{path}: {what} missing: {', '.join(missing)} ({where})")
+    return {name: symbols[name] for name in required}
 
 
 _POISON_FILL = struct.pack(f"<{mm.SCRATCH_BYTES // 4}I", *[mm.POISON] * (mm.SCRATCH_BYTES // 4))
@@ -155,12 +160,8 @@ class Game:
             raise HarnessError(f"{self.image_path}: a loaded segment 0x{reach[0]:08x}-0x{reach[1]:08x} overlaps the "
                                f"harness's memory 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} "
                                f"(executable-abi.md §1.3, checks.md §8.1)")
-        symbols = getattr(self.img, "symbols", {})
-        missing = missing_symbols(symbols)
-        if missing:
-            raise HarnessError(f"{self.image_path}: required symbols missing: {', '.join(missing)} "
-                               f"(executable-abi.md §4, §6)")
-        self.sym = {name: symbols[name] for name in REQUIRED}
+        self.sym = symbols_of(self.img, REQUIRED, self.image_path, "required symbols", "executable-abi.md §4, §6")
+        self.short = dict(SHORT)             # function -> the name its time and steps are kept under
         lay = getattr(self.img, "layout", None)
         if lay is not None and lay.source.get(CCSYS) == "sidecar" and not addressed(self.m, self.img, self.sym[CCSYS]):
             raise HarnessError(f"{lay.origin(CCSYS)}: ccSys at 0x{self.sym[CCSYS]:08x}: no instruction of the game's "
@@ -213,7 +214,7 @@ class Game:
         finally:
             n = getattr(self.m, "steps", 0) or 0
             self.steps += n
-            short = SHORT.get(name, name)
+            short = self.short.get(name, name)
             if n > self.max_steps[short]:
                 self.max_steps[short] = n
             self.cpu[short] += time.perf_counter() - c0
@@ -243,14 +244,14 @@ class Game:
         finally:
             spent = time.perf_counter() - c0
             if names is None:
-                self.cpu[SHORT.get(name, name)] += spent
+                self.cpu[self.short.get(name, name)] += spent
             elif out:
                 # DECISION: a mixed batch's time is shared among its functions by their instructions
                 total = sum(n for _, n in out) or 1
                 for n_, (_, n) in zip(names, out):
-                    self.cpu[SHORT.get(n_, n_)] += spent * n / total
+                    self.cpu[self.short.get(n_, n_)] += spent * n / total
         for i, (_, n) in enumerate(out):
-            short = SHORT.get(names[i], names[i]) if names else SHORT.get(name, name)
+            short = self.short.get(names[i], names[i]) if names else self.short.get(name, name)
             self.steps += n
             if n > self.max_steps[short]:
                 self.max_steps[short] = n
@@ -320,6 +321,26 @@ class Game:
 
     def _load(self, chunk: bytes) -> List[Entry]:
         m = self.m
+        self.prepare_chunk(chunk)
+        self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
+        self.check_output_buffer()
+        count = self.u32(mm.NUM)
+        if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
+            raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
+                               f"layout holds {min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES)}")
+        entries = []
+        for i in range(count):
+            lc, ctrl = self.words(mm.TBL + 8 * i, 2)
+            kind = m.read_u16(ctrl) if ctrl else None
+            entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
+        self.entries = entries
+        return entries
+
+    def prepare_chunk(self, chunk: bytes):
+        """executable-abi.md §5.3: ccSys wired, the heap reset, the chunk's data words in DATA_BUF
+        behind the reader, the ccAnmChunk zeroed with N, W, the 4W + 64-byte guarded output buffer
+        and the +0x24 word set, and the cursor at the buffer (ConvLCNum2ALCNum's preconditions)."""
+        m = self.m
         self._wire_sys()
         self.heap.reset()
         n_frames, w = struct.unpack_from("<II", chunk, 12)
@@ -342,19 +363,6 @@ class Game:
         m.write_u32(mm.CHUNK + mm.CHUNK_FLAG, 0x80000000)
         m.write_u32(mm.DATAPTR, out)
         m.write_u32(mm.NUM, 0)
-        self.call(CONV, mm.CHUNK, mm.RB, mm.DATAPTR, mm.TBL, mm.NUM, 0)
-        self.check_output_buffer()
-        count = self.u32(mm.NUM)
-        if count > min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES):
-            raise HarnessError(f"ConvLCNum2ALCNum reported {count} table entries; the harness "
-                               f"layout holds {min(mm.TBL_MAX_ENTRIES, mm.IDX_MAX_ENTRIES)}")
-        entries = []
-        for i in range(count):
-            lc, ctrl = self.words(mm.TBL + 8 * i, 2)
-            kind = m.read_u16(ctrl) if ctrl else None
-            entries.append(Entry(i, ((lc - 1) & 0xFFFFFFFF) >> 2, ctrl, kind))
-        self.entries = entries
-        return entries
 
     def check_output_buffer(self):
         """The guard words after the 4W + 64-byte output buffer are intact and the cursor stayed

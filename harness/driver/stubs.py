@@ -28,11 +28,13 @@ class Heap:
         self.ptr = start
         self.high_water = start
         self.log = []            # (symbol, args, caller ra, address) of every allocator stub call
+        self.frees = []          # (symbol, pointer) of every free stub call, in order
 
     def reset(self):
         """Back to the start (before every chunk load and Modify case); the log starts afresh."""
         self.ptr = self.start
         self.log = []
+        self.frees = []
 
     def contains(self, addr):
         return self.start <= addr < self.ptr
@@ -84,8 +86,14 @@ def install(machine, heap, symbols):
 
     for name, argn in ALLOCATORS.items():
         machine.hooks.add("address", allocator(name, argn), symbols[name])
+    def free(name):
+        def hook(m):
+            heap.frees.append((name, m.args(1)[0]))
+            return 0
+        return hook
+
     for name in FREES:
-        machine.hooks.add("address", lambda _m: 0, symbols[name])
+        machine.hooks.add("address", free(name), symbols[name])
 
     def open_data(m):
         this, data = m.args(2)

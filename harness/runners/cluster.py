@@ -121,7 +121,8 @@ def start_early(opts):
 
 class ShippedChunk:
     """A corpus chunk as a task carries it: id, bytes, names and ext (interfaces.md §2), and the
-    member's CCSF bytes (zlib) when a check reads the file (the morph check's models)."""
+    member's CCSF bytes (zlib) when a check reads the file (the morph check's models, the objects
+    and world checks' scene)."""
 
     def __init__(self, ch, with_file):
         self.id, self.member, self.name = ch.id, getattr(ch, "member", None), getattr(ch, "name", None)
@@ -146,6 +147,12 @@ class ShippedChunk:
         return dict(self.__dict__, _file=None)
 
 
+# DECISION: the objects and world checks build the anm's scene from the member's setup section
+# (anim-objects.md §3.6), and apply to nearly every chunk: the member's bytes travel with every
+# chunk of a run that selects them.
+FILE_CHECKS = {"objects", "world"}
+
+
 def ship(corpus, cid, only):
     """The task's chunk: None for a chunk built by code (the Modify blends and the edge chunks,
     built on the worker), the exception for a chunk the client cannot read (the worker records it
@@ -161,7 +168,8 @@ def ship(corpus, cid, only):
     try:
         ch = corpus.chunk(cid)
         morphs = "morph" in selection.kinds_by_chunk(corpus).get(cid, ())
-        return ShippedChunk(ch, morphs and (not only or "morph" in only))
+        scene = not only or bool(set(only) & FILE_CHECKS)
+        return ShippedChunk(ch, (morphs and (not only or "morph" in only)) or scene)
     except Exception as exc:
         return exc
 

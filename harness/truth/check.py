@@ -370,8 +370,27 @@ def modify(q, a, ctx, tally):
     return True
 
 
+def objects(q, a, ctx, tally):
+    """The model's view of the anm's objects against the game's, as the objects check compares."""
+    from harness.checks import objects as c_objects
+    ok = c_objects.compare_views(a, q["game"], lambda field, e, g, position=None, **kw: c_objects.compare_fail(
+        ctx, tally, a, field, e, g, position, **kw))
+    tally.count("objects index entries", q["game"]["count"])
+    return ok
+
+
+def world(q, a, ctx, tally):
+    """The model's Draws of one playback against the game's, as the world check compares them."""
+    from harness.checks import world as c_world
+    want = {"forward": a["forward"], "pose_at": a["pose_at"], "order": [tuple(x) for x in a["order"]],
+            "world": a["world"], "alpha": a["alpha"], "bounds": q["bounds"]}
+    tally.count(f"world playbacks at {q['speed']}")
+    calls = [[(tuple(i), tuple(w), al) for i, w, al in step] for step in q["game"]["calls"]]
+    return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
+
+
 COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": material, "playback": playback,
-           "notes": notes, "fobj": fobj, "modify": modify}
+           "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
 
 
 def compare(q, a, ctx, tally):
@@ -387,4 +406,5 @@ def compare(q, a, ctx, tally):
 
 
 CHECK_OF = {"controller": "controllers", "multistep": "controllers", "light": "controllers", "material": "materials",
-            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph"}
+            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph", "objects": "objects",
+            "world": "world"}

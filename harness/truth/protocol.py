@@ -58,8 +58,9 @@ def request(chunk_id, data, ext, float_model, queries):
 
 
 # a query's fields that are the harness's, never sent to a model: the game's words, the ledger,
-# the held keys the game's poses are checked against each other at, a 3x3's bound
-HARNESS_ONLY = ("game", "ledger", "holds", "bound")
+# the held keys the game's poses are checked against each other at, a 3x3's bound, a world
+# query's bounds
+HARNESS_ONLY = ("game", "ledger", "holds", "bound", "bounds")
 
 
 def bare(q):
@@ -486,7 +487,31 @@ def check_shape(q, a):
                 _words([_field(p, "flags", f"poses[{k}][{j}]")], 1, f"poses[{k}][{j}].flags", 0, 3)
     elif kind == "modify":
         _rows(_field(a, "vertices", "vertices"), len(q["base"]), 3, "vertices", -32768, 32767)
+    elif kind == "objects":
+        for f in OBJECTS_FIELDS:
+            v = _field(a, f, f)
+            if not isinstance(v, list):
+                raise Shape(f"{f}: expected a list, got {_kind(v)}")
+        _words([_field(a, "count", "count")], 1, "count")
+        _words([_field(a, "anm_index", "anm_index")], 1, "anm_index")
+    elif kind == "world":
+        n = q["steps"]
+        _rows(_field(a, "forward", "forward"), n, 2, "forward")
+        order = _field(a, "order", "order")
+        if not isinstance(order, list) or not all(isinstance(x, list) for x in order):
+            raise Shape(f"order: expected a list of identities, got {_kind(order)}")
+        _array(a, "world", (len(order), n, 16))
+        _array(a, "alpha", (len(order), n))
+        pose_at = _field(a, "pose_at", "pose_at")
+        if not isinstance(pose_at, list) or len(pose_at) != n:
+            raise Shape(f"pose_at: expected {n} times (or nulls), got {_kind(pose_at)}")
+        if len(q["bounds"]) != len(order):
+            raise Shape(f"order: {len(order)} calls, the game's Draw makes {len(q['bounds'])}")
     return a
+
+
+# the list fields of an "objects" answer (reference/objects.py view, docs/truth.md §3)
+OBJECTS_FIELDS = ("index", "entries", "parents", "claims", "node_tables", "inits", "draws", "frees")
 
 
 def checked_answers(chunk_id, queries, answers):

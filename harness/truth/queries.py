@@ -367,12 +367,46 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     return qs
 
 
+def objects(game, ch, anim, prof, _r):
+    """anim-objects.md §2.4-§5.2: one query carrying the member's scene (each object's kind, every
+    Obj's, ExtObj's and Eff's parent, the clumps, the models) and the anm's tp; the game's view of
+    the index, SetAnm's table, Draw's calls and DeleteAnmIndex's frees."""
+    from harness.checks import objects as c_objects
+    ob, sc, _, _, got_index, got_table = c_objects.build(checks.Case(anim, prof, game, ch))
+    view = c_objects.game_view(ob, got_index, got_table)
+    return [{"kind": "objects", "scene": sc.to_json(), "anm_tp": c_objects.ANM_TP,
+             "ledger": [[c_objects.INDEX_KIND, i, 1] for i in range(len(view["index"]))], "game": view}]
+
+
+def world(game, ch, anim, prof, r):
+    """anim-objects.md §3.6 level 2: per playback speed one query (the scene, the speed, the step
+    count, the anm's matrix and tp) with the game's frame counter and ccModel::Draw calls after
+    every step, and, harness-only, each call's bound (None: exact) from the check's rule."""
+    from harness.checks import objects as c_objects
+    from harness.checks import world as c_world
+    out = []
+    exact_local = getattr(prof, "exact_local", True)
+    for speed, n in c_playback.plan(anim, prof, r):
+        ob, sc, want_index, want, _, _ = c_objects.build(checks.Case(anim, prof, game, ch),
+                                                         anm_matrix=c_world.ANM_MATRIX)
+        forward, calls = c_world.game_series(ob, speed, n)
+        bounds = c_world.expected(anim, want_index, want, speed, n, exact_local)["bounds"]
+        out.append({"kind": "world", "scene": sc.to_json(), "speed": speed, "steps": n,
+                    "anm_matrix": list(c_world.ANM_MATRIX), "anm_tp": c_objects.ANM_TP,
+                    "bounds": [None if b is None else [[float(x) for x in row] for row in b] for b in bounds],
+                    "ledger": [[c_world.WORLD_KIND, i, 1] for i in range(len(want_index))],
+                    "game": {"forward": forward,
+                             "calls": [[[list(i), list(w), a] for i, w, a in step] for step in calls]}})
+    return out
+
+
 # check name -> the function that asks the game its queries (the checks' run order)
 EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
-             "morph": modify, "fobj": fobj}
+             "morph": modify, "fobj": fobj, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {"controllers": ("controller", "multistep", "light"), "materials": ("material",), "playback": ("playback",),
-            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",)}
+            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",), "objects": ("objects",),
+            "world": ("world",)}
 
 
 def chunk_line(game, ch, index, opts, prof, only=None, anim=None, timing=None):

@@ -123,6 +123,33 @@ mut("light_square_of_radius1", "controllers", "the direct light's +0x154 holds t
     [("anm.c", "fb(FMUL_FREE(bf(U32(light + LGT_RADIUS2)), bf(U32(light + LGT_RADIUS2))))",
       "fb(FMUL_FREE(bf(U32(light + LGT_RADIUS1)), bf(U32(light + LGT_RADIUS1))))")])
 
+# the anm's objects (anim-objects.md §2-§5): caught by the objects check, the last by world
+mut("objects_first_entry_wins", "objects", "a piece already claimed keeps its first claim, so the first of several entries naming one clump node takes it",
+    "e036.cmp::ANM_e036000, eff003.cmp::ANM_eff003000",
+    [("objects.c", "        if (ci) U32(ci + CI_CLAIM) = e;\n", "        if (ci && !U32(ci + CI_CLAIM)) U32(ci + CI_CLAIM) = e;\n")])
+mut("objects_parent_own_slot", "objects", "a hung object's parent read from the entry's own position instead of the position its parent slot holds",
+    "e036.cmp::ANM_e036000",
+    [("objects.c", "            parent = U32(arr + ENTRY_SIZE * slot + E_OBJ);", "            parent = U32(arr + ENTRY_SIZE * i + E_OBJ);")])
+mut("objects_made_not_hung", "objects", "SetAnm hangs clump nodes and effects but leaves the ccObjs it made without a parent",
+    "e036.cmp::ANM_e036000, fld084.cmp::ANM_fld084000",
+    [("objects.c", "        if (!(U8(e + E_FLAGS) & 2)) continue;", "        if (!(U8(e + E_FLAGS) & 2) || U8(e + E_FLAGS) == 7) continue;")])
+mut("objects_draw_without_4", "objects", "ccAnm::Draw draws every entry with any flag set, so an effect entry that lost its claim (flags 1) is drawn too",
+    "xd020.cmp::ANM_xd020000",
+    [("objects.c", "        if ((U8(e + E_FLAGS) & 4) == 0) continue;", "        if (U8(e + E_FLAGS) == 0) continue;")])
+mut("objects_delete_frees_node", "objects", "DeleteAnmIndex frees every drawn and hung entry's object (flags 6 too), a claimed clump node included",
+    "e036.cmp::ANM_e036000",
+    [("objects.c", "        if (U8(e + E_FLAGS) == 7) {", "        if ((U8(e + E_FLAGS) & 6) == 6) {")])
+mut("objects_skin_first_claim", "objects", "a bone or skin model's node table takes each node from the first entry naming it instead of the claim (the last)",
+    "c008.cmp::ANM_c008000",
+    [("objects.c", "            u32 claim = nci ? U32(nci + CI_CLAIM) : 0;\n",
+      "            u32 claim = 0, j;\n            for (j = 0; j < count && !claim; j++)\n"
+      "                if (ccGetExternalIndex__FP12ccChunkIndex(chunk_index(stream, (U32(list + 8 * j) - 1) >> 2)) == nci)\n"
+      "                    claim = arr + ENTRY_SIZE * j;\n")])
+mut("world_local_times_parent", "world", "the world matrix composed as local x parent instead of parent x local",
+    "e036.cmp::ANM_e036000",
+    [("objects.c", "sceVu0MulMatrix((u32 *)(coord + OBJ_WORLD), (const u32 *)(parent + OBJ_WORLD), (const u32 *)(coord + COORD_LOCAL));",
+      "sceVu0MulMatrix((u32 *)(coord + OBJ_WORLD), (const u32 *)(coord + COORD_LOCAL), (const u32 *)(parent + OBJ_WORLD));")])
+
 only = sys.argv[1:]
 for name, catches, why, cases, edits in M:
     if only and name not in only:

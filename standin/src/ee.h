@@ -118,7 +118,8 @@ static inline s32 fkey(u32 v)
 #define CHUNK_N        0x10
 #define CHUNK_W        0x14
 #define CHUNK_DATA     0x18
-#define CHUNK_END      0x20   /* DECISION: the end Top's value, kept here by ConvLCNum2ALCNum */
+#define CHUNK_END      0x2C   /* DECISION: the end Top's value, kept here by ConvLCNum2ALCNum (+0x20 is
+                                 * MakeAnimeIndex's count, anim-objects.md §2.3) */
 
 #define IDX_SIZE       12
 #define IDX_TAG        0

@@ -60,3 +60,19 @@ def test_fobj(chunk_id, opts, corpus, game, prof):
     """checks.md §7: F_Obj poses after playback steps, persistence included."""
     res = run_check("fobj", chunk_id, opts, corpus, game, prof)
     assert res["counters"].get("F_Obj poses", 0) > 0
+
+
+@pytest.mark.objects
+def test_objects(chunk_id, opts, corpus, game, prof):
+    """anim-objects.md §2.4, §3.6 level 1, §4.3, §5.2: the index and its parent slots, SetAnm's
+    table, the draw set and DeleteAnmIndex's frees, exactly."""
+    res = run_check("objects", chunk_id, opts, corpus, game, prof)
+    assert res["counters"].get("objects index entries", 0) > 0
+
+
+@pytest.mark.world
+def test_world(chunk_id, opts, corpus, game, prof):
+    """anim-objects.md §3.6 level 2: every drawn object's world matrix and alpha after Draw, at
+    every playback step."""
+    res = run_check("world", chunk_id, opts, corpus, game, prof)
+    assert res["counters"].get("world steps", 0) > 0

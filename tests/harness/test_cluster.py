@@ -191,6 +191,18 @@ def test_a_worker_reads_no_file_of_the_client(tmp_path):
     assert strip(res) == strip(far_here)
 
 
+def test_a_chunk_without_morphs_carries_its_member_for_the_objects_and_world_checks(tmp_path):
+    """The objects and world checks read the member's setup section: a worker without the file
+    gets its bytes with every chunk of a run that selects them, and none with a run that does not."""
+    o = opts(tmp_path / "x")
+    corpus = o.open_corpus()
+    cid = next(c for c in corpus.chunk_ids() if not corpus.chunk(c).anime.morphs)
+    for only in (None, ["objects"], ["world"]):
+        assert cluster.ship(corpus, cid, only).file.data == corpus.chunk(cid).file.data
+    with pytest.raises(Exception, match="CCSF bytes were not sent"):
+        cluster.ship(corpus, cid, ["controllers"]).file
+
+
 def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resume_finishes_it(
         tmp_path, monkeypatch, capsys):
     """No retries allowed: the killed worker's chunk fails the run (exit 1, a resume command with

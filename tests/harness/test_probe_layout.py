@@ -6,6 +6,7 @@ import os
 import pytest
 
 from eemu_ext.elf import load_image
+from harness.driver import objects
 from harness.driver.game import REQUIRED
 from harness.runners.probe_layout import layout_lines
 from tests.machine.test_elf_loader import make_elf
@@ -32,7 +33,7 @@ def test_the_stripped_build_names_its_sections_by_place_and_its_symbols_by_sidec
     assert "(unnamed #1: main by place)" in text and "(unnamed #3: gcmn.prg by place)" in text
     assert "from the sidecar standin-stripped.elf.syms" in text
     req = [line for line in lines if line.startswith("    ")]
-    assert len(req) == len(REQUIRED) and all(line.endswith("in main, from the sidecar") for line in req), req
+    assert len(req) == len(REQUIRED) + len(objects.REQUIRED) and all(line.endswith("in main, from the sidecar") for line in req), req
     assert found == []
 
 
@@ -52,6 +53,24 @@ def test_a_required_symbol_outside_main_and_a_segment_over_the_harness_are_findi
                        "(the harness's structures): the harness would overwrite it"]
     assert {s for s, _, _ in found} == {"warn"}
     assert "no overlay window" in "\n".join(lines)
+
+
+def test_the_anm_object_functions_are_named_with_their_source_and_a_missing_one_is_a_finding(tmp_path):
+    """The probe lists MakeAnimeIndex, SetAnm, ccAnm::Draw, DeleteAnmIndex, ccAnmCtrlFloat_Set and the
+    hooked ccObj::Init/Draw, ccModel::Draw and ccEffObj::DrawNoAnm; an executable without them warns."""
+    lines, _ = layout_lines(load_image(ELF), ELF)
+    text = "\n".join(lines)
+    for short in ("MakeAnimeIndex", "SetAnm", "ccAnm::Draw", "DeleteAnmIndex", "ccAnmCtrlFloat_Set", "ccObj::Init",
+                  "ccObj::Draw", "ccModel::Draw", "ccEffObj::DrawNoAnm"):
+        assert any(line.startswith(f"    {short} ") and line.endswith("in main, from the symbol table")
+                   for line in lines), (short, text)
+    code = bytes(0x100)
+    syms = [(name, 0x00100000 + 8 * i, "FUNC", 1) for i, name in enumerate(REQUIRED)]
+    path = tmp_path / "without.elf"
+    path.write_bytes(make_elf([(0x00100000, code, 0x100)], [("main", 0x00100000, 0x100, 1, 6)], syms, gp=0x00108000))
+    _, found = layout_lines(load_image(str(path)), str(path))
+    missing = [t for _, k, t in found if k == "anm-object symbol missing"]
+    assert len(missing) == 1 and objects.MAKE_INDEX in missing[0] and objects.MODEL_DRAW in missing[0]
 
 
 @pytest.mark.slow

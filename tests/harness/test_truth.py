@@ -25,7 +25,7 @@ from harness.truth import fileformat
 from harness.runners.check_truth import check_truth
 
 from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, MODELS, NOTES_MODEL, ROOT, SERVE
-ALL_CHECKS = {"controllers", "materials", "playback", "notes", "morph", "fobj"}
+ALL_CHECKS = {"controllers", "materials", "playback", "notes", "morph", "fobj", "objects", "world"}
 
 
 def opts_for(chunks=CHUNKS, seed=4, prof="nightly", **kw):
@@ -68,7 +68,7 @@ def test_the_file_is_a_versioned_header_one_line_per_chunk_and_a_closing_line(tr
     assert [x["index"] for x in lines[1:-1]] == list(range(len(CHUNKS)))
     assert all(x["n_queries"] == len(x["queries"]) for x in lines[1:-1])
     kinds = {q["kind"] for x in lines[1:-1] for q in x["queries"]}
-    assert kinds == {"controller", "multistep", "material", "playback", "notes", "fobj", "modify"}
+    assert kinds == {"controller", "multistep", "material", "playback", "notes", "fobj", "modify", "objects", "world"}
     for x in lines[1:-1]:
         assert [q["i"] for q in x["queries"]] == list(range(len(x["queries"])))
         for q in x["queries"]:

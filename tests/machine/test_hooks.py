@@ -73,3 +73,14 @@ def test_an_unknown_kind_or_a_missing_function_is_refused(m):
         m.hooks.add("step", None)
     with pytest.raises(ValueError, match="address"):
         m.hooks.add("address", lambda mm: 0)
+
+
+def test_a_hook_reads_one_float_argument_as_bits_without_the_whole_fpu_state(m):
+    # the caller puts pi's bits in $f12 and calls a hooked address; the hook's m.f_bits(12)
+    # is what m.F[12] says, under the native engine before anything pulled the FPU state
+    target = B + 0x100
+    seen = []
+    m.hooks.add("address", lambda mm: seen.append((mm.f_bits(12), mm.f_bits(13))), target)
+    run_words(m, program(["or s0, ra, zero", "lui t0, 0x4049", "ori t0, t0, 0x0fdb", "mtc1 t0, f12",
+                          f"jal 0x{target:x}", "nop", "or ra, s0, zero"]))
+    assert seen == [(0x40490FDB, m.F[13] & 0xFFFFFFFF)] and m.F[12] & 0xFFFFFFFF == 0x40490FDB

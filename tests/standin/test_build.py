@@ -10,7 +10,7 @@ import pytest
 
 from .elfinfo import STANDIN
 
-CHECKS = {"controllers", "materials", "multistep", "playback", "notes", "morph", "fobj", "probe"}
+CHECKS = {"controllers", "materials", "multistep", "playback", "notes", "morph", "fobj", "objects", "world", "probe"}
 MUTANTS = sorted(f for f in os.listdir(os.path.join(STANDIN, "mutants")) if f.endswith(".patch"))
 have_cross = shutil.which("mipsel-linux-gnu-gcc") is not None
 CATS = os.path.join(STANDIN, "..", "build", "synth", "categories.c")

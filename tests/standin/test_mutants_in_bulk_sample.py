@@ -3,7 +3,8 @@ sample (seed 4, N = 200: `make bulk N=200`), not only by a hand-picked case: the
 that sample that carry the quirk make the mutant mismatch under the check it names, and the
 unmodified stand-in passes the same chunks. The per-key-matrix mutant is more accurate than the
 game, inside every tolerance; a rotation held after a turn shows it (the controllers check's
-running-matrix holds, animation-semantics.md §3.6)."""
+running-matrix holds, animation-semantics.md §3.6). The anm-object mutants are caught by the
+objects or world check on the sample's chunks that carry the pattern they break."""
 import os
 
 import pytest
@@ -27,6 +28,27 @@ QUIRKS = {
     "fobj_scale_first": ("fobj", lambda a: any(len({_f(w) for w in o.scale}) > 1 for o in a.fobjs)),
     "light_square_of_radius1": ("controllers", lambda a: any(o.kind == 0x0605 for o in a.others)),
 }
+# the anm's objects (anim-objects.md §3.6): a chunk's records and the names of what they name
+def _copies(ch):
+    """Two of the clip's objects stand for one piece (ExtObj copies): its entries compete for it."""
+    return len({t.target for t in ch.anime.tracks}) < len({t.object for t in ch.anime.tracks})
+
+
+def _hung(ch):
+    return len(ch.anime.tracks) >= 2
+
+
+OBJECT_QUIRKS = {
+    "objects_first_entry_wins": ("objects", _copies),
+    "objects_made_not_hung": ("objects", _copies),
+    "objects_skin_first_claim": ("objects", _copies),
+    "objects_parent_own_slot": ("objects", _hung),
+    "objects_delete_frees_node": ("objects", _hung),
+    "objects_draw_without_4": ("objects", lambda ch: any(
+        t.object != t.target and ch.names.get(t.target, "").startswith("EFF_") for t in ch.anime.tracks)),
+    "world_local_times_parent": ("world", _hung),
+}
+QUIRKS.update(OBJECT_QUIRKS)
 
 
 def _f(w):
@@ -59,7 +81,7 @@ def test_the_default_bulk_sample_catches(mutant, sample):
         pytest.skip("needs the mutant ELFs (make -C standin mutants, with gcc-mipsel-linux-gnu)")
     opts, corpus, ids = sample
     check, carries = QUIRKS[mutant]
-    hits = [cid for cid in ids if carries(corpus.chunk(cid).anime)]
+    hits = [cid for cid in ids if carries(corpus.chunk(cid) if mutant in OBJECT_QUIRKS else corpus.chunk(cid).anime)]
     assert hits, f"the seed-{SEED} N={N} sample has no chunk for {mutant}"
     prof = profile(opts.profile)
     caught = []

@@ -1,0 +1,192 @@
+"""Objects check: MakeAnimeIndex's list, count and parent slots; SetAnm's table (each entry's
+identity, kind and flags, the claims cleared, the node tables, the parents, the ccObj::Init calls);
+Draw's draw set with the alpha bits passed; what DeleteAnmIndex frees (anim-objects.md §2.4, §3.6
+level 1, §4.3, §5.2). Everything is an integer or an identity: compared exactly.
+"""
+from corpus.objects import scene as scene_of, Scene as CorpusScene
+from harness.checks import Check
+from harness.compare.ledger import mark
+from harness.compare.mismatch import record
+from harness.driver import objects as drv
+from reference import objects as ref
+
+# DECISION: the anm's transparency (+0x88) for the draw-set compare is 0.75, not 1.0, so that a
+# Draw that passes a constant 1.0 instead of the anm's word is told apart.
+ANM_TP = 0x3F400000
+INDEX_KIND = "index entries"
+
+
+def applies(case):
+    """anim-objects.md §2.4: a chunk whose records name any object (anim: the reference's model or
+    the parsed Anime itself, as the edge chunks' selection passes it)."""
+    return bool(ref.index_objects(getattr(case.anim, "anime", case.anim)))
+
+
+def scene_of_case(ch) -> CorpusScene:
+    """The member's scene. DECISION: a synthetic case with no member file has an empty scene: every
+    entry names no chunk, which SetAnm leaves without an object (flags 0)."""
+    f = member_file(ch)
+    return scene_of(f) if f is not None else CorpusScene()
+
+
+def member_file(ch):
+    """The chunk's parsed member, or None for a case built by code (an edge chunk has none)."""
+    try:
+        return getattr(ch, "file", None)
+    except ValueError:
+        return None
+
+
+def driver_scene(sc: CorpusScene, f, anime) -> drv.Scene:
+    """The driver's view of a member's scene (harness/driver/objects.py). DECISION: the stream's
+    object count covers every object the member names and every object the clip names, so an
+    object named by the clip alone (a case built by code has no member) is an index entry with no
+    chunk, as the reference has it."""
+    names = dict(f.names) if f is not None else {}
+    count = max([0, *names, *sc.kinds, *(o for o, _ in ref.index_objects(anime))]) + 1
+    return drv.Scene(
+        kinds=dict(sc.kinds), object_count=count,
+        objs={o: (sc.parents.get(o, 0), m) for o, m in sc.obj_models.items()},
+        ext={o: (sc.parents.get(o, 0), t) for o, t in sc.ext.items() if sc.kind(o) == drv.KIND_EXT},
+        effs={o: sc.parents.get(o, 0) for o, k in sc.kinds.items() if k in (drv.KIND_PARTICLE, drv.KIND_EFF)},
+        clumps=[(c, list(n)) for c, n in sc.clumps],
+        models={o: (sc.mtypes.get(o, 0), list(sc.model_nodes.get(o, ()))) for o, k in sc.kinds.items()
+                if k == drv.KIND_MODEL},
+        names=names)
+
+
+def build(case, anm_matrix=drv.IDENTITY):
+    """(driver Objects, corpus scene, reference index, reference table, game's Index, game's Table)."""
+    game, ch, anim = case.game, case.ch, case.anim
+    sc = scene_of_case(ch)
+    ob = drv.Objects(game)
+    got_index = ob.make_anime_index(ch.data, driver_scene(sc, member_file(ch), anim.anime))
+    want_index = ref.make_anime_index(anim.anime, sc)
+    got_table = ob.set_anm(anm_matrix=anm_matrix, anm_tp=ANM_TP)
+    return ob, sc, want_index, ref.set_anm(want_index, sc), got_index, got_table
+
+
+def game_view(ob, got_index, got_table) -> dict:
+    """What the game left, in reference.objects.view's form: the index and SetAnm's table (read
+    back already), then Draw's calls and DeleteAnmIndex's frees (run here, in that order)."""
+    draws = ob.draw()
+    frees = ob.delete_anm_index()
+    return {"index": [[o, k, p] for o, k, p in zip(got_index.objects, got_index.kinds, got_index.parents)],
+            "count": got_index.count,
+            "entries": [[plain(i), k, f] for i, k, f, _tag in got_table.entries],
+            "parents": [plain(p) if p is not None else None for p in got_table.parents],
+            "claims": [[o, w] for o, w in got_table.claims],
+            "node_tables": [[m, bool(flags & ref.MODEL_NODE_TABLE), plain(table or [])]
+                            for m, (flags, table) in sorted(got_table.node_tables.items())],
+            "inits": [[j, o] for j, o in got_table.inits],
+            "draws": [[c.kind, plain(c.identity), c.tp] for c in draws],
+            "frees": [[f, plain(i)] for f, i in frees.calls], "anm_index": frees.anm_index}
+
+
+def run(case):
+    ctx, tally = case.ctx, case.tally
+    ob, sc, want_index, want, got_index, got = build(case)
+    got_view = game_view(ob, got_index, got)
+    want_view = ref.view(case.anim.anime, sc, ANM_TP)
+
+    def fail(field, e, g, position=None, **context):
+        compare_fail(ctx, tally, want_view, field, e, g, position, **context)
+
+    if compare_views(want_view, got_view, fail):
+        count_patterns(sc, want_index, want, tally)
+        for i in range(len(want_index)):
+            mark(tally, INDEX_KIND, i)
+    tally.count("objects index entries", want_view["count"])
+    tally.count("objects draw calls", len(want_view["draws"]))
+    tally.count("objects frees", len(want_view["frees"]))
+
+
+def compare_fail(ctx, tally, want_view, field, e, g, position=None, **context):
+    """One objects mismatch: the entry's position and object named when it has one."""
+    if position is not None:
+        context["entry"] = position
+    index = want_view["index"]
+    obj = index[position][0] if position is not None and position < len(index) else None
+    tally.fail(record(ctx, "objects", field, plain(e), plain(g), floats=False, object=obj, context=context))
+
+
+def compare_views(want, got, fail) -> bool:
+    """Compare the model's view (reference.objects.view) with the game's (game_view) exactly;
+    fail(field, expected, got, position=None, **context) records one mismatch. True when the
+    index agrees (a wrong list makes every later compare a consequence of it, so they are skipped)."""
+    if got["count"] != want["count"] or len(got["index"]) != len(want["index"]):
+        fail("index count", want["count"], got["count"])
+        return False
+    ok = True
+    for i, (w, g) in enumerate(zip(want["index"], got["index"])):
+        if w[:2] != g[:2]:
+            fail("index entry", w[:2], g[:2], i)
+            ok = False
+        elif w[2] != g[2]:
+            fail("parent slot", w[2], g[2], i)
+    if not ok:
+        return False
+    for i, (w, g) in enumerate(zip(want["entries"], got["entries"])):
+        if w != g:
+            fail("entry", w, g, i)
+    for i, (w, g) in enumerate(zip(want["parents"], got["parents"])):
+        if w != g:
+            fail("parent", w, g, i)
+    if got["claims"]:
+        fail("claims left", [], got["claims"])
+    tables = {m: (bit, t) for m, bit, t in got["node_tables"]}
+    for m, bit, table in want["node_tables"]:
+        gbit, gtable = tables.get(m, (None, None))
+        if gbit != bit:
+            fail("model +0x24 bit 0x40", bit, gbit, model=m)
+        elif bit and gtable != table:
+            fail("node table", table, gtable, model=m)
+    for field in ("inits", "draws", "frees", "anm_index"):
+        if want[field] != got[field]:
+            fail(FIELD_NAMES[field], want[field], got[field])
+    return True
+
+
+FIELD_NAMES = {"inits": "ccObj::Init calls", "draws": "draw set", "frees": "frees",
+               "anm_index": "ccAnm +0xAC after DeleteAnmIndex"}
+
+
+def count_patterns(sc, index, table, tally):
+    """The counters of the named patterns of anim-objects.md §3.6 that this chunk exercises."""
+    claimed = [e for e in table.entries if e.identity[0] == "node"]
+    nodes = {n for _c, ns in sc.clumps for n in ns}
+    named = {ref.external(sc, e.object) for e in index}
+    counts = {
+        "objects pattern: last entry wins a node": sum(
+            1 for i, e in enumerate(index) if table.entries[i].flags == ref.F_MADE
+            and ref.external(sc, e.object) in nodes),
+        "objects pattern: ExtObj copies drawn": sum(1 for i, e in enumerate(index)
+                                            if e.kind == ref.K_EXTOBJ and table.entries[i].flags & ref.F_DRAW),
+        "objects pattern: clump nodes no clip entry names": sum(1 for n in nodes if n not in named),
+        "objects pattern: made objects in no clump": sum(1 for i, e in enumerate(index) if table.entries[i].flags == ref.F_MADE
+                                                 and ref.external(sc, e.object) not in nodes),
+        "objects pattern: bone or skin node tables": len(table.node_tables),
+        "objects pattern: node tables over 49 nodes": sum(1 for t in table.node_tables.values() if len(t) >= 49),
+        "objects pattern: nodes with a model left unnamed": sum(
+            1 for n in nodes if n not in named and sc.obj_models.get(n) and sc.kind(sc.obj_models[n]) == ref.K_MODEL),
+        "objects pattern: ExtObj copies under an ExtObj copy": sum(
+            1 for e in index if e.kind == ref.K_EXTOBJ and e.parent >= 0 and index[e.parent].kind == ref.K_EXTOBJ),
+        "objects pattern: Eff entries that lost the claim": sum(
+            1 for e in table.entries if e.kind == ref.K_EFF and e.flags == ref.F_NAMED),
+        "objects pattern: Eff entries": sum(1 for e in table.entries if e.kind == ref.K_EFF),
+        "objects pattern: clump nodes drawn": len(claimed),
+    }
+    for k, v in counts.items():
+        if v:
+            tally.count(k, v)
+
+
+def plain(v):
+    """Identities (tuples) and lists of them as JSON lists."""
+    if isinstance(v, (tuple, list)):
+        return [plain(x) for x in v]
+    return v
+
+
+CHECK = Check("objects", order=6, kinds=("object", "material", "morph", "note", "fobj"), applies=applies,
+              run=run)

@@ -1,0 +1,197 @@
+"""World check: every drawn object's world matrix and alpha as ccModel::Draw receives them after
+ccAnm::Draw, at every playback step of the profile's speeds (anim-objects.md §3.6 level 2, §4.2).
+
+The game plays the chunk on the table SetAnm built (works on the entries' objects, F_Obj records
+on their entries) and draws after every step; the reference composes parent ⊗ local down the
+parent chain in EE arithmetic (reference.objects.world_series) from its own local matrices and
+localtp words. Bit-exact where every local matrix of the chain is exact in the reference; a
+chain with a keyed rotation (a double-precision local, checks.md §3), and every chain under a
+profile without exact local matrices (first contact), is compared within the bound of
+docs/tolerances.md "World matrices", never below one ulp of the expected word.
+"""
+import numpy as np
+
+from harness.checks import Check
+from harness.checks import objects as objects_check
+from harness.compare import tolerance
+from harness.checks.playback import plan
+from harness.compare.ledger import mark
+from harness.compare.mismatch import record
+from reference import objects as ref
+
+WORLD_KIND = "drawn entries"
+# the w column (words 3, 7, 11, 15) and the alpha are exact under every profile
+W_COLUMN = (3, 7, 11, 15)
+ANM_MATRIX = (0x3F800000, 0, 0, 0, 0, 0x3F800000, 0, 0, 0, 0, 0x3F800000, 0, 0x41200000, 0xC0A00000,
+              0x3F000000, 0x3F800000)   # DECISION: the anm at (10, -5, 0.5): a non-trivial root
+
+
+def applies(case):
+    """A chunk with frames whose records pose an object (0x0102 or F_Obj): its drawn objects move."""
+    anim = case.anim
+    return anim.frames >= 1 and bool(anim.tracks or anim.fobjs)
+
+
+def run(case):
+    ctx, tally, prof = case.ctx, case.tally, case.prof
+    anim = case.anim
+    exact_local = getattr(prof, "exact_local", True)
+    for k, (speed, n) in enumerate(plan(anim, prof, case.rng, case.speed)):
+        ob, sc, want_index, want, got_index, got = objects_check.build(case, anm_matrix=ANM_MATRIX)
+        if [(e.identity, e.kind, e.flags) for e in want.entries] != [tuple(g[:3]) for g in got.entries] \
+                or want.parents != got.parents or got_index.parents != [e.parent for e in want_index]:
+            tally.fail(record(ctx, "world", "object table", "the reference's", "differs", floats=False,
+                              context={"why": "SetAnm's table differs from the reference's: the objects "
+                                              "check names how; the world matrices are not compared"}))
+            return
+        tally.count(f"world playbacks at {speed}")
+        if not check_speed(ob, anim, want_index, want, speed, n, ctx, tally, exact_local):
+            return
+        if k == 0:
+            for i in range(len(want_index)):
+                mark(tally, WORLD_KIND, i)
+
+
+def keyed_bounds(anim, table):
+    """{identity: δ} of the objects a keyed-rotation record poses (checks.md §3's per-element bound)."""
+    position = ref.positions(anim.anime)
+    return {table.entries[position[t.record.index]].identity: float(tolerance.formula(len(t.record.rot.keys)))
+            for t in anim.tracks if t.keyed_rotation}
+
+
+def chain(table, ident):
+    out = []
+    while ident in table.hung and ident not in out:
+        out.append(ident)
+        ident = table.hung[ident]
+    return out
+
+
+def check_speed(ob, anim, index, table, speed, n, ctx, tally, exact_local) -> bool:
+    """One playback at `speed` of n steps: the game's Draw after every step against the reference's."""
+    got_forward, got_calls = game_series(ob, speed, n)
+    want = expected(anim, index, table, speed, n, exact_local)
+    return compare_series(ctx, tally, speed, want, got_forward, got_calls)
+
+
+def game_series(ob, speed, n):
+    """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it:
+    per step [(identity, 16 world words, alpha word)]."""
+    ob.start_playback(speed)
+    forward, calls = [], []
+    for _ in range(n):
+        t, ended = ob.forward(speed)
+        forward.append([int(t), int(ended)])
+        calls.append([(c.identity, c.world, c.alpha) for c in ob.draw_world()])
+    return forward, calls
+
+
+def expected(anim, index, table, speed, n, exact_local=True) -> dict:
+    """The reference's side of one playback: forward, the order of ccModel::Draw's calls, their
+    (n, 16) world words and (n,) alpha words, and per call its bound (None: exact)."""
+    fws, locals_, tps, keyed = ref.pose_series(anim, index, table, speed, n)
+    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, n, anim.float_model,
+                            anim.kernels, anim.ops)
+    worlds = {obj: W for obj, W, _ in want}
+    delta = keyed_bounds(anim, table)
+    loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
+    found = chain_bounds(table, loose, worlds, locals_, delta, n)
+    bounds = [found.get(obj) for obj, _, _ in want]
+    return {"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
+            "order": [obj for obj, _, _ in want], "world": [W for _, W, _ in want],
+            "alpha": [A for _, _, A in want], "bounds": bounds}
+
+
+def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
+    """Compare one playback's Draws (the reference's `expected`, or a model's answer in its form)
+    with the game's: the frame counter, the calls' order, then per call the alpha exactly and the
+    world words exactly or within the call's bound."""
+    n = len(got_forward)
+    for j, (w, g) in enumerate(zip(want["forward"], got_forward)):
+        if list(w) != list(g):
+            tally.fail(record(ctx, "world", "frame counter", list(w), list(g), step=j, floats=False,
+                              context={"speed": speed}))
+            return False
+    order = [tuple(x) for x in want["order"]]
+    tally.count("world steps", n)
+    tally.count("world matrices", n * len(order))
+    for j, calls in enumerate(got_calls):
+        if [tuple(c[0]) for c in calls] != order:
+            tally.fail(record(ctx, "world", "ccModel::Draw calls", objects_check.plain(order),
+                              objects_check.plain([c[0] for c in calls]), step=j, floats=False,
+                              context={"speed": speed}))
+            return False
+    at = want["pose_at"]
+    for q, obj in enumerate(order):
+        W = np.asarray(want["world"][q], dtype=np.uint32).reshape(n, 16)
+        A = np.asarray(want["alpha"][q], dtype=np.uint32).reshape(n)
+        G = np.array([calls[q][1] for calls in got_calls], dtype=np.uint32).reshape(n, 16)
+        GA = np.array([calls[q][2] for calls in got_calls], dtype=np.uint32)
+        for j in np.nonzero(GA != A)[0][:1]:
+            fail(ctx, tally, obj, "alpha", int(A[j]), int(GA[j]), int(j), speed, at[j])
+        bound = want["bounds"][q]
+        if bound is not None:
+            tally.count("world matrices within the bound", n)
+            compare_within(ctx, tally, obj, W, G, np.asarray(bound, dtype=np.float64).reshape(n, 16), speed, at)
+            continue
+        tally.count("world matrices compared exactly", n)
+        for j in np.nonzero((G != W).any(axis=1))[0][:1]:
+            for w in np.nonzero(G[j] != W[j])[0][:4]:
+                fail(ctx, tally, obj, f"world[{w}]", int(W[j, w]), int(G[j, w]), int(j), speed, at[j])
+    return True
+
+
+def chain_bounds(table, objs, want_worlds, locals_, delta, n):
+    """{identity: (n, 16) float64} for each of `objs`: how far the game's world words may lie from
+    the reference's on a chain with a keyed rotation (docs/tolerances.md §5): the keyed local's
+    3x3 bound of checks.md §3, δ = ROT_TOLERANCE + ROT_PER_KEY·keys per element times its column's
+    scale, carried down the chain as |ΔW| = |ΔP|·|L| + |P|·|ΔL| + 8·2^-24·|P|·|L| (math
+    orientation). One pass over the chains: an ancestor shared by several objects is done once."""
+    def m(words):                       # (n, 16) column-major words -> (n, 4, 4) math, float64
+        return np.asarray(words, dtype=np.uint32).view(np.float32).astype(np.float64).reshape(n, 4, 4).swapaxes(1, 2)
+
+    memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), np.zeros((n, 4, 4)))}
+    eye = np.broadcast_to(np.eye(4), (n, 4, 4))
+
+    def of(x, seen=()):
+        if x in memo:
+            return memo[x]
+        parent = table.hung.get(x)
+        L = locals_.get(x)
+        L = eye if L is None else np.abs(m(L))
+        dL = np.zeros((n, 4, 4))
+        if x in delta:
+            scale = np.sqrt((L[:, :3, :3] ** 2).sum(axis=1))            # (n, 3): column norms
+            dL[:, :3, :3] = delta[x] * scale[:, None, :]
+        if parent is None or parent in seen:
+            memo[x] = (L, dL)
+            return memo[x]
+        P, dP = of(parent, seen + (x,))
+        PL = P @ L
+        W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
+        memo[x] = (W, dP @ L + P @ dL + 8 * 2.0 ** -24 * PL)
+        return memo[x]
+
+    return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
+
+
+def compare_within(ctx, tally, obj, W, G, bound, speed, at):
+    """docs/tolerances.md "World matrices": |game − reference| ≤ the chain's bound, never below one
+    ulp of the expected word; the w column exact."""
+    e, g = W.view(np.float32).astype(np.float64), G.view(np.float32).astype(np.float64)
+    ulp1 = np.abs(np.nextafter(W.view(np.float32), np.float32(np.inf)).astype(np.float64) - e)
+    tol = np.maximum(bound, ulp1)
+    tol[:, list(W_COLUMN)] = 0.0
+    bad = (W != G) & ~(np.abs(e - g) <= tol)
+    for j, w in zip(*np.nonzero(bad)):
+        fail(ctx, tally, obj, f"world[{w}]", int(W[j, w]), int(G[j, w]), int(j), speed, at[j],
+             deviation=float(abs(e[j, w] - g[j, w])), tolerance=float(tol[j, w]))
+        return
+
+
+def fail(ctx, tally, obj, field, e, g, j, speed, pose_at, **kw):
+    tally.fail(record(ctx, "world", field, e, g, step=j, time=pose_at,
+                      context={"speed": speed, "identity": objects_check.plain(obj)}, **kw))
+
+
+CHECK = Check("world", order=7, kinds=("object", "fobj"), applies=applies, run=run)

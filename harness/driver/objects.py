@@ -1,0 +1,498 @@
+"""The anm's objects (docs/spec/anim-objects.md): the driver calls of ccStream::MakeAnimeIndex,
+ccAnm::SetAnm, ccAnm::Draw (with ccObj::Draw and the parent chain down to ccModel::Draw),
+ccAnm::DeleteAnmIndex and ccAnmCtrlFloat_Set, and what each leaves, read back as raw u32 words.
+
+Use, on one `Game` (harness/driver/game.py):
+
+    ob = Objects(game)
+    index = ob.make_anime_index(chunk_bytes, scene)     # §2: the list, the count, the parent slots
+    table = ob.set_anm()                                # §3: entries, claims, node tables, parents, Init calls
+    calls = ob.draw()                                   # §4: the draw set, ccObj::Draw hooked
+    ob.start_playback(speed)                            # works on the entries' objects
+    for dt in steps: ob.forward(dt); worlds = ob.draw_world()   # level 2: world matrices and alpha
+    frees = ob.delete_anm_index()                       # §5: what DeleteAnmIndex freed
+
+Every structure the spec leaves open is fixed below as a DECISION (anim-objects.md §7 lists the open
+questions by number, "Q1" ... "Q10"); the stand-in (standin/src/objects.c) implements the same.
+
+DECISION (Q1): MakeAnimeIndex is `MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader`,
+  ccStream::MakeAnimeIndex(ccAnmChunk *chunk, ccStreamReader *reader). It allocates the index
+  list with ccMalloc (8 bytes x the stream's object count), calls ConvLCNum2ALCNum with the reader,
+  a cursor starting at chunk +0x18, the list and &chunk +0x20, stores the list at chunk +0x1C,
+  then allocates the parent slots with ccMalloc (4 bytes x count) and stores them at chunk +0x28.
+  Everything of the chunk ConvLCNum2ALCNum reads is set up as for `Game.load` (executable-abi.md §5.3).
+DECISION: the stand-in's end-Top word moves from ccAnmChunk +0x20 to +0x2C (+0x20 is the count).
+DECISION (Q2): a parent slot is an s32; −1 for an entry whose chunk is not Obj, ExtObj, Particle
+  or Eff, and for one whose parent no entry names. The parent field is the entry's own chunk's
+  (an ExtObj's own `parent`), not followed through ExtObj chains.
+DECISION: the stream's chunk index (the game's loader builds it; the harness lays it out):
+  ccStream +0x10 -> an array of ccChunkIndex pointers indexed by object number (entry 0 blank, 0
+  for an object with no setup chunk), ccStream +0x14 = the object count. A ccChunkIndex (0x40
+  bytes) holds the name (30 chars) at +0x08, the u16 chunk kind at +0x26, the run-time chunk at
+  +0x2C, the claim at +0x30 (anim-objects.md §3.3 step 2), an Obj's ccModel at +0x38 (the
+  loader's link, which ccObj::Init copies to +0x94) and its instance at +0x34: an ExtObj's
+  target's ccChunkIndex (what ccGetExternalIndex follows, at most 64 hops), a model's ccModel,
+  a clump node's ccObj, an Eff's ccEffObj, a zeroed 0x100 block for every other kind the clip
+  names. Run-time Obj, ExtObj, Particle and Eff chunks are their payload words (object, parent,
+  model or target) at +0, +4, +8; a ccModelChunk (0x60) has vertexScale at +0x40, a pointer to its
+  node list (ccChunkIndex pointers) at +0x44 and the count at +0x48; its ccModel (0x40) has the u16
+  mtype at +0x20, the flag word at +0x24 and the node table pointer at +0x28.
+DECISION: the anm's clumps: ccAnm +0xA8 -> the first ccClump (0x10: +0x00 next, +0x04 node count,
+  +0x08 -> array of node ccObj pointers), every clump of the member's setup section in file order.
+  A node object has one ccObj however many clumps list it. A ccObj (0x100, a ccCoord) is as in
+  anim-objects.md §3.5: +0x00 world matrix, +0x40 local matrix, +0x80 parent, +0x84 1.0, +0x88
+  localtp, +0x8C flag byte (bit 0: world matrix valid), +0x8E kind 0x0100, +0x90 its ccChunkIndex,
+  +0x94 its ccModel. The anm is a ccCoord too: its matrix at +0x40, transparency at +0x88, no parent.
+DECISION (Q3): SetAnm's unsigned argument is a mode, passed 0; the stand-in ignores it.
+DECISION (Q4): SetAnm makes objects for Obj entries only. Every entry's +0x04 starts as its named
+  chunk's (ExtObj followed) instance, 0 for an Obj. Obj and Eff (0x0E00) entries start with flags
+  1, every other kind with flags 0. An effect goes to the entry that claimed it (the last), as a
+  clump node does: flags 6; an Eff entry that lost the claim keeps flags 1 (not drawn, not hung),
+  since nothing is made for an Eff. SetAnm allocates the entry array (ccMalloc, 12 bytes an entry) and stores it at
+  ccAnm +0xAC. A made ccObj comes from __nw__FUi(0x100), then `Init__5ccObjFP12ccChunkIndex`
+  (this, its ccChunkIndex), which the harness hooks: the hook records the call and does what the
+  constructor does (kind, index, model, identity local matrix, +0x84 and localtp 1.0).
+DECISION (Q5): the node table is allocated by SetAnm (ccMalloc, 4 bytes a node) and stored at
+  ccModel +0x28; a node no entry claims gets 0.
+DECISION (Q6): a clump node's ccObj keeps whatever +0x80 it had when no entry claims it; the
+  harness builds fresh nodes (+0x80 = 0) for every SetAnm.
+DECISION (Q7): DeleteAnmIndex (`DeleteAnmIndex__5ccAnmFv`) frees every flags-7 object with
+  __dl__FPv in index order, then the entry array with ccFree__FPv, and clears ccAnm +0xAC. It
+  frees no node table (the ccModel owns it) and leaves noteRoot alone.
+DECISION (Q8): ccAnm::Draw draws nothing for kinds other than 0x0100 and 0x0E00.
+DECISION (Q9): `ccAnmCtrlFloat_Set(const channel *ch, u32 time, u32 *out)`, a free function with
+  a plain name; it writes the result's bits at *out. A compiled object controller holds its
+  transparency channel pointer at ctrl +0x10 (0 when the record has none).
+DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear computes its
+  parent's world first, then world := parent.world x local (sceVu0MulMatrix(world, parent, local),
+  column-major), or world := local with no parent, and sets bit 0. `Draw__5ccObjFf`(obj, tp in
+  $f12) calls it, then, when the object has a model, `Draw__7ccModelFP5ccObjf`(model, obj, alpha
+  in $f12) with alpha := localtp x tp (fs localtp, ft tp). The harness hooks ccModel::Draw (and
+  ccEffObj::DrawNoAnm, `DrawNoAnm__8ccEffObjFv`) and clears bit 0 of every coord before each Draw.
+"""
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from harness import HarnessError
+from harness.driver import memory_map as mm
+from harness.driver.game import INIT_WORK, symbols_of
+
+MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
+SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
+DRAW = "Draw__5ccAnmFv"
+DELETE_INDEX = "DeleteAnmIndex__5ccAnmFv"
+FLOAT_SET = "ccAnmCtrlFloat_Set"
+OBJ_DRAW = "Draw__5ccObjFf"
+OBJ_INIT = "Init__5ccObjFP12ccChunkIndex"
+MODEL_DRAW = "Draw__7ccModelFP5ccObjf"
+EFF_DRAW = "DrawNoAnm__8ccEffObjFv"
+SET_LW = "_SetLWMatrix__7ccCoordFv"
+# the functions the harness calls, with their budgets, and the ones it hooks
+BUDGET = {MAKE_INDEX: 2_000_000_000, SET_ANM: 50_000_000, DRAW: 50_000_000, DELETE_INDEX: 5_000_000,
+          FLOAT_SET: 5_000_000}
+SHORT = {MAKE_INDEX: "MakeAnimeIndex", SET_ANM: "SetAnm", DRAW: "ccAnm::Draw", DELETE_INDEX: "DeleteAnmIndex",
+         FLOAT_SET: "ccAnmCtrlFloat_Set"}
+HOOKED = (OBJ_DRAW, OBJ_INIT, MODEL_DRAW, EFF_DRAW)
+REQUIRED = tuple(BUDGET) + HOOKED
+
+KIND_OBJ, KIND_MODEL, KIND_CLUMP, KIND_EXT, KIND_PARTICLE, KIND_EFF = 0x0100, 0x0800, 0x0900, 0x0A00, 0x0D00, 0x0E00
+PARENTED = (KIND_OBJ, KIND_EXT, KIND_PARTICLE, KIND_EFF)
+ONE = 0x3F800000
+IDENTITY = (ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE, 0, 0, 0, 0, ONE)
+
+# layout (DECISIONs above)
+STREAM_INDEX, STREAM_COUNT = 0x10, 0x14
+CHUNK_LIST, CHUNK_COUNT, CHUNK_PARENTS = 0x1C, 0x20, 0x28
+CI_SIZE, CI_NAME, CI_KIND, CI_CHUNK, CI_CLAIM, CI_INST, CI_MODEL = 0x40, 0x08, 0x26, 0x2C, 0x30, 0x34, 0x38
+OBJ_SIZE, OBJ_WORLD, OBJ_LOCAL, OBJ_PARENT, OBJ_TP_FACTOR, OBJ_LOCALTP = 0x100, 0x00, 0x40, 0x80, 0x84, 0x88
+OBJ_FLAGS, OBJ_KIND, OBJ_INDEX, OBJ_MODEL = 0x8C, 0x8E, 0x90, 0x94
+ANM_MATRIX, ANM_TP, ANM_CLUMPS = 0x40, 0x88, 0xA8
+CLUMP_SIZE, CLUMP_NEXT, CLUMP_N, CLUMP_NODES = 0x10, 0x00, 0x04, 0x08
+MODEL_SIZE, MODEL_MTYPE, MODEL_FLAGS, MODEL_TABLE = 0x40, 0x20, 0x24, 0x28
+MODELCHUNK_SIZE, MODELCHUNK_SCALE, MODELCHUNK_NODES, MODELCHUNK_COUNT = 0x60, 0x40, 0x44, 0x48
+ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
+CTRL_ALPHA = 0x10
+MODEL_NODE_TABLE_FLAG = 0x40
+INSTANCE_SIZE = 0x100
+
+
+@dataclass
+class Scene:
+    """What SetAnm's world is built from: a member's setup section, parsed (formats.md §3).
+
+    kinds: object -> the kind of its setup chunk (0x0100 Obj, 0x0800 Model, 0x0900 Clump, 0x0A00
+    ExtObj, 0x0D00, 0x0E00, 0x0200 Material, 0x1900 Morpher, ...); objs: Obj object -> (parent,
+    model); ext: ExtObj object -> (parent, target); effs: Particle/Eff object -> parent; clumps:
+    [(clump object, [node objects])] in file order; models: model object -> (mtype, [node objects])
+    (the node list of a bone or skin model, empty for the others); names: object -> name;
+    object_count: the Index chunk's object count (entry 0 included)."""
+    kinds: Dict[int, int]
+    object_count: int
+    objs: Dict[int, Tuple[int, int]] = field(default_factory=dict)
+    ext: Dict[int, Tuple[int, int]] = field(default_factory=dict)
+    effs: Dict[int, int] = field(default_factory=dict)
+    clumps: List[Tuple[int, List[int]]] = field(default_factory=list)
+    models: Dict[int, Tuple[int, List[int]]] = field(default_factory=dict)
+    names: Dict[int, str] = field(default_factory=dict)
+
+
+@dataclass
+class Index:
+    """What MakeAnimeIndex left on the chunk (anim-objects.md §2.3): `objects` the entries' objects
+    ((lc - 1) >> 2) in list order, `kinds` the kind of the chunk each names (the stream's index,
+    not followed), `ctrls` each entry's compiled controller address (0: none), `count` the u32 at
+    chunk +0x20, `parents` the s32 parent slots at *(chunk +0x28), one per entry."""
+    objects: List[int]
+    kinds: List[int]
+    ctrls: List[int]
+    count: int
+    parents: List[int]
+
+
+@dataclass
+class Table:
+    """What SetAnm left (anim-objects.md §3.6 level 1), identities instead of addresses.
+
+    An identity is ("node", object) for a clump node's ccObj, ("made", j) for the object of the
+    j-th ccObj::Init call, ("anm",) for the anm, ("instance", object) for another chunk's instance,
+    ("none",) for address 0 and ("unknown", address) for anything else.
+    entries: per entry (identity of +0x04, u16 kind at +0x08, u8 flags at +0x0A, u32 ccstag at +0);
+    parents: per entry, the identity at its object's +0x80 (None unless the entry has an object and flag 0x2);
+    claims: [(object, word)] for every ccChunkIndex whose +0x30 is not 0 after the call;
+    node_tables: model object -> (ccModel +0x24 word, [identity per node slot] or None without a table);
+    inits: [(made j, object of the ccChunkIndex passed)] in call order;
+    addresses: identity -> address (for the world calls and the frees)."""
+    entries: List[Tuple[tuple, int, int, int]]
+    parents: List[Optional[tuple]]
+    claims: List[Tuple[int, int]]
+    node_tables: Dict[int, Tuple[int, Optional[List[tuple]]]]
+    inits: List[Tuple[int, int]]
+    addresses: Dict[tuple, int]
+
+
+@dataclass
+class DrawCall:
+    """One call ccAnm::Draw made: `kind` 0x0100 (ccObj::Draw) or 0x0E00 (ccEffObj::DrawNoAnm),
+    the object's identity, and the $f12 bits passed (None for DrawNoAnm)."""
+    kind: int
+    identity: tuple
+    tp: Optional[int]
+
+
+@dataclass
+class WorldCall:
+    """One ccModel::Draw call under ccAnm::Draw with ccObj::Draw run: the object's identity, the
+    16 words of its world matrix (column-major, obj +0x00) and the alpha bits in $f12."""
+    identity: tuple
+    world: Tuple[int, ...]
+    alpha: int
+
+
+@dataclass
+class Frees:
+    """What DeleteAnmIndex freed: [(symbol, identity)] in call order, and the word left at +0xAC."""
+    calls: List[Tuple[str, tuple]]
+    anm_index: int
+
+
+class Objects:
+    """The anm-object driver calls on one Game: one chunk's index, table, draws and frees."""
+
+    def __init__(self, game):
+        self.g = game
+        self.sym = symbols_of(game.img, REQUIRED, game.image_path, "symbols for the anm's objects",
+                              "docs/spec/anim-objects.md")
+        game.sym.update(self.sym)
+        game.short.update(SHORT)
+        for name, steps in BUDGET.items():
+            game.budget.setdefault(name, steps)
+        self.scene: Optional[Scene] = None
+        self.index_of: Dict[int, int] = {}       # object -> its ccChunkIndex
+        self.node_obj: Dict[int, int] = {}       # node object -> its ccObj
+        self.model_of: Dict[int, int] = {}       # model object -> its ccModel
+        self.inits: List[Tuple[int, int]] = []   # (ccObj, ccChunkIndex) per Init call
+        self.draws: List[DrawCall] = []
+        self.worlds: List[WorldCall] = []
+        self._drawn: List[Tuple[int, int]] = []  # (ccObj, $f12 bits) per ccModel::Draw call
+        self.names: Dict[int, tuple] = {}        # address -> identity
+        self.anm_index: Optional[Index] = None
+        m = game.m
+        m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT])
+        m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW])
+        m.hooks.add("address", self._model_hook, self.sym[MODEL_DRAW])
+        self._obj_hook_on = False
+
+    # -- §2 -----------------------------------------------------------------------------------
+    def make_anime_index(self, chunk: bytes, scene: Scene) -> Index:
+        """Lay out the stream's chunk index for `scene`, then MakeAnimeIndex(stream, chunk,
+        reader); returns the Index it left. A fresh machine state per call (heap reset)."""
+        g, m = self.g, self.g.m
+        g.prepare_chunk(chunk)
+        self.scene = scene
+        self._layout_stream(scene)
+        g.call(MAKE_INDEX, mm.STREAM, mm.CHUNK, mm.RB)
+        g.check_output_buffer()
+        count = g.u32(mm.CHUNK + CHUNK_COUNT)
+        lst, slots = g.u32(mm.CHUNK + CHUNK_LIST), g.u32(mm.CHUNK + CHUNK_PARENTS)
+        if count > scene.object_count or (count and not (g.heap.contains(lst) and g.heap.contains(slots))):
+            raise HarnessError(f"MakeAnimeIndex left count {count} (objects {scene.object_count}), "
+                               f"list 0x{lst:08x}, parent slots 0x{slots:08x} (anim-objects.md §2.3)")
+        words = g.words(lst, 2 * count) if count else ()
+        objects = [((words[2 * i] - 1) & 0xFFFFFFFF) >> 2 for i in range(count)]
+        ctrls = [words[2 * i + 1] for i in range(count)]
+        parents = list(struct.unpack(f"<{count}i", m.read(slots, 4 * count))) if count else []
+        kinds = [scene.kinds.get(o, 0) for o in objects]
+        self.anm_index = Index(objects, kinds, ctrls, count, parents)
+        return self.anm_index
+
+    def _layout_stream(self, sc: Scene):
+        g, m, a = self.g, self.g.m, self.g.heap.alloc
+        g.zero(mm.STREAM, mm.STREAM_SIZE)
+        n = sc.object_count
+        arr = a(4 * max(n, 1), "stream index")
+        m.write_u32(mm.STREAM + STREAM_INDEX, arr)
+        m.write_u32(mm.STREAM + STREAM_COUNT, n)
+        self.index_of, self.node_obj, self.model_of, self.names = {}, {}, {}, {}
+        for o in sorted(sc.kinds):
+            if not 0 < o < n:
+                raise HarnessError(f"scene: object {o} outside the index's {n} objects")
+            ci = a(CI_SIZE, "chunk index")
+            self.index_of[o] = ci
+            m.write_u32(arr + 4 * o, ci)
+            m.write(ci + CI_NAME, sc.names.get(o, "").encode("latin-1", "replace")[:30])
+            m.write_u16(ci + CI_KIND, sc.kinds[o])
+        links = []
+        for o, ci in self.index_of.items():
+            kind = sc.kinds[o]
+            if kind == KIND_OBJ:
+                m.write_u32(ci + CI_CHUNK, self._words(o, *sc.objs.get(o, (0, 0))))
+                links.append((ci, sc.objs.get(o, (0, 0))[1]))
+            elif kind == KIND_EXT:
+                parent, target = sc.ext[o]
+                m.write_u32(ci + CI_CHUNK, self._words(o, parent, target))
+                m.write_u32(ci + CI_INST, self.index_of.get(target, 0))
+            elif kind in (KIND_PARTICLE, KIND_EFF):
+                m.write_u32(ci + CI_CHUNK, self._words(o, sc.effs.get(o, 0), 0))
+                inst = a(INSTANCE_SIZE, "effect object")
+                m.write_u32(ci + CI_INST, inst)
+                self.names[inst] = ("instance", o)
+            elif kind == KIND_MODEL:
+                mtype, nodes = sc.models.get(o, (0, []))
+                mc, model = a(MODELCHUNK_SIZE, "model chunk"), a(MODEL_SIZE, "model")
+                lst = a(4 * max(len(nodes), 1), "model nodes")
+                for k, node in enumerate(nodes):
+                    m.write_u32(lst + 4 * k, self.index_of.get(node, 0))
+                m.write_u32(mc + MODELCHUNK_SCALE, ONE)
+                m.write_u32(mc + MODELCHUNK_NODES, lst)
+                m.write_u32(mc + MODELCHUNK_COUNT, len(nodes))
+                m.write_u32(model + mm.MODEL_INDEX, ci)
+                m.write_u16(model + MODEL_MTYPE, mtype & 0xFFFF)
+                m.write_u32(ci + CI_CHUNK, mc)
+                m.write_u32(ci + CI_INST, model)
+                self.model_of[o] = model
+                self.names[model] = ("instance", o)
+            elif kind != KIND_CLUMP:
+                inst = a(INSTANCE_SIZE, "instance")
+                m.write_u32(ci + CI_INST, inst)
+                self.names[inst] = ("instance", o)
+        for ci, model_obj in links:
+            m.write_u32(ci + CI_MODEL, self.model_of.get(model_obj, 0))
+
+    def _words(self, *w):
+        addr = self.g.heap.alloc(4 * len(w), "run-time chunk")
+        self.g.m.write(addr, struct.pack(f"<{len(w)}I", *w))
+        return addr
+
+    # -- §3 -----------------------------------------------------------------------------------
+    def set_anm(self, mode=0, anm_matrix: Sequence[int] = IDENTITY, anm_tp=ONE) -> Table:
+        """Build the anm (clumps with fresh node ccObjs, chunk, stream, matrix and transparency),
+        call SetAnm(anm, chunk, mode) and read back the Table. Needs make_anime_index first."""
+        g, m, a = self.g, self.g.m, self.g.heap.alloc
+        if self.scene is None:
+            raise HarnessError("set_anm before make_anime_index")
+        sc = self.scene
+        g.new_anm()
+        m.write(mm.ANM + ANM_MATRIX, struct.pack("<16I", *anm_matrix))
+        m.write_u32(mm.ANM + ANM_TP, anm_tp)
+        m.write_u32(mm.ANM + mm.ANM_CHUNK, mm.CHUNK)
+        m.write_u32(mm.ANM + mm.ANM_STREAM, mm.STREAM)
+        self.names[mm.ANM] = ("anm",)
+        for ci in self.index_of.values():
+            m.write_u32(ci + CI_CLAIM, 0)
+        prev = None
+        for _, nodes in sc.clumps:
+            clump = a(CLUMP_SIZE, "clump")
+            arr = a(4 * max(len(nodes), 1), "clump nodes")
+            for k, node in enumerate(nodes):
+                if node not in self.node_obj:
+                    obj = a(OBJ_SIZE, "clump node")
+                    self._construct(obj, self.index_of.get(node, 0))
+                    self.node_obj[node] = obj
+                    self.names[obj] = ("node", node)
+                m.write_u32(arr + 4 * k, self.node_obj[node])
+            m.write_u32(clump + CLUMP_N, len(nodes))
+            m.write_u32(clump + CLUMP_NODES, arr)
+            m.write_u32((prev + CLUMP_NEXT) if prev else mm.ANM + ANM_CLUMPS, clump)
+            prev = clump
+        for node, obj in self.node_obj.items():
+            if node in self.index_of:
+                m.write_u32(self.index_of[node] + CI_INST, obj)
+        self.inits = []
+        g.call(SET_ANM, mm.ANM, mm.CHUNK, mode & 0xFFFFFFFF)
+        return self.table()
+
+    def _construct(self, obj, ci):
+        """What ccObj::Init does (the hook's and the harness's own node objects)."""
+        m = self.g.m
+        m.write(obj, bytes(OBJ_SIZE))
+        m.write(obj + OBJ_LOCAL, struct.pack("<16I", *IDENTITY))
+        m.write_u32(obj + OBJ_TP_FACTOR, ONE)
+        m.write_u32(obj + OBJ_LOCALTP, ONE)
+        m.write_u16(obj + OBJ_KIND, KIND_OBJ)
+        m.write_u32(obj + OBJ_INDEX, ci)
+        m.write_u32(obj + OBJ_MODEL, self.g.u32(ci + CI_MODEL) if ci else 0)
+
+    def _object_of_index(self, ci):
+        for o, c in self.index_of.items():
+            if c == ci:
+                return o
+        return None
+
+    def _init_hook(self, m):
+        obj, ci = m.args(2)
+        self._construct(obj, ci)
+        self.names[obj] = ("made", len(self.inits))
+        self.inits.append((obj, ci))
+        return obj
+
+    def identity(self, addr) -> tuple:
+        if addr == 0:
+            return ("none",)
+        return self.names.get(addr, ("unknown", addr))
+
+    def table(self) -> Table:
+        """The Table SetAnm left (also valid after later calls that do not touch it)."""
+        g, m = self.g, self.g.m
+        count = self.anm_index.count if self.anm_index else 0
+        arr = g.u32(mm.ANM + mm.ANM_INDEX)
+        entries, parents = [], []
+        for i in range(count):
+            e = arr + ENTRY_SIZE * i
+            obj = g.u32(e + ENTRY_OBJECT)
+            entries.append((self.identity(obj), m.read_u16(e + ENTRY_KIND), m.read_u8(e + ENTRY_FLAGS), g.u32(e)))
+            hung = obj and entries[-1][2] & 2
+            parents.append(self.identity(g.u32(obj + OBJ_PARENT)) if hung else None)
+        claims = [(o, g.u32(ci + CI_CLAIM)) for o, ci in sorted(self.index_of.items()) if g.u32(ci + CI_CLAIM)]
+        tables = {}
+        for o, model in sorted(self.model_of.items()):
+            flags, tbl = g.u32(model + MODEL_FLAGS), g.u32(model + MODEL_TABLE)
+            n = len(self.scene.models.get(o, (0, []))[1])
+            tables[o] = (flags, [self.identity(w) for w in g.words(tbl, n)] if tbl and n else None)
+        inits = [(j, self._object_of_index(ci)) for j, (_, ci) in enumerate(self.inits)]
+        return Table(entries, parents, claims, tables, inits, {v: k for k, v in self.names.items()})
+
+    # -- §4 -----------------------------------------------------------------------------------
+    def draw(self) -> List[DrawCall]:
+        """ccAnm::Draw with ccObj::Draw hooked: the (kind, identity, $f12 bits) of every call."""
+        self.draws = []
+        self.g.m.hooks.add("address", self._obj_hook, self.sym[OBJ_DRAW])
+        try:
+            self.g.call(DRAW, mm.ANM)
+        finally:
+            self.g.m.hooks.remove(self.sym[OBJ_DRAW])
+        return list(self.draws)
+
+    def _obj_hook(self, m):
+        self.draws.append(DrawCall(KIND_OBJ, self.identity(m.args(1)[0]), m.F[12] & 0xFFFFFFFF))
+        return 0
+
+    def _eff_hook(self, m):
+        self.draws.append(DrawCall(KIND_EFF, self.identity(m.args(1)[0]), None))
+        return 0
+
+    def draw_world(self) -> List[WorldCall]:
+        """ccAnm::Draw with ccObj::Draw run (the parent chain, _SetLWMatrix) and ccModel::Draw
+        hooked: every ccModel::Draw call in order. Bit 0 of +0x8C of the anm and of every object
+        the table holds is cleared first (a new frame).
+
+        The hook keeps only (object, $f12 bits); the world matrices are gathered in one read after
+        Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
+        _SetLWMatrix writes it once a frame (bit 0 set), nothing else under ccAnm::Draw writes a
+        coord's +0x00, and ccModel::Draw is the harness's hook."""
+        g = self.g
+        self._clear_world_flags()
+        self._drawn, self.draws = [], []
+        g.call(DRAW, mm.ANM)
+        drawn = self._drawn
+        if not drawn:
+            self.worlds = []
+            return []
+        ram = g._ram_u32()
+        words = ram[g._word_index([obj for obj, _ in drawn], OBJ_WORLD, 16)].tolist()
+        ident = self.identity
+        self.worlds = [WorldCall(ident(obj), tuple(w), alpha) for (obj, alpha), w in zip(drawn, words)]
+        return list(self.worlds)
+
+    def _clear_world_flags(self):
+        m = self.g.m
+        for addr, ident in self.names.items():
+            if ident[0] in ("node", "made", "anm"):
+                m.write_u8(addr + OBJ_FLAGS, m.read_u8(addr + OBJ_FLAGS) & 0xFE)
+
+    def _model_hook(self, m):
+        self._drawn.append((m.R[5] & 0xFFFFFFFF, m.f_bits(12)))
+        return 0
+
+    # -- playback on the table (level 2) ---------------------------------------------------------
+    def start_playback(self, speed=256) -> Dict[int, int]:
+        """Works for every entry whose compiled controller is an object record (kind 0x0102) and
+        whose object is a ccObj, on the SetAnm entry array as the index; time 0, the reader opened.
+        Returns {entry position: work}."""
+        g, m = self.g, self.g.m
+        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, speed & 0xFFFF)
+        m.write_u32(mm.ANM + mm.ANM_FRAME_NOW, 0)
+        m.write_u16(mm.ANM + mm.ANM_FRAME_CNT, 0)
+        m.write_u32(mm.ANM + mm.ANM_WORKS, 0)
+        arr = g.u32(mm.ANM + mm.ANM_INDEX)
+        works = {}
+        for i, ctrl in enumerate(self.anm_index.ctrls):
+            e = arr + ENTRY_SIZE * i
+            if ctrl and m.read_u16(ctrl) == mm.KIND_OBJECT and self.identity(g.u32(e + ENTRY_OBJECT))[0] in ("node", "made"):
+                g.call(INIT_WORK, mm.ANM, ctrl, e)
+                works[i] = g.u32(mm.ANM + mm.ANM_WORKS)
+        g.open_reader()
+        return works
+
+    def forward(self, dt):
+        """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
+        return self.g.forward(dt)
+
+    # -- §5, §6 -----------------------------------------------------------------------------------
+    def delete_anm_index(self) -> Frees:
+        """DeleteAnmIndex(anm) with the frees recorded: [(symbol, identity)] and +0xAC after."""
+        g = self.g
+        arr = g.u32(mm.ANM + mm.ANM_INDEX)
+        self.names.setdefault(arr, ("entries",))
+        start = len(g.heap.frees)
+        g.call(DELETE_INDEX, mm.ANM)
+        calls = [(name, self.identity(p)) for name, p in g.heap.frees[start:]]
+        return Frees(calls, g.u32(mm.ANM + mm.ANM_INDEX))
+
+    def alpha_channel(self, ctrl) -> int:
+        """The transparency channel of a compiled object controller (ctrl +0x10), 0 for none."""
+        return self.g.u32(ctrl + CTRL_ALPHA)
+
+    def float_set(self, channel, times) -> List[int]:
+        """ccAnmCtrlFloat_Set(channel, t, out) at each time: the result bits, one per time."""
+        g = self.g
+        out = g.heap.alloc(16, "float result")
+        got = []
+        for t in times:
+            g.m.write_u32(out, mm.POISON)
+            g.call(FLOAT_SET, channel, t & 0xFFFFFFFF, out)
+            got.append(g.u32(out))
+        return got
+

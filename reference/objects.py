@@ -1,0 +1,363 @@
+"""The anm's objects (anim-objects.md §2-§5): MakeAnimeIndex's list and parent slots, SetAnm's
+object table, Draw's draw set, DeleteAnmIndex's frees, and the world matrices down the parent chain.
+
+Objects are named by identity, never by address: ("node", object) (the ccObj of a clump node,
+one per node object), ("made", j) (the object of the j-th ccObj::Init call), ("instance", object)
+(another chunk's instance: a ccEffObj, a ccModel, a material's), ("anm",) and ("none",). Every value the game stores as a float is a raw u32 pattern
+computed in EE arithmetic (reference.eefloat).
+
+    index = make_anime_index(anime, scene)        # [IndexEntry(object, kind, parent)]
+    table = set_anm(index, scene)                 # Table: entries, parents, inits, node tables
+    draw_set(table, tp)                           # [(kind, identity, tp bits)], index order
+    delete_frees(table)                           # [(free function, identity)] DeleteAnmIndex calls
+    world_draws(table, locals, localtps, anm, tp, ops)   # [(identity, world, alpha)] per ccModel::Draw
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
+from corpus.records import FObj
+
+from .rotation import IDENTITY16, mul_matrix
+
+NONE, ANM = ("none",), ("anm",)
+F_NAMED, F_HANG, F_DRAW = 0x1, 0x2, 0x4
+F_NODE, F_MADE = F_HANG | F_DRAW, F_NAMED | F_HANG | F_DRAW
+NO_PARENT = -1
+MODEL_NODE_TABLE = 0x40          # ccModel +0x24 bit set once the node table is built
+MAX_HOPS = 64
+ONE = 0x3F800000
+DELETE, FREE, ENTRIES = "__dl__FPv", "ccFree__FPv", ("entries",)
+Identity = Tuple
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    object: int       # the object the record names (its own, not resolved): lc = 4·object + 1
+    kind: int         # the kind of that object's own chunk (0x0A00 for an ExtObj copy), 0 for none
+    parent: int       # the parent slot: the position of the parent's entry, or -1
+
+
+@dataclass(frozen=True)
+class Entry:
+    identity: Identity   # what +0x04 holds
+    kind: int            # +0x08: the kind of the chunk, ExtObj followed
+    flags: int           # +0x0A
+
+
+@dataclass
+class Table:
+    entries: List[Entry]
+    parents: List[Identity]                       # per entry: its object's +0x80, None unless hung
+    inits: List[int]                              # the chunk (object) of each ccObj::Init call, in order
+    node_tables: Dict[int, Tuple[Identity, ...]]  # bone/skin model -> the identity in each node slot
+    models: Dict[Identity, int] = field(default_factory=dict)   # each object's model (0: none)
+    hung: Dict[Identity, Identity] = field(default_factory=dict)   # object -> the parent written at +0x80
+
+
+def index_objects(anime) -> List[Tuple[int, bool]]:
+    """(object, adds) of every naming in file order (anim-objects.md §2.2, the table the
+    stand-in's and the game's ConvLCNum2ALCNum fill): a 0x0102 record always adds an entry of its
+    own (`adds`); a material, F_Morpher (the morpher, then each target model), F_Note or F_Obj
+    record names its object, which gets an entry only the first time. Light records name none."""
+    named = [(t.offset, ((t.object, True),)) for t in anime.tracks]
+    named += [(m.offset, ((m.material, False),)) for m in anime.materials]
+    named += [(r.offset, ((r.morpher, False),) + tuple((p[0], False) for p in r.pairs))
+              for r in anime.morphs]
+    named += [(n.offset, ((n.object, False),)) for n in anime.notes]
+    named += [(f.offset, ((f.object, False),)) for f in anime.fobjs]
+    return [x for _off, xs in sorted(named, key=lambda p: p[0]) for x in xs]
+
+
+def index_length(anime) -> int:
+    """How many entries MakeAnimeIndex lists for the chunk (its scene does not change the count)."""
+    seen = set()
+    n = 0
+    for obj, adds in index_objects(anime):
+        if adds or obj not in seen:
+            seen.add(obj)
+            n += 1
+    return n
+
+
+def make_anime_index(anime, scene) -> List[IndexEntry]:
+    """ccStream::MakeAnimeIndex (§2.2): the list in first-named order and each entry's parent slot.
+
+    DECISION: the parent slot is an s32; it names the first entry of the parent object (the
+    chunk's own parent field, not followed through ExtObj chains, as the users' harnesses read
+    it); entries of kinds other than Obj, ExtObj, Particle and Eff, and entries whose parent is 0
+    or unnamed, get -1."""
+    objects: List[int] = []
+    first: Dict[int, int] = {}
+    for obj, adds in index_objects(anime):
+        if adds or obj not in first:
+            first.setdefault(obj, len(objects))
+            objects.append(obj)
+    out = []
+    for obj in objects:
+        kind = scene.kind(obj)
+        slot = NO_PARENT
+        if kind in PARENTED:
+            parent = scene.parents.get(obj, 0)
+            slot = first.get(parent, NO_PARENT) if parent else NO_PARENT
+        out.append(IndexEntry(obj, kind, slot))
+    return out
+
+
+def external(scene, obj: int):
+    """ccGetExternalIndex (§3.2): the object whose chunk an entry names, ExtObj followed while the
+    target has a chunk (at most 64 hops); None for an object with no setup chunk."""
+    if obj not in scene.kinds:
+        return None
+    for _ in range(MAX_HOPS):
+        t = scene.ext.get(obj)
+        if scene.kinds[obj] != K_EXTOBJ or t is None or t not in scene.kinds:
+            break
+        obj = t
+    return obj
+
+
+def model_of(scene, obj) -> int:
+    """The ccModel a ccObj built from `obj`'s chunk carries: its Obj's model, if that is a Model."""
+    m = scene.obj_models.get(obj, 0) if obj is not None and scene.kind(obj) == K_OBJ else 0
+    return m if scene.kind(m) == K_MODEL else 0
+
+
+def set_anm(index: Sequence[IndexEntry], scene) -> Table:
+    """ccAnm::SetAnm's object table (§3.3 steps 1-7).
+
+    DECISION (the spec's open question 4): an entry whose chunk (ExtObj followed) is Obj starts
+    with flags 1 and no object; every other entry takes its chunk's instance (none for a clump or
+    an unknown object), with flags 1 for an Eff and 0 for the others. Nothing is made for an Eff:
+    its ccEffObj goes to the entry that claimed it (the last), as a clump node does, with flags 6
+    (hung and drawn); an Eff entry that lost the claim keeps flags 1. Clump nodes are matched through their own chunk (a node that is an ExtObj copy is not its
+    target's node), one ccObj per node object however many clumps list it."""
+    ext = [external(scene, e.object) for e in index]
+    kinds = [scene.kind(x) if x is not None else 0 for x in ext]
+    ident: List[Identity] = []
+    flags: List[int] = []
+    for x, k in zip(ext, kinds):                          # step 1
+        ident.append(NONE if x is None or k in (K_OBJ, K_CLUMP) else ("instance", x))
+        flags.append(F_NAMED if k in (K_OBJ, K_EFF) else 0)
+    claim: Dict[int, int] = {}
+    for i, x in enumerate(ext):                            # step 2: the last entry wins
+        if x is not None:
+            claim[x] = i
+    for i, x in enumerate(ext):                            # an effect goes to its claiming entry
+        if kinds[i] == K_EFF and claim.get(x) == i:
+            flags[i] = F_NODE
+    for _clump, nodes in scene.clumps:                     # step 3: clump nodes
+        for node in nodes:
+            if node in scene.kinds and node in claim:
+                i = claim[node]
+                ident[i], flags[i] = ("node", node), F_NODE
+    inits: List[int] = []
+    models: Dict[Identity, int] = {}
+    for i, x in enumerate(ext):                            # step 4: made objects
+        if flags[i] == F_NAMED and kinds[i] == K_OBJ:
+            ident[i], flags[i] = ("made", len(inits)), F_MADE
+            inits.append(x)
+            models[ident[i]] = model_of(scene, x)
+    for _clump, nodes in scene.clumps:
+        for node in nodes:
+            models[("node", node)] = model_of(scene, node if node in scene.kinds else None)
+    node_tables: Dict[int, Tuple[Identity, ...]] = {}
+    for i in range(len(index)):                            # step 5: bone and skin node tables
+        model = models.get(ident[i], 0) if flags[i] == F_MADE else 0
+        if model and scene.mtypes.get(model, 0) & BONE_OR_SKIN:
+            # DECISION: a node no entry claims leaves its slot 0 ("none").
+            node_tables[model] = tuple(ident[claim[n]] if n in scene.kinds and n in claim else NONE
+                                       for n in scene.model_nodes.get(model, ()))
+    written: Dict[Identity, Identity] = {}
+    for i, e in enumerate(index):                          # step 6: parents, the anm for slot -1
+        if flags[i] & F_HANG:
+            up = ident[e.parent] if 0 <= e.parent < len(index) else NONE
+            written[ident[i]] = up if up != NONE else ANM
+    parents = [written[ident[i]] if flags[i] & F_HANG and ident[i] != NONE else None
+               for i in range(len(index))]
+    entries = [Entry(ident[i], kinds[i], flags[i]) for i in range(len(index))]
+    return Table(entries, parents, inits, node_tables, models, written)
+
+
+def draw_set(table: Table, tp: int) -> List[Tuple[int, Identity, Optional[int]]]:
+    """ccAnm::Draw (§4.2): (kind, identity, the $f12 bits passed) of every entry with flag 0x4,
+    in index order: kind 0x0100 calls ccObj::Draw with the anm's +0x88 as it is, kind 0x0E00
+    calls ccEffObj::DrawNoAnm (no float argument: None). DECISION: other kinds draw nothing."""
+    return [(e.kind, e.identity, tp if e.kind == K_OBJ else None)
+            for e in table.entries if e.flags & F_DRAW and e.kind in (K_OBJ, K_EFF)]
+
+
+def delete_frees(table: Table) -> List[Tuple[str, Identity]]:
+    """ccAnm::DeleteAnmIndex (§5): (free function, identity) in call order. DECISION: operator
+    delete of every made object (flags 7) in index order, then ccFree of the entry array; a clump
+    node or another chunk's instance is never freed, and ccAnm +0xAC is left 0."""
+    return [(DELETE, e.identity) for e in table.entries if e.flags == F_MADE] + [(FREE, ENTRIES)]
+
+
+def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: Dict[Identity, int],
+                anm_matrix: Sequence[int], tp: int, ops) -> List[Tuple[Identity, Tuple[int, ...], int]]:
+    """ccAnm::Draw with ccObj::Draw run, at one step: (identity, world matrix, alpha) of every
+    ccModel::Draw call, in index order (world_series with one step, in Python arithmetic)."""
+    one = world_series(table, {k: np.asarray(v, dtype=np.uint32).reshape(1, 16) for k, v in locals_.items()},
+                       {k: np.asarray([v], dtype=np.uint32) for k, v in localtps.items()}, anm_matrix, tp, 1,
+                       ops.model, None, ops)
+    return [(obj, tuple(int(x) for x in W[0]), int(A[0])) for obj, W, A in one]
+
+
+def view(anime, scene, tp: int) -> dict:
+    """What the objects check compares, as JSON-friendly lists (docs/truth.md "objects"): the
+    index (object, own kind, parent slot per entry) and its count; SetAnm's entries (identity,
+    kind, flags), each entry's parent (None unless hung), the claims left (none), each model's
+    [model, bit 0x40 set, node table]; the ccObj::Init calls; Draw's calls with the anm's tp;
+    DeleteAnmIndex's frees and the +0xAC word it leaves."""
+    index = make_anime_index(anime, scene)
+    table = set_anm(index, scene)
+    models = sorted(m for m, k in scene.kinds.items() if k == K_MODEL)
+    return {"index": [[e.object, e.kind, e.parent] for e in index], "count": len(index),
+            "entries": [[list(e.identity), e.kind, e.flags] for e in table.entries],
+            "parents": [list(p) if p is not None else None for p in table.parents],
+            "claims": [],
+            "node_tables": [[m, m in table.node_tables, [list(x) for x in table.node_tables.get(m, ())]]
+                            for m in models],
+            "inits": [[j, o] for j, o in enumerate(table.inits)],
+            "draws": [[k, list(i), t] for k, i, t in draw_set(table, tp)],
+            "frees": [[f, list(i)] for f, i in delete_frees(table)], "anm_index": 0}
+
+
+def pose_series(anim, index, table, speed, n):
+    """(per step: Forward; {identity: (n, 16) local words}; {identity: (n,) localtp words};
+    identities whose local comes from a keyed rotation): what the reference's works and F_Obj
+    records leave in each entry's object after every step. A work writes its object's local
+    matrix and localtp at every step that evaluates (pose_at), holding them otherwise; an F_Obj
+    record read by a step's DecodeFrameChunk, which runs after the works, writes its pose, which
+    holds until the object's work next evaluates."""
+    fws, time = [], 0
+    for _ in range(n):
+        fw = anim.forward(time, speed)
+        fws.append(fw)
+        time = fw.time
+    position = positions(anim.anime)
+    held = [fw.pose_at for fw in fws]
+    for j in range(1, n):
+        if held[j] is None:
+            held[j] = held[j - 1]
+    posed = np.array([h is not None for h in held])
+    T = np.array([h or 0 for h in held], dtype=np.uint32)
+    ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
+    locals_, tps, keyed, worked = {}, {}, set(), set()
+    for tr in anim.tracks:
+        ident = table.entries[position[tr.record.index]].identity
+        if ident[0] not in ("node", "made"):
+            continue
+        worked.add(ident)
+        L = anim.local_matrices(tr, T)
+        if L.ndim == 3:                                     # keyed rotation: double, math orientation
+            keyed.add(ident)
+            L = L.swapaxes(1, 2).reshape(n, 16).astype(np.float32).view(np.uint32)
+        A = np.where(posed, np.asarray(anim.poses(tr, T).alpha, dtype=np.uint32), np.uint32(ONE))
+        locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
+        tps[ident] = A.astype(np.uint32)
+    first = {}
+    for i, e in enumerate(index):
+        first.setdefault(e.object, i)
+    time = 0
+    for j, fw in enumerate(fws):
+        recs = anim.records_read(time, speed) if fw.read is not None else ()
+        for r in recs:
+            if not isinstance(r, FObj) or r.object not in first:
+                continue
+            e = table.entries[first[r.object]]
+            if e.kind == K_EFF or e.identity[0] not in ("node", "made"):
+                continue
+            L = locals_.setdefault(e.identity, np.tile(ident16, (n, 1)))
+            A = tps.setdefault(e.identity, np.full(n, ONE, dtype=np.uint32))
+            upto = n if e.identity not in worked else next(
+                (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
+            L[j:upto] = np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32)
+            A[j:upto] = anim.fobj_localtp(r)
+        time = fw.time
+    return fws, locals_, tps, keyed
+
+
+def positions(anime):
+    """{0x0102 record index: its own index entry's position}."""
+    out, pos, k, seen = {}, 0, 0, set()
+    for obj, adds in index_objects(anime):
+        if adds:
+            out[k] = pos
+            k += 1
+            seen.add(obj)
+            pos += 1
+        elif obj not in seen:
+            seen.add(obj)
+            pos += 1
+    return out
+
+
+def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
+    """sceVu0MulMatrix(P[k], L[k]) for every row k of two (n, 16) uint32 arrays: the batched form
+    of rotation.mul_matrix (the compiled mac4 kernel when given, else mul_matrix row by row)."""
+    P = np.ascontiguousarray(P, dtype=np.uint32).reshape(-1, 16)
+    L = np.ascontiguousarray(L, dtype=np.uint32).reshape(-1, 16)
+    n = P.shape[0]
+    if kernels is None:
+        return np.array([mul_matrix(tuple(int(x) for x in p), tuple(int(x) for x in q), ops)
+                         for p, q in zip(P, L)], dtype=np.uint32).reshape(n, 16)
+    # word 4j+k = mac4 over i of (P word 4i+k, L word 4j+i)
+    fs = P.reshape(n, 4, 4)                          # [n, i, k]
+    a = np.broadcast_to(fs.transpose(0, 2, 1)[:, None, :, :], (n, 4, 4, 4))   # [n, j, k, i]
+    b = np.broadcast_to(L.reshape(n, 4, 1, 4), (n, 4, 4, 4))                   # [n, j, k, i]
+    out = kernels.op(float_model, "mac4", a.reshape(-1, 4), b.reshape(-1, 4))
+    return out.reshape(n, 16)
+
+
+def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, float_model: str,
+                 kernels=None, ops=None):
+    """ccAnm::Draw with ccObj::Draw run, at n playback steps at once: [(identity, (n, 16) world
+    words, (n,) alpha words)] of ccModel::Draw's calls, in index order. locals_ / localtps map an
+    identity to its (n, 16) local matrices and (n,) localtp words. A ccObj's world matrix is
+    sceVu0MulMatrix(parent's world, local), the parent first (ccCoord::_SetLWMatrix, §4.2), down
+    to the anm, whose world is its own matrix; the alpha is f_mul(localtp, tp) (fs localtp, ft
+    the anm's +0x88).
+
+    DECISION (open question 10): parent ⊗ local, in that operand order. A ccObj that no record
+    poses keeps ccObj::Init's identity local matrix and localtp 1.0; another chunk's instance is
+    a zeroed block (local matrix and localtp 0). A parent cycle never ends in the game; the
+    reference cuts it where it closes, at the anm."""
+    out = {ANM: np.tile(np.asarray(anm_matrix, dtype=np.uint32), (n, 1))}
+
+    def local(obj):
+        if obj[0] in ("node", "made"):
+            got = locals_.get(obj)
+            return np.tile(np.asarray(IDENTITY16, dtype=np.uint32), (n, 1)) if got is None else got
+        return np.zeros((n, 16), dtype=np.uint32)
+
+    def of(obj, seen=()):
+        if obj in out:
+            return out[obj]
+        parent = table.hung.get(obj)
+        if parent is None:
+            w = local(obj)
+        else:
+            if parent in seen or parent == obj:
+                parent = ANM
+            w = mul_matrices(of(parent, seen + (obj,)), local(obj), float_model, kernels, ops)
+        out[obj] = w
+        return w
+
+    calls = []
+    tps = np.full(n, tp, dtype=np.uint32)
+    for kind, obj, _tp in draw_set(table, tp):
+        if kind == K_OBJ and table.models.get(obj, 0):
+            ltp = localtps.get(obj)
+            ltp = np.full(n, ONE, dtype=np.uint32) if ltp is None else np.asarray(ltp, dtype=np.uint32)
+            if kernels is not None:
+                alpha = kernels.op(float_model, "mul", ltp, tps)
+            else:
+                alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
+            calls.append((obj, of(obj), alpha))
+    return calls

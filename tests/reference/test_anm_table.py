@@ -1,0 +1,137 @@
+"""MakeAnimeIndex, SetAnm, Draw and DeleteAnmIndex as the reference models them (anim-objects.md §2-§5)."""
+from corpus.anime import build_anime, fobj, material_track, note, obj_track, one, parse_anime
+from corpus.objects import Scene
+from reference import eefloat
+from reference import objects as O
+from reference.rotation import IDENTITY16, mul_matrix
+
+# objects: 3 body, 4 leg, 5 leg copy (ExtObj of 4 under 3), 6 sword (in no clump), 7 eff,
+# 8 material, 9 bone model, 10 model, 11 body copy (ExtObj of 3)
+
+
+def scene(**kw):
+    s = Scene(kinds={3: 0x100, 4: 0x100, 5: 0xA00, 6: 0x100, 7: 0xE00, 8: 0x200, 9: 0x800, 10: 0x800,
+                     11: 0xA00, 20: 0x900},
+              parents={3: 0, 4: 3, 5: 11, 6: 3, 7: 0, 11: 0}, obj_models={3: 9, 4: 10, 6: 10},
+              ext={5: 4, 11: 3}, clumps=[(20, (3, 4))], mtypes={9: 4, 10: 0},
+              model_nodes={9: (3, 4)}, effs=(7,))
+    for k, v in kw.items():
+        setattr(s, k, v)
+    return s
+
+
+def anime(*tracks, notes=(), fobjs=(), materials=()):
+    return parse_anime(build_anime(object=1, frames=4, tracks=list(tracks), notes=list(notes),
+                                   fobjs=list(fobjs), materials=list(materials)))
+
+
+def test_index_lists_each_object_once_in_first_named_order_and_extobj_copies_apart():
+    """§2.2 item 1: a note and a material name their object once; an ExtObj copy is its own entry;
+    the lc order is the order records are first met, file order."""
+    a = anime(obj_track(3, pos=one(1, 2, 3)), obj_track(5, pos=one(0, 0, 0)), materials=[material_track(8, u=one(0.5))],
+              notes=[note(1, 1, 0, 3), note(2, 1, 0, 7)])
+    idx = O.make_anime_index(a, scene())
+    assert [(e.object, e.kind) for e in idx] == [(3, 0x100), (5, 0xA00), (8, 0x200), (7, 0xE00)]
+
+
+def test_parent_slot_is_the_parents_entry_position_or_minus_one():
+    """§2.2 item 2: the slot names the entry of the chunk's parent; -1 when the clip does not name
+    the parent or there is none; the ExtObj's own parent field is read, not its target's."""
+    a = anime(obj_track(4, pos=one(0, 0, 0)), obj_track(3, pos=one(0, 0, 0)), obj_track(5, pos=one(0, 0, 0)),
+              obj_track(6, pos=one(0, 0, 0)))
+    idx = O.make_anime_index(a, scene())
+    assert [e.parent for e in idx] == [1, -1, -1, 1]       # 5's parent is 11, which the clip does not name
+
+
+def test_last_entry_wins_a_node_and_a_made_copy_hangs_under_its_own_parent():
+    """§3.3 steps 2-4, 6: two entries name leg 4 (itself and the copy 5): the copy, later, takes
+    the clump node; the leg's own entry gets a made ccObj; the sword in no clump is made too."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(4, pos=one(0, 0, 0)), obj_track(11, pos=one(0, 0, 0)),
+              obj_track(5, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [(e.identity, e.kind, e.flags) for e in t.entries] == [
+        (("made", 0), 0x100, 7),          # the body: its node went to the later copy 11
+        (("made", 1), 0x100, 7),          # the leg: its node went to the later copy 5
+        (("node", 3), 0x100, 6), (("node", 4), 0x100, 6), (("made", 2), 0x100, 7)]
+    assert t.inits == [3, 4, 6]
+    assert t.parents == [("anm",), ("made", 0), ("anm",), ("node", 3), ("made", 0)]
+
+
+def test_bone_model_of_a_made_object_gets_a_node_table_of_the_claiming_entries():
+    """§3.3 step 5: the made body (model 9, mtype 4) gets a table: node 3 → the claim of 3 (the
+    last entry naming it), node 4 → none (no entry claims it); model 9 is marked 0x40."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(11, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert t.node_tables == {9: (("node", 3), ("none",))}
+
+
+def test_draw_set_is_flag_4_entries_of_obj_and_eff_in_index_order_with_the_anms_alpha():
+    """§4.2: kinds 0x100 (with ccAnm +0x88 as it is) and 0xE00; a material draws nothing."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), materials=[material_track(8, u=one(0.5))],
+              fobjs=[fobj(1, 7)])
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [(e.identity, e.flags) for e in t.entries] == [(("node", 3), 6), (("instance", 8), 0),
+                                                          (("instance", 7), 6)]   # the eff's ccEffObj
+    assert O.draw_set(t, 0x3F000000) == [(0x100, ("node", 3), 0x3F000000), (0xE00, ("instance", 7), None)]
+
+
+def test_delete_frees_made_objects_never_a_clump_node():
+    """§5.2: the frees are the flags-7 objects; a clump node (flags 6) is never freed."""
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    assert [e.identity for e in t.entries] == [("node", 3), ("made", 0)]
+    assert O.delete_frees(t) == [("__dl__FPv", ("made", 0)), ("ccFree__FPv", ("entries",))]
+
+
+def test_chain_composes_parent_then_local_in_ee_arithmetic():
+    """§4.2 (_SetLWMatrix): a child's matrix is sceVu0MulMatrix(parent's, local), down to the anm;
+    ccModel::Draw gets f_mul(localtp, the anm's tp)."""
+    o = eefloat.ops("hw")
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    two = list(IDENTITY16)
+    two[0] = two[5] = 0x40000000
+    move = list(IDENTITY16)
+    move[12] = 0x3F800000
+    anm = list(IDENTITY16)
+    anm[13] = 0x40400000
+    calls = O.world_draws(t, {("node", 3): two, ("made", 0): move}, {("made", 0): 0x3F000000}, anm,
+                          0x3F400000, o)
+    (b, wb, ab), (s_, ws, as_) = calls
+    assert (b, s_) == (("node", 3), ("made", 0))
+    assert wb == mul_matrix(anm, two, o) and ws == mul_matrix(wb, move, o)
+    assert ws[12] == 0x40000000 and ws[13] == 0x40400000   # x = 2·1, y = 3
+    assert (ab, as_) == (0x3F400000, 0x3EC00000)          # 1 x 0.75, 0.5 x 0.75
+
+
+def test_batched_chain_equals_the_step_by_step_one_under_both_float_models():
+    """world_series over n steps is world_draws at each step, bit for bit (kernel and Python)."""
+    import numpy as np
+    from reference import kernels as K
+    a = anime(obj_track(3, pos=one(0, 0, 0)), obj_track(6, pos=one(0, 0, 0)))
+    t = O.set_anm(O.make_anime_index(a, scene()), scene())
+    rng = np.random.default_rng(5)
+    n = 6
+    L = {("node", 3): rng.integers(0x3D000000, 0x40800000, (n, 16), dtype=np.uint32),
+         ("made", 0): rng.integers(0xBD000000, 0xC0800000, (n, 16), dtype=np.uint32)}
+    tps = {("made", 0): rng.integers(0x3E000000, 0x3F800000, n, dtype=np.uint32)}
+    anm = [int(x) for x in rng.integers(0x3E000000, 0x40000000, 16)]
+    for model in ("hw", "trunc"):
+        o = eefloat.ops(model)
+        for kern in (None, K.native()):
+            got = O.world_series(t, L, tps, anm, 0x3F400000, n, model, kern, o)
+            for k in range(n):
+                want = O.world_draws(t, {i: [int(x) for x in v[k]] for i, v in L.items()},
+                                     {i: int(v[k]) for i, v in tps.items()}, anm, 0x3F400000, o)
+                assert [(i, tuple(int(x) for x in w[k]), int(al[k])) for i, w, al in got] == want
+
+
+def test_an_effect_goes_to_the_last_entry_naming_it_and_the_loser_keeps_flags_1():
+    """§3.3 step 2 (last entry wins) for an Eff: the ccEffObj's claimant is drawn and hung (6)."""
+    sc = scene()
+    sc.kinds[12], sc.ext[12], sc.parents[12] = 0xA00, 7, 0
+    a = anime(fobjs=[fobj(1, 7), fobj(1, 12)])
+    t = O.set_anm(O.make_anime_index(a, sc), sc)
+    assert [(e.identity, e.kind, e.flags) for e in t.entries] == [(("instance", 7), 0xE00, 1),
+                                                                  (("instance", 7), 0xE00, 6)]
+    assert O.draw_set(t, 0x3F800000) == [(0xE00, ("instance", 7), None)]
