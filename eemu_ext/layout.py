@@ -15,7 +15,7 @@ from .errors import ElfError
 from .overlays import OVERLAY_BASE, OVERLAYS, Overlay, find_prg, overlay_name, read_prg
 from .sidecar import MAIN, SideSymbol, SidecarError, read_sidecar
 
-SHT_NOBITS = 8
+SHT_PROGBITS, SHT_NOBITS = 1, 8
 SHT_MIPS_REGINFO = 0x70000006
 SHF_ALLOC = 2
 SYMBOL_TABLE, SIDECAR = "symbol table", "sidecar"
@@ -45,6 +45,7 @@ class Layout:
     foreign: Dict[str, str] = field(default_factory=dict)    # symbol of a non-resident overlay -> overlay
     loads: List[Tuple[int, int, int]] = field(default_factory=list)   # every PT_LOAD: (vaddr, filesz, memsz)
     lines: Dict[str, int] = field(default_factory=dict)      # symbol from the sidecar -> its line there
+    hows: Dict[str, str] = field(default_factory=dict)       # symbol from the sidecar -> its `how`, when given
 
     def origin(self, name: str) -> str:
         """Where a symbol's address came from: 'FILE.syms:LINE' or 'symbol table'."""
@@ -86,20 +87,21 @@ class Layout:
                 f"a symbol of another overlay never resolves")
 
 
-def classify(elf, loaded: List[Tuple[int, int]], window: Optional[Tuple[int, int]]) -> List[Section]:
+def classify(elf, loaded: List[Tuple[int, int]]) -> List[Section]:
     """Every section with its role. Named sections go by name; in a stripped volume (no names) by
-    place. DECISION: there, the first allocated section with file bytes is `main`; the allocated
-    sections without bytes at the window base are the overlays in the retail order; the allocated
-    section after them is `heap`."""
+    position (executable-abi.md §1.2): the PROGBITS sections with a non-zero address, in the order
+    main, gcmn.prg, demo.prg, desktop.prg, toppage.prg, heap. DECISION: a NOBITS section with an
+    address takes its place in that order too (the stand-in's link makes its overlays NOBITS)."""
     out = []
     named = any(s.name for s in elf.iter_sections())
-    n_ovl = 0
-    seen_main = False
+    order = ((MAIN, MAIN),) + tuple(("overlay", o) for o in OVERLAYS) + (("heap", "heap"),)
+    place = 0
     for i, s in enumerate(elf.iter_sections()):
         if i == 0:
             continue
         typ = s["sh_type"]
-        typ = {"SHT_NOBITS": SHT_NOBITS, "SHT_MIPS_REGINFO": SHT_MIPS_REGINFO}.get(typ, typ)
+        typ = {"SHT_PROGBITS": SHT_PROGBITS, "SHT_NOBITS": SHT_NOBITS,
+               "SHT_MIPS_REGINFO": SHT_MIPS_REGINFO}.get(typ, typ)
         addr, size = s["sh_addr"], s["sh_size"]
         alloc = bool(s["sh_flags"] & SHF_ALLOC)
         nobits = typ == SHT_NOBITS
@@ -111,16 +113,11 @@ def classify(elf, loaded: List[Tuple[int, int]], window: Optional[Tuple[int, int
             ovl = overlay_name(name) if name.lower().endswith(".prg") else None
             role = "main" if name == MAIN else "overlay" if ovl else "heap" if name == "heap" else "other"
             label = ovl or name
-        elif alloc and is_loaded and not nobits and not seen_main:
-            role, label = "main", MAIN
-        elif alloc and nobits and size > 0 and addr == OVERLAY_BASE and n_ovl < len(OVERLAYS):
-            role, label = "overlay", OVERLAYS[n_ovl]
-            n_ovl += 1
-        elif alloc and n_ovl and window is not None and addr >= window[1] - 1:
-            role, label = "heap", "heap"
+        elif typ in (SHT_PROGBITS, SHT_NOBITS) and addr and place < len(order):
+            role, label = order[place]
+            place += 1
         else:
             role, label = "other", name or f"#{i}"
-        seen_main |= role == "main"
         out.append(Section(i, name, role, label, addr, size, nobits, is_loaded, alloc))
     return out
 
@@ -138,7 +135,7 @@ def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None
     """The layout of `elf`, with `overlay` resident (read from prg_path, else DATA/<NAME>.PRG beside
     the executable) when asked."""
     window = window_of(elf)
-    sections = classify(elf, loaded, window)
+    sections = classify(elf, loaded)
     if window is None and any(s.role == "overlay" for s in sections):
         ends = [s.addr + s.size for s in sections if s.role == "overlay"]
         window = (OVERLAY_BASE, max(ends))
@@ -206,4 +203,6 @@ def merge_sidecar(lay: Layout, path: str, symbols: Dict[str, int], kinds: Dict[s
         lay.source[r.name] = SIDECAR
         lay.home[r.name] = r.section
         lay.lines[r.name] = r.line
+        if r.how is not None:
+            lay.hows[r.name] = r.how
         lay.foreign.pop(r.name, None)

@@ -2,7 +2,8 @@
 
     python3 retail.py prg NAME ID TEXT.bin OUT.PRG   an overlay file: the 0x40-byte header, then the bytes
     python3 retail.py syms IN.elf OUT.syms           the symbol sidecar of the stripped volumes
-    python3 retail.py unname IN.elf OUT.elf          the section names blanked (a stripped volume's shape)
+    python3 retail.py unname IN.elf OUT.elf          a stripped volume's shape: the section names blanked, the
+                                                     overlay and heap sections PROGBITS at main's end
 
 Only the standard library: the stand-in builds wherever the cross compiler is.
 """
@@ -12,6 +13,7 @@ import sys
 OVERLAY_BASE = 0x00400800
 PRG_MAGIC = b"MWo3"
 OVERLAYS = ("gcmn.prg", "demo.prg", "desktop.prg", "toppage.prg")
+SHT_PROGBITS, SHT_NOBITS = 1, 8
 
 
 def prg(name, ident, text_path, out_path):
@@ -44,8 +46,10 @@ def sections(raw):
 
 
 def syms(elf_path, out_path):
-    """One line per FUNC or OBJECT symbol of `main` or an overlay: section, va, size, type, name
-    (tab-separated; va and size in hex), sorted by section order, then va, then name."""
+    """One line per FUNC or OBJECT symbol of `main` or an overlay, in the users' format (volumes.md §2):
+    section (`main` or the overlay's bare name, `gcmn`), va (8 hex digits with 0x), size (decimal), type,
+    name, how; tab-separated, sorted by section order, then va, then name. DECISION: every name is the
+    build's own, read from its symbol table, so its `how` is `exact`."""
     with open(elf_path, "rb") as f:
         raw = f.read()
     secs = sections(raw)[0]
@@ -61,17 +65,37 @@ def syms(elf_path, out_path):
         start = strtab[4] + st_name
         name = raw[start:raw.index(b"\0", start)].decode("ascii")
         section = secs[shndx][0]
-        lines.append((order.index(section), value, name, f"{section}\t0x{value:08x}\t0x{size:x}\t{kind}\t{name}\n"))
+        bare = section[:-len(".prg")] if section in OVERLAYS else section
+        lines.append((order.index(section), value, name, f"{bare}\t0x{value:08x}\t{size}\t{kind}\t{name}\texact\n"))
     with open(out_path, "w") as f:
         f.writelines(line for *_, line in sorted(lines))
 
 
 def unname(elf_path, out_path):
-    """The section header string table zeroed: every section keeps its place but loses its name."""
+    """The section header string table zeroed: every section keeps its place but loses its name. The
+    overlay and heap sections (NOBITS, from the link's NOLOAD) become PROGBITS with their addresses and
+    the file offset of main's end, as are the retail volumes' (executable-abi.md §1.2); so do the
+    empty PT_LOAD segments' offsets. Neither holds a byte of its own (sh_size stays, p_filesz is 0)."""
     with open(elf_path, "rb") as f:
         raw = bytearray(f.read())
-    secs = sections(bytes(raw))
-    _, _, _, _, offset, size, _ = secs[0][secs[4]]
+    secs, _, shoff, shentsize, shstrndx = sections(bytes(raw))
+    names = [s[0] for s in secs]
+    main = secs[names.index("main")]
+    end = main[4] + main[5]
+    for i, s in enumerate(secs):
+        if s[0] in OVERLAYS + ("heap",):
+            if s[1] != SHT_NOBITS or not s[3]:
+                sys.exit(f"retail.py unname: section {s[0]} is not NOBITS with an address")
+            struct.pack_into("<2I", raw, shoff + i * shentsize + 4, SHT_PROGBITS, s[2])
+            struct.pack_into("<I", raw, shoff + i * shentsize + 16, end)
+    phoff, = struct.unpack_from("<I", raw, 0x1C)
+    phentsize, phnum = struct.unpack_from("<2H", raw, 0x2A)
+    for i in range(phnum):
+        at = phoff + i * phentsize
+        p_type, _, vaddr, _, filesz = struct.unpack_from("<5I", raw, at)
+        if p_type == 1 and filesz == 0 and vaddr >= OVERLAY_BASE:
+            struct.pack_into("<I", raw, at + 4, end)
+    _, _, _, _, offset, size, _ = secs[shstrndx]
     raw[offset:offset + size] = bytes(size)
     with open(out_path, "wb") as f:
         f.write(raw)
