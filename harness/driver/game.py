@@ -108,9 +108,10 @@ class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
     def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
-                 coverage=False, syms=None, overlay=None, load_once=True):
+                 coverage=False, syms=None, overlay=None, load_once=True, confirm=()):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
-        budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
+        budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True);
+        confirm: sidecar names confirmed though carried by an untrusted pass (harness/executable.py)."""
         self.image_path = str(image)
         self.float_model = float_model
         self.machine_args = {"syms": syms, "overlay": overlay}
@@ -128,6 +129,8 @@ class Game:
         if missing:
             raise HarnessError(f"{self.image_path}: required symbols missing: {', '.join(missing)} "
                                f"(executable-abi.md §4, §6)")
+        from harness.executable import refuse_carried
+        refuse_carried(self.img, REQUIRED, confirm)
         self.sym = {name: symbols[name] for name in REQUIRED}
         self.heap = stubs.Heap(self.m)
         stubs.install(self.m, self.heap, self.sym)
