@@ -26,6 +26,7 @@ endif
 IMAGE   ?=
 SYMS    ?=
 CONFIRM ?=
+VOLUME  ?=
 DATA    ?=
 DISC    ?=
 CASE    ?=
@@ -59,6 +60,7 @@ export MK_FLOAT := $(value FLOAT)
 export MK_IMAGE := $(value IMAGE)
 export MK_SYMS := $(value SYMS)
 export MK_CONFIRM := $(value CONFIRM)
+export MK_VOLUME := $(value VOLUME)
 export MK_DATA := $(value DATA)
 export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
@@ -73,7 +75,7 @@ export MK_RUNS := $(value RUNS)
 export MK_FAIL_FAST := $(value FAIL_FAST)
 export MK_TRUTH := $(value TRUTH)
 export MK_MODEL := $(value MODEL)
-unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS CONFIRM DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS TRUTH MODEL
+unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS CONFIRM VOLUME DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS TRUTH MODEL
 unexport FORCE FRESH ALLOW_BAD_MEMBERS FAIL_FAST
 # FORCE=1, FRESH=1, ALLOW_BAD_MEMBERS=1: the bulk switches of the same names (anything else: off)
 BULK_SWITCHES = $(if $(filter 1,$(value FORCE)),--force) $(if $(filter 1,$(value FRESH)),--fresh) \
@@ -83,7 +85,8 @@ CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
-	$${MK_SYMS:+--syms "$$MK_SYMS"} $${MK_CONFIRM:+--confirm "$$MK_CONFIRM"}
+	$${MK_SYMS:+--syms "$$MK_SYMS"} $${MK_CONFIRM:+--confirm "$$MK_CONFIRM"} \
+	$${MK_VOLUME:+--volume "$$MK_VOLUME"}
 
 .PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth
 
@@ -118,6 +121,7 @@ help:
 	@echo '  ENGINE=        the machine engine: native | python | lockstep (default: native with a C compiler)'
 	@echo '  IMAGE=         the executable (default: standin/standin.elf)'
 	@echo '  SYMS=          the symbol sidecar of a stripped IMAGE (default: IMAGE.syms when it exists)'
+	@echo '  VOLUME=        force the volume: inf | mut | out | qua (default: detected from IMAGE, confirmed by GCMN.PRG)'
 	@echo '  CONFIRM=       sidecar names (comma-separated) confirmed by hand though carried by an order, data, ... pass'
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'

@@ -122,23 +122,26 @@ def classify(elf, loaded: List[Tuple[int, int]]) -> List[Section]:
     return out
 
 
-def window_of(elf) -> Optional[Tuple[int, int]]:
+def window_of(elf, base: int = OVERLAY_BASE) -> Optional[Tuple[int, int]]:
     """[base, end) of the PT_LOAD segments without file bytes at the overlay base (the window)."""
     ends = [seg["p_vaddr"] + seg["p_memsz"] for seg in elf.iter_segments()
             if seg["p_type"] == "PT_LOAD" and seg["p_filesz"] == 0 and seg["p_memsz"] > 0
-            and seg["p_vaddr"] == OVERLAY_BASE]
-    return (OVERLAY_BASE, max(ends)) if ends else None
+            and seg["p_vaddr"] == base]
+    return (base, max(ends)) if ends else None
 
 
 def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None,
           prg_path: Optional[str] = None) -> Layout:
     """The layout of `elf`, with `overlay` resident (read from prg_path, else DATA/<NAME>.PRG beside
     the executable) when asked."""
-    window = window_of(elf)
     sections = classify(elf, loaded)
+    # DECISION: the window starts at the overlay sections' address (each volume has its own,
+    # volumes.md §1); without overlay sections, at Infection's 0x00400800.
+    base = next((s.addr for s in sections if s.role == "overlay"), OVERLAY_BASE)
+    window = window_of(elf, base)
     if window is None and any(s.role == "overlay" for s in sections):
         ends = [s.addr + s.size for s in sections if s.role == "overlay"]
-        window = (OVERLAY_BASE, max(ends))
+        window = (base, max(ends))
     lay = Layout(sections, window)
     lay.loads = [(seg["p_vaddr"], seg["p_filesz"], seg["p_memsz"]) for seg in elf.iter_segments()
                  if seg["p_type"] == "PT_LOAD"]
@@ -146,7 +149,7 @@ def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None
         name = overlay_name(overlay)
         if name is None:
             raise ElfError(f"--overlay {overlay!r}: not an overlay ({', '.join(o[:-4] for o in OVERLAYS)})")
-        lay.resident = read_prg(prg_path or find_prg(image_path, name), name)
+        lay.resident = read_prg(prg_path or find_prg(image_path, name), name, window[0] if window else OVERLAY_BASE)
         if lay.window is not None and lay.resident.extent > lay.window[1] - lay.window[0]:
             raise ElfError(f"{lay.resident.path}: overlay {name} of 0x{lay.resident.extent:x} bytes does not fit "
                            f"the window 0x{lay.window[0]:08x}-0x{lay.window[1]:08x} of {path}")

@@ -24,6 +24,8 @@ def common(p):
     p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
     p.add_argument("--syms", default=None, help="the image's symbol sidecar (default: <image>.syms when it exists)")
     p.add_argument("--overlay", default=None, help="make this overlay resident (gcmn, demo, desktop, toppage)")
+    p.add_argument("--volume", default=None,
+                   help="force the volume (inf, mut, out, qua); default: detected from the executable")
     p.add_argument("--confirm", default=None,
                    help="comma-separated sidecar names the harness calls or stubs, confirmed though their `how` "
                         "is not exact or call")
@@ -50,7 +52,7 @@ def options(a, **kw):
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
                    corpus_image=a.image if explicit else None, reload=getattr(a, "reload", False),
-                   syms=a.syms, overlay=a.overlay,
+                   syms=a.syms, overlay=a.overlay, volume=a.volume,
                    confirm=tuple(n.strip() for n in (a.confirm or "").split(",") if n.strip()), **kw)
 
 
