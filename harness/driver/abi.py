@@ -11,7 +11,10 @@ the chunk's data, the heap and the stack) and (2) the executable's own loaded me
 data and bss, the resident overlay's) except its functions' code (Image.code). Everything else (the
 functions' code, memory below the image, the overlay window past a resident overlay, and the gap
 between the image and 0x01000000) is not. The check is per 4 KiB page, from the machine's dirty-page
-map: a page of code that also holds data counts as data.
+map: a page of code that also holds data counts as data. The scratchpad (0x70000000) and VU0's
+data memory are not RAM and not checked: they are the EE's own work memories, which the game may
+use for temporaries, and the harness keeps nothing there.
+A page the harness itself wrote before the call (a test's patch to the code) is not the call's.
 DECISION: the FPU registers are not checked: §2 lists none as callee-saved, and §3.2 says they
 survive between calls. Only the low 64 bits of a GPR are compared: the game saves s0-s7 with sd.
 """
@@ -73,8 +76,17 @@ class Contract:
         gp = _sx(getattr(img, "gp", 0) or 0)
         self.expect = [(r, 0) for r in range(16, 24)] + [(28, gp), (29, 0x01FFF000), (30, 0),
                                                           (31, _sx(0xFFFFFFF0))]
+        self.saved = tuple(v for _, v in self.expect[:8])       # s0-s7, then gp sp fp ra
+        self.tail = tuple(v for _, v in self.expect[8:])
         self.known = set()                 # forbidden pages dirty already (the harness's own patches)
         m.snapshot()                       # the loader's stores are no call's: the dirty marks start here
+
+    def _any_dirty(self):
+        find = self.dirty.find
+        for lo, hi in self.runs:
+            if find(1, lo, hi) >= 0:
+                return True
+        return False
 
     def _dirty(self):
         d, out = self.dirty, set()
@@ -87,17 +99,19 @@ class Contract:
 
     def before(self):
         """Note the forbidden pages dirty before a call (or a batch): only the call's own count."""
-        self.known = self._dirty()
+        self.known = self._dirty() if self._any_dirty() else ()
 
     def check(self, name):
         """AbiViolation naming the function and what it broke, else None."""
         R = self.m.returned_gprs()
+        if tuple(R[16:24]) == self.saved and tuple(R[28:32]) == self.tail and not self._any_dirty():
+            return                         # the common case, in one comparison and one scan
         for reg, want in self.expect:
             if R[reg] & M64 != want:
                 why = "the return sentinel" if reg == 31 else "as it was called"
                 raise AbiViolation(f"{name} returned with {NAMES[reg]} 0x{R[reg] & M64:x}, not 0x{want:x} {why} "
                                    f"(executable-abi.md §2: sp, s0-s7, fp and gp are callee-saved)")
-        new = self._dirty() - self.known if self.runs else ()
+        new = self._dirty().difference(self.known)
         if new:
             raise AbiViolation(f"{name} stored outside the harness's memory: {self._where(min(new))} "
                                f"(it may store only at 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} and in "

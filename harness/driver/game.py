@@ -96,6 +96,38 @@ def load_machine(image, float_model="hw", coverage=False, syms=None, overlay=Non
     return m, img
 
 
+# the loads and stores (and addiu) whose 16-bit offset may address a global: lb lh lwl lw lbu lhu
+# lwr lwu sb sh swl sw swr lq sq ld sd lwc1 swc1 addiu
+_ADDRESSING = frozenset((0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2E,
+                         0x1E, 0x1F, 0x37, 0x3F, 0x31, 0x39, 0x09))
+
+
+def addressed(m, img, addr) -> bool:
+    """Whether an instruction of the image's code addresses `addr`: gp-relative (base gp), or by a
+    `lui` of its upper half into the base register within the 64 instructions before.
+    DECISION: a sidecar's ccSys is trusted only when the code uses it so; the symbol table's is."""
+    hi16 = ((addr + 0x8000) >> 16) & 0xFFFF
+    off = addr - (img.gp or 0)
+    gp_rel = off & 0xFFFF if img.gp and -0x8000 <= off < 0x8000 else None
+    for c_lo, c_hi in getattr(img, "code", ()):
+        code = m.read(c_lo, c_hi - c_lo)
+        for imm in {addr & 0xFFFF, gp_rel} - {None}:
+            needle = struct.pack("<H", imm)
+            i = code.find(needle)
+            while i >= 0:
+                w = struct.unpack_from("<I", code, i)[0] if i % 4 == 0 else 0
+                base = (w >> 21) & 31
+                if i % 4 == 0 and w >> 26 in _ADDRESSING:
+                    if base == 28 and imm == gp_rel:
+                        return True
+                    if imm == addr & 0xFFFF and any(
+                            u >> 26 == 0x0F and (u >> 16) & 31 == base and u & 0xFFFF == hi16
+                            for u in struct.unpack_from(f"<{min(64, i // 4)}I", code, i - 4 * min(64, i // 4))):
+                        return True
+                i = code.find(needle, i + 1)
+    return False
+
+
 def missing_symbols(symbols) -> List[str]:
     """The required symbols (executable-abi.md §4, §6, ccSys) absent from a symbol table."""
     return [s for s in REQUIRED if s not in symbols]
@@ -132,6 +164,11 @@ class Game:
         from harness.executable import refuse_carried
         refuse_carried(self.img, REQUIRED, confirm)
         self.sym = {name: symbols[name] for name in REQUIRED}
+        lay = getattr(self.img, "layout", None)
+        if lay is not None and lay.source.get(CCSYS) == "sidecar" and not addressed(self.m, self.img, self.sym[CCSYS]):
+            raise HarnessError(f"{lay.origin(CCSYS)}: ccSys at 0x{self.sym[CCSYS]:08x}: no instruction of the game's "
+                               f"code addresses it (gp-relative or by lui and offset); the harness wires its "
+                               f"ccSys there (executable-abi.md §1.3, §5.6), so the sidecar's address is wrong")
         self.heap = stubs.Heap(self.m)
         stubs.install(self.m, self.heap, self.sym)
         self.notes: List[tuple] = []

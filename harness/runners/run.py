@@ -142,7 +142,10 @@ RESUME_PARAMS = {
     "shard": lambda p: ("{k}/{m}".format(**p["shard"]) if p.get("shard") else None),
     # who answers and what the game's side is: the model command in place of the reference, the
     # symbol sidecar, the resident overlay and its .PRG, the engines compared in lockstep, and the
-    # executable whose index tables read the archive
+    # executable whose index tables read the archive.
+    # DECISION: the engine counts only as lockstep or not: native and python must agree bit for bit
+    # (lockstep is the check that they do), so a run may go on under the other; lockstep checks more.
+    # The model's timeout is not identity: it changes when a model is given up on, not its answers.
     "model": lambda p: p.get("model"),
     "sidecar sha256": lambda p: (p.get("syms") or {}).get("sha256"),
     "overlay": lambda p: p.get("overlay"),

@@ -18,9 +18,19 @@ class FakeHooks(dict):
         self.pop(addr, None)
 
 
+class FakeMemory(dict):
+    """Bytes by address, and the dirty-page map a call's ABI check reads (harness/driver/abi.py)."""
+
+    def __init__(self):
+        super().__init__()
+        self.dirty = bytearray(0x02000000 >> 12)
+
+
 class FakeMachine:
+    """No code runs here: a call is not made, so it returns the registers as the protocol set them."""
+
     def __init__(self, symbols=None):
-        self.mem = {}
+        self.mem = FakeMemory()
         self.hooks = FakeHooks()
         self.symbols = symbols or {}
         self.steps = 0
@@ -28,6 +38,14 @@ class FakeMachine:
 
     def load_elf(self, path, syms=None, overlay=None):
         return FakeImage(self.symbols, path)
+
+    def snapshot(self, skip=()):
+        return None
+
+    def returned_gprs(self):
+        R = [0] * 32
+        R[29], R[31] = 0x01FFF000, 0xFFFFFFFFFFFFFFF0
+        return R
 
     def args(self, n):
         return self._args[:n]

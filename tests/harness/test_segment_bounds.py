@@ -56,3 +56,29 @@ def test_the_harness_memory_is_refused_through_the_ram_mirrors_too():
     assert harness_overlap([(0x80FFF000, bytes(0x2000))]) == (0x80FFF000, 0x81001000)
     assert harness_overlap([(0xA1F00000, bytes(0x10))]) == (0xA1F00000, 0xA1F00010)
     assert harness_overlap([(0x70000000, bytes(0x4000))]) is None      # the scratchpad
+
+
+def with_program_header(path, which, filesz=None, memsz=None):
+    """The stand-in with the `which`-th PT_LOAD's p_filesz / p_memsz set."""
+    data = bytearray(open(DEFAULT_IMAGE, "rb").read())
+    with open(DEFAULT_IMAGE, "rb") as f:
+        elf = ELFFile(f)
+        phoff, phentsize = elf.header.e_phoff, elf.header.e_phentsize
+        i = [i for i, s in enumerate(elf.iter_segments()) if s["p_type"] == "PT_LOAD"][which]
+    for off, v in ((16, filesz), (20, memsz)):
+        if v is not None:
+            struct.pack_into("<I", data, phoff + i * phentsize + off, v)
+    path.write_bytes(bytes(data))
+    return str(path), i
+
+
+@pytest.mark.parametrize("which,filesz,memsz,named", [
+    (1, 0x10, None, "at the overlay base 0x00400800 has 0x10 file bytes"),
+    (1, 0x40, None, "at the overlay base 0x00400800 has 0x40 file bytes"),
+    (0, None, 0x100, "has p_filesz 0x100d8 > p_memsz 0x100"),
+])
+def test_the_probe_does_not_call_a_malformed_program_header_ready(tmp_path, capsys, which, filesz, memsz, named):
+    bad, i = with_program_header(tmp_path / "bad.elf", which, filesz, memsz)
+    assert main(["probe", "--image", bad]) == 1
+    out = capsys.readouterr().out
+    assert "NOT READY" in out and f"program header {i} " in out and named in out

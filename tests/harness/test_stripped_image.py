@@ -138,3 +138,18 @@ def test_a_refused_sidecar_row_is_one_line_on_the_terminal_and_exit_2(tmp_path):
         f"harness: {exe}.syms:{line_of('NoteProcess__5ccAnmFv')}: NoteProcess__5ccAnmFv was carried by the 'pointer' "
         f"pass, which has a measured error rate (volumes.md §2); the harness calls or stubs it, so it is refused "
         f"unless confirmed (CONFIRM=NoteProcess__5ccAnmFv)"], r.stderr
+
+
+def test_a_sidecar_that_moves_ccsys_is_refused_naming_its_line(tmp_path):
+    """ccSys is where the harness wires its SYS; an address no instruction of the game uses would
+    fail later as a memory fault naming neither the sidecar nor ccSys."""
+    exe = tmp_path / "vol2.elf"
+    shutil.copy(STRIPPED, exe)
+    lines = open(STRIPPED + ".syms").read().splitlines()
+    n = next(i for i, x in enumerate(lines) if x.split("\t")[4] == "ccSys")
+    va = int(lines[n].split("\t")[1], 16)
+    lines[n] = lines[n].replace(f"0x{va:08x}", f"0x{va + 4:08x}")
+    (tmp_path / "vol2.elf.syms").write_text("\n".join(lines) + "\n")
+    with pytest.raises(HarnessError, match=rf"^{tmp_path}/vol2.elf.syms:{n + 1}: ccSys at 0x{va + 4:08x}: no "
+                                           r"instruction of the game's code addresses it"):
+        opts_of("--image", str(exe)).validate_image()
