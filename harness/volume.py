@@ -149,9 +149,10 @@ def resolve(img, image_path: str, forced: Optional[str] = None, gcmn: Optional[s
 _RESOLVED: Dict[tuple, Resolved] = {}
 
 
-def of_options(opts) -> Resolved:
+def of_options(opts, unloadable=False) -> Optional[Resolved]:
     """The volume of opts' executable (VOLUME= forcing it; GCMN.PRG beside it, or on the disc for a
-    DISC run), resolved once per (image, VOLUME=, disc)."""
+    DISC run), resolved once per (image, VOLUME=, disc). An executable the loader refuses is a
+    HarnessError, or None with `unloadable` (the probe reports why)."""
     key = (opts.image, getattr(opts, "volume", None), opts.disc if opts.image_from_disc else None)
     if key not in _RESOLVED:
         from eemu_ext.elf import load_image
@@ -160,6 +161,8 @@ def of_options(opts) -> Resolved:
         try:
             img = load_image(opts.image, **args)
         except (ElfError, OSError) as exc:
+            if unloadable:
+                return None
             raise HarnessError(f"IMAGE={opts.image}: {exc}") from None
         gcmn = None
         if opts.disc and opts.image_from_disc:
@@ -171,8 +174,11 @@ def of_options(opts) -> Resolved:
 
 
 def identity(opts) -> dict:
-    """The volume as a run's and a truth file's header name it."""
-    r = of_options(opts)
+    """The volume as a run's and a truth file's header name it; {} for an executable the loader refuses
+    (the run's own load names why)."""
+    r = of_options(opts, unloadable=True)
+    if r is None:
+        return {}
     return {"volume": r.volume.key, "volume_name": r.volume.name, "volume_from": r.how}
 
 
