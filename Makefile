@@ -235,7 +235,7 @@ cross:
 	  else echo "need gcc-mipsel-linux-gnu: sudo apt-get install gcc-mipsel-linux-gnu" >&2; exit 1; fi; }
 
 standin: cross $(STAMP) $(SYNTH_DATA)
-	@$(MAKE) -s -C standin PY=$(abspath $(PY))
+	@$(MAKE) -s -C standin all volumes PY=$(abspath $(PY))
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
 	@$(MAKE) -s -C standin mutants PY=$(abspath $(PY))

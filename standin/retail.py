@@ -2,6 +2,8 @@
 
     python3 retail.py prg NAME ID TEXT.bin OUT.PRG   an overlay file: the 0x40-byte header, then the bytes
     python3 retail.py syms IN.elf OUT.syms           the symbol sidecar of the stripped volumes
+    python3 retail.py ld IN.ld OUT.ld [WINDOW GP HEAP] a linker script at a volume's overlay window, gp and
+                                                     heap (without them: IN.ld as it is, Infection's)
     python3 retail.py unname IN.elf OUT.elf          a stripped volume's shape: the section names blanked, the
                                                      overlay and heap sections PROGBITS at main's end
 
@@ -16,7 +18,21 @@ OVERLAYS = ("gcmn.prg", "demo.prg", "desktop.prg", "toppage.prg")
 SHT_PROGBITS, SHT_NOBITS = 1, 8
 
 
-def prg(name, ident, text_path, out_path):
+def ld(in_path, out_path, window=None, gp=None, heap=None):
+    """standin.ld or prg.ld at another volume's addresses (volumes.md §1): the overlay window moved,
+    `_gp` set to the volume's gp, `heap` placed at its address. DECISION: main keeps the stand-in's
+    own size (padding it to the retail size would carry megabytes of zeros in every committed build)."""
+    with open(in_path) as f:
+        text = f.read()
+    if window is not None:
+        text = text.replace("0x00400800", f"0x{int(window, 16):08X}")
+        text = text.replace("_gp = . + 0x7FF0;", f"_gp = 0x{int(gp, 16):08X};")
+        text = text.replace("heap (NOLOAD)", f"heap 0x{int(heap, 16):08X} (NOLOAD)")
+    with open(out_path, "w") as f:
+        f.write(text)
+
+
+def prg(name, ident, text_path, out_path, base=None):
     """Header: magic, u32 id, base, text size, data size, bss size, ctor start, ctor end, a 32-byte
     name; then the bytes. DECISION: the stand-in's overlays are text alone (data and bss sizes 0) and
     have no static constructors (ctor start = ctor end = 0)."""
@@ -25,7 +41,8 @@ def prg(name, ident, text_path, out_path):
     label = name.encode("ascii")
     if len(label) >= 32:
         sys.exit(f"retail.py prg: overlay name {name!r} longer than 31 bytes")
-    head = PRG_MAGIC + struct.pack("<7I", int(ident), OVERLAY_BASE, len(text), 0, 0, 0, 0) + label.ljust(32, b"\0")
+    base = OVERLAY_BASE if base is None else int(base, 16)
+    head = PRG_MAGIC + struct.pack("<7I", int(ident), base, len(text), 0, 0, 0, 0) + label.ljust(32, b"\0")
     assert len(head) == 0x40
     with open(out_path, "wb") as f:
         f.write(head + text)
@@ -93,7 +110,7 @@ def unname(elf_path, out_path):
     for i in range(phnum):
         at = phoff + i * phentsize
         p_type, _, vaddr, _, filesz = struct.unpack_from("<5I", raw, at)
-        if p_type == 1 and filesz == 0 and vaddr >= OVERLAY_BASE:
+        if p_type == 1 and filesz == 0 and vaddr >= main[3] + main[5]:
             struct.pack_into("<I", raw, at + 4, end)
     _, _, _, _, offset, size, _ = secs[shstrndx]
     raw[offset:offset + size] = bytes(size)
@@ -103,4 +120,4 @@ def unname(elf_path, out_path):
 
 if __name__ == "__main__":
     cmd, *args = sys.argv[1:]
-    {"prg": prg, "syms": syms, "unname": unname}[cmd](*args)
+    {"prg": prg, "syms": syms, "unname": unname, "ld": ld}[cmd](*args)

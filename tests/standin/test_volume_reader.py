@@ -73,7 +73,8 @@ def symbol_table(raw):
 def volumes():
     """(stripped build, its unstripped build) of every stand-in volume."""
     pairs = []
-    for stripped in sorted(glob.glob(os.path.join(STANDIN, "*-stripped.elf"))):
+    for stripped in sorted(glob.glob(os.path.join(STANDIN, "*-stripped.elf"))
+                           + glob.glob(os.path.join(STANDIN, "volumes", "*", "*-stripped.elf"))):
         pairs.append((stripped, stripped.replace("-stripped.elf", ".elf")))
     return pairs
 
@@ -91,11 +92,13 @@ def read_volume(stripped):
     return rows
 
 
-def test_there_is_a_stand_in_volume_for_the_reader():
-    assert volumes(), "no standin/*-stripped.elf"
+def test_there_is_a_stand_in_build_of_every_volume_for_the_reader():
+    assert [os.path.relpath(v[0], STANDIN) for v in volumes()] == [
+        "standin-stripped.elf", "volumes/mut/standin-stripped.elf", "volumes/out/standin-stripped.elf",
+        "volumes/qua/standin-stripped.elf"]
 
 
-@pytest.mark.parametrize("stripped,unstripped", volumes(), ids=[os.path.basename(v[0]) for v in volumes()])
+@pytest.mark.parametrize("stripped,unstripped", volumes(), ids=[os.path.relpath(v[0], STANDIN) for v in volumes()])
 def test_a_reader_from_the_spec_alone_reads_every_symbol_of_a_stripped_stand_in_volume(stripped, unstripped):
     rows = read_volume(stripped)
     with open(unstripped, "rb") as f:
