@@ -186,6 +186,8 @@ def volume_lines(r: Resolved) -> list:
     """The probe's lines naming the volume and its row (volumes.md §1)."""
     v = r.volume
     src = r.how + (f"; GCMN.PRG {r.gcmn}" if r.gcmn else "; no GCMN.PRG")
+    if r.gcmn and "GCMN.PRG" not in r.how:
+        src += " (no volume's size: it confirms nothing)"
     return [f"  volume {v.label}, from {src}",
             f"  volume row: gp 0x{v.gp:08x}, overlay window 0x{v.window:08x}, heap 0x{v.heap:08x}, main 0x{v.main_size:x} "
             f"bytes, categoryFDTbl 0x{v.category_fd:08x}, cateCDOfsTbl 0x{v.cate_cd_ofs:08x}, {v.records} records; "
