@@ -464,8 +464,8 @@ def main(argv=None):
     tr.add_argument("--jobs", type=job_count, default="1", help="worker processes: auto or at least 1 (default 1)")
     tr.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries (repeatable)")
     tr.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
-    vs = sub.add_parser("volumes", help="each volume's truth file against the reference, then the volumes' "
-                        "answers against each other on the chunks they share")
+    vs = sub.add_parser("volumes", help="each volume's truth file against the reference, then each later volume's "
+                        "game against the first volume's truth file on the chunks they share")
     common(vs)
     vs.add_argument("--images", default=None, help="space-separated executables, one per volume")
     vs.add_argument("--datas", default=None, help="space-separated DATA.BIN, one per image (default: --data)")

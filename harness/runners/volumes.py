@@ -1,19 +1,30 @@
-"""Across volumes: the game's answers of each volume against the reference, then against each other.
+"""Across volumes: each volume's game against the reference, then the later ones' against the first's truth.
 
 For each executable (with its DATA.BIN or disc): a truth file of the game's answers (truth_export),
-checked against the built-in reference (check_truth): one verdict per volume. Then the first volume's
-truth file against each other's, on the chunks and queries both hold: every `game` answer that differs,
-by function and chunk. A difference between volumes is a finding for the port, not a failure of
-either run; only a volume's own verdict sets the exit status.
+checked against the built-in reference (check_truth): one verdict per volume. Then each later
+volume's game against the first volume's truth file, on the chunks both hold: every `game` answer
+that differs, by function and chunk. A difference between volumes is a finding for the port, not a
+failure of either run; a volume's own verdict sets the exit status, and so does a query of a shared
+chunk that one volume holds and the other does not (it was left out of the comparison).
+
+DECISION: a later volume's game is held against the first volume's truth file through its own truth
+file, not by running check-truth with the game answering: a query comes from its check's own
+functions and seeded generator, `harness.profiles.rng(seed, chunk id, check)` (docs/truth.md), so
+the later volume's export asks its game exactly the first file's queries, and its `game` words are that game's answers to them; each query is matched on
+everything it asks (its index, kind and inputs), so a query asked differently is never compared
+with another. The comparison is raw u32 words equal, with no tolerance: both sides are the game,
+and the one tolerance of check-truth (a keyed rotation's, docs/tolerances.md) bounds a model's
+keys passed against the game's, which has no meaning between two games.
 """
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections import defaultdict
 from typing import Dict, List
 
-from corpus.names import counted
+from corpus.names import counted, printable
 from harness.truth import fileformat
 
 # DECISION: the function a query's answers come from (checks.md): the controllers' queries are
@@ -39,10 +50,13 @@ def answers(path) -> Dict[str, Dict[tuple, dict]]:
 
 def differences(a_path, b_path) -> dict:
     """{'shared': chunks both hold, 'queries': queries compared, 'by_function': {function: {chunk:
-    [query index, ...]}}} between two volumes' truth files."""
+    [query index, ...]}}, 'unmatched': {chunk: [query index, ...]}} of the game of the volume of
+    `b_path` against the truth file `a_path`; 'unmatched' are the queries of a shared chunk that
+    only one of the two files holds (never compared)."""
     a, b = answers(a_path), answers(b_path)
     shared = sorted(set(a) & set(b))
     found: Dict[str, Dict[str, List[int]]] = defaultdict(lambda: defaultdict(list))
+    unmatched: Dict[str, List[int]] = {}
     compared = 0
     for chunk in shared:
         for key, game in a[chunk].items():
@@ -50,8 +64,16 @@ def differences(a_path, b_path) -> dict:
                 compared += 1
                 if b[chunk][key] != game:
                     found[FUNCTION.get(key[1], key[1])][chunk].append(key[0])
+        alone = sorted(k[0] for k in set(a[chunk]) ^ set(b[chunk]))
+        if alone:
+            unmatched[chunk] = alone
     return {"shared": len(shared), "queries": compared,
-            "by_function": {f: dict(sorted(c.items())) for f, c in sorted(found.items())}}
+            "by_function": {f: dict(sorted(c.items())) for f, c in sorted(found.items())},
+            "unmatched": unmatched}
+
+
+def _some(idx):
+    return ", ".join(map(str, idx[:8])) + (" ..." if len(idx) > 8 else "")
 
 
 def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
@@ -82,12 +104,17 @@ def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
         d = differences(rows[0]["path"], other["path"])
         cross.append(dict(d, a=rows[0]["volume"], b=other["volume"], a_path=rows[0]["path"], b_path=other["path"]))
         n = sum(len(c) for c in d["by_function"].values())
-        print(f"{rows[0]['volume'].upper()} against {other['volume'].upper()}: {d['shared']} shared chunks, "
+        print(f"{other['volume'].upper()}'s game against {rows[0]['volume'].upper()}'s truth: "
+              f"{d['shared']} shared chunks, "
               f"{d['queries']} queries compared, {counted(n, 'chunk')} differ"
               + (" (a finding for the port, not a failure)" if n else ""))
         for fn, chunks in d["by_function"].items():
             for chunk, idx in chunks.items():
-                print(f"  {fn}: {chunk} (queries {', '.join(map(str, idx[:8]))}{' ...' if len(idx) > 8 else ''})")
+                print(printable(f"  {fn}: {chunk} (queries {_some(idx)})"))
+        for chunk, idx in d["unmatched"].items():
+            print(printable(f"  not compared: {chunk}: queries {_some(idx)} held by one volume only"),
+                  file=err or sys.stderr)
+            status = max(status, 1)
         if not d["queries"]:
             print("  nothing compared: the two volumes share no query", file=err)
             status = max(status, 5)
