@@ -25,6 +25,8 @@ export EEMU_ENGINE := $(ENGINE)
 endif
 IMAGE   ?=
 SYMS    ?=
+CONFIRM ?=
+VOLUME  ?=
 DATA    ?=
 DISC    ?=
 CASE    ?=
@@ -57,6 +59,11 @@ export MK_JOBS := $(value JOBS)
 export MK_FLOAT := $(value FLOAT)
 export MK_IMAGE := $(value IMAGE)
 export MK_SYMS := $(value SYMS)
+export MK_CONFIRM := $(value CONFIRM)
+export MK_VOLUME := $(value VOLUME)
+export MK_IMAGES := $(value IMAGES)
+export MK_DATAS := $(value DATAS)
+export MK_DISCS := $(value DISCS)
 export MK_DATA := $(value DATA)
 export MK_DISC := $(value DISC)
 export MK_CASE := $(value CASE)
@@ -71,7 +78,7 @@ export MK_RUNS := $(value RUNS)
 export MK_FAIL_FAST := $(value FAIL_FAST)
 export MK_TRUTH := $(value TRUTH)
 export MK_MODEL := $(value MODEL)
-unexport N SEED PROFILE JOBS FLOAT IMAGE SYMS DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS TRUTH MODEL
+unexport N SEED PROFILE JOBS FLOAT IMAGE IMAGES DATAS DISCS SYMS CONFIRM VOLUME DATA DISC CASE CHECK SHOW TIME RUN CLUSTER SHARD OUT RUNS TRUTH MODEL
 unexport FORCE FRESH ALLOW_BAD_MEMBERS FAIL_FAST
 # FORCE=1, FRESH=1, ALLOW_BAD_MEMBERS=1: the bulk switches of the same names (anything else: off)
 BULK_SWITCHES = $(if $(filter 1,$(value FORCE)),--force) $(if $(filter 1,$(value FRESH)),--fresh) \
@@ -81,9 +88,10 @@ CORPUS_DEP = $(if $(value DATA)$(value DISC),,$(SYNTH_DATA))
 
 HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
 	$${MK_IMAGE:+--image "$$MK_IMAGE"} $${MK_DATA:+--data "$$MK_DATA"} $${MK_DISC:+--disc "$$MK_DISC"} \
-	$${MK_SYMS:+--syms "$$MK_SYMS"}
+	$${MK_SYMS:+--syms "$$MK_SYMS"} $${MK_CONFIRM:+--confirm "$$MK_CONFIRM"} \
+	$${MK_VOLUME:+--volume "$$MK_VOLUME"}
 
-.PHONY: help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth fixture
+.PHONY: volumes help all venv corpus test test-slow lint mutant-elfs bulk merge one probe bench standin cross mutants report clean truth check-truth fixture
 
 all: test
 
@@ -100,6 +108,7 @@ help:
 	@echo '  make truth     the game'"'"'s answers to the checks'"'"' queries over bulk'"'"'s selection, as a truth file OUT= (docs/truth.md)'
 	@echo '  make fixture   the users'"'"' animation fixture OUT= (default build/anim_fixture.txt) from the game'"'"'s answers (docs/spec/fixtures.md)'
 	@echo '  make check-truth  a model (MODEL=, default the built-in reference) against the truth file TRUTH='
+	@echo '  make volumes   each volume (IMAGES= with DATAS=, or DISCS=) against the reference, then the volumes'"'"' answers compared (OUT=, default build/volumes)'
 	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
 	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
 	@echo '  make bench     interpreter, float-model and corpus speed, nightly_realtime'
@@ -116,7 +125,12 @@ help:
 	@echo '  FLOAT=hw       EE float model: hw | trunc'
 	@echo '  ENGINE=        the machine engine: native | python | lockstep (default: native with a C compiler)'
 	@echo '  IMAGE=         the executable (default: standin/standin.elf)'
+	@echo '  IMAGES=        volumes: space-separated executables, one per volume (DATAS= their archives)'
+	@echo '  DATAS=         volumes: space-separated DATA.BIN, one per image of IMAGES='
+	@echo '  DISCS=         volumes: space-separated disc images, one per volume'
 	@echo '  SYMS=          the symbol sidecar of a stripped IMAGE (default: IMAGE.syms when it exists)'
+	@echo '  VOLUME=        force the volume: inf | mut | out | qua (default: detected from IMAGE, confirmed by GCMN.PRG)'
+	@echo '  CONFIRM=       sidecar names (comma-separated) confirmed by hand though carried by an order, data, ... pass'
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
 	@echo '  CASE=          one: the chunk id (.venv/bin/python -m corpus list --grep NAME)'
@@ -208,6 +222,13 @@ fixture: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness truth --format anim-fixture $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" \
 	  $${MK_CHECK:+--check "$$MK_CHECK"} $(HARNESS_OPTS) --out "$${MK_OUT:-build/anim_fixture.txt}"
 
+# across volumes: IMAGES='a.elf b.elf ...' (with DATAS=, one per image) or DISCS='a.iso b.iso ...'
+volumes: $(STAMP) $(CORPUS_DEP)
+	@EEDIFF_VIA_MAKE=1 $(PY) -m harness volumes $${MK_N_GIVEN:+--n "$$MK_N"} --jobs "$$MK_JOBS" \
+	  $${MK_CHECK:+--check "$$MK_CHECK"} --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_FLOAT" \
+	  $${MK_IMAGES:+--images "$$MK_IMAGES"} $${MK_DATAS:+--datas "$$MK_DATAS"} $${MK_DISCS:+--discs "$$MK_DISCS"} \
+	  --out "$${MK_OUT:-build/volumes}"
+
 # a model against a truth file, without the emulator (MODEL= a command; default the built-in reference)
 check-truth: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness check-truth "$$MK_TRUTH" $${MK_MODEL:+--model "$$MK_MODEL"} \
@@ -240,7 +261,7 @@ cross:
 	  else echo "need gcc-mipsel-linux-gnu: sudo apt-get install gcc-mipsel-linux-gnu" >&2; exit 1; fi; }
 
 standin: cross $(STAMP) $(SYNTH_DATA)
-	@$(MAKE) -s -C standin PY=$(abspath $(PY))
+	@$(MAKE) -s -C standin all volumes PY=$(abspath $(PY))
 
 mutants: cross $(STAMP) $(SYNTH_DATA)
 	@$(MAKE) -s -C standin mutants PY=$(abspath $(PY))

@@ -12,6 +12,8 @@ def main(argv=None):
     s.add_argument("--out", required=True)
     s.add_argument("--seed", type=int, default=1)
     s.add_argument("--small", action="store_true", help="just the role cases (fast tests)")
+    s.add_argument("--volume", choices=("inf", "mut", "out", "qua"), default=None,
+                   help="that volume's members per category (volumes.md §5; default Infection's 1,023)")
     s.add_argument("--jobs", type=int, default=None, help="worker processes (default: up to 2)")
     s.add_argument("-q", "--quiet", action="store_true")
     t = sub.add_parser("stats", help="census of an archive (corpus-stats.md)")
@@ -30,8 +32,14 @@ def main(argv=None):
     try:
         if a.cmd == "synth":
             from .synth import synthesize
-            synthesize(a.out, seed=a.seed, small=a.small, jobs=a.jobs,
-                       log=None if a.quiet else (lambda m: print(m, file=sys.stderr)))
+            try:
+                synthesize(a.out, seed=a.seed, small=a.small, jobs=a.jobs, volume=a.volume,
+                           log=None if a.quiet else (lambda m: print(m, file=sys.stderr)))
+            except ValueError as e:         # a split the disc's figures leave no room for
+                if a.volume is None:
+                    raise
+                print(f"error: synth --volume {a.volume} --seed {a.seed}: {e}", file=sys.stderr)
+                return 2
             return 0
         if a.cmd == "list":
             from .listing import list_main

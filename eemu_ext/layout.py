@@ -15,7 +15,7 @@ from .errors import ElfError
 from .overlays import OVERLAY_BASE, OVERLAYS, Overlay, find_prg, overlay_name, read_prg
 from .sidecar import MAIN, SideSymbol, SidecarError, read_sidecar
 
-SHT_NOBITS = 8
+SHT_PROGBITS, SHT_NOBITS = 1, 8
 SHT_MIPS_REGINFO = 0x70000006
 SHF_ALLOC = 2
 SYMBOL_TABLE, SIDECAR = "symbol table", "sidecar"
@@ -45,6 +45,7 @@ class Layout:
     foreign: Dict[str, str] = field(default_factory=dict)    # symbol of a non-resident overlay -> overlay
     loads: List[Tuple[int, int, int]] = field(default_factory=list)   # every PT_LOAD: (vaddr, filesz, memsz)
     lines: Dict[str, int] = field(default_factory=dict)      # symbol from the sidecar -> its line there
+    hows: Dict[str, str] = field(default_factory=dict)       # symbol from the sidecar -> its `how`, when given
 
     def origin(self, name: str) -> str:
         """Where a symbol's address came from: 'FILE.syms:LINE' or 'symbol table'."""
@@ -86,20 +87,21 @@ class Layout:
                 f"a symbol of another overlay never resolves")
 
 
-def classify(elf, loaded: List[Tuple[int, int]], window: Optional[Tuple[int, int]]) -> List[Section]:
+def classify(elf, loaded: List[Tuple[int, int]]) -> List[Section]:
     """Every section with its role. Named sections go by name; in a stripped volume (no names) by
-    place. DECISION: there, the first allocated section with file bytes is `main`; the allocated
-    sections without bytes at the window base are the overlays in the retail order; the allocated
-    section after them is `heap`."""
+    position (executable-abi.md §1.2): the PROGBITS sections with a non-zero address, in the order
+    main, gcmn.prg, demo.prg, desktop.prg, toppage.prg, heap. DECISION: a NOBITS section with an
+    address takes its place in that order too (the stand-in's link makes its overlays NOBITS)."""
     out = []
     named = any(s.name for s in elf.iter_sections())
-    n_ovl = 0
-    seen_main = False
+    order = ((MAIN, MAIN),) + tuple(("overlay", o) for o in OVERLAYS) + (("heap", "heap"),)
+    place = 0
     for i, s in enumerate(elf.iter_sections()):
         if i == 0:
             continue
         typ = s["sh_type"]
-        typ = {"SHT_NOBITS": SHT_NOBITS, "SHT_MIPS_REGINFO": SHT_MIPS_REGINFO}.get(typ, typ)
+        typ = {"SHT_PROGBITS": SHT_PROGBITS, "SHT_NOBITS": SHT_NOBITS,
+               "SHT_MIPS_REGINFO": SHT_MIPS_REGINFO}.get(typ, typ)
         addr, size = s["sh_addr"], s["sh_size"]
         alloc = bool(s["sh_flags"] & SHF_ALLOC)
         nobits = typ == SHT_NOBITS
@@ -111,37 +113,35 @@ def classify(elf, loaded: List[Tuple[int, int]], window: Optional[Tuple[int, int
             ovl = overlay_name(name) if name.lower().endswith(".prg") else None
             role = "main" if name == MAIN else "overlay" if ovl else "heap" if name == "heap" else "other"
             label = ovl or name
-        elif alloc and is_loaded and not nobits and not seen_main:
-            role, label = "main", MAIN
-        elif alloc and nobits and size > 0 and addr == OVERLAY_BASE and n_ovl < len(OVERLAYS):
-            role, label = "overlay", OVERLAYS[n_ovl]
-            n_ovl += 1
-        elif alloc and n_ovl and window is not None and addr >= window[1] - 1:
-            role, label = "heap", "heap"
+        elif typ in (SHT_PROGBITS, SHT_NOBITS) and addr and place < len(order):
+            role, label = order[place]
+            place += 1
         else:
             role, label = "other", name or f"#{i}"
-        seen_main |= role == "main"
         out.append(Section(i, name, role, label, addr, size, nobits, is_loaded, alloc))
     return out
 
 
-def window_of(elf) -> Optional[Tuple[int, int]]:
+def window_of(elf, base: int = OVERLAY_BASE) -> Optional[Tuple[int, int]]:
     """[base, end) of the PT_LOAD segments without file bytes at the overlay base (the window)."""
     ends = [seg["p_vaddr"] + seg["p_memsz"] for seg in elf.iter_segments()
             if seg["p_type"] == "PT_LOAD" and seg["p_filesz"] == 0 and seg["p_memsz"] > 0
-            and seg["p_vaddr"] == OVERLAY_BASE]
-    return (OVERLAY_BASE, max(ends)) if ends else None
+            and seg["p_vaddr"] == base]
+    return (base, max(ends)) if ends else None
 
 
 def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None,
           prg_path: Optional[str] = None) -> Layout:
     """The layout of `elf`, with `overlay` resident (read from prg_path, else DATA/<NAME>.PRG beside
     the executable) when asked."""
-    window = window_of(elf)
-    sections = classify(elf, loaded, window)
+    sections = classify(elf, loaded)
+    # DECISION: the window starts at the overlay sections' address (each volume has its own,
+    # volumes.md §1); without overlay sections, at Infection's 0x00400800.
+    base = next((s.addr for s in sections if s.role == "overlay"), OVERLAY_BASE)
+    window = window_of(elf, base)
     if window is None and any(s.role == "overlay" for s in sections):
         ends = [s.addr + s.size for s in sections if s.role == "overlay"]
-        window = (OVERLAY_BASE, max(ends))
+        window = (base, max(ends))
     lay = Layout(sections, window)
     lay.loads = [(seg["p_vaddr"], seg["p_filesz"], seg["p_memsz"]) for seg in elf.iter_segments()
                  if seg["p_type"] == "PT_LOAD"]
@@ -149,7 +149,7 @@ def build(elf, path: str, loaded, image_path: str, overlay: Optional[str] = None
         name = overlay_name(overlay)
         if name is None:
             raise ElfError(f"--overlay {overlay!r}: not an overlay ({', '.join(o[:-4] for o in OVERLAYS)})")
-        lay.resident = read_prg(prg_path or find_prg(image_path, name), name)
+        lay.resident = read_prg(prg_path or find_prg(image_path, name), name, window[0] if window else OVERLAY_BASE)
         if lay.window is not None and lay.resident.extent > lay.window[1] - lay.window[0]:
             raise ElfError(f"{lay.resident.path}: overlay {name} of 0x{lay.resident.extent:x} bytes does not fit "
                            f"the window 0x{lay.window[0]:08x}-0x{lay.window[1]:08x} of {path}")
@@ -206,4 +206,6 @@ def merge_sidecar(lay: Layout, path: str, symbols: Dict[str, int], kinds: Dict[s
         lay.source[r.name] = SIDECAR
         lay.home[r.name] = r.section
         lay.lines[r.name] = r.line
+        if r.how is not None:
+            lay.hows[r.name] = r.how
         lay.foreign.pop(r.name, None)

@@ -63,20 +63,21 @@ class Overlay:
         return self.body + bytes(self.bss)
 
 
-def parse_prg(raw: bytes, path: str, overlay: str) -> Overlay:
-    """The .PRG bytes `raw` as an Overlay; OverlayError naming path and offset when malformed."""
+def parse_prg(raw: bytes, path: str, overlay: str, window: int = OVERLAY_BASE) -> Overlay:
+    """The .PRG bytes `raw` as an Overlay; OverlayError naming path and offset when malformed. window:
+    the executable's overlay window (each volume has its own, volumes.md §1)."""
     if len(raw) < PRG_HEADER:
         raise OverlayError(f"{path}: truncated overlay header ({len(raw)} bytes, the header has 0x40)")
     magic, ident, base, text, data, bss, c0, c1, label = _HEAD.unpack_from(raw, 0)
     if magic != PRG_MAGIC:
         raise OverlayError(f"{path}: offset 0x0: not an overlay file (magic {magic!r}, expected b'MWo3')")
-    if base != OVERLAY_BASE:
-        raise OverlayError(f"{path}: offset 0x8: base 0x{base:08x}, not the overlay window 0x{OVERLAY_BASE:08x}")
+    if base != window:
+        raise OverlayError(f"{path}: offset 0x8: base 0x{base:08x}, not the overlay window 0x{window:08x}")
     body = raw[PRG_HEADER:]
     if text + data != len(body):
         raise OverlayError(f"{path}: offset 0xC: text 0x{text:x} + data 0x{data:x} bytes, but the file holds "
                            f"0x{len(body):x} after its header")
-    if bss > 0x01000000 - OVERLAY_BASE:
+    if bss > 0x01000000 - window:
         raise OverlayError(f"{path}: offset 0x14: bss size 0x{bss:x} reaches past 0x01000000")
     name = label.split(b"\0", 1)[0].decode("latin-1")
     if not name.isprintable():
@@ -84,14 +85,14 @@ def parse_prg(raw: bytes, path: str, overlay: str) -> Overlay:
     return Overlay(overlay, path, ident, base, text, data, bss, c0, c1, name, body)
 
 
-def read_prg(path: str, overlay: str) -> Overlay:
+def read_prg(path: str, overlay: str, window: int = OVERLAY_BASE) -> Overlay:
     path = os.fspath(path)
     try:
         with open(path, "rb") as fh:
             raw = fh.read()
     except OSError as e:
         raise OverlayError(f"{path}: cannot read overlay {overlay}: {e.strerror or e}") from None
-    return parse_prg(raw, path, overlay)
+    return parse_prg(raw, path, overlay, window)
 
 
 def find_prg(image_path: str, overlay: str) -> str:

@@ -1,9 +1,11 @@
-"""The symbol sidecar of a stripped executable: ``<executable>.syms``, the users' format.
+"""The symbol sidecar of a stripped executable: ``<executable>.syms``, the users' format (volumes.md §2).
 
-One symbol a line, five tab-separated fields: ``section va size type name``. The section is ``main``
-or an overlay's name (``gcmn.prg``, ...); the type is ``FUNC`` or ``OBJECT``. The later volumes of the
-game ship stripped, and this file is where their symbols live. A malformed line is an ElfError that
-names ``file:line`` and what is wrong with it; a field is quoted short, never printed raw.
+One symbol a line, tab-separated: ``section va size type name [how]``. The section is ``main`` or an
+overlay's bare name (``gcmn``, ``demo``, ``desktop``, ``toppage``; the reader appends ``.prg``); va is
+hexadecimal, with or without ``0x``; size is decimal; the type is ``FUNC`` or ``OBJECT``; the optional
+``how`` names the pass that carried the name (``exact``, ``call``, ``order``, ...). The later volumes of
+the game ship stripped, and this file is where their symbols live. A malformed line is an ElfError
+that names ``file:line`` and what is wrong with it; a field is quoted short, never printed raw.
 """
 from __future__ import annotations
 
@@ -13,10 +15,16 @@ from dataclasses import dataclass
 from typing import List, Optional
 
 from .errors import ElfError
-from .overlays import overlay_name
+from .overlays import OVERLAYS
 
 MAIN = "main"
 KINDS = ("FUNC", "OBJECT")
+BARE = tuple(o[:-len(".prg")] for o in OVERLAYS)
+HOWS = ("exact", "call", "order", "data", "pointer", "content", "layout", "ref")
+# The passes without a measured error rate (volumes.md §2, §7.2): a name carried by another one is
+# refused for a function the harness calls or stubs unless confirmed (harness/executable.py).
+TRUSTED_HOWS = ("exact", "call")
+_DEC = re.compile(r"[0-9]{1,10}\Z")
 _NAME = re.compile(r"[A-Za-z_.$][A-Za-z0-9_.$]*\Z")
 _HEX = re.compile(r"(0[xX])?[0-9A-Fa-f]{1,8}\Z")
 MAX_LINE = 4096
@@ -37,6 +45,7 @@ class SideSymbol:
     kind: str             # 'FUNC' | 'OBJECT'
     name: str
     line: int
+    how: Optional[str] = None   # the carrying pass, None when the line has no sixth column
 
 
 def beside(image_path: str) -> Optional[str]:
@@ -49,12 +58,19 @@ def _short(text: str) -> str:
     return repr(text if len(text) <= 40 else text[:40] + "...")
 
 
-def _number(path, n, what, text) -> int:
-    # DECISION: va and size are hexadecimal, with or without 0x (a symbol list's addresses are
-    # always hex); at most 32 bits.
+def _va(path, n, text) -> int:
     if not _HEX.match(text):
-        raise SidecarError(f"{path}:{n}: {what} {_short(text)} is not a hexadecimal number (0x00100000)")
+        raise SidecarError(f"{path}:{n}: va {_short(text)} is not a hexadecimal number (0x00100000)")
     return int(text, 16)
+
+
+def _size(path, n, text) -> int:
+    # DECISION: the size is decimal and at most 32 bits; a hex size (0x64), which stops the users'
+    # own reader, is refused naming the line.
+    if not _DEC.match(text) or int(text) > 0xFFFFFFFF:
+        raise SidecarError(f"{path}:{n}: size {_short(text)} is not a decimal number of bytes "
+                           f"(the sidecar's sizes are decimal, volumes.md §2)")
+    return int(text)
 
 
 def parse_line(path: str, n: int, line: str) -> Optional[SideSymbol]:
@@ -66,23 +82,27 @@ def parse_line(path: str, n: int, line: str) -> Optional[SideSymbol]:
     if not text.strip() or text.lstrip().startswith("#"):
         return None
     fields = text.split("\t")
-    if len(fields) != 5:
-        raise SidecarError(f"{path}:{n}: {len(fields)} tab-separated fields, expected 5 "
-                           f"(section va size type name)")
-    section, va, size, kind, name = (f.strip() for f in fields)
+    if len(fields) not in (5, 6):
+        raise SidecarError(f"{path}:{n}: {len(fields)} tab-separated fields, expected 5 or 6 "
+                           f"(section va size type name [how])")
+    section, va, size, kind, name, *rest = (f.strip() for f in fields)
+    # DECISION: a section other than main and the four bare overlay names, which the users' reader
+    # skips, is refused here: a skipped line could hold a function the harness calls.
     if section != MAIN:
-        ovl = overlay_name(section)
-        if ovl is None:
-            raise SidecarError(f"{path}:{n}: section {_short(section)} is neither main nor an overlay "
-                               f"(gcmn.prg, demo.prg, desktop.prg, toppage.prg)")
-        section = ovl
-    va_i = _number(path, n, "va", va)
-    size_i = _number(path, n, "size", size)
+        if section not in BARE:
+            raise SidecarError(f"{path}:{n}: section {_short(section)} is neither main nor an overlay's bare "
+                               f"name ({', '.join(BARE)})")
+        section += ".prg"
+    va_i = _va(path, n, va)
+    size_i = _size(path, n, size)
     if kind not in KINDS:
         raise SidecarError(f"{path}:{n}: type {_short(kind)} is neither FUNC nor OBJECT")
     if not _NAME.match(name):
         raise SidecarError(f"{path}:{n}: name {_short(name)} is not a symbol name")
-    return SideSymbol(section, va_i, size_i, kind, name, n)
+    how = rest[0] if rest and rest[0] else None
+    if how is not None and how not in HOWS:
+        raise SidecarError(f"{path}:{n}: how {_short(how)} is not a carrying pass ({', '.join(HOWS)})")
+    return SideSymbol(section, va_i, size_i, kind, name, n, how)
 
 
 def read_sidecar(path) -> List[SideSymbol]:

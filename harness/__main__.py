@@ -24,6 +24,11 @@ def common(p):
     p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
     p.add_argument("--syms", default=None, help="the image's symbol sidecar (default: <image>.syms when it exists)")
     p.add_argument("--overlay", default=None, help="make this overlay resident (gcmn, demo, desktop, toppage)")
+    p.add_argument("--volume", default=None,
+                   help="force the volume (inf, mut, out, qua); default: detected from the executable")
+    p.add_argument("--confirm", default=None,
+                   help="comma-separated sidecar names the harness calls or stubs, confirmed though their `how` "
+                        "is not exact or call")
     p.add_argument("--seed", type=whole_number(), default=4)
     p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
     p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
@@ -47,7 +52,8 @@ def options(a, **kw):
     return Options(image=image or DEFAULT_IMAGE, data=a.data, disc=a.disc, seed=a.seed,
                    profile=a.profile, float_model=a.float_model, image_from_disc=not a.image and bool(a.disc),
                    corpus_image=a.image if explicit else None, reload=getattr(a, "reload", False),
-                   syms=a.syms, overlay=a.overlay, **kw)
+                   syms=a.syms, overlay=a.overlay, volume=a.volume,
+                   confirm=tuple(n.strip() for n in (a.confirm or "").split(",") if n.strip()), **kw)
 
 
 def cmd_bulk(a):
@@ -374,6 +380,31 @@ def cmd_truth(a):
     return run_truth(opts, a.out, a.jobs)
 
 
+def cmd_volumes(a):
+    """Each volume's truth file checked against the reference, then the volumes' answers compared."""
+    import argparse
+    from harness.runners.staged import apply_profile
+    from harness.runners.volumes import run_volumes
+    images, datas, discs = (a.images or "").split(), (a.datas or "").split(), (a.discs or "").split()
+    if discs and (images or datas):
+        raise HarnessError("volumes: give DISCS= alone, or IMAGES= (with DATAS=, one per image)")
+    if datas and len(datas) != len(images):
+        raise HarnessError(f"volumes: {len(images)} IMAGES= but {len(datas)} DATAS= (one archive per image)")
+    picks = [dict(image=None, data=None, disc=d) for d in discs] or [
+        dict(image=i, data=datas[k] if datas else a.data, disc=None) for k, i in enumerate(images)]
+    if len(picks) < 2:
+        raise HarnessError("volumes: name at least two volumes (DISCS='a.iso b.iso' or IMAGES='a.elf b.elf')")
+    sets = []
+    for pick in picks:
+        v = argparse.Namespace(**dict(vars(a), **pick))
+        ids = [c.strip() for c in from_argv(a.chunks).split(",")] if a.chunks else None
+        opts = options(v, n=a.n or Options.n, jobs=a.jobs, checks=a.check or None, chunk_ids=ids)
+        opts = apply_profile(opts, n_given=a.n is not None)
+        opts.open_corpus()
+        sets.append(opts)
+    return run_volumes(sets, a.out, a.jobs)
+
+
 def cmd_check_truth(a):
     """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
     from harness.runners.check_truth import check_truth
@@ -474,6 +505,17 @@ def main(argv=None):
     tr.add_argument("--jobs", type=job_count, default="1", help="worker processes: auto or at least 1 (default 1)")
     tr.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries (repeatable)")
     tr.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
+    vs = sub.add_parser("volumes", help="each volume's truth file against the reference, then each later volume's "
+                        "game against the first volume's truth file on the chunks they share")
+    common(vs)
+    vs.add_argument("--images", default=None, help="space-separated executables, one per volume")
+    vs.add_argument("--datas", default=None, help="space-separated DATA.BIN, one per image (default: --data)")
+    vs.add_argument("--discs", default=None, help="space-separated disc images, one per volume")
+    vs.add_argument("--out", required=True, help="the directory for the truth files and volumes.json")
+    vs.add_argument("--n", type=whole_number(1), default=None, help="how many chunks (default 100)")
+    vs.add_argument("--jobs", type=job_count, default="1", help="worker processes (default 1)")
+    vs.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries")
+    vs.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
     ct = sub.add_parser("check-truth", help="compare a model with a truth file, without the emulator")
     ct.add_argument("file", help="the truth file (python -m harness truth --out FILE)")
     ct.add_argument("--model", default=None, metavar="'CMD ARGS'",
@@ -500,7 +542,7 @@ def main(argv=None):
         return 2
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
-                "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage, "truth": cmd_truth,
+                "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage, "truth": cmd_truth, "volumes": cmd_volumes,
                 "check-truth": cmd_check_truth}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)

@@ -17,7 +17,8 @@ DISC_SIDECARS = ("/SLUS_202.67.SYMS;1", "/SLUS_202.67.SYMS", "/SLUS_202.67.syms;
 
 
 def machine_args(opts) -> dict:
-    """{'syms': path or None, 'overlay': None, a name, or (name, .PRG path)} for Machine.load_elf."""
+    """{'syms': path or None, 'overlay': None, a name, or (name, .PRG path), 'confirm': names} for
+    Game (load_elf takes all but 'confirm')."""
     from eemu_ext.overlays import OVERLAYS, overlay_name, prg_file_name
     syms = opts.syms
     if syms is not None and not os.path.isfile(syms):
@@ -38,7 +39,25 @@ def machine_args(opts) -> dict:
             if prg is None:
                 raise HarnessError(f"DISC={opts.disc}: --overlay {name}: no /DATA/{want} on the disc")
             overlay = (name, prg)
-    return {"syms": syms, "overlay": overlay}
+    return {"syms": syms, "overlay": overlay, "confirm": tuple(getattr(opts, "confirm", ()))}
+
+
+def refuse_carried(img, names, confirmed) -> None:
+    """A HarnessError for the first of `names` (what the harness calls or stubs) whose sidecar row was
+    carried by a pass with a measured error rate (its `how` neither exact nor call, volumes.md §2 and
+    §7.2), unless it is confirmed. DECISION: a row without `how` is taken as given (the column is
+    optional); ccSys, which the harness wires, counts with the functions."""
+    from eemu_ext.layout import SIDECAR
+    from eemu_ext.sidecar import TRUSTED_HOWS
+    lay = getattr(img, "layout", None)
+    if lay is None:
+        return
+    for name in names:
+        how = lay.hows.get(name)
+        if lay.source.get(name) == SIDECAR and how is not None and how not in TRUSTED_HOWS and name not in confirmed:
+            raise HarnessError(f"{lay.origin(name)}: {name} was carried by the '{how}' pass, which has a measured "
+                               f"error rate (volumes.md §2); the harness calls or stubs it, so it is refused "
+                               f"unless confirmed (CONFIRM={name})")
 
 
 def _from_disc(disc, paths, out):

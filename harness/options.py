@@ -45,6 +45,8 @@ class Options:
     reload: bool = False                 # --reload: every load afresh, checked against the restored one
     syms: Optional[str] = None           # the image's symbol sidecar (default: <image>.syms when it exists)
     overlay: Optional[str] = None        # --overlay NAME: the overlay made resident (DATA/NAME.PRG)
+    volume: Optional[str] = None         # --volume: inf | mut | out | qua (harness/volume.py)
+    confirm: tuple = ()                  # --confirm: sidecar names confirmed though carried by an untrusted pass
     model: Optional[str] = None          # --model CMD: a program in place of the built-in reference (runners/model_chunk.py)
     model_timeout: float = 120.0         # --model-timeout: seconds the model may take for one chunk
     _corpus: object = field(default=None, repr=False, compare=False)

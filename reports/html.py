@@ -88,6 +88,8 @@ def _params_html(run, summary) -> str:
     # the executable or the corpus itself (a disc image is gigabytes; the run already did it).
     p = run.params
     rows = [("run", summary.get("run_id")), ("started", p.get("started")),
+            ("volume", f'{p["volume"].upper()} ({p.get("volume_name")}; from {p.get("volume_from")})'
+             if p.get("volume") else None),
             ("seed", p.get("seed")), ("profile", p.get("profile")),
             ("float model", p.get("float_model")), ("N", p.get("n")), ("jobs", p.get("jobs")),
             ("duration", _duration(summary.get("seconds"))),

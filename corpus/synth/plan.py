@@ -102,11 +102,12 @@ def allocate(total, weights: Sequence[float], rng, caps=None, mins=None) -> List
     return out
 
 
-def build_plan(seed=1, small=False) -> List[MemberSpec]:
+def build_plan(seed=1, small=False, records=DISC_RECORDS) -> List[MemberSpec]:
+    """records: the members per category (a volume's, synth/volumes.py; default the disc's)."""
     roles = role_members()
     members = list(roles)
     if not small:
-        for k, cnt in enumerate(DISC_RECORDS):
+        for k, cnt in enumerate(records):
             have = sum(1 for m in roles if m.category == k)
             named = list(NAMED_FILLERS.get(k, ()))
             for i in range(cnt - have):

@@ -220,13 +220,14 @@ def _prepare_all(seed, plan, jobs):
         return list(ex.map(_prepare, [(seed, m) for m in plan], chunksize=8))
 
 
-def synthesize(out_dir, seed=1, small=False, log=None, jobs=None):
+def synthesize(out_dir, seed=1, small=False, log=None, jobs=None, volume=None):
     """Write DIR/DATA.BIN, DIR/categories.c and DIR/manifest.json. Returns the manifest dict.
     jobs: worker processes for the member content (default: up to 2 CPUs); the bytes do not
-    depend on it."""
+    depend on it. volume: inf | mut | out | qua, that volume's members per category (default INF's)."""
+    from .volumes import VOLUME_RECORDS
     t0 = time.time()
     say = log or (lambda *_: None)
-    plan = build_plan(seed, small)
+    plan = build_plan(seed, small, VOLUME_RECORDS[volume or "inf"])
     say(f"plan: {len(plan)} members ({time.time() - t0:.1f} s)")
     if jobs is None:
         jobs = min(2, os.cpu_count() or 1)
@@ -258,11 +259,12 @@ def synthesize(out_dir, seed=1, small=False, log=None, jobs=None):
             self.__dict__.update(d)
             self.name = d["name"]
     src = write_categories_c([_M(m) for m in members], cate,
-                             note=f" --seed {seed}" + (" --small" if small else ""))
+                             note=f" --seed {seed}" + (" --small" if small else "")
+                             + (f" --volume {volume}" if volume else ""))
     with open(os.path.join(out_dir, "categories.c"), "w") as f:
         f.write(src)
     from .roles import NOTE_CASES
-    manifest = {"seed": seed, "small": small, "generator": generator_hash(), "size": pos, "cate_ofs": cate, "members": members,
+    manifest = {"seed": seed, "small": small, **({"volume": volume} if volume else {}), "generator": generator_hash(), "size": pos, "cate_ofs": cate, "members": members,
                 "note_cases": list(NOTE_CASES),
                 "roles": [c["id"] for m in members for c in m["chunks"] if c.get("role")]}
     with open(os.path.join(out_dir, "manifest.json.tmp"), "w") as f:

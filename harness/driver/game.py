@@ -145,9 +145,10 @@ class Game:
     """One loaded executable with the stubs installed and ccSys wired to the harness's SYS."""
 
     def __init__(self, image, float_model="hw", machine=None, budgets=None, unbounded=False,
-                 coverage=False, syms=None, overlay=None, load_once=True):
+                 coverage=False, syms=None, overlay=None, load_once=True, confirm=()):
         """budgets: {function: steps} overrides of the derived budgets; unbounded: the spec's
-        budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True)."""
+        budgets of executable-abi.md §4 (for measuring need); coverage: Machine(coverage=True);
+        confirm: sidecar names confirmed though carried by an untrusted pass (harness/executable.py)."""
         self.image_path = str(image)
         self.float_model = float_model
         self.machine_args = {"syms": syms, "overlay": overlay}
@@ -161,6 +162,9 @@ class Game:
                                f"harness's memory 0x{mm.HARNESS_LOW:08x}-0x{mm.HARNESS_HIGH:08x} "
                                f"(executable-abi.md §1.3, checks.md §8.1)")
         self.sym = symbols_of(self.img, REQUIRED, self.image_path, "required symbols", "executable-abi.md §4, §6")
+        from harness.executable import refuse_carried
+        refuse_carried(self.img, REQUIRED, confirm)
+        self.confirm = confirm
         self.short = dict(SHORT)             # function -> the name its time and steps are kept under
         lay = getattr(self.img, "layout", None)
         if lay is not None and lay.source.get(CCSYS) == "sidecar" and not addressed(self.m, self.img, self.sym[CCSYS]):

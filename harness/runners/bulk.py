@@ -104,6 +104,8 @@ def game_side(opts):
         except ElfError:
             prg = None              # the run's load names the missing file
         out.update(overlay=name, overlay_prg=file_identity(prg))
+    from harness.volume import identity
+    out.update(identity(opts))
     if os.environ.get("EEMU_ENGINE") == "lockstep":
         out["lockstep"] = True
     if opts.corpus_image:

@@ -420,8 +420,12 @@ def short(name):
 
 
 def run_cli(opts, budgets=None) -> int:
+    from harness.volume import of_options, volume_lines
+    vol = of_options(opts, unloadable=True)  # a contradiction stops here, before the probe
     corpus = opts.open_corpus()
     r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args())
+    if vol is not None:
+        r.layout[1:1] = volume_lines(vol)
     from corpus.truncation import check_archive
     cut = check_archive(opts.data_path(), opts.image, opts.sidecar_symbols())
     if cut:                     # the index tables see members the archive no longer holds

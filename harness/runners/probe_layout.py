@@ -27,7 +27,8 @@ def loaded_layout(path, machine_args):
     from eemu_ext.elf import load_image
     from eemu_ext.errors import ElfError
     try:
-        return load_image(path, **(machine_args or {}))
+        args = {k: v for k, v in (machine_args or {}).items() if k != "confirm"}
+        return load_image(path, **args)
     except (ElfError, OSError):
         return None
 

@@ -152,6 +152,7 @@ RESUME_PARAMS = {
     "overlay sha256": lambda p: (p.get("overlay_prg") or {}).get("sha256"),
     "engine lockstep": lambda p: p.get("lockstep"),
     "corpus image sha256": lambda p: (p.get("corpus_image") or {}).get("sha256"),
+    "volume": lambda p: p.get("volume"),
 }
 
 

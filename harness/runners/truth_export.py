@@ -67,6 +67,8 @@ def header(opts, ids):
             "disc": file_identity(opts.disc) if opts.disc else None,
             "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model, "n": opts.n,
             "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
+    from harness.volume import identity
+    h.update(identity(opts))
     # DECISION: no date in the header: the same seed, options, files and code give the same bytes
     return h
 

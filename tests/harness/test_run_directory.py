@@ -150,7 +150,7 @@ def test_every_identity_parameter_changes_the_automatic_resume_key():
                 "shard": {"shard": {"k": 1, "m": 2, "indices": [0]}}, "model": {"model": "m"},
                 "sidecar sha256": {"syms": {"sha256": "4"}}, "overlay": {"overlay": "gcmn.prg"},
                 "overlay sha256": {"overlay_prg": {"sha256": "5"}}, "engine lockstep": {"lockstep": True},
-                "corpus image sha256": {"corpus_image": {"sha256": "6"}}}
+                "corpus image sha256": {"corpus_image": {"sha256": "6"}}, "volume": {"volume": "mut"}}
     assert set(variants) == set(RESUME_PARAMS)
     for name, change in variants.items():
         assert params_key(dict(base, **change)) != params_key(base), name

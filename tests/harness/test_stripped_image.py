@@ -93,13 +93,60 @@ def test_a_disc_finds_the_sidecar_and_the_overlay_beside_its_executable(tmp_path
         opts_of("--disc", disc, "--overlay", "demo").validate_image()
 
 
+def carried_by(tmp_path, how_of):
+    """A copy of the stripped build whose sidecar gives each name of how_of that `how`."""
+    exe = tmp_path / "vol2.elf"
+    shutil.copy(STRIPPED, exe)
+    out = []
+    for line in open(STRIPPED + ".syms").read().splitlines():
+        f = line.split("\t")
+        out.append("\t".join(f[:5] + [how_of.get(f[4], f[5])]))
+    (tmp_path / "vol2.elf.syms").write_text("\n".join(out) + "\n")
+    return str(exe)
+
+
+def line_of(name):
+    return next(n for n, line in enumerate(open(STRIPPED + ".syms"), 1) if line.split("\t")[4] == name)
+
+
+@pytest.mark.parametrize("name", ["SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki", "ccMalloc__FUi", "ccSys"])
+def test_a_name_the_harness_calls_or_stubs_carried_by_an_error_prone_pass_is_refused_unless_confirmed(tmp_path, name):
+    assert name in REQUIRED
+    exe = carried_by(tmp_path, {name: "order", "memcpy": "data"})
+    with pytest.raises(HarnessError, match=rf"^{exe}.syms:{line_of(name)}: {name} was carried by the 'order' pass, "
+                                           rf"which has a measured error rate .* refused unless confirmed "
+                                           rf"\(CONFIRM={name}\)$"):
+        opts_of("--image", exe).validate_image()
+    assert opts_of("--image", exe, "--confirm", f"memcpy,{name}").validate_image().sym == Game(ELF).sym
+
+
+def test_names_carried_by_exact_or_call_or_with_no_how_and_names_the_harness_does_not_call_are_taken(tmp_path):
+    hows = {name: how for name, how in zip(REQUIRED, ("call", "", "exact") * len(REQUIRED))}
+    exe = carried_by(tmp_path, dict(hows, memcpy="order", copy_matrix="content"))
+    assert opts_of("--image", exe).validate_image().sym == Game(ELF).sym
+
+
+def test_a_refused_sidecar_row_is_one_line_on_the_terminal_and_exit_2(tmp_path):
+    import subprocess
+    import sys
+    exe = carried_by(tmp_path, {"NoteProcess__5ccAnmFv": "pointer"})
+    r = subprocess.run([sys.executable, "-m", "harness", "bulk", "--image", exe, "--n", "1", "--jobs", "1",
+                        "--out", str(tmp_path / "run")], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stderr[-2000:]
+    assert not (tmp_path / "run").exists()
+    assert r.stderr.strip().splitlines() == [
+        f"harness: {exe}.syms:{line_of('NoteProcess__5ccAnmFv')}: NoteProcess__5ccAnmFv was carried by the 'pointer' "
+        f"pass, which has a measured error rate (volumes.md §2); the harness calls or stubs it, so it is refused "
+        f"unless confirmed (CONFIRM=NoteProcess__5ccAnmFv)"], r.stderr
+
+
 def test_a_sidecar_that_moves_ccsys_is_refused_naming_its_line(tmp_path):
     """ccSys is where the harness wires its SYS; an address no instruction of the game uses would
     fail later as a memory fault naming neither the sidecar nor ccSys."""
     exe = tmp_path / "vol2.elf"
     shutil.copy(STRIPPED, exe)
     lines = open(STRIPPED + ".syms").read().splitlines()
-    n = next(i for i, x in enumerate(lines) if x.endswith("\tccSys"))
+    n = next(i for i, x in enumerate(lines) if x.split("\t")[4] == "ccSys")
     va = int(lines[n].split("\t")[1], 16)
     lines[n] = lines[n].replace(f"0x{va:08x}", f"0x{va + 4:08x}")
     (tmp_path / "vol2.elf.syms").write_text("\n".join(lines) + "\n")

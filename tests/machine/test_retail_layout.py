@@ -149,15 +149,19 @@ def test_a_missing_overlay_file_names_what_was_looked_for(tmp_path):
 
 
 LINES = [
-    ("main\t0x00100000\t0x8\tFUNC", r":3: 4 tab-separated fields, expected 5"),
-    ("main 0x00100000 0x8 FUNC _start", r":3: 1 tab-separated fields, expected 5"),
-    ("text\t0x00100000\t0x8\tFUNC\t_start", r":3: section 'text' is neither main nor an overlay"),
-    ("main\t0x0010zz00\t0x8\tFUNC\t_start", r":3: va '0x0010zz00' is not a hexadecimal number"),
-    ("main\t0x00100000\t-8\tFUNC\t_start", r":3: size '-8' is not a hexadecimal number"),
-    ("main\t0x00100000\t0x8\tNOTYPE\t_start", r":3: type 'NOTYPE' is neither FUNC nor OBJECT"),
-    ("main\t0x00100000\t0x8\tFUNC\tbad name", r":3: name 'bad name' is not a symbol name"),
-    ("main\t0x00f00000\t0x8\tFUNC\t_far", r":3: _far at 0x00f00000 lies outside main's loaded bytes"),
-    ("demo\t0x00100000\t0x8\tFUNC\tDemoFar__Fv", r":3: DemoFar__Fv of demo.prg at 0x00100000 lies outside the overlay window"),
+    ("main\t0x00100000\t8\tFUNC", r":3: 4 tab-separated fields, expected 5 or 6"),
+    ("main 0x00100000 8 FUNC _start", r":3: 1 tab-separated fields, expected 5 or 6"),
+    ("text\t0x00100000\t8\tFUNC\t_start", r":3: section 'text' is neither main nor an overlay"),
+    ("gcmn.prg\t0x00400800\t8\tFUNC\tGc__Fv", r":3: section 'gcmn.prg' is neither main nor an overlay's bare name"),
+    ("main\t0x0010zz00\t8\tFUNC\t_start", r":3: va '0x0010zz00' is not a hexadecimal number"),
+    ("main\t0x00100000\t-8\tFUNC\t_start", r":3: size '-8' is not a decimal number of bytes"),
+    ("main\t0x00100000\t0x8\tFUNC\t_start", r":3: size '0x8' is not a decimal number of bytes"),
+    ("main\t0x00100000\t8\tFUNC\t_start\tguess", r":3: how 'guess' is not a carrying pass"),
+    ("main\t0x00100000\t8\tFUNC\t_start\texact\tmore", r":3: 7 tab-separated fields, expected 5 or 6"),
+    ("main\t0x00100000\t8\tNOTYPE\t_start", r":3: type 'NOTYPE' is neither FUNC nor OBJECT"),
+    ("main\t0x00100000\t8\tFUNC\tbad name", r":3: name 'bad name' is not a symbol name"),
+    ("main\t0x00f00000\t8\tFUNC\t_far", r":3: _far at 0x00f00000 lies outside main's loaded bytes"),
+    ("demo\t0x00100000\t8\tFUNC\tDemoFar__Fv", r":3: DemoFar__Fv of demo.prg at 0x00100000 lies outside the overlay window"),
 ]
 
 
@@ -191,7 +195,7 @@ def sidecar_with(tmp_path, *lines, at=2):
 
 
 def test_a_symbol_listed_twice_is_refused_naming_file_both_lines_and_the_symbol(tmp_path):
-    syms = sidecar_with(tmp_path, "main\t0x00100014\t0x8\tFUNC\t_start")
+    syms = sidecar_with(tmp_path, "main\t0x00100014\t8\tFUNC\t_start")
     with pytest.raises(SidecarError, match=rf"^{syms}:3: _start is listed twice in main, at lines 1 and 3"):
         load_image(STRIPPED, syms=syms)
 
@@ -203,10 +207,10 @@ def test_a_name_in_two_overlays_is_no_duplicate():
 
 
 @pytest.mark.parametrize("line,message", [
-    ("main\t0x00100000\t0xffffffff\tFUNC\tbig", r":3: big of 0xffffffff bytes at 0x00100000 reaches past main's "
+    ("main\t0x00100000\t4294967295\tFUNC\tbig", r":3: big of 0xffffffff bytes at 0x00100000 reaches past main's "
                                                  r"loaded bytes \(0x00100000-0x001100d8\)"),
-    ("main\t0x001100d0\t0x10\tOBJECT\ttail", r":3: tail of 0x10 bytes at 0x001100d0 reaches past main's"),
-    ("gcmn\t0x00400810\t0x20\tFUNC\tlong", r":3: long of 0x20 bytes at 0x00400810 reaches past the overlay window "
+    ("main\t0x001100d0\t16\tOBJECT\ttail", r":3: tail of 0x10 bytes at 0x001100d0 reaches past main's"),
+    ("gcmn\t0x00400810\t32\tFUNC\tlong", r":3: long of 0x20 bytes at 0x00400810 reaches past the overlay window "
                                            r"0x00400800-0x00400820"),
 ])
 def test_a_symbol_larger_than_its_section_is_refused(tmp_path, line, message):
@@ -216,7 +220,7 @@ def test_a_symbol_larger_than_its_section_is_refused(tmp_path, line, message):
 
 
 def test_a_function_that_starts_inside_another_is_refused_naming_both(tmp_path):
-    syms = sidecar_with(tmp_path, "main\t0x00100018\t0x8\tFUNC\tinner")
+    syms = sidecar_with(tmp_path, "main\t0x00100018\t8\tFUNC\tinner")
     with pytest.raises(ElfError, match=rf"^{STRIPPED}: function inner at 0x00100018 \({syms}:3\) starts inside "
                                        rf"copy_matrix 0x00100010-0x00100074 \({syms}:2\)"):
         load_image(STRIPPED, syms=syms)

@@ -475,3 +475,11 @@ def test_page_one_is_the_same_html_the_script_shows(rendered):
     _, items = embedded(doc)
     static = rendered[1].read_text().split('<div id="mlist">', 1)[1]
     assert static.startswith("".join(h for *_, h in items[:100]) + "</div>")
+
+
+def test_the_report_names_the_volume_of_the_run(tmp_path):
+    run = write_run(tmp_path, [{"chunk": "a.ccs::ANM_a"}],
+                    params={"volume": "mut", "volume_name": "Mutation", "volume_from": "executable"})
+    doc = parse(reports.render(run).read_text(encoding="utf-8"))
+    assert "volumeMUT (Mutation; from executable)started" not in doc.by_id("run").text()
+    assert "volumeMUT (Mutation; from executable)seed" in doc.by_id("run").text()

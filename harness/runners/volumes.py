@@ -1,0 +1,123 @@
+"""Across volumes: each volume's game against the reference, then the later ones' against the first's truth.
+
+For each executable (with its DATA.BIN or disc): a truth file of the game's answers (truth_export),
+checked against the built-in reference (check_truth): one verdict per volume. Then each later
+volume's game against the first volume's truth file, on the chunks both hold: every `game` answer
+that differs, by function and chunk. A difference between volumes is a finding for the port, not a
+failure of either run; a volume's own verdict sets the exit status, and so does a query of a shared
+chunk that one volume holds and the other does not (it was left out of the comparison).
+
+DECISION: a later volume's game is held against the first volume's truth file through its own truth
+file, not by running check-truth with the game answering: a query comes from its check's own
+functions and seeded generator, `harness.profiles.rng(seed, chunk id, check)` (docs/truth.md), so
+the later volume's export asks its game exactly the first file's queries, and its `game` words are that game's answers to them; each query is matched on
+everything it asks (its index, kind and inputs), so a query asked differently is never compared
+with another. The comparison is raw u32 words equal, with no tolerance: both sides are the game,
+and the one tolerance of check-truth (a keyed rotation's, docs/tolerances.md) bounds a model's
+keys passed against the game's, which has no meaning between two games.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections import defaultdict
+from typing import Dict, List
+
+from corpus.names import counted, printable
+from harness.truth import fileformat
+
+# DECISION: the function a query's answers come from (checks.md): the controllers' queries are
+# SetAnmCtrlWork's, playback and the object flags _AnimateForward's, notes NoteProcess's.
+FUNCTION = {"controller": "SetAnmCtrlWork", "multistep": "SetAnmCtrlWork", "material": "SetAnmCtrlWork",
+            "playback": "_AnimateForward", "fobj": "_AnimateForward", "notes": "NoteProcess", "modify": "Modify"}
+
+
+def answers(path) -> Dict[str, Dict[tuple, dict]]:
+    """{chunk: {(i, kind, the query without its answers): the game's answers}} of a truth file."""
+    _, lines = fileformat.read(path)
+    out: Dict[str, Dict[tuple, dict]] = {}
+    for line in lines:
+        if "queries" not in line:
+            continue
+        qs = {}
+        for q in line["queries"]:
+            given = {k: v for k, v in q.items() if k not in ("game", "ledger")}
+            qs[(q["i"], q["kind"], json.dumps(given, sort_keys=True))] = q.get("game")
+        out[line["chunk"]] = qs
+    return out
+
+
+def differences(a_path, b_path) -> dict:
+    """{'shared': chunks both hold, 'queries': queries compared, 'by_function': {function: {chunk:
+    [query index, ...]}}, 'unmatched': {chunk: [query index, ...]}} of the game of the volume of
+    `b_path` against the truth file `a_path`; 'unmatched' are the queries of a shared chunk that
+    only one of the two files holds (never compared)."""
+    a, b = answers(a_path), answers(b_path)
+    shared = sorted(set(a) & set(b))
+    found: Dict[str, Dict[str, List[int]]] = defaultdict(lambda: defaultdict(list))
+    unmatched: Dict[str, List[int]] = {}
+    compared = 0
+    for chunk in shared:
+        for key, game in a[chunk].items():
+            if key in b[chunk]:
+                compared += 1
+                if b[chunk][key] != game:
+                    found[FUNCTION.get(key[1], key[1])][chunk].append(key[0])
+        alone = sorted(k[0] for k in set(a[chunk]) ^ set(b[chunk]))
+        if alone:
+            unmatched[chunk] = alone
+    return {"shared": len(shared), "queries": compared,
+            "by_function": {f: dict(sorted(c.items())) for f, c in sorted(found.items())},
+            "unmatched": unmatched}
+
+
+def _some(idx):
+    return ", ".join(map(str, idx[:8])) + (" ..." if len(idx) > 8 else "")
+
+
+def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
+    """option_sets: one Options per volume (IMAGE with DATA, or DISC). Writes out_dir/<volume>.truth
+    and out_dir/volumes.json; prints the verdicts and the differences; the exit status is the worst
+    verdict's."""
+    from harness.runners.check_truth import check_truth
+    from harness.runners.truth_export import run_truth
+    from harness.volume import of_options
+    os.makedirs(out_dir, exist_ok=True)
+    rows, status = [], 0
+    for opts in option_sets:
+        vol = of_options(opts).volume
+        path = os.path.join(out_dir, f"{vol.key}.truth")
+        if any(r["path"] == path for r in rows):
+            path = os.path.join(out_dir, f"{vol.key}-{len(rows)}.truth")
+        st = run_truth(opts, path, jobs, err=err)
+        if st == 0:
+            st, _ = check_truth(path, image=opts.image, data=opts.data, disc=opts.disc, show=5)
+        status = max(status, st)
+        rows.append({"volume": vol.key, "name": vol.name, "image": opts.image, "path": path,
+                     "verdict": "PASS" if st == 0 else f"FAIL (exit {st})"})
+    print("volumes:")
+    for r in rows:
+        print(f"  {r['volume'].upper()} ({r['name']}) {r['image']}: {r['verdict']}")
+    cross = []
+    for other in rows[1:]:
+        d = differences(rows[0]["path"], other["path"])
+        cross.append(dict(d, a=rows[0]["volume"], b=other["volume"], a_path=rows[0]["path"], b_path=other["path"]))
+        n = sum(len(c) for c in d["by_function"].values())
+        print(f"{other['volume'].upper()}'s game against {rows[0]['volume'].upper()}'s truth: "
+              f"{d['shared']} shared chunks, "
+              f"{d['queries']} queries compared, {counted(n, 'chunk')} differ"
+              + (" (a finding for the port, not a failure)" if n else ""))
+        for fn, chunks in d["by_function"].items():
+            for chunk, idx in chunks.items():
+                print(printable(f"  {fn}: {chunk} (queries {_some(idx)})"))
+        for chunk, idx in d["unmatched"].items():
+            print(printable(f"  not compared: {chunk}: queries {_some(idx)} held by one volume only"),
+                  file=err or sys.stderr)
+            status = max(status, 1)
+        if not d["queries"]:
+            print("  nothing compared: the two volumes share no query", file=err)
+            status = max(status, 5)
+    with open(os.path.join(out_dir, "volumes.json"), "w") as f:
+        json.dump({"volumes": rows, "cross": cross}, f, indent=1)
+    return status

@@ -1,0 +1,194 @@
+"""The four volumes (volumes.md): which one an executable is, confirmed by GCMN.PRG, or forced.
+
+Every volume's row of volumes.md §1 (addresses, sizes, GCMN.PRG's size and FNV-1a-64) and the
+structure offsets the harness touches (executable-abi.md §5), per volume. The volume is detected from
+the executable (its overlay window, where the stripped volumes' sections are found by position), then
+confirmed by ``GCMN.PRG`` beside it or on the disc as the users' own code does (the size picks a
+volume, the hash confirms it). ``VOLUME=`` (``--volume``) forces it; a contradiction is a HarnessError.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Dict, Optional
+
+from harness import HarnessError
+from harness.driver import memory_map as mm
+
+# The offsets of executable-abi.md §5 the harness touches, by the memory map's names.
+_OFFSETS = {name: getattr(mm, name) for name in dir(mm)
+            if name.startswith(("ANM_", "READER_", "CHUNK_", "COORD_", "SCRATCH_", "MORPHER_", "MODEL_",
+                                "INDEX_", "MATERIAL_", "MATCHUNK_")) and name not in ("ANM_SIZE",)
+            and isinstance(getattr(mm, name), int)}
+_OFFSETS["SYS_SCRATCH_PTR"] = mm.SYS_SCRATCH_PTR
+
+
+@dataclass(frozen=True)
+class Volume:
+    key: str                 # 'inf' | 'mut' | 'out' | 'qua'
+    name: str                # 'Infection', ...
+    boot: str                # the boot executable's name on the disc
+    main_size: int
+    gp: int
+    window: int              # the overlay window's base
+    heap: int                # the heap section's address
+    category_fd: int         # categoryFDTbl
+    cate_cd_ofs: int         # cateCDOfsTbl
+    data_bytes: int
+    records: int
+    gcmn_bytes: int
+    gcmn_fnv: int
+    # DECISION: every volume's structure offsets equal Infection's until its code says otherwise:
+    # volumes.md §4 reports no shift in ccAnm's structures, and OUT's and QUA's are to be confirmed
+    # from their code (the probe's layout lines name the volume whose table is used).
+    offsets: Dict[str, int] = field(default_factory=lambda: dict(_OFFSETS), compare=False, hash=False)
+
+    @property
+    def label(self) -> str:
+        return f"{self.key.upper()} ({self.name}, {self.boot})"
+
+
+VOLUMES = (
+    Volume("inf", "Infection", "SLUS_202.67", 0x278880, 0x0037FAF0, 0x00400800, 0x00730600, 0x002FB750,
+           0x002FB7A0, 136_665_088, 1023, 3_121_280, 0x9349383E707E0CAD),
+    Volume("mut", "Mutation", "SLUS_205.62", 0x28B800, 0x00392A70, 0x00413800, 0x00774B00, 0x00310FD0,
+           0x00311020, 138_172_416, 1031, 3_322_624, 0x5FB23BA6C8723733),
+    Volume("out", "Outbreak", "SLUS_205.63", 0x286B80, 0x0038DDF0, 0x0040F200, 0x00773780, 0x00308700,
+           0x00308750, 142_372_864, 1072, 3_335_680, 0xE10AF1CFB5772638),
+    Volume("qua", "Quarantine", "SLUS_205.64", 0x179480, 0x00280770, 0x00301B00, 0x00670300, 0x001FC680,
+           0x001FC6D0, 142_372_864, 1072, 3_377_280, 0x97A39D715E01020F),
+)
+NAMES = ", ".join(f"{v.key} ({v.name.lower()})" for v in VOLUMES)
+
+
+def by_name(text: str) -> Volume:
+    """'inf', 'INF', 'infection', 'SLUS_202.67' -> the volume; HarnessError otherwise."""
+    t = text.strip().lower()
+    for v in VOLUMES:
+        if t in (v.key, v.name.lower(), v.boot.lower()):
+            return v
+    raise HarnessError(f"VOLUME={text[:40]!r}: not a volume ({NAMES})")
+
+
+def fnv1a64(data: bytes) -> int:
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def from_executable(img) -> Optional[Volume]:
+    """The volume whose overlay window the executable's overlay sections sit at, or None.
+    DECISION: the window base tells the four apart (volumes.md §1: each volume's differs) and a
+    stand-in built at a volume's row keeps it; gp and main's size are the stand-in's own."""
+    lay = getattr(img, "layout", None)
+    ovl = lay.overlays() if lay is not None else []
+    if not ovl:
+        return None
+    base = ovl[0].addr
+    return next((v for v in VOLUMES if v.window == base), None)
+
+
+def gcmn_size(path: str) -> Optional[Volume]:
+    """The volume whose GCMN.PRG has the size of the file at path, or None (a stand-in's own overlay)."""
+    size = os.path.getsize(path)
+    return next((v for v in VOLUMES if v.gcmn_bytes == size), None)
+
+
+def from_gcmn(path: str) -> Optional[Volume]:
+    """The volume GCMN.PRG at path confirms (its size picks one, its FNV-1a-64 confirms it); None for a
+    size no retail volume has (a stand-in's own overlay). HarnessError for a retail size whose hash
+    differs."""
+    v = gcmn_size(path)
+    if v is None:
+        return None
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        h = fnv1a64(f.read())
+    if h != v.gcmn_fnv:
+        raise HarnessError(f"{path}: {size} bytes, {v.name}'s GCMN.PRG size, but its FNV-1a-64 0x{h:016x} is not "
+                           f"{v.name}'s 0x{v.gcmn_fnv:016x} (volumes.md §1)")
+    return v
+
+
+@dataclass
+class Resolved:
+    volume: Volume
+    how: str                 # what named it: 'executable', 'VOLUME=', 'executable, GCMN.PRG', ...
+    gcmn: Optional[str]      # the GCMN.PRG read, when one was
+
+
+def resolve(img, image_path: str, forced: Optional[str] = None, gcmn: Optional[str] = None) -> Resolved:
+    """The executable's volume: detected from it, confirmed by GCMN.PRG (when given or found beside it
+    as DATA/GCMN.PRG), forced by `forced`; a contradiction between any two is a HarnessError."""
+    if gcmn is None:
+        beside = os.path.join(os.path.dirname(os.path.abspath(image_path)), "DATA", "GCMN.PRG")
+        gcmn = beside if os.path.isfile(beside) else None
+    found = from_executable(img)
+    want = by_name(forced) if forced else None
+    by_gcmn = gcmn_size(gcmn) if gcmn else None       # the size picks; a contradiction is named first
+    if by_gcmn is not None and (found in (None, by_gcmn)) and (want in (None, by_gcmn)):
+        by_gcmn = from_gcmn(gcmn)                      # then the hash confirms
+    if found is not None and by_gcmn is not None and found != by_gcmn:
+        raise HarnessError(f"{gcmn}: the GCMN.PRG of {by_gcmn.name}, but {image_path} is {found.name}'s executable "
+                           f"(overlay window 0x{found.window:08x})")
+    if want is not None:
+        for other, what in ((found, f"{image_path} is {found.name if found else ''}'s executable"),
+                            (by_gcmn, f"{gcmn} is {by_gcmn.name if by_gcmn else ''}'s GCMN.PRG")):
+            if other is not None and other != want:
+                raise HarnessError(f"VOLUME={forced}: {want.name}, but {what}")
+    volume = want or found or by_gcmn
+    if volume is None:
+        # DECISION: an executable whose overlay window is no volume's (or that has no overlay
+        # sections) and no GCMN.PRG to say otherwise is taken as Infection, eediff's first volume.
+        return Resolved(VOLUMES[0], "default", gcmn)
+    how = ", ".join(w for w, v in (("VOLUME=", want), ("executable", found), ("GCMN.PRG", by_gcmn)) if v)
+    return Resolved(volume, how, gcmn)
+
+
+_RESOLVED: Dict[tuple, Resolved] = {}
+
+
+def of_options(opts, unloadable=False) -> Optional[Resolved]:
+    """The volume of opts' executable (VOLUME= forcing it; GCMN.PRG beside it, or on the disc for a
+    DISC run), resolved once per (image, VOLUME=, disc). An executable the loader refuses is a
+    HarnessError, or None with `unloadable` (the probe reports why)."""
+    key = (opts.image, getattr(opts, "volume", None), opts.disc if opts.image_from_disc else None)
+    if key not in _RESOLVED:
+        from eemu_ext.elf import load_image
+        from eemu_ext.errors import ElfError
+        args = {k: v for k, v in opts.machine_args().items() if k != "confirm"}
+        try:
+            img = load_image(opts.image, **args)
+        except (ElfError, OSError) as exc:
+            if unloadable:
+                return None
+            raise HarnessError(f"IMAGE={opts.image}: {exc}") from None
+        gcmn = None
+        if opts.disc and opts.image_from_disc:
+            from harness.executable import _from_disc
+            gcmn = _from_disc(opts.disc, ("/DATA/GCMN.PRG;1", "/DATA/GCMN.PRG"),
+                              os.path.join(opts.image + ".DATA", "GCMN.PRG"))
+        _RESOLVED[key] = resolve(img, opts.image, getattr(opts, "volume", None), gcmn)
+    return _RESOLVED[key]
+
+
+def identity(opts) -> dict:
+    """The volume as a run's and a truth file's header name it; {} for an executable the loader refuses
+    (the run's own load names why)."""
+    r = of_options(opts, unloadable=True)
+    if r is None:
+        return {}
+    return {"volume": r.volume.key, "volume_name": r.volume.name, "volume_from": r.how}
+
+
+def volume_lines(r: Resolved) -> list:
+    """The probe's lines naming the volume and its row (volumes.md §1)."""
+    v = r.volume
+    src = r.how + (f"; GCMN.PRG {r.gcmn}" if r.gcmn else "; no GCMN.PRG")
+    if r.gcmn and "GCMN.PRG" not in r.how:
+        src += " (no volume's size: it confirms nothing)"
+    return [f"  volume {v.label}, from {src}",
+            f"  volume row: gp 0x{v.gp:08x}, overlay window 0x{v.window:08x}, heap 0x{v.heap:08x}, main 0x{v.main_size:x} "
+            f"bytes, categoryFDTbl 0x{v.category_fd:08x}, cateCDOfsTbl 0x{v.cate_cd_ofs:08x}, {v.records} records; "
+            f"structure offsets: {len(v.offsets)}, Infection's"]

@@ -1,0 +1,109 @@
+"""Across volumes (make volumes): each volume's truth file against the reference (one verdict per
+volume), then each later volume's game against the first volume's truth on the chunks they share. The four
+stand-in volumes differ nowhere; a Mutation build with u2f's high branch removed is named with the
+function and the chunks where its answers differ."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from harness.runners.volumes import answers, differences
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STANDIN = os.path.join(ROOT, "standin")
+FOUR = ["standin/standin.elf"] + [f"standin/volumes/{v}/standin-stripped.elf" for v in ("mut", "out", "qua")]
+MUT_ROW = "0x00413800 0x00392A70 0x00774B00"
+
+
+def volumes(tmp_path, images, *extra):
+    return subprocess.run([sys.executable, "-m", "harness", "volumes", "--images", " ".join(images),
+                           "--out", str(tmp_path / "vols"), *extra], cwd=ROOT, capture_output=True, text=True,
+                          timeout=900)
+
+
+def test_the_four_stand_in_volumes_answer_alike(tmp_path):
+    r = volumes(tmp_path, FOUR, "--n", "8")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for v in ("INF (Infection)", "MUT (Mutation)", "OUT (Outbreak)", "QUA (Quarantine)"):
+        assert f"  {v} " in r.stdout and r.stdout.split(f"  {v} ")[1].split("\n")[0].endswith(": PASS")
+    for v in ("MUT", "OUT", "QUA"):
+        line = r.stdout.split(f"{v}'s game against INF's truth: ")[1].split("\n")[0]
+        assert line.startswith("8 shared chunks, ") and line.endswith(" queries compared, 0 chunks differ"), line
+    cross = json.load(open(tmp_path / "vols" / "volumes.json"))["cross"]
+    assert [c["b"] for c in cross] == ["mut", "out", "qua"]
+    assert all(c["queries"] > 0 and c["by_function"] == {} and c["unmatched"] == {} for c in cross)
+    held = sum(len(q) for q in answers(tmp_path / "vols" / "inf.truth").values())
+    assert all(c["queries"] == held for c in cross)                       # every query of INF's truth compared
+
+
+def _edited(src, dst, edit):
+    """A copy of the truth file `src` with edit(line) applied to its first chunk's line."""
+    with open(src) as f:
+        lines = f.read().splitlines()
+    at = next(k for k, t in enumerate(lines) if '"queries"' in t)
+    line = json.loads(lines[at])
+    edit(line)
+    lines[at] = json.dumps(line)
+    with open(dst, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return line["chunk"]
+
+
+def test_a_later_volume_is_its_game_against_the_first_volumes_truth_query_by_query(tmp_path):
+    r = volumes(tmp_path, FOUR[:2], "--n", "2", "--check", "controllers")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    inf, mut = tmp_path / "vols" / "inf.truth", tmp_path / "vols" / "mut.truth"
+    assert differences(inf, mut)["by_function"] == {}
+
+    def one_word(line):                                                   # the game of MUT answers one word apart
+        q = next(q for q in line["queries"] if q["kind"] == "controller" and q["game"].get("pos"))
+        q["game"]["pos"][0][0] ^= 1
+        one_word.i = q["i"]
+    chunk = _edited(mut, tmp_path / "word.truth", one_word)
+    d = differences(inf, tmp_path / "word.truth")
+    assert d["by_function"] == {"SetAnmCtrlWork": {chunk: [one_word.i]}} and d["unmatched"] == {}
+
+    def one_query_fewer(line):                                            # a query MUT's file does not hold
+        one_query_fewer.i = line["queries"].pop()["i"]
+    chunk = _edited(mut, tmp_path / "fewer.truth", one_query_fewer)
+    d = differences(inf, tmp_path / "fewer.truth")
+    assert d["unmatched"] == {chunk: [one_query_fewer.i]} and d["by_function"] == {}
+
+
+def test_a_volume_with_one_function_changed_is_named_with_the_function_and_its_chunks(tmp_path):
+    if shutil.which("mipsel-linux-gnu-gcc") is None:
+        pytest.skip("no gcc-mipsel-linux-gnu to build the changed volume (make cross)")
+    build = tmp_path / "mut"
+    build.mkdir()
+    for name in ("src", "standin.ld", "prg.ld", "retail.py", "Makefile"):
+        (shutil.copytree if name == "src" else shutil.copy)(os.path.join(STANDIN, name), build / name)
+    with open(os.path.join(STANDIN, "mutants", "u2f_signed.patch")) as patch:
+        subprocess.run(["patch", "-s", "-p1"], cwd=build, stdin=patch, check=True)
+    subprocess.run(["make", "-s", "-C", str(build), "OUT=standin.elf", "BUILD=build", f"VOL_ADDR={MUT_ROW}",
+                    f"SYNTH={os.path.join(ROOT, 'build', 'synth')}", f"PY={sys.executable}"],
+                   check=True, capture_output=True, timeout=600)
+    changed = ["eldl.cmp::ANM_eldlmag0", "cbu3body.cmp::ANM_cbu3nut2"]
+    alike = "xdl_load.cmp::ANM_xdl_load002"
+    r = volumes(tmp_path, ["standin/standin.elf", str(build / "standin-stripped.elf")],
+                "--chunks", ",".join(changed + [alike]), "--check", "controllers")
+    assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]          # its own verdict: the reference
+    assert "  INF (Infection) standin/standin.elf: PASS" in r.stdout
+    assert "MUT (Mutation)" in r.stdout and ": FAIL (exit 1)" in r.stdout
+    cross = json.load(open(tmp_path / "vols" / "volumes.json"))["cross"]
+    assert sorted(cross[0]["by_function"]) == ["SetAnmCtrlWork"]
+    named = sorted(cross[0]["by_function"]["SetAnmCtrlWork"])
+    assert named and set(named) <= set(changed) and alike not in named      # the patch's cases, where it shows
+    assert "MUT's game against INF's truth: 3 shared chunks, " in r.stdout
+    assert " differ (a finding for the port, not a failure)" in r.stdout
+    for chunk in named:
+        assert f"  SetAnmCtrlWork: {chunk} (queries " in r.stdout
+
+
+def test_fewer_than_two_volumes_or_mismatched_lists_are_one_line_exit_2(tmp_path):
+    for extra in ([], ["--datas", "a.bin"]):
+        images = FOUR[:1] if not extra else FOUR[:2]
+        r = volumes(tmp_path, images, *extra)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "volumes:" in r.stderr, r.stderr
