@@ -7,7 +7,7 @@ outside mapped memory raises the machine's MemoryFault, and a write over code te
 from __future__ import annotations
 
 from .errors import MemoryFault
-from .memory import AccessFault
+from .memory import PAGE_SHIFT, AccessFault
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -49,6 +49,25 @@ class MemoryAccess:
 
     def read_u64(self, a):
         return int.from_bytes(self.read(a, 8), "little")
+
+    def and_u8(self, addrs, mask: int) -> None:
+        """byte &= mask at every address of addrs, as write_u8(a, read_u8(a) & mask) each, in one
+        call: one page mark and one code check per page touched rather than per byte."""
+        mem, mask = self.mem, mask & 0xFF
+        ram, size, spans = mem.ram, len(mem.ram), {}
+        for a in addrs:
+            if not 0 <= a < size:                     # not kuseg RAM: the plain path
+                self.write_u8(a, self.read_u8(a) & mask)
+                continue
+            ram[a] &= mask
+            p = a >> PAGE_SHIFT
+            lo, hi = spans.get(p, (a, a))
+            spans[p] = (min(lo, a), max(hi, a))
+        check = self.python.code_pages or self.native is not None
+        for p, (lo, hi) in spans.items():
+            mem.dirty[p] = 1
+            if check:
+                self._code_changed(lo, hi + 1)
 
     def write_u8(self, a, v):
         self.write(a, (v & 0xFF).to_bytes(1, "little"))

@@ -437,10 +437,8 @@ class Objects:
         return list(self.worlds)
 
     def _clear_world_flags(self):
-        m = self.g.m
-        for addr, ident in self.names.items():
-            if ident[0] in ("node", "made", "anm"):
-                m.write_u8(addr + OBJ_FLAGS, m.read_u8(addr + OBJ_FLAGS) & 0xFE)
+        self.g.m.and_u8([addr + OBJ_FLAGS for addr, ident in self.names.items()
+                         if ident[0] in ("node", "made", "anm")], 0xFE)
 
     def _model_hook(self, m):
         self._drawn.append((m.R[5] & 0xFFFFFFFF, m.f_bits(12)))
