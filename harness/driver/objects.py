@@ -216,13 +216,14 @@ class Objects:
         self.inits: List[Tuple[int, int]] = []   # (ccObj, ccChunkIndex) per Init call
         self.draws: List[DrawCall] = []
         self.worlds: List[WorldCall] = []
-        self._drawn: List[Tuple[int, int]] = []  # (ccObj, $f12 bits) per ccModel::Draw call
         self.names: Dict[int, tuple] = {}        # address -> identity
         self.anm_index: Optional[Index] = None
         m = game.m
         m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT])
         m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW])
-        m.hooks.add("address", self._model_hook, self.sym[MODEL_DRAW])
+        # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
+        # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
+        self._model_calls = m.hooks.add("tap", addr=self.sym[MODEL_DRAW]).calls
         self._obj_hook_on = False
 
     # -- §2 -----------------------------------------------------------------------------------
@@ -418,15 +419,16 @@ class Objects:
         hooked: every ccModel::Draw call in order. Bit 0 of +0x8C of the anm and of every object
         the table holds is cleared first (a new frame).
 
-        The hook keeps only (object, $f12 bits); the world matrices are gathered in one read after
-        Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
+        ccModel::Draw is a tap hook (eemu_ext/hooks.py): each call leaves its object (a1) and
+        alpha ($f12) in a list, and the world matrices are gathered in one read after Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
         _SetLWMatrix writes it once a frame (bit 0 set), nothing else under ccAnm::Draw writes a
         coord's +0x00, and ccModel::Draw is the harness's hook."""
         g = self.g
         self._clear_world_flags()
-        self._drawn, self.draws = [], []
+        self.draws = []
+        del self._model_calls[:]
         g.call(DRAW, mm.ANM)
-        drawn = self._drawn
+        drawn = [(c[1], c[4]) for c in self._model_calls]
         if not drawn:
             self.worlds = []
             return []
@@ -439,10 +441,6 @@ class Objects:
     def _clear_world_flags(self):
         self.g.m.and_u8([addr + OBJ_FLAGS for addr, ident in self.names.items()
                          if ident[0] in ("node", "made", "anm")], 0xFE)
-
-    def _model_hook(self, m):
-        self._drawn.append((m.R[5] & 0xFFFFFFFF, m.f_bits(12)))
-        return 0
 
     # -- playback on the table (level 2) ---------------------------------------------------------
     def start_playback(self, speed=256) -> Dict[int, int]:
