@@ -217,6 +217,7 @@ class Objects:
         self.draws: List[DrawCall] = []
         self.worlds: List[WorldCall] = []
         self.names: Dict[int, tuple] = {}        # address -> identity
+        self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
         m = game.m
         m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT])
@@ -439,8 +440,12 @@ class Objects:
         return list(self.worlds)
 
     def _clear_world_flags(self):
-        self.g.m.and_u8([addr + OBJ_FLAGS for addr, ident in self.names.items()
-                         if ident[0] in ("node", "made", "anm")], 0xFE)
+        names = self.names                      # a layout makes a new dict; then it only grows
+        held, size, flags = self._coords
+        if held is not names or size != len(names):
+            flags = [addr + OBJ_FLAGS for addr, ident in names.items() if ident[0] in ("node", "made", "anm")]
+            self._coords = (names, len(names), flags)
+        self.g.m.and_u8(flags, 0xFE)
 
     # -- playback on the table (level 2) ---------------------------------------------------------
     def start_playback(self, speed=256) -> Dict[int, int]:
