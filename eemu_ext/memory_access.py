@@ -54,20 +54,18 @@ class MemoryAccess:
         """byte &= mask at every address of addrs, as write_u8(a, read_u8(a) & mask) each, in one
         call: one page mark and one code check per page touched rather than per byte."""
         mem, mask = self.mem, mask & 0xFF
-        ram, size, spans = mem.ram, len(mem.ram), {}
+        ram, size, pages = mem.ram, len(mem.ram), set()
         for a in addrs:
-            if not 0 <= a < size:                     # not kuseg RAM: the plain path
+            if 0 <= a < size:
+                ram[a] &= mask
+                pages.add(a >> PAGE_SHIFT)
+            else:                                     # not kuseg RAM: the plain path
                 self.write_u8(a, self.read_u8(a) & mask)
-                continue
-            ram[a] &= mask
-            p = a >> PAGE_SHIFT
-            lo, hi = spans.get(p, (a, a))
-            spans[p] = (min(lo, a), max(hi, a))
         check = self.python.code_pages or self.native is not None
-        for p, (lo, hi) in spans.items():
+        for p in pages:                               # (code on a touched page: the whole page afresh)
             mem.dirty[p] = 1
             if check:
-                self._code_changed(lo, hi + 1)
+                self._code_changed(p << PAGE_SHIFT, (p + 1) << PAGE_SHIFT)
 
     def write_u8(self, a, v):
         self.write(a, (v & 0xFF).to_bytes(1, "little"))

@@ -491,10 +491,10 @@ class NativeEngine:
     def _drain_taps(self):
         """The calls the C run tapped, in order, onto their hooks' lists (before any Python runs)."""
         st, n = self.st, self.st.tap_n
-        words = self._taps[:TAP_WORDS * n]
+        it = iter(self._taps[:TAP_WORDS * n])
         taps = self.m.hooks.taps
-        for k in range(0, TAP_WORDS * n, TAP_WORDS):
-            taps[words[k]].append(tuple(words[k + 1:k + TAP_WORDS]))
+        for row in zip(*[it] * TAP_WORDS):
+            taps[row[0]].append(row[1:])
         st.tap_n = 0
 
     def f_bits(self, i: int) -> int:

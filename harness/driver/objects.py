@@ -435,8 +435,9 @@ class Objects:
             return []
         ram = g._ram_u32()
         words = ram[g._word_index([obj for obj, _ in drawn], OBJ_WORLD, 16)].tolist()
-        ident = self.identity
-        self.worlds = [WorldCall(ident(obj), tuple(w), alpha) for (obj, alpha), w in zip(drawn, words)]
+        names, ident = self.names, self.identity
+        self.worlds = [WorldCall(names.get(obj) or ident(obj), tuple(w), alpha)
+                       for (obj, alpha), w in zip(drawn, words)]
         return list(self.worlds)
 
     def _clear_world_flags(self):
