@@ -7,6 +7,11 @@ handle is a context manager that removes its hook on exit. The kinds:
 * ``"address"``: ``fn(m)`` runs instead of the code at ``addr`` (an address or a symbol): the
   stubs of executable-abi.md §6. An int result becomes v0 (sign-extended); execution continues at
   ra. One hook per address: a new one replaces the old.
+* ``"tap"``: no fn; the function at ``addr`` is replaced by nothing (v0 and every other register
+  left as they are, one unit counted, execution continues at ra), and each call appends the
+  tuple (a0, a1, a2, a3, $f12, $f13, $f14, $f15), as u32 words, to the handle's ``calls`` (also
+  what ``with`` gives). The native engine taps in C, without entering Python (under lockstep
+  both engines take the Python path). One hook per address, as for ``"address"``.
 * ``"step"``: ``fn(m, pc)`` before every unit (an instruction, or a branch with its delay slot);
   runs go unit by unit in the Python engine while one is installed.
 * ``"syscall"``: ``fn(m, kind, code)`` at SYSCALL or BREAK (kind ``"syscall"`` or ``"break"``);
@@ -28,7 +33,7 @@ from typing import Callable, Dict, List, Optional
 
 from .errors import EmulationError, SyscallError
 
-KINDS = ("address", "step", "syscall", "record")
+KINDS = ("address", "tap", "step", "syscall", "record")
 M32 = 0xFFFFFFFF
 
 
@@ -42,16 +47,22 @@ class Hook:
 
     def __init__(self, hooks: "Hooks", kind: str, fn, addr: Optional[int]):
         self.hooks, self.kind, self.fn, self.addr = hooks, kind, fn, addr
+        self._calls = None
 
     @property
     def recording(self):
         return self.fn if self.kind == "record" else None
 
+    @property
+    def calls(self):
+        """A tap hook's calls: [(a0, a1, a2, a3, $f12, $f13, $f14, $f15)] in call order."""
+        return self._calls
+
     def remove(self) -> None:
         self.hooks.remove(self)
 
     def __enter__(self):
-        return self.fn
+        return self.calls if self.kind == "tap" else self.fn
 
     def __exit__(self, *exc) -> None:
         self.remove()
@@ -72,6 +83,7 @@ class Hooks:
         self.steps: List[Callable] = []
         self.syscalls: List[Callable] = []
         self.recordings: List[object] = []
+        self.taps: Dict[int, list] = {}             # tap address -> its calls (the engines append)
 
     def add(self, kind: str, fn=None, addr=None) -> Hook:
         if kind not in KINDS:
@@ -81,20 +93,36 @@ class Hooks:
             h = Hook(self, kind, fn if fn is not None else Recording(self.m), None)
             self.recordings.append(h.fn)
             return h
+        if kind == "tap":
+            if addr is None:
+                raise ValueError("a tap hook needs an address or a symbol")
+            calls: list = []
+
+            def tap(m):
+                calls.append(tuple(m.R[4 + k] & M32 for k in range(4)) + tuple(m.f_bits(12 + k) for k in range(4)))
+            h = self._at(kind, tap, addr)
+            self.taps[h.addr] = h._calls = calls
+            self.m.hooks_changed(h.addr)
+            return h
         if not callable(fn):
             raise TypeError(f"a {kind} hook needs a callable, not {fn!r}")
         if kind == "address":
             if addr is None:
                 raise ValueError("an address hook needs an address or a symbol")
-            a = self.m.resolve(addr)
-            h = Hook(self, kind, fn, a)
-            self.at[a] = fn
-            self._handles[a] = h
-            self.pages.add((a & 0x1FFFFFFF) >> 12)
-            self.m.hooks_changed(a)
+            h = self._at(kind, fn, addr)
+            self.m.hooks_changed(h.addr)
             return h
         h = Hook(self, kind, fn, None)
         (self.steps if kind == "step" else self.syscalls).append(fn)
+        return h
+
+    def _at(self, kind, fn, addr) -> Hook:
+        a = self.m.resolve(addr)
+        h = Hook(self, kind, fn, a)
+        self.at[a] = fn
+        self._handles[a] = h
+        self.taps.pop(a, None)                      # a new hook replaces a tap there
+        self.pages.add((a & 0x1FFFFFFF) >> 12)
         return h
 
     def remove(self, hook) -> None:
@@ -103,10 +131,11 @@ class Hooks:
             hook = self._handles.get(self.m.resolve(hook))
             if hook is None:
                 return
-        if hook.kind == "address":
+        if hook.kind in ("address", "tap"):
             if self._handles.get(hook.addr) is not hook:
                 return                                # replaced since: the new one stays
             del self.at[hook.addr], self._handles[hook.addr]
+            self.taps.pop(hook.addr, None)
             self.m.hooks_changed(hook.addr)           # (its page still counts as hooked here)
             self.pages = {(a & 0x1FFFFFFF) >> 12 for a in self.at}
             return

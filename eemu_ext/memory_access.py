@@ -7,7 +7,7 @@ outside mapped memory raises the machine's MemoryFault, and a write over code te
 from __future__ import annotations
 
 from .errors import MemoryFault
-from .memory import AccessFault
+from .memory import PAGE_SHIFT, AccessFault
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -49,6 +49,23 @@ class MemoryAccess:
 
     def read_u64(self, a):
         return int.from_bytes(self.read(a, 8), "little")
+
+    def and_u8(self, addrs, mask: int) -> None:
+        """byte &= mask at every address of addrs, as write_u8(a, read_u8(a) & mask) each, in one
+        call: one page mark and one code check per page touched rather than per byte."""
+        mem, mask = self.mem, mask & 0xFF
+        ram, size, pages = mem.ram, len(mem.ram), set()
+        for a in addrs:
+            if 0 <= a < size:
+                ram[a] &= mask
+                pages.add(a >> PAGE_SHIFT)
+            else:                                     # not kuseg RAM: the plain path
+                self.write_u8(a, self.read_u8(a) & mask)
+        check = self.python.code_pages or self.native is not None
+        for p in pages:                               # (code on a touched page: the whole page afresh)
+            mem.dirty[p] = 1
+            if check:
+                self._code_changed(p << PAGE_SHIFT, (p + 1) << PAGE_SHIFT)
 
     def write_u8(self, a, v):
         self.write(a, (v & 0xFF).to_bytes(1, "little"))

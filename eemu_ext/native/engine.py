@@ -53,6 +53,7 @@ def compile_after() -> int:
         raise ValueError(f"EEMU_COMPILE_AFTER must be >= 0, not {n}")
     return n
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
+TAP_WORDS, TAP_CAP = 9, 4096   # ee.h's TAP_WORDS; calls a run may tap before it returns to Python
 
 
 class EeState(ctypes.Structure):
@@ -78,6 +79,7 @@ class EeState(ctypes.Structure):
         ("prev", ctypes.c_uint32), ("annulled", ctypes.c_int32),
         ("bcount", ctypes.POINTER(ctypes.c_uint64)), ("dirty", ctypes.c_void_p),
         ("hole_lo", ctypes.c_uint32), ("hole_len", ctypes.c_uint32),
+        ("tap_buf", ctypes.POINTER(ctypes.c_uint32)), ("tap_n", ctypes.c_int32), ("tap_cap", ctypes.c_int32),
     ]
 
 
@@ -283,6 +285,9 @@ class NativeEngine:
         self.st.spr = _buffer_address(mem.spr)
         self.st.vu0 = _buffer_address(mem.vu0)
         self.st.dirty = _buffer_address(mem.dirty)
+        self._taps = (ctypes.c_uint32 * (TAP_WORDS * TAP_CAP))()
+        self.st.tap_buf = ctypes.cast(self._taps, ctypes.POINTER(ctypes.c_uint32))
+        self.st.tap_cap = TAP_CAP
         self.prog: Optional[Program] = None
         self.bidx = None
         self._bidx_addr = 0
@@ -419,12 +424,14 @@ class NativeEngine:
             self._hooks_stale = False
 
     def _reindex(self):
-        """bidx: block number per code word, -1 where no native block starts, -2 on a hook. A block
-        with a hooked address inside it is left to the Python engine (whose blocks stop there)."""
+        """bidx: block number per code word, -1 where no native block starts, -2 on a hook, -3 on
+        a tap hook (run in C; under lockstep in Python, as a hook). A block with a hooked address
+        inside it is left to the Python engine (whose blocks stop there)."""
         import bisect
         prog, bidx = self.prog, self.bidx
         ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
         hooks = sorted(self.m.hooks.at)
+        taps = () if self.lockstep else self.m.hooks.taps
         for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
             k = bisect.bisect_right(hooks, a)
             if k < len(hooks) and hooks[k] < e:
@@ -433,7 +440,7 @@ class NativeEngine:
         for h in hooks:
             j = (h - prog.lo) >> 2
             if 0 <= j < prog.nwords and not h & 3:
-                bidx[j] = -2
+                bidx[j] = -3 if h in taps else -2
 
     # -- state transfer ---------------------------------------------------------------------------
     # DECISION: the GPRs, HI and LO cross at every hand-over. The FPU/VU0 registers and the
@@ -486,6 +493,15 @@ class NativeEngine:
             self.c_owns = True
         else:
             self.pull()
+
+    def _drain_taps(self):
+        """The calls the C run tapped, in order, onto their hooks' lists (before any Python runs)."""
+        st, n = self.st, self.st.tap_n
+        it = iter(self._taps[:TAP_WORDS * n])
+        taps = self.m.hooks.taps
+        for row in zip(*[it] * TAP_WORDS):
+            taps[row[0]].append(row[1:])
+        st.tap_n = 0
 
     def f_bits(self, i: int) -> int:
         """$f<i>'s bits in the C state (while c_owns), without pulling the rest."""
@@ -605,6 +621,8 @@ class NativeEngine:
                 else:
                     why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
                 pc, steps = st.pc, st.steps
+                if st.tap_n:
+                    self._drain_taps()
             if pc == SENTINEL:
                 break
             if why == WHY_ONE:

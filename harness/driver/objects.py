@@ -216,13 +216,15 @@ class Objects:
         self.inits: List[Tuple[int, int]] = []   # (ccObj, ccChunkIndex) per Init call
         self.draws: List[DrawCall] = []
         self.worlds: List[WorldCall] = []
-        self._drawn: List[Tuple[int, int]] = []  # (ccObj, $f12 bits) per ccModel::Draw call
         self.names: Dict[int, tuple] = {}        # address -> identity
+        self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
         m = game.m
         m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT])
         m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW])
-        m.hooks.add("address", self._model_hook, self.sym[MODEL_DRAW])
+        # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
+        # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
+        self._model_calls = m.hooks.add("tap", addr=self.sym[MODEL_DRAW]).calls
         self._obj_hook_on = False
 
     # -- §2 -----------------------------------------------------------------------------------
@@ -418,33 +420,33 @@ class Objects:
         hooked: every ccModel::Draw call in order. Bit 0 of +0x8C of the anm and of every object
         the table holds is cleared first (a new frame).
 
-        The hook keeps only (object, $f12 bits); the world matrices are gathered in one read after
-        Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
+        ccModel::Draw is a tap hook (eemu_ext/hooks.py): each call leaves its object (a1) and
+        alpha ($f12) in a list, and the world matrices are gathered in one read after Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
         _SetLWMatrix writes it once a frame (bit 0 set), nothing else under ccAnm::Draw writes a
         coord's +0x00, and ccModel::Draw is the harness's hook."""
         g = self.g
         self._clear_world_flags()
-        self._drawn, self.draws = [], []
+        self.draws = []
+        del self._model_calls[:]
         g.call(DRAW, mm.ANM)
-        drawn = self._drawn
+        drawn = [(c[1], c[4]) for c in self._model_calls]
         if not drawn:
             self.worlds = []
             return []
         ram = g._ram_u32()
         words = ram[g._word_index([obj for obj, _ in drawn], OBJ_WORLD, 16)].tolist()
-        ident = self.identity
-        self.worlds = [WorldCall(ident(obj), tuple(w), alpha) for (obj, alpha), w in zip(drawn, words)]
+        names, ident = self.names, self.identity
+        self.worlds = [WorldCall(names.get(obj) or ident(obj), tuple(w), alpha)
+                       for (obj, alpha), w in zip(drawn, words)]
         return list(self.worlds)
 
     def _clear_world_flags(self):
-        m = self.g.m
-        for addr, ident in self.names.items():
-            if ident[0] in ("node", "made", "anm"):
-                m.write_u8(addr + OBJ_FLAGS, m.read_u8(addr + OBJ_FLAGS) & 0xFE)
-
-    def _model_hook(self, m):
-        self._drawn.append((m.R[5] & 0xFFFFFFFF, m.f_bits(12)))
-        return 0
+        names = self.names                      # a layout makes a new dict; then it only grows
+        held, size, flags = self._coords
+        if held is not names or size != len(names):
+            flags = [addr + OBJ_FLAGS for addr, ident in names.items() if ident[0] in ("node", "made", "anm")]
+            self._coords = (names, len(names), flags)
+        self.g.m.and_u8(flags, 0xFE)
 
     # -- playback on the table (level 2) ---------------------------------------------------------
     def start_playback(self, speed=256) -> Dict[int, int]:

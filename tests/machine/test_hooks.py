@@ -84,3 +84,28 @@ def test_a_hook_reads_one_float_argument_as_bits_without_the_whole_fpu_state(m):
     run_words(m, program(["or s0, ra, zero", "lui t0, 0x4049", "ori t0, t0, 0x0fdb", "mtc1 t0, f12",
                           f"jal 0x{target:x}", "nop", "or ra, s0, zero"]))
     assert seen == [(0x40490FDB, m.F[13] & 0xFFFFFFFF)] and m.F[12] & 0xFFFFFFFF == 0x40490FDB
+
+
+def test_a_tap_hook_replaces_the_function_by_nothing_and_lists_each_call_s_arguments(m, engine):
+    m.load_elf(ELF)
+    m.call("fib", 3)
+    units = m.native.python_units if m.native is not None else 0
+    with m.hooks.add("tap", addr="fib") as calls:
+        m.call("fib", 7, 0x80000001)
+        assert m.steps == 1                                                 # one unit
+        m.call("fib", 9)
+    assert [c[:2] for c in calls] == [(7, 0x80000001), (9, 0)] and all(len(c) == 8 for c in calls)
+    if engine == "native":
+        assert m.native.python_units == units, "a tap runs in C: no Python unit"
+    assert m.call("fib", 7) == 13 and m.hooks.at == {} and m.hooks.taps == {}
+
+
+def test_a_tap_inside_a_run_keeps_the_calls_in_order_with_their_float_arguments(m):
+    target = B + 0x100
+    put_words(m, target, program(["jr ra", "nop"]))
+    with m.hooks.add("tap", addr=target) as calls:
+        run_words(m, program(["or s0, ra, zero", "addiu v0, zero, 5", "addiu a0, zero, 1", "addiu a1, zero, 2",
+                              "lui t0, 0x3f80", "mtc1 t0, f12", f"jal 0x{target:x}", "addiu a2, zero, 3",
+                              f"jal 0x{target:x}", "addiu a0, zero, 4", "or ra, s0, zero"]))
+    assert [c[:3] + c[4:5] for c in calls] == [(1, 2, 3, 0x3F800000), (4, 2, 3, 0x3F800000)]
+    assert m.R[2] & 0xFFFFFFFF == 5 and m.steps == 13 + 2

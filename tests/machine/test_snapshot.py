@@ -130,3 +130,17 @@ def test_pages_left_out_keep_what_they_hold_when_restored():
     assert m.read_u32(CODE_BASE) == 0, "the left-out page keeps the patch"
     assert m.read(0x00700000, 1) == b"\x01", "the rest is restored"
     assert m.differences(s) == []
+
+
+def test_and_u8_clears_bits_as_byte_writes_do_and_restore_undoes_it():
+    # the bytes span two pages written before the snapshot; and_u8 must mark both, or restore
+    # would leave the cleared bits cleared
+    m = _machine()
+    addrs = [0x00600FFF, 0x00601000, 0x00601040]
+    for a in addrs:
+        m.write_u8(a, 0xFF)
+    s = m.snapshot()
+    m.and_u8(addrs, 0xFE)
+    assert [m.read_u8(a) for a in addrs] == [0xFE] * 3 and m.read_u8(0x00601001) == 0
+    assert m.restore(s) == 2
+    assert [m.read_u8(a) for a in addrs] == [0xFF] * 3 and m.differences(s) == []

@@ -60,7 +60,12 @@ typedef struct ee_state {
     uint64_t *bcount;           /* coverage: per block, [taken pc, completed, likely not taken, taken] (or NULL) */
     uint8_t *dirty;             /* one byte per 4 KiB RAM page, set by every store there (memory.py) */
     uint32_t hole_lo, hole_len; /* data accesses in [hole_lo, hole_lo + hole_len) leave native code */
+    /* tap hooks (hooks.py "tap"): per call, TAP_WORDS words: the address, a0..a3, $f12..$f15 */
+    uint32_t *tap_buf;
+    int32_t tap_n, tap_cap;
 } ee_state;
+
+#define TAP_WORDS 9
 
 #define M32 0xFFFFFFFFULL
 #define M64 0xFFFFFFFFFFFFFFFFULL

@@ -1,5 +1,7 @@
 /* The run loop: dispatch on a per-machine index (word offset from the code base -> block number,
- * -1 not native, -2 hooked), with the step budget checked before each block. Included once, at the
+ * -1 not native, -2 hooked, -3 a tap hook), with the step budget checked before each block. A tap
+ * is a function replaced by nothing: the call's address and argument registers go to st->tap_buf,
+ * one unit is counted, and the run goes on at ra; with the buffer full it is left to Python. Included once, at the
  * end of the includes of each generated translation unit; the unit defines the tables. */
 #ifndef EE_RUNTIME_H
 #define EE_RUNTIME_H
@@ -17,7 +19,17 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
         uint32_t i = (pc - lo) >> 2;
         if ((pc & 3) || i >= nwords) { st->pc = pc; return st->why = WHY_MISS; }
         int32_t b = bidx[i];
-        if (b < 0) { st->pc = pc; return st->why = (b == -2 ? WHY_HOOK : WHY_MISS); }
+        if (b == -3 && st->tap_n < st->tap_cap && st->steps + 1 <= st->limit) {
+            uint32_t *w = st->tap_buf + TAP_WORDS * st->tap_n++;
+            w[0] = pc;
+            for (int k = 0; k < 4; k++) { w[1 + k] = (uint32_t)R[4 + k]; w[5 + k] = F[12 + k]; }
+            st->steps += 1;
+            st->prev = pc;
+            pc = (uint32_t)R[31];
+            if (one) { st->pc = pc; return st->why = WHY_ONE; }
+            continue;
+        }
+        if (b < 0) { st->pc = pc; return st->why = (b == -1 ? WHY_MISS : WHY_HOOK); }
         if (st->steps + ee_block_n[b] > st->limit) { st->pc = pc; return st->why = WHY_LIMIT; }
         st->why = WHY_NONE;
         st->prev = pc;
