@@ -205,6 +205,8 @@ class Objects:
         self.g = game
         self.sym = symbols_of(game.img, REQUIRED, game.image_path, "symbols for the anm's objects",
                               "docs/spec/anim-objects.md")
+        from harness.executable import refuse_carried
+        refuse_carried(game.img, REQUIRED, getattr(game, "confirm", ()))
         game.sym.update(self.sym)
         game.short.update(SHORT)
         for name, steps in BUDGET.items():
