@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from corpus.lights import direct_lights
 from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
 from corpus.records import FObj
 
@@ -63,8 +64,11 @@ def index_objects(anime) -> List[Tuple[int, bool]]:
     """(object, adds) of every naming in file order (anim-objects.md §2.2, the table the
     stand-in's and the game's ConvLCNum2ALCNum fill): a 0x0102 record always adds an entry of its
     own (`adds`); a material, F_Morpher (the morpher, then each target model), F_Note or F_Obj
-    record names its object, which gets an entry only the first time. Light records name none."""
+    record names its object, which gets an entry only the first time. A direct light record (0x0605)
+    adds an entry of its own, as a 0x0102 record does (ConvLCNum2ALCNum compiles it into a controller
+    of the table, docs/lights.md); the other light records name none."""
     named = [(t.offset, ((t.object, True),)) for t in anime.tracks]
+    named += [(lt.offset, ((lt.object, True),)) for lt in direct_lights(anime)]
     named += [(m.offset, ((m.material, False),)) for m in anime.materials]
     named += [(r.offset, ((r.morpher, False),) + tuple((p[0], False) for p in r.pairs))
               for r in anime.morphs]

@@ -87,7 +87,7 @@ def coverage_rows(quirks: dict, counters: dict):
 # The harness's counter names (checks.md §2.4, §4.3, §6.4, §7.6) by the check that counts them.
 COUNTER_CHECK = {
     "cases": "controllers", "single-value rotations": "controllers",
-    "keyed rotations": "controllers", "no controller": "controllers",
+    "keyed rotations": "controllers", "no controller": "controllers", "no light controller": "controllers",
     "material cases": "materials", "multistep checks": "multistep",
     "playbacks": "playback", "steps": "playback", "ends": "playback", "loops": "playback",
     "loop resets": "playback", "object matrices": "playback", "exact local matrices": "playback",
@@ -124,6 +124,7 @@ def counter_groups(counters: dict) -> list[tuple[str, list]]:
 COUNTER_LABELS = {
     ("controllers", "cases"): "controller cases",
     ("controllers", "no controller"): "records with no controller",
+    ("controllers", "no light controller"): "direct light records with no controller",
     ("controllers", "localtp cases"): "localtp comparisons",
     ("controllers", "running-matrix holds continuous"): "running-matrix holds continuous across a turn",
     ("playback", "steps"): "playback steps",

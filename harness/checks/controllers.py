@@ -55,6 +55,7 @@ def check_lights(game, anim, entries, ctx, tally, prof, rng):
         rec = lt.record
         entry = paired.get(rec.index)
         if entry is None:
+            tally.count("no light controller")
             tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=rec.object,
                               floats=False, context={"light": rec.index, "why": "no table entry with a "
                                                      "kind-0x0605 ctrl for this direct light record"}))

@@ -7,7 +7,7 @@ import sys
 from harness.profiles import profile
 
 
-def apply_profile(opts, out=sys.stderr, n_given=False):
+def apply_profile(opts, out=None, n_given=False):
     """Options with the profile's forced float model and sample size; a note for each it changed.
     DECISION: a profile that forces a setting wins over FLOAT/N, and says so. Its sample is the
     default number of chunks only: an N given on the command line (n_given) is kept, so
@@ -19,7 +19,8 @@ def apply_profile(opts, out=sys.stderr, n_given=False):
     if prof.sample is not None and prof.sample != opts.n and not opts.chunk_ids and not n_given:
         changes["n"] = prof.sample
     for k, v in changes.items():
-        print(f"profile {prof.name}: {k} = {v} (was {getattr(opts, k)})", file=out)
+        # stderr as it is at the call (a default bound at import would be whatever stream was then)
+        print(f"profile {prof.name}: {k} = {v} (was {getattr(opts, k)})", file=out if out is not None else sys.stderr)
     return dataclasses.replace(opts, **changes) if changes else opts
 
 

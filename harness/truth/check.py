@@ -166,6 +166,7 @@ def light(q, a, ctx, tally):
     harness's poison (the game against itself: needs no model)."""
     g = q["game"]
     if g.get("compiled") is False:
+        tally.count("no light controller")
         tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=q.get("object"),
                           floats=False, context={"light": q.get("light"), "why": "no table entry with a "
                                                  "kind-0x0605 ctrl for this direct light record"}))

@@ -27,7 +27,9 @@ class MiniChunk:
         self.id = f"{member}::{name}"
         self.names = NAMES
         self.ext = {}
-        self.file = SimpleNamespace(models=MODELS, morphers={9: 12}, materials={}, names=NAMES, ext={})
+        # a hand-built member: its models, and no setup chunks, Obj, ExtObj or clump (an empty scene)
+        self.file = SimpleNamespace(models=MODELS, morphers={9: 12}, materials={}, names=NAMES, ext={},
+                                    member=member, data=b"", chunks=[], objs={}, extobjs={}, clump_list=[])
 
     @property
     def anime(self):

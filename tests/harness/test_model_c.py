@@ -55,7 +55,9 @@ def first_repro_fails(out, check):
     assert done.returncode == 1 and f"{check}" in done.stdout and "mismatch" in done.stdout, done.stdout + done.stderr
 
 
-@pytest.mark.parametrize("check, counted", [("notes", "notes"), ("controllers", "keyed rotations")])
+# ids without a check word, so that `pytest -k notes` (tests/differential alone) leaves them out
+@pytest.mark.parametrize("check, counted", [("notes", "notes"), ("controllers", "keyed rotations")],
+                         ids=["note-model", "controller-model"])
 def test_the_c_model_passes_a_bulk_of_its_kinds_with_its_ledger_complete_and_its_wrong_flag_fails_it(
         model, tmp_path, capsys, check, counted):
     status, summary = bulk_run(tmp_path, "right", model, check)
@@ -95,7 +97,7 @@ def test_the_c_model_answers_every_event_rooms_direct_light_and_its_wrong_flag_i
     assert status == 1 and "light." in out and "mismatch" in out, out[-2000:]
 
 
-@pytest.mark.parametrize("check", ["notes", "controllers"])
+@pytest.mark.parametrize("check", ["notes", "controllers"], ids=["note-model", "controller-model"])
 def test_check_truth_with_the_c_model_finds_no_mismatch_and_catches_its_wrong_flag(model, tmp_path, capsys, check):
     path = str(tmp_path / "truth.jsonl")
     export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=[check]), path, progress=None)
@@ -114,7 +116,7 @@ def test_check_truth_with_the_c_model_finds_no_mismatch_and_catches_its_wrong_fl
      "this model computes the hw float model only"),
     ('{"chunk":"a.cmp::ANM_a","anime":"","float_model":"trunc","queries":[{"kind":"light","i":0}]}',
      "this model computes the hw float model only"),
-])
+], ids=["another-kind", "controller-under-trunc", "light-under-trunc"])
 def test_the_c_model_answers_what_it_cannot_compute_with_an_error_line(model, request_line, why):
     done = subprocess.run(shlex.split(model), input=request_line + "\n", capture_output=True, text=True, timeout=30)
     assert done.returncode == 0 and f'"error":"{why}' in done.stdout and '"chunk":"a.cmp::ANM_a"' in done.stdout

@@ -37,7 +37,7 @@ def test_a_resume_checks_the_lost_chunk_and_names_the_stray_records(small, tmp_p
     (chunks / "00002.json").unlink()
     r = bulk(tmp_path, run, "--data", small[1], "--check", "controllers", "--n", "100000")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "5 already done of 6, 1 to check" in r.stderr and "[3/3]" in r.stderr, r.stderr
+    assert "6 already done of 7, 1 to check" in r.stderr and "[3/3]" in r.stderr, r.stderr
     assert "[4/3]" not in r.stderr and "ETA -" not in r.stderr
     assert "chunks/00007.json" in r.stderr and "chunks/00009.json" in r.stderr
     s = summary(run)

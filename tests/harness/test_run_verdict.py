@@ -229,14 +229,17 @@ def test_make_report_refuses_a_directory_that_is_not_a_run(tmp_path):
 
 
 def test_an_executable_that_compiles_no_controllers_fails(tmp_path):
-    """ConvLCNum2ALCNum patched to `jr ra; nop`: every object record has "no controller", which
-    used to count and pass; now each is a controllers mismatch and the run exits 1."""
+    """ConvLCNum2ALCNum patched to `jr ra; nop`: every object record has "no controller" and every
+    direct light record "no light controller", which used to count and pass; now each is a
+    controllers mismatch and the run exits 1."""
     data = archives.small_archive(str(tmp_path / "DATA.BIN"))
     elf = archives.return_at_once_elf(str(tmp_path / "ret.elf"), tables_for=data)
     r = bulk(tmp_path, tmp_path / "run", "--data", data, "--image", elf, "--check", "controllers", "--n", "100000")
     assert r.returncode == 1, r.stdout + r.stderr
     s = summary(tmp_path / "run")
-    assert s["counters"]["no controller"] > 0 and s["checks"]["controllers"]["mismatches"] == s["counters"]["no controller"]
+    uncompiled = s["counters"]["no controller"] + s["counters"]["no light controller"]
+    assert s["counters"]["no controller"] > 0 and s["counters"]["no light controller"] > 0
+    assert s["checks"]["controllers"]["mismatches"] == uncompiled
     assert s["status"] == "mismatches" and s["counters"].get("cases", 0) == 0
     fails = [tc for suite, tc in junit_cases(tmp_path / "run") if suite == "controllers" and tc.find("failure") is not None]
     assert len(fails) == 3 + len(edge_chunks.ids(["controllers"]))     # the edge chunks fail too

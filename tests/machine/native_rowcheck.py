@@ -72,7 +72,7 @@ class EEState(ctypes.Structure):
         ("log_on", i32), ("log_n", i32), ("log_cap", i32),
         ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
         ("prev", u32), ("annulled", i32), ("bcount", vp), ("dirty", vp),
-        ("hole_lo", u32), ("hole_len", u32),
+        ("hole_lo", u32), ("hole_len", u32), ("tap_buf", vp), ("tap_n", i32), ("tap_cap", i32),
     ]
 
 

@@ -17,6 +17,17 @@ from eemu_ext.sidecar import SidecarError, read_sidecar
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ELF = os.path.join(ROOT, "standin", "standin.elf")
 STRIPPED = os.path.join(ROOT, "standin", "standin-stripped.elf")
+
+
+def _main_end(path):
+    """The end of main's loaded bytes: the first PT_LOAD's address plus its file bytes."""
+    from elftools.elf.elffile import ELFFile
+    with open(path, "rb") as f:
+        seg = next(s for s in ELFFile(f).iter_segments() if s["p_type"] == "PT_LOAD")
+        return seg["p_vaddr"] + seg["p_filesz"]
+
+
+MAIN_END = _main_end(STRIPPED)
 GCMN, DEMO = "AnimCtrl__8ccPlayerFv", "DemoMain__Fv"
 
 
@@ -208,8 +219,8 @@ def test_a_name_in_two_overlays_is_no_duplicate():
 
 @pytest.mark.parametrize("line,message", [
     ("main\t0x00100000\t4294967295\tFUNC\tbig", r":3: big of 0xffffffff bytes at 0x00100000 reaches past main's "
-                                                 r"loaded bytes \(0x00100000-0x001100d8\)"),
-    ("main\t0x001100d0\t16\tOBJECT\ttail", r":3: tail of 0x10 bytes at 0x001100d0 reaches past main's"),
+                                                 rf"loaded bytes \(0x00100000-0x{MAIN_END:08x}\)"),
+    (f"main\t0x{MAIN_END - 8:08x}\t16\tOBJECT\ttail", rf":3: tail of 0x10 bytes at 0x{MAIN_END - 8:08x} reaches past main's"),
     ("gcmn\t0x00400810\t32\tFUNC\tlong", r":3: long of 0x20 bytes at 0x00400810 reaches past the overlay window "
                                            r"0x00400800-0x00400820"),
 ])
