@@ -126,7 +126,8 @@ class External:
         self.requests = queue.Queue()
         self.write_failed = threading.Event()
         threading.Thread(target=self._read_out, daemon=True).start()
-        threading.Thread(target=self._read_err, daemon=True).start()
+        self._err_reader = threading.Thread(target=self._read_err, daemon=True)
+        self._err_reader.start()
         threading.Thread(target=self._write, daemon=True).start()
         self._pending = deque()
         self.answered = 0              # answer lines read so far (a limit's error names the line)
@@ -188,6 +189,8 @@ class External:
             code = self.p.wait(timeout=2)
         except subprocess.TimeoutExpired:
             code = None
+        if code is not None:
+            self._err_reader.join(timeout=2)      # its last words (a panic's message) are read before they are told
         how = f"exited with status {code}" if code is not None else "closed its output"
         return ModelError(chunk_id, f"the model {how} before answering {_queries_text(queries)}"
                                     f"{self._stderr_tail()}", queries[0] if len(queries) == 1 else None)

@@ -552,17 +552,19 @@ def test_a_truth_file_line_or_a_gzip_bomb_past_the_limit_is_refused_naming_the_l
                                                                                   monkeypatch):
     import gzip
     from harness.truth import limits
-    monkeypatch.setattr(limits, "LINE_BYTES", 1 << 20)
     head, first = open(truth, encoding="utf-8").readlines()[:2]
+    # a limit just above the real lines (whole MiB), and a line four times that, with no newline
+    limit = ((max(len(head.encode()), len(first.encode())) >> 20) + 1) << 20
+    monkeypatch.setattr(limits, "LINE_BYTES", limit)
     bomb = str(tmp_path / "bomb.jsonl.gz")
     with gzip.open(bomb, "wt", encoding="utf-8") as f:
         f.write(head + first)
-        for _ in range(64):
-            f.write(" " * (1 << 16))                       # 4 MiB of one line, no newline
+        for _ in range(4 * limit >> 16):
+            f.write(" " * (1 << 16))
     status, out, err = run(["check-truth", bomb], capsys)
     assert status == 2 and "Traceback" not in err
-    assert (f"bomb.jsonl.gz:3: a line longer than 1 MiB, the limit of a truth file's line (the line after "
-            f"chunk {CHUNKS[0]})") in err
+    assert (f"bomb.jsonl.gz:3: a line longer than {limits.mib(limit)}, the limit of a truth file's line (the line "
+            f"after chunk {CHUNKS[0]})") in err
     monkeypatch.undo()
     monkeypatch.setattr(limits, "FILE_BYTES", 1 << 19)
     assert os.path.getsize(truth) > 1 << 19

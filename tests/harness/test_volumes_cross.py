@@ -68,6 +68,7 @@ def test_a_later_volume_is_its_game_against_the_first_volumes_truth_query_by_que
 
     def one_query_fewer(line):                                            # a query MUT's file does not hold
         one_query_fewer.i = line["queries"].pop()["i"]
+        line["n_queries"] = len(line["queries"])                         # a whole line, one query short
     chunk = _edited(mut, tmp_path / "fewer.truth", one_query_fewer)
     d = differences(inf, tmp_path / "fewer.truth")
     assert d["unmatched"] == {chunk: [one_query_fewer.i]} and d["by_function"] == {}
