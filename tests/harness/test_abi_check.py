@@ -86,9 +86,9 @@ def test_a_sidecar_that_skips_a_prologue_fails_the_chunk(tmp_path, capsys, monke
     exe = tmp_path / "vol2.elf"
     shutil.copy(STRIPPED, exe)
     text = open(STRIPPED + ".syms").read()
-    line = next(x for x in text.splitlines() if x.endswith("\t_AnimateForward__5ccAnmFUi"))
-    _, va, size, _, _ = line.split("\t")
-    moved = f"main\t0x{int(va, 16) + 8:08x}\t0x{int(size, 16) - 8:x}\tFUNC\t_AnimateForward__5ccAnmFUi"
+    line = next(x for x in text.splitlines() if "\t_AnimateForward__5ccAnmFUi" in x)
+    _, va, size, _, _, how = line.split("\t")                 # volumes.md §2: sizes in decimal, then how
+    moved = f"main\t0x{int(va, 16) + 8:08x}\t{int(size) - 8}\tFUNC\t_AnimateForward__5ccAnmFUi\t{how}"
     (tmp_path / "vol2.elf.syms").write_text(text.replace(line, moved))
     for eng in ("python", "native"):
         monkeypatch.setenv("EEMU_ENGINE", eng)
