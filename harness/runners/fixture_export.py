@@ -7,7 +7,13 @@ DECISION: the executable and archive are not refused when they are not Infection
 first comment names both files' SHA-256, so a fixture of other files than the game's says so.
 
 `--from reference` writes the same rows from the built-in reference's answers instead: the two
-files differ only where a row is the game's alone, which is how the writer is checked.
+files differ only where a row is the game's alone, which is how the writer is checked. Every export
+also writes each chunk's rows from the other side in memory and compares them row by row, so one
+run says how many of its rows the other side would have written identically.
+
+DECISION: a row the two sides write differently makes the export exit 1 (the file is still
+written, from the side asked for), naming the first such rows: a fixture whose game rows the
+reference would not reproduce is not one the users can take as settled.
 """
 from __future__ import annotations
 
@@ -48,7 +54,12 @@ def _one(task):
         truth_export._W["game"] = None
         return [], line["error"]
     ref = answer(ch.data, ch.ext, opts.float_model, line["queries"], where=cid)
-    return fixture.chunk_rows(cid, anim, line["queries"], ref, _W["source"]), None
+    rows = fixture.chunk_rows(cid, anim, line["queries"], ref, _W["source"])
+    other = fixture.chunk_rows(cid, anim, line["queries"], ref, OTHER[_W["source"]])
+    return rows, fixture.agreement(rows, other), None
+
+
+OTHER = {"game": "reference", "reference": "game"}
 
 
 def _sha256(path):
@@ -63,7 +74,7 @@ def _sha256(path):
 
 def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
     """Write the fixture of opts' selection to out_path. Returns (chunks, chunks stopped by an
-    error, lines per kind, notes in all)."""
+    error, lines per kind, notes in all, the other side's agreement: fixture.Agreement)."""
     ids = truth_export.selection(opts)
     opts.validate_image()
     tasks = list(enumerate(ids))
@@ -74,7 +85,8 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
     except OSError as exc:
         raise HarnessError(f"cannot write {printable(str(out_path))}: {exc.strerror}") from None
     run_profile(opts)
-    later, errors, rows_all = [], [], []
+    later, errors = [], []
+    per, notes, agree = dict.fromkeys(fixture.KINDS, 0), 0, fixture.Agreement()
     t0 = _time.time()
     with f:
         f.write(f"# anim_fixture written by eediff from the {'game' if source == 'game' else 'built-in reference'}'s "
@@ -83,9 +95,14 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
         for kind in fixture.KINDS:
             f.write(fixture.KIND_COMMENTS[kind] + "\n")
 
-        def take(rows, err, done):
+        def take(rows, same, err, done):
+            nonlocal notes
+            k_per, k_notes = fixture.counts(rows)
+            for k in fixture.KINDS:
+                per[k] += k_per[k]
+            notes += k_notes
+            agree.add(same)
             for r in rows:
-                rows_all.append(r)
                 if r.reference_only:
                     later.append(r.text)
                 else:
@@ -96,8 +113,8 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
 
         if jobs > 1 and len(tasks) > 1:
             with mp.get_context("fork").Pool(jobs, initializer=_init, initargs=(opts, source)) as pool:
-                for done, (rows, err) in enumerate(pool.imap(_one, tasks, chunksize=1), 1):
-                    take(rows, err, done)
+                for done, (rows, same, err) in enumerate(pool.imap(_one, tasks, chunksize=1), 1):
+                    take(rows, same, err, done)
         else:
             _init(opts, source)
             for done, task in enumerate(tasks, 1):
@@ -110,18 +127,21 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
     os.replace(tmp, out_path)
     if progress is not None and progress.isatty():
         progress.write("\n")
-    per, notes = fixture.counts(rows_all)
-    return len(tasks), errors, per, notes
+    return len(tasks), errors, per, notes, agree
 
 
 def run_fixture(opts, out_path, jobs, source="game", err=None):
     err = err or sys.stderr
     t0 = _time.time()
-    n, errors, per, notes = export(opts, out_path, source, jobs=jobs, progress=err)
+    n, errors, per, notes, agree = export(opts, out_path, source, jobs=jobs, progress=err)
     size = os.path.getsize(out_path)
     print(printable(f"fixture: {counted(n, 'chunk')} written to {out_path} ({size / 1e6:.1f} MB, "
                     f"{_time.time() - t0:.1f} s): " + ", ".join(f"{k} {per[k]}" for k in fixture.KINDS)
                     + f" lines, {notes} notes"))
+    print(printable(f"fixture: the same rows written from the {'built-in reference' if source == 'game' else 'game'}'s "
+                    f"answers: {agree.text()}"))
+    for text in agree.first_differences:
+        print(printable(f"fixture: differs from the {OTHER[source]}'s row: {text}"), file=err)
     for cid, e in errors:
         print(printable(f"fixture: chunk {cid} stopped by an error in check {e.get('check')}: "
                         f"{e.get('type')}: {e.get('message')}"), file=err)
@@ -135,4 +155,4 @@ def run_fixture(opts, out_path, jobs, source="game", err=None):
         print(printable(f"fixture: below the reader's minimum counts (fixtures.md §1.1): {'; '.join(short)}"),
               file=err)
         return 1
-    return 1 if errors else 0
+    return 1 if errors or agree.differ else 0

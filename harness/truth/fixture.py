@@ -202,6 +202,52 @@ def counts(rows):
     return per, notes
 
 
+class Agreement:
+    """How far the rows of one side agree with the same rows written from the other: per kind, the
+    rows both sides write identically and those they write differently, with the first few that
+    differ. The reference-only rows are compared too (their rotation is the reference's on both
+    sides, their other words each side's) and counted apart."""
+    SHOWN = 5
+
+    def __init__(self):
+        self.same = dict.fromkeys(KINDS, 0)
+        self.differ = 0
+        self.reference_only = 0
+        self.first_differences = []
+
+    def add(self, other):
+        for k in KINDS:
+            self.same[k] += other.same[k]
+        self.differ += other.differ
+        self.reference_only += other.reference_only
+        self.first_differences += other.first_differences[:self.SHOWN - len(self.first_differences)]
+
+    def text(self):
+        same = sum(self.same.values())
+        return (f"{same:,} of {same + self.differ:,} identical ("
+                + ", ".join(f"{k} {self.same[k]:,}" for k in KINDS)
+                + f"), {self.differ:,} differ; {self.reference_only:,} of them reference-only rows")
+
+
+def agreement(rows, other) -> Agreement:
+    """Agreement of one chunk's rows with the other side's rows of the same queries, in order."""
+    a = Agreement()
+    if len(rows) != len(other):
+        a.differ = max(len(rows), len(other))
+        a.first_differences.append(f"{rows[0].text.split()[1:3] if rows else ''}: {len(rows)} rows, the other "
+                                   f"side {len(other)}")
+        return a
+    for r, o in zip(rows, other):
+        a.reference_only += r.reference_only
+        if r.text == o.text:
+            a.same[r.kind] += 1
+        else:
+            a.differ += 1
+            if len(a.first_differences) < Agreement.SHOWN:
+                a.first_differences.append(f"{r.text[:160]} | {o.text[:160]}")
+    return a
+
+
 def short_of_minimum(per, notes):
     """The reader's minimum counts (§1.1) the counts miss, as text; empty when all are met."""
     short = [f"{k} {per[k]} (needs {rel} {bound})" for k, (rel, bound) in MINIMUM.items()

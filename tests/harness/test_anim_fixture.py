@@ -35,14 +35,14 @@ def written(tmp_path_factory):
     out = {}
     for source in ("game", "reference"):
         path = str(d / f"{source}.txt")
-        n, errors, per, notes = fixture_export.export(opts_for(), path, source, progress=None)
+        n, errors, per, notes, agree = fixture_export.export(opts_for(), path, source, progress=None)
         assert (n, errors) == (len(CHUNKS), [])
-        out[source] = (open(path, encoding="ascii").read(), per, notes)
+        out[source] = (open(path, encoding="ascii").read(), per, notes, agree)
     return out
 
 
 def test_every_line_reads_back_by_its_kinds_encodings_and_every_kind_is_written(written):
-    text, per, notes = written["game"]
+    text, per, notes, _ = written["game"]
     records = reader.read(text)
     kinds = {}
     for r in records:
@@ -71,6 +71,11 @@ def test_rows_written_from_the_reference_are_the_game_written_rows(written):
     game, ref = written["game"][0].split("\n"), written["reference"][0].split("\n")
     assert game[0] != ref[0] and "the game's answers" in game[0]      # the file's comment says whose
     assert game[1:] == ref[1:]
+    # and one export says so itself: its rows against the other side's
+    for source in ("game", "reference"):
+        agree = written[source][3]
+        assert agree.differ == 0 and agree.first_differences == []
+        assert sum(agree.same.values()) == sum(written[source][1].values()) > agree.reference_only > 0
 
 
 def test_a_game_word_changed_shows_as_a_differing_row():
@@ -91,6 +96,9 @@ def test_a_game_word_changed_shows_as_a_differing_row():
     after = fixture.chunk_rows(ch.id, anim, broken, ref, "game")
     diff = [(a.text, b.text) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after) and len(diff) == 1 and diff[0][0].startswith("pose ")
+    # the export's own comparison of the two sides names that row
+    agree = fixture.agreement(after, fixture.chunk_rows(ch.id, anim, broken, ref, "reference"))
+    assert agree.differ == 1 and agree.first_differences[0].startswith(diff[0][1][:160])
 
 
 def test_keyed_rotations_are_the_references_and_the_file_says_so(written):
