@@ -87,7 +87,7 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
     run_profile(opts)
     later, errors = [], []
     per, notes, agree = dict.fromkeys(fixture.KINDS, 0), 0, fixture.Agreement()
-    t0 = _time.time()
+    bar = truth_export.progress_line(progress, len(tasks), "fixture")
     with f:
         f.write(f"# anim_fixture written by eediff from the {'game' if source == 'game' else 'built-in reference'}'s "
                 f"answers: executable sha256 {_sha256(opts.image)}, archive sha256 {_sha256(opts.data_path())}, "
@@ -109,7 +109,7 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
                     f.write(r.text + "\n")
             if err:
                 errors.append((ids[done - 1], err))
-            truth_export._progress(progress, done, len(tasks), t0)
+            bar.update(done - 1, 0, bool(err))
 
         if jobs > 1 and len(tasks) > 1:
             with mp.get_context("fork").Pool(jobs, initializer=_init, initargs=(opts, source)) as pool:
@@ -125,8 +125,7 @@ def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
             for text in later:
                 f.write(text + "\n")
     os.replace(tmp, out_path)
-    if progress is not None and progress.isatty():
-        progress.write("\n")
+    bar.finish()
     return len(tasks), errors, per, notes, agree
 
 

@@ -41,8 +41,9 @@ class Progress:
     QUIET_EVERY = 60.0
     FIT_LAST = 5000                               # completions the seconds model is fitted on
 
-    def __init__(self, total, done, out, chunks=None, costs=None, done_ids=()):
+    def __init__(self, total, done, out, chunks=None, costs=None, done_ids=(), label=""):
         self.total, self.done, self.out = total, done, out
+        self.label = label                        # a run that compares nothing (an export) names itself
         self.start_done, self.t0 = done, time.time()
         self.mismatches = self.errors = 0
         self.tty = hasattr(out, "isatty") and out.isatty()
@@ -144,7 +145,8 @@ class Progress:
         where = f"[{self.done - self.synthetic_done}/{archive_total}]"
         if self.synthetic_total:
             where += f" + {self.synthetic_done}/{self.synthetic_total} synthetic"
-        return (f"{where} mismatches {self.mismatches} errors {self.errors} "
+        counts = f"errors {self.errors}" if self.label else f"mismatches {self.mismatches} errors {self.errors}"
+        return (f"{self.label + ': ' if self.label else ''}{where} {counts} "
                 f"{rate:.1f} chunks/min ETA {_hms(eta)} elapsed {_hms(el)}")
 
     def finish(self):

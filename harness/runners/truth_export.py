@@ -82,7 +82,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
     opts.validate_image()
     w = fileformat.Writer(out_path, header(opts, ids))
     tasks = list(enumerate(ids))
-    t0 = _time.time()
+    bar = progress_line(progress, len(tasks), "truth")
     errors = 0
     done = 0
     try:
@@ -94,7 +94,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
                     w.chunk(text)
                     done += 1
                     errors += bad
-                    _progress(progress, done, len(tasks), t0)
+                    bar.update(done - 1, 0, bad)
         else:
             _init(opts)
             for task in tasks:
@@ -102,22 +102,28 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
                 w.chunk(text)
                 done += 1
                 errors += bad
-                _progress(progress, done, len(tasks), t0)
+                bar.update(done - 1, 0, bad)
     except BaseException:
         w.abandon()
         raise
     w.close()
-    if progress is not None and progress.isatty():
-        progress.write("\n")
+    bar.finish()
     return len(tasks), errors
 
 
-def _progress(out, done, total, t0):
-    if out is None or not out.isatty():
-        return
-    dt = _time.time() - t0
-    out.write(f"\rtruth: {done}/{total} chunks, {dt:.0f} s")
-    out.flush()
+class _Silent:
+    def update(self, *_):
+        pass
+
+    def finish(self):
+        pass
+
+
+def progress_line(out, total, label):
+    """bulk's progress line (a line a minute without a terminal, an ETA, the time elapsed) for an
+    export of `total` chunks, or a silent one when out is None."""
+    from harness.runners.terminal import Progress
+    return _Silent() if out is None else Progress(total, 0, out, label=label)
 
 
 def run_truth(opts, out_path, jobs, err=None):

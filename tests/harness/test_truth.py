@@ -103,6 +103,16 @@ def test_the_export_streams_each_chunk_to_the_file_before_the_next_is_computed(t
     assert not os.path.exists(path + ".partial") and len(lines_of(path)) == 5
 
 
+def test_an_export_without_a_terminal_shows_bulks_progress_line_with_its_time(tmp_path):
+    """A long export (a cron job's) says how far it is, as bulk does: chunks done, errors, ETA, elapsed."""
+    import io
+    out = io.StringIO()
+    export.export(opts_for(CHUNKS[:2], prof="quick"), str(tmp_path / "t.jsonl"), progress=out)
+    last = out.getvalue().splitlines()[-1]
+    assert last.startswith("truth: [2/2] errors 0 ") and " elapsed 0:00:" in last, out.getvalue()
+    assert "\r" not in out.getvalue()
+
+
 def test_the_truth_asks_the_game_exactly_the_queries_the_checks_ask(truth):
     """Every counter both count (cases, steps, matrices, notes, poses, blends...) is the same."""
     opts = opts_for()
