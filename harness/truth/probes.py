@@ -10,8 +10,11 @@ run says what was not asked (the chunk record's `model_not_asked`). A probe that
 (its stderr's end is shown), prints a short or malformed line or does not answer in time is the
 chunk's ModelError, naming the query.
 
-DECISION: foe_probe (`foe-probe:`) answers an `index` query kind and a per-enemy-row `world` pose,
-neither of which eediff asks: it is refused as a prefix until such a query kind exists.
+DECISION: foe_probe (`foe-probe:`) is refused as a prefix. Its `index STEM` answer is a part of what
+eediff's `objects` query asks (the Obj and ExtObj objects of each Anime chunk's index list, fixtures.md
+§2), so it cannot answer an `objects` query, and a run of it could never be complete: it waits for a
+query kind and check of its own for that part (the index list alone). Its `pose` answers a
+per-enemy-row clump, which no eediff query asks.
 """
 from __future__ import annotations
 
@@ -21,8 +24,8 @@ from harness import HarnessError
 
 MORPH_PROBE = "morph-probe"
 PREFIXES = {MORPH_PROBE: ("modify",)}     # prefix -> the query kinds its program answers
-NOT_YET = {"foe-probe": "foe_probe answers `index` and per-row pose requests, and eediff has no query "
-                        "kind for them yet (docs/spec/fixtures.md §2)"}
+NOT_YET = {"foe-probe": "foe_probe answers the Obj/ExtObj part of an index list and per-row poses, and "
+                        "eediff has no query kind for either alone yet (docs/spec/fixtures.md §2)"}
 
 
 def split(command):

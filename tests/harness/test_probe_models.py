@@ -131,6 +131,6 @@ def test_the_probe_request_line_is_the_specs():
     assert protocol.argv_of("morph-probe:./probe --x") == ["./probe", "--x"]
 
 
-def test_foe_probe_is_refused_until_eediff_asks_an_index_query():
-    with pytest.raises(HarnessError, match="no query kind for them yet"):
+def test_foe_probe_is_refused_until_eediff_asks_the_index_list_alone():
+    with pytest.raises(HarnessError, match="no query kind for either alone yet"):
         protocol.argv_of("foe-probe:./foe_probe DISC")
