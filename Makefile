@@ -134,7 +134,7 @@ help:
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
 	@echo '  CASE=          one: the chunk id (.venv/bin/python -m corpus list --grep NAME)'
-	@echo '  CHECK=         bulk, one: only this check (controllers materials multistep playback notes morph fobj)'
+	@echo "  CHECK=         bulk, one: only this check ($$($(PYTHON3) -c 'from ground.vocabulary import CHECK_NAMES; print(*CHECK_NAMES)'))"
 	@echo '  SHOW=20        one: print at most this many mismatches'
 	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
 	@echo '  RUN=build/runs/latest  report: the run directory'

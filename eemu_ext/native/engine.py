@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import EngineError, HostError
 from . import build
-from .state import OFFSETS, EeState, LayoutError, check_offsets, run_format
+from .state import OFFSETS, EeState, LayoutError, StoreLog, check_offsets, run_format
 from .translate import Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
@@ -286,16 +286,8 @@ class NativeEngine:
         self.checker = checker
         self.lockstep = True
         self.compile_after = 0
-        self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
-        self._log_size = (ctypes.c_uint8 * LOG_CAP)()
-        self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
-        self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
-        st = self.st
-        st.log_addr = ctypes.addressof(self._log_addr)
-        st.log_size = ctypes.addressof(self._log_size)
-        st.log_old = ctypes.addressof(self._log_old)
-        st.log_new = ctypes.addressof(self._log_new)
-        st.log_cap = LOG_CAP
+        self._log = StoreLog(LOG_CAP)
+        self._log.attach(self.st)
 
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
@@ -683,13 +675,14 @@ class NativeEngine:
                               f"capacity)", st.pc)
         if not n:
             return []
-        old = ctypes.string_at(self._log_old, 16 * n)
-        new = ctypes.string_at(self._log_new, 16 * n)
+        log = self._log
+        old = ctypes.string_at(log.old, 16 * n)
+        new = ctypes.string_at(log.new, 16 * n)
         out = []
         frm = int.from_bytes
         for k in range(n):
-            size = self._log_size[k]
-            out.append((self._log_addr[k], size, frm(old[16 * k:16 * k + size], "little"),
+            size = log.size[k]
+            out.append((log.addr[k], size, frm(old[16 * k:16 * k + size], "little"),
                         frm(new[16 * k:16 * k + size], "little")))
         return out
 

@@ -158,6 +158,23 @@ def check_offsets(offset_of, sizeof: int, where: str, cls=EeState) -> None:
                           f"in the ctypes class (eemu_ext/native/state.py)")
 
 
+class StoreLog:
+    """The buffers of ee_state's store log (lockstep, the row checker): per store its address,
+    size, and old and new value (16 bytes each); attach(st) points a state at them."""
+
+    def __init__(self, cap: int):
+        self.cap = cap
+        self.addr = (ctypes.c_uint32 * cap)()
+        self.size = (ctypes.c_uint8 * cap)()
+        self.old = (ctypes.c_uint8 * (16 * cap))()
+        self.new = (ctypes.c_uint8 * (16 * cap))()
+
+    def attach(self, st) -> None:
+        st.log_addr, st.log_size = ctypes.addressof(self.addr), ctypes.addressof(self.size)
+        st.log_old, st.log_new = ctypes.addressof(self.old), ctypes.addressof(self.new)
+        st.log_cap = self.cap
+
+
 class LayoutError(Exception):
     """ee_state's C layout differs from the ctypes class."""
 

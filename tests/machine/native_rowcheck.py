@@ -55,7 +55,7 @@ VU0_BASE = 0x11004000            # VU0 memory, mapped at [VU0_BASE, VU0_BASE + 4
 VU0_SIZE = 0x1000
 LOG_CAP = 64                     # stores the C side records per case
 
-u8, u32 = ctypes.c_uint8, ctypes.c_uint32
+u8 = ctypes.c_uint8
 EEState = state.EeState
 
 
@@ -352,14 +352,11 @@ class CSide:
         self.ram = mmap.mmap(-1, RAM_SIZE)
         self._ram_c = ctypes.c_char.from_buffer(self.ram)
         self.vu0 = (u8 * VU0_SIZE)()
-        self.log_addr = (u32 * LOG_CAP)()
-        self.log_size = (u8 * LOG_CAP)()
+        self.log = state.StoreLog(LOG_CAP)
         st = self.st
         st.ram = ctypes.addressof(self._ram_c)
         st.vu0 = ctypes.addressof(self.vu0)
-        st.log_addr = ctypes.addressof(self.log_addr)
-        st.log_size = ctypes.addressof(self.log_size)
-        st.log_cap = LOG_CAP
+        self.log.attach(st)
         st.log_on = 1
 
     def load(self, s: dict) -> None:
@@ -394,7 +391,7 @@ class CSide:
         """Stores the C made outside the compared memory (the RAM window and VU0 memory)."""
         out = []
         for j in range(min(self.st.log_n, LOG_CAP)):
-            a, n = self.log_addr[j], self.log_size[j]
+            a, n = self.log.addr[j], self.log.size[j]
             if not (a + n <= WINDOW or VU0_BASE <= a < VU0_BASE + 4 * VU0_SIZE):
                 out.append(f"c stored {n} bytes at 0x{a:x}, outside the compared memory")
         return out
