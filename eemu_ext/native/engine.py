@@ -24,7 +24,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import EngineError, HostError
 from . import build
-from .state import OFFSETS, EeState, LayoutError, StoreLog, check_offsets, run_format
+from .state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
 from .translate import Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
@@ -54,7 +54,7 @@ def compile_after() -> int:
         raise ValueError(f"EEMU_COMPILE_AFTER must be >= 0, not {n}")
     return n
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
-TAP_WORDS, TAP_CAP = 9, 4096   # ee.h's TAP_WORDS; calls a run may tap before it returns to Python
+TAP_CAP = 4096                  # calls a run may tap before it returns to Python
 
 
 _OFF = OFFSETS

@@ -16,6 +16,7 @@ import struct
 from typing import Dict, List, NamedTuple, Tuple, Union
 
 LANES = "xyzw"
+TAP_WORDS = 9       # words per tapped call in tap_buf: the address, a0..a3, $f12..$f15
 
 
 class Field(NamedTuple):
@@ -139,6 +140,7 @@ def c_header(fields=FIELDS) -> str:
     lines.extend(f"    offsetof(ee_state, {f.name})," for f in fields)
     lines.append("};")
     lines.append(f"#define EE_STATE_NFIELDS {len(fields)}")
+    lines.append(f"#define TAP_WORDS {TAP_WORDS}  /* words per tapped call in tap_buf */")
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 

@@ -34,8 +34,6 @@
 
 #include "ee_state.h"      /* the state struct, generated from eemu_ext/native/state.py */
 
-#define TAP_WORDS 9
-
 #define M32 0xFFFFFFFFULL
 #define M64 0xFFFFFFFFFFFFFFFFULL
 #define SX32(x) ((uint64_t)(int64_t)(int32_t)(uint32_t)(x))

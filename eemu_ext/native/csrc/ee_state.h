@@ -108,4 +108,5 @@ static const long ee_state_offsets[] = {
     offsetof(ee_state, tap_cap),
 };
 #define EE_STATE_NFIELDS 47
+#define TAP_WORDS 9  /* words per tapped call in tap_buf */
 #endif
