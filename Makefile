@@ -96,6 +96,8 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 all: test
 
 # `make help`: every target and variable (tests/test_make_help.py checks none is missing).
+# DECISION: CHECK='s names come from ground/vocabulary.py through the system python3 (the ground
+# floor imports only the standard library), so help needs no .venv.
 help:
 	@echo 'targets:'
 	@echo '  make bulk      check a seeded sample of N chunks; report in build/runs/latest/'

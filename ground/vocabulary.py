@@ -10,7 +10,9 @@ CHECKS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "obj
 # a name that selects another check: the multi-step comparison runs inside controllers (checks.md
 # §2.3), and its mismatches carry "multistep"
 ALIASES = {"multistep": "controllers"}
-# every name --check accepts and a mismatch's "check" may hold: run order, aliases after their check
+# every name --check accepts and a mismatch's "check" may hold: run order, aliases after their check.
+# DECISION: reports orders its testcases and counter groups by this too (its own list had
+# multistep after materials): one order everywhere, the registry's
 CHECK_NAMES = tuple(n for c in CHECKS for n in (c, *(a for a, of in ALIASES.items() if of == c)))
 
 # the record kinds a check may need: a chunk has the kind when its bytes pass the kind's quick
@@ -18,7 +20,8 @@ CHECK_NAMES = tuple(n for c in CHECKS for n in (c, *(a for a, of in ALIASES.item
 RECORD_KINDS = ("object", "material", "morph", "note", "fobj")
 
 # the ledger (harness/compare/ledger.py, reports/ledger.py): kind -> the check that compares it,
-# in the order the closing block and the report list them
+# in the order the closing block and the report list them (DECISION: the harness's order; the
+# report's own list lacked index entries and drawn entries, which it then sorted by name)
 LEDGER_KINDS = {
     "object records": "controllers",
     "material records": "materials",

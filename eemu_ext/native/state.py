@@ -7,6 +7,10 @@ contiguous runs of fields with (``run_format``), and the names of the registers 
 share (``element_names``). ``check_offsets`` holds every field's offset in a compiled library
 (``ee_state_offsets``, written into the header before any macro can rename a field) against the
 ctypes class, and names the first field that differs.
+
+DECISION: the C struct is a committed file written by the generator, not one the build writes:
+a reader of the C finds the struct beside ee.h, every path that reads csrc/ (the translator's hash,
+the build's headers, the row checker) sees it unchanged, and a test holds it to the table.
 """
 from __future__ import annotations
 
@@ -84,7 +88,8 @@ FIELDS: Tuple[Field, ...] = (
     Field("tap_cap", "int32_t"),
 )
 
-# C type -> (ctypes type, struct code); every pointer is a c_void_p, set from an address
+# C type -> (ctypes type, struct code). DECISION: every pointer is a c_void_p on the Python side,
+# set from an address (ctypes.addressof): the engine and the row checker never read through them
 _CTYPES = {
     "uint64_t": (ctypes.c_uint64, "Q"),
     "uint32_t": (ctypes.c_uint32, "I"),
