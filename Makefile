@@ -96,6 +96,8 @@ HARNESS_OPTS = --seed "$$MK_SEED" --profile "$$MK_PROFILE" --float-model "$$MK_F
 all: test
 
 # `make help`: every target and variable (tests/test_make_help.py checks none is missing).
+# DECISION: CHECK='s names come from ground/vocabulary.py through the system python3 (the ground
+# floor imports only the standard library), so help needs no .venv.
 help:
 	@echo 'targets:'
 	@echo '  make bulk      check a seeded sample of N chunks; report in build/runs/latest/'
@@ -134,7 +136,7 @@ help:
 	@echo '  DATA=          the DATA.BIN (default: build/synth/DATA.BIN)'
 	@echo '  DISC=          an ISO 9660 image with DATA/DATA.BIN and the executable'
 	@echo '  CASE=          one: the chunk id (.venv/bin/python -m corpus list --grep NAME)'
-	@echo '  CHECK=         bulk, one: only this check (controllers materials multistep playback notes morph fobj)'
+	@echo "  CHECK=         bulk, one: only this check ($$($(PYTHON3) -c 'from ground.vocabulary import CHECK_NAMES; print(*CHECK_NAMES)'))"
 	@echo '  SHOW=20        one: print at most this many mismatches'
 	@echo '  TIME=          one: only the mismatches at this time (each mismatch repro gives it)'
 	@echo '  RUN=build/runs/latest  report: the run directory'

@@ -14,6 +14,8 @@ EEDIFF_PROFILE, EEDIFF_FLOAT), used when the option is not given.
 """
 import os
 
+from ground import vocabulary
+
 ROOT = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
 DEFAULT_SYNTH_DIR = os.path.join(ROOT, "build", "synth")
@@ -80,7 +82,7 @@ def pytest_addoption(parser):
                 help="also run tests marked slow")
 
 
-CHECK_WORDS = ("controllers", "materials", "playback", "notes", "morph", "fobj", "objects", "world")
+CHECK_WORDS = vocabulary.CHECKS            # the words of the developer loop: each check's own name
 
 
 def keyword_of(args):

@@ -3,6 +3,7 @@ import argparse
 import sys
 
 from .errors import CorpusError
+from .listing import CHECK_RECORDS
 
 
 def main(argv=None):
@@ -26,7 +27,7 @@ def main(argv=None):
     ls.add_argument("--image", help="executable with categoryFDTbl/cateCDOfsTbl")
     ls.add_argument("--disc", help="ISO 9660 image holding DATA/DATA.BIN")
     ls.add_argument("--grep", metavar="PATTERN", help="only ids matching this regular expression (any case)")
-    ls.add_argument("--check", choices=("controllers", "materials", "playback", "notes", "morph", "fobj"),
+    ls.add_argument("--check", choices=tuple(CHECK_RECORDS),
                     help="only chunks holding records this check compares (notes: the chunks with notes)")
     a = ap.parse_args(argv)
     try:

@@ -15,6 +15,8 @@ import struct
 from dataclasses import dataclass
 from typing import Tuple
 
+from ground.vocabulary import DISTANT_LIGHTS, OMNI_LIGHTS, SPOT_LIGHTS
+
 from .anime import _controllers
 from .errors import CorpusError
 from .records import Controller
@@ -25,7 +27,7 @@ KIND_DIRECT_LIGHT = 0x0605
 DIRECT_FIELDS = (("position", 0, 3), ("rotation", 3, 3), ("colour", 6, 3), ("intensity", 9, 1),
                  ("beam_start", 12, 1), ("beam_end", 15, 1), ("radius1", 18, 1), ("radius2", 21, 1))
 # the light record kinds SetAnmCtrlWork does not evaluate, by the name a ledger gives them
-NOT_EVALUATED = {0x0603: "distant light records", 0x0607: "spot light records", 0x0609: "omni light records"}
+NOT_EVALUATED = {0x0603: DISTANT_LIGHTS, 0x0607: SPOT_LIGHTS, 0x0609: OMNI_LIGHTS}
 
 
 @dataclass(frozen=True)

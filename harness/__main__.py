@@ -7,6 +7,7 @@ import os
 import sys
 
 from corpus.names import counted, from_argv, printable, printable_lines, shell_word
+from ground.exits import NOTHING_COMPARED
 
 from harness.arguments import (Parser, engine_in_use, frame_speed, job_count, listed, note_step, seconds,
                                u32_number, whole_number)
@@ -14,8 +15,6 @@ from harness import HarnessError
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import PROFILES
 from harness import checks
-
-NOTHING_COMPARED = 5     # as pytest's "no tests collected"; README's table of exit statuses
 
 
 def common(p):

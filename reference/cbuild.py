@@ -1,19 +1,20 @@
 """Build the reference's C kernels with the host C compiler and cache the shared library.
 
 `build(sources, libname)` compiles reference/csrc/<sources> into
-build/reference/<libname>-<hash>/lib.so through ccache.py (the hash covers every source text of the
+build/reference/<libname>-<hash>/lib.so through ground/ccache.py (the hash covers every source text of the
 directory, the flags and the compiler's version) and returns the path. A cached library is used
 only when it matches the checksum written at its build; a damaged one is built again.
 
-This is the reference's own build step: ccache.py is the reference's copy of the machine's build
-cache, kept byte for byte the same by a test, so the reference imports nothing of the machine.
+This is the reference's own build step on the ground floor's build cache (ground/ccache.py, the
+machine's too): plumbing is shared, arithmetic is not, and the reference imports nothing of the
+machine.
 """
 from __future__ import annotations
 
 import os
 from typing import Sequence
 
-from .ccache import BuildCache, BuildError, compiler
+from ground.ccache import BuildCache, BuildError, compiler
 
 __all__ = ["BuildError", "CSRC", "FLAGS", "build", "cache_dir", "compiler"]
 

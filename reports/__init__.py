@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ground.files import write_atomic
+
 from .load import ReportError, Run, load_run
 
 __all__ = ["render", "render_run", "ReportError", "load_run", "Run"]
@@ -64,28 +66,13 @@ def render_run(run: Run, out_dir=None, plots: bool = True) -> Path:
     code = run.code_coverage
     page = html.render(run, summary, views, code)
     report = out / "report.html"
-    write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"))
+    write_atomic(report, lambda tmp: tmp.write_text(page, encoding="utf-8"), ReportError)
     if code is not None:
         cpage = code_coverage.page_html(code, summary.get("run_id"))
-        write_atomic(out / code_coverage.PAGE, lambda tmp: tmp.write_text(cpage, encoding="utf-8"))
-    write_atomic(out / "junit.xml", lambda tmp: junit.write(run, summary, tmp))
+        write_atomic(out / code_coverage.PAGE, lambda tmp: tmp.write_text(cpage, encoding="utf-8"), ReportError)
+    write_atomic(out / "junit.xml", lambda tmp: junit.write(run, summary, tmp), ReportError)
     summ.write(run, summary, out)
     return report
-
-
-def write_atomic(path: Path, write) -> None:
-    """write(tmp) then rename over path; a failed write (full disk, read-only directory) leaves
-    no temp file and raises ReportError naming the file."""
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        write(tmp)
-        tmp.replace(path)
-    except OSError as exc:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        raise ReportError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def render(run_dir, out_dir=None, plots: bool = True) -> Path:

@@ -5,7 +5,7 @@ how to explain (the harness may record others; they are shown under their own na
 """
 from __future__ import annotations
 
-from .load import CHECKS
+from ground.vocabulary import CHECK_NAMES as CHECKS
 
 # (label, names the harness may record it under — in `quirks` first, else in `counters` —,
 #  why it matters). The harness records the spaced names in `counters` and the snake_case ones

@@ -4,24 +4,22 @@ Each chunk record carries "ledger" {kind: [present, compared]} and "every_record
 profile compares every record, as the nightly does); the harness writes them
 (harness/compare/ledger.py). Here they are summed, and a run whose profile compares every record
 is not green when any kind has compared < present.
-"""
 
-KIND_ORDER = ("object records", "material records", "F_Morpher records", "F_Note records",
-              "F_Obj records", "tracks", "morph vertices", "direct light records")
-# kinds the game does not evaluate (corpus.lights.NOT_EVALUATED): listed by name with nothing
-# compared, never left out
-NOT_EVALUATED = ("distant light records", "spot light records", "omni light records")
+The kinds come in ground/vocabulary.py's LEDGER_KINDS order; NOT_EVALUATED, the light records the
+game does not evaluate, are listed by name with nothing compared, never left out.
+"""
+from ground.vocabulary import LEDGER_KINDS, NOT_EVALUATED
 
 
 def total(ledgers):
-    """The sum of chunk ledgers: {kind: [present, compared]}, kinds in KIND_ORDER."""
+    """The sum of chunk ledgers: {kind: [present, compared]}, kinds in LEDGER_KINDS."""
     acc = {}
     for led in ledgers:
         for kind, pc in (led or {}).items():
             a = acc.setdefault(kind, [0, 0])
             a[0] += int(pc[0])
             a[1] += int(pc[1])
-    order = ([k for k in KIND_ORDER if k in acc] + sorted(set(acc) - set(KIND_ORDER) - set(NOT_EVALUATED))
+    order = ([k for k in LEDGER_KINDS if k in acc] + sorted(set(acc) - set(LEDGER_KINDS) - set(NOT_EVALUATED))
              + [k for k in NOT_EVALUATED if k in acc])
     return {k: acc[k] for k in order}
 

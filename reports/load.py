@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .records import CHECKS, ReportError, check_chunk, read_object  # noqa: F401  (the record schema: reports.records)
+from .records import ReportError, check_chunk, read_object  # noqa: F401  (the record schema: reports.records)
 
 
 @dataclass

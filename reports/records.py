@@ -9,7 +9,6 @@ import json
 from pathlib import Path
 from typing import Any, Optional, TypedDict
 
-CHECKS = ("controllers", "materials", "multistep", "playback", "notes", "morph", "fobj", "objects", "world")
 
 
 class ReportError(Exception):

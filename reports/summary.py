@@ -67,10 +67,14 @@ from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
+from ground.exits import EXIT
+from ground.files import write_atomic
+from ground.vocabulary import CHECK_NAMES as CHECKS
+
 from .causes import classify_run
 from .ledger import left_out as ledger_left_out, total as ledger_total
-from .load import CHECKS, Run
-from .records import ChunkRecord, Summary, is_maximum
+from .load import Run
+from .records import ChunkRecord, ReportError, Summary, is_maximum
 
 ROT_TOLERANCE = 1e-5      # checks.md §3
 ROT_PER_KEY = 1e-7
@@ -209,8 +213,6 @@ def worst_rotation(params: dict, chunks: list) -> dict | None:
 # DECISION: exit statuses follow pytest where they can: 0 pass, 1 mismatches (or a chunk the
 # harness could not finish), 2 usage or input error (bad members among them), 5 nothing
 # compared, 130 interrupted. When several hold, the first of 130, 1, 2, 5 is the status.
-EXIT = {"pass": 0, "mismatches": 1, "errors": 1, "bad members": 2, "nothing compared": 5,
-        "interrupted": 130, "incomplete": 1, "left out": 1}
 FAILING_CHUNKS_LISTED = 10
 
 
@@ -401,6 +403,5 @@ def write(run: Run, summary: dict, out_dir=None) -> None:
     out = Path(out_dir) if out_dir else run.path
     if out == run.path and run.summary == summary:
         return
-    from . import write_atomic
     text = json.dumps(summary, indent=1, sort_keys=False) + "\n"
-    write_atomic(out / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    write_atomic(out / "summary.json", lambda tmp: tmp.write_text(text, encoding="utf-8"), ReportError)

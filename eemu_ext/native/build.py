@@ -1,8 +1,8 @@
-"""The native engine's C builds: ccache.py's content-addressed cache under build/native/.
+"""The native engine's C builds: ground/ccache.py's content-addressed cache under build/native/.
 
 ``shared_library(name, sources)`` builds (or reuses) ``build/native/<name>-<hash>/lib.so`` and
 loads it; a cached library is loaded only after its checksum matches, and a damaged one is built
-again (ccache.py). A failure of the host (no compiler, a compiler error, a cache directory that
+again (ground/ccache.py). A failure of the host (no compiler, a compiler error, a cache directory that
 cannot be written) is an ``errors.HostError`` naming it, never an error of the emulated code.
 """
 from __future__ import annotations
@@ -11,8 +11,9 @@ import ctypes
 import os
 from typing import Dict, Optional, Tuple
 
+from ground import ccache
+
 from ..errors import HostError, NativeUnavailable
-from . import ccache
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CSRC = os.path.join(HERE, "csrc")

@@ -24,6 +24,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..errors import EngineError, HostError
 from . import build
+from .state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
 from .translate import Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
@@ -53,49 +54,19 @@ def compile_after() -> int:
         raise ValueError(f"EEMU_COMPILE_AFTER must be >= 0, not {n}")
     return n
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
-TAP_WORDS, TAP_CAP = 9, 4096   # ee.h's TAP_WORDS; calls a run may tap before it returns to Python
+TAP_CAP = 4096                  # calls a run may tap before it returns to Python
 
 
-class EeState(ctypes.Structure):
-    """eemu_ext/native/csrc/ee.h's ee_state, field for field."""
-    _fields_ = [
-        ("R", ctypes.c_uint64 * 32), ("RH", ctypes.c_uint64 * 32),
-        ("HI", ctypes.c_uint64 * 2), ("LO", ctypes.c_uint64 * 2),
-        ("F", ctypes.c_uint32 * 32), ("VF", ctypes.c_uint32 * 128), ("VI", ctypes.c_uint32 * 16),
-        ("VJUNK", ctypes.c_uint32 * 4),
-        ("acc_ovf", ctypes.c_uint64),
-        ("sa", ctypes.c_uint32), ("fcr31", ctypes.c_uint32), ("acc", ctypes.c_uint32),
-        ("vacc", ctypes.c_uint32 * 4), ("q", ctypes.c_uint32), ("i", ctypes.c_uint32),
-        ("r", ctypes.c_uint32), ("mac", ctypes.c_uint32), ("status", ctypes.c_uint32),
-        ("clip", ctypes.c_uint32), ("cop0", ctypes.c_uint32 * 32), ("cmsar0", ctypes.c_uint32),
-        ("cpcond0", ctypes.c_uint32), ("vi24", ctypes.c_uint32),
-        ("ram", ctypes.c_void_p), ("spr", ctypes.c_void_p), ("vu0", ctypes.c_void_p),
-        ("data_floor", ctypes.c_uint32),
-        ("pc", ctypes.c_uint32), ("steps", ctypes.c_uint64), ("limit", ctypes.c_uint64),
-        ("why", ctypes.c_int32),
-        ("log_on", ctypes.c_int32), ("log_n", ctypes.c_int32), ("log_cap", ctypes.c_int32),
-        ("log_addr", ctypes.POINTER(ctypes.c_uint32)), ("log_size", ctypes.POINTER(ctypes.c_uint8)),
-        ("log_old", ctypes.c_void_p), ("log_new", ctypes.c_void_p),
-        ("prev", ctypes.c_uint32), ("annulled", ctypes.c_int32),
-        ("bcount", ctypes.POINTER(ctypes.c_uint64)), ("dirty", ctypes.c_void_p),
-        ("hole_lo", ctypes.c_uint32), ("hole_len", ctypes.c_uint32),
-        ("tap_buf", ctypes.POINTER(ctypes.c_uint32)), ("tap_n", ctypes.c_int32), ("tap_cap", ctypes.c_int32),
-    ]
-
-
-_OFF = {name: getattr(EeState, name).offset for name, _ in EeState._fields_}
-_REGS = struct.Struct("<32Q32Q2Q2Q32I128I16I")          # R RH HI LO F VF VI: one contiguous run
-_GPR = struct.Struct("<32Q32Q2Q2Q")                     # R RH HI LO
-_FPU = struct.Struct("<32I128I16I")                     # F VF VI
+_OFF = OFFSETS
+_REGS = run_format("R", "VI")                           # R RH HI LO F VF VI: one contiguous run
+_GPR = run_format("R", "LO")
+_FPU = run_format("F", "VI")
 _U32 = struct.Struct("<I")
-_R32 = struct.Struct("<32Q")                            # R, or RH
-_HILO = struct.Struct("<2Q2Q")                          # HI LO
+_R32 = run_format("R", "R")                             # R, or RH
+_HILO = run_format("HI", "LO")
 _V0 = struct.Struct("<Q")
-_SCAL = struct.Struct("<Q3I4I6I32I3I")                  # acc_ovf sa fcr31 acc vacc q i r mac status clip cop0 cmsar0 cpcond0 vi24
+_SCAL = run_format("acc_ovf", "vi24")                   # the scalars m.S mirrors
 _OFF_R = _OFF["R"]
-assert _OFF["RH"] == _OFF_R + 256 and _OFF["HI"] == _OFF_R + 512
-assert _OFF["VJUNK"] - _OFF["R"] == _REGS.size
-assert _OFF["pc"] >= _OFF["acc_ovf"] + _SCAL.size
 
 
 def _buffer_address(buf) -> int:
@@ -112,8 +83,12 @@ class Program:
         lib.ee_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int]
         lib.ee_run.restype = ctypes.c_int
         lib.ee_size.restype = ctypes.c_uint32
-        if lib.ee_size() != ctypes.sizeof(EeState):
-            raise EngineError("native engine: ee_state layout differs between ee.h and engine.py")
+        lib.ee_offset.restype = ctypes.c_long
+        lib.ee_offset.argtypes = [ctypes.c_int]
+        try:
+            check_offsets(lib.ee_offset, lib.ee_size(), "native engine")
+        except LayoutError as e:
+            raise EngineError(str(e)) from None
         n = ctypes.c_uint32.in_dll(lib, "ee_nblocks").value
         arr = ctypes.c_uint32 * max(n, 1)
         self.starts = list(arr.in_dll(lib, "ee_block_start"))[:n]
@@ -286,7 +261,7 @@ class NativeEngine:
         self.st.vu0 = _buffer_address(mem.vu0)
         self.st.dirty = _buffer_address(mem.dirty)
         self._taps = (ctypes.c_uint32 * (TAP_WORDS * TAP_CAP))()
-        self.st.tap_buf = ctypes.cast(self._taps, ctypes.POINTER(ctypes.c_uint32))
+        self.st.tap_buf = ctypes.addressof(self._taps)
         self.st.tap_cap = TAP_CAP
         self.prog: Optional[Program] = None
         self.bidx = None
@@ -311,16 +286,8 @@ class NativeEngine:
         self.checker = checker
         self.lockstep = True
         self.compile_after = 0
-        self._log_addr = (ctypes.c_uint32 * LOG_CAP)()
-        self._log_size = (ctypes.c_uint8 * LOG_CAP)()
-        self._log_old = (ctypes.c_uint8 * (16 * LOG_CAP))()
-        self._log_new = (ctypes.c_uint8 * (16 * LOG_CAP))()
-        st = self.st
-        st.log_addr = self._log_addr
-        st.log_size = self._log_size
-        st.log_old = ctypes.addressof(self._log_old)
-        st.log_new = ctypes.addressof(self._log_new)
-        st.log_cap = LOG_CAP
+        self._log = StoreLog(LOG_CAP)
+        self._log.attach(self.st)
 
     # -- translation and the block index ------------------------------------------------------
     def invalidate_code(self):
@@ -411,7 +378,7 @@ class NativeEngine:
                 if self.m.coverage_enabled:
                     self._bcount = (ctypes.c_uint64 * max(4 * len(prog.starts), 1))()
                     self._bcount[0:4 * len(prog.starts):4] = prog.taken
-                    self.st.bcount = self._bcount
+                    self.st.bcount = ctypes.addressof(self._bcount)
                     # each block's instructions as the program has them: the counters are
                     # spread only when read, perhaps after the code under them has changed
                     self._cov_blocks = {}
@@ -459,7 +426,7 @@ class NativeEngine:
     def _sync_rest_in(self):
         """sync_in but for R and RH (a call wrote its own)."""
         m = self.m
-        _HILO.pack_into(self.mv, _OFF_R + 512, *m.HI, *m.LO)
+        _HILO.pack_into(self.mv, _OFF["HI"], *m.HI, *m.LO)
         if not self.c_owns:
             self._fpu_in()
         self.st.data_floor = getattr(m.mem, "data_floor", 0) or 0
@@ -551,10 +518,10 @@ class NativeEngine:
         if self.lockstep:
             m = self.m
             m.R[:] = _R32.unpack_from(gpr, 0)
-            m.RH[:] = _R32.unpack_from(gpr, 256)
+            m.RH[:] = _R32.unpack_from(gpr, _R32.size)
             self.sync_in()
         else:
-            self.mv[_OFF_R:_OFF_R + 512] = gpr
+            self.mv[_OFF_R:_OFF["HI"]] = gpr
             self._sync_rest_in()
         return self._loop(pc, limit)
 
@@ -583,13 +550,13 @@ class NativeEngine:
         mv = self.mv
         for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
             self._ensure(pc)
-            mv[_OFF_R:_OFF_R + 512] = gpr
+            mv[_OFF_R:_OFF["HI"]] = gpr
             if not current:
                 self._sync_rest_in()
             _, steps = self._loop(pc, limit, sync=False)
             current = self._ended_in_c
             # a call the Python engine finished (its budget met mid-block) left v0 in the lists
-            v0 = _V0.unpack_from(mv, _OFF_R + 16)[0] if current else self.m.R[2]
+            v0 = _V0.unpack_from(mv, _OFF_R + 2 * _V0.size)[0] if current else self.m.R[2]
             out.append((v0 & 0xFFFFFFFF, steps))
             if after is not None:
                 after(i)
@@ -708,13 +675,14 @@ class NativeEngine:
                               f"capacity)", st.pc)
         if not n:
             return []
-        old = ctypes.string_at(self._log_old, 16 * n)
-        new = ctypes.string_at(self._log_new, 16 * n)
+        log = self._log
+        old = ctypes.string_at(log.old, 16 * n)
+        new = ctypes.string_at(log.new, 16 * n)
         out = []
         frm = int.from_bytes
         for k in range(n):
-            size = self._log_size[k]
-            out.append((self._log_addr[k], size, frm(old[16 * k:16 * k + size], "little"),
+            size = log.size[k]
+            out.append((log.addr[k], size, frm(old[16 * k:16 * k + size], "little"),
                         frm(new[16 * k:16 * k + size], "little")))
         return out
 

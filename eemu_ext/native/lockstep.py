@@ -13,19 +13,15 @@ from typing import Dict, List, Tuple
 from ..engine import BlockCompiler
 from ..errors import LockstepMismatch
 from . import build
+from .state import element_names
 from .translate import Translator, c_unit
 
 M32 = 0xFFFFFFFF
-LANES = "xyzw"
 
 
-# NAMES follows ee.h's ee_state layout, so the native side reads straight from the C state.
-NAMES = ([f"R[{i}]" for i in range(32)] + [f"RH[{i}]" for i in range(32)] + ["HI[0]", "HI[1]", "LO[0]", "LO[1]"]
-         + [f"F[{i}]" for i in range(32)] + [f"VF[{i}].{c}" for i in range(32) for c in LANES]
-         + [f"VI[{i}]" for i in range(16)]
-         + ["acc_ovf", "sa", "fcr31", "acc"] + [f"ACC.{c}" for c in LANES]
-         + ["q", "i", "r", "mac", "status", "clip"] + [f"cop0[{i}]" for i in range(32)]
-         + ["cmsar0", "cpcond0", "vi24"])
+# NAMES follows ee_state's layout (state.py), so the native side reads straight from the C state:
+# the register run R..VI (less VJUNK, which Python does not keep) and the scalars.
+NAMES = element_names("R", "VI") + element_names("acc_ovf", "vi24")
 
 
 def snapshot(m) -> tuple:

@@ -6,8 +6,10 @@ how a mismatch's input is replayed and shrunk, and whether provenance traces its
 runs on one `Case` (the game, the chunk, its parsed Anime, the case context, the tally, the
 profile, the check's rng and the speed).
 
-To add a check, add one module here that defines `CHECK = Check(...)`; the registry imports every
-module of this package and runs their checks in `order`. Selection (`--check`, the bulk pool), the
+To add a check, add one module here that defines `CHECK = Check(...)`, and its name to the shared
+vocabulary (ground/vocabulary.py, which reports, the truth files and the pytest plugin read); the
+registry imports every module of this package, holds them to the vocabulary and runs their checks
+in `order`. Selection (`--check`, the bulk pool), the
 mutants' default cases, the differential tests' chunks, the shrinker, `python -m harness replay`
 and provenance all ask the registry, so nothing else names the check. A module here without a
 CHECK is an error at import (tests/harness/test_layout.py).
@@ -18,6 +20,8 @@ import importlib
 import pkgutil
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple
+
+from ground import vocabulary
 
 
 @dataclass
@@ -132,4 +136,23 @@ def replay(check, game, ch, ctx, items, **args):
     return case.tally
 
 
+def spoken(found) -> None:
+    """The registry's checks speak the shared vocabulary (ground/vocabulary.py): the same names in
+    the same run order, the same aliases, record kinds of RECORD_KINDS. ImportError naming the
+    difference."""
+    names_ = tuple(c.name for c in found)
+    if names_ != vocabulary.CHECKS:
+        raise ImportError(f"harness/checks: the checks {', '.join(names_)} are not ground/vocabulary.py's CHECKS "
+                          f"{', '.join(vocabulary.CHECKS)} (a check module's name and order)")
+    aliases_ = {a: c.name for c in found for a in c.aliases}
+    if aliases_ != vocabulary.ALIASES:
+        raise ImportError(f"harness/checks: aliases {aliases_} are not ground/vocabulary.py's ALIASES {vocabulary.ALIASES}")
+    for c in found:
+        odd = [k for k in c.kinds if k not in vocabulary.RECORD_KINDS]
+        if odd:
+            raise ImportError(f"harness/checks: check {c.name} needs record kind(s) {', '.join(odd)} not in "
+                              f"ground/vocabulary.py's RECORD_KINDS")
+
+
 CHECKS: Tuple[Check, ...] = discover()
+spoken(CHECKS)

@@ -4,6 +4,7 @@ Draw's draw set with the alpha bits passed; what DeleteAnmIndex frees (anim-obje
 level 1, §4.3, §5.2). Everything is an integer or an identity: compared exactly.
 """
 from corpus.objects import scene as scene_of, Scene as CorpusScene
+from ground.vocabulary import RECORD_KINDS
 from harness.checks import Check
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -188,5 +189,4 @@ def plain(v):
     return v
 
 
-CHECK = Check("objects", order=6, kinds=("object", "material", "morph", "note", "fobj"), applies=applies,
-              run=run)
+CHECK = Check("objects", order=6, kinds=RECORD_KINDS, applies=applies, run=run)

@@ -9,30 +9,14 @@ A check marks what it compared with mark(tally, kind, key, weight): the key name
 (its index or file offset), so a record compared at several speeds or times counts once; the
 weight is 1 for a record and the vertex count for morph vertices.
 """
-from collections import OrderedDict
-
 from corpus.lights import not_evaluated
+from ground.vocabulary import LEDGER_KINDS
 from reference.objects import index_length
-
-# kind -> the check that compares it (the order the closing block and the report list them)
-KINDS = OrderedDict([
-    ("object records", "controllers"),
-    ("material records", "materials"),
-    ("F_Morpher records", "morph"),
-    ("F_Note records", "notes"),
-    ("F_Obj records", "fobj"),
-    ("tracks", "playback"),
-    ("morph vertices", "morph"),
-    ("direct light records", "controllers"),
-    ("index entries", "objects"),
-    ("drawn entries", "world"),
-])
-
 
 def mark(tally, kind, key, weight=1):
     """Record that `key` (one record, or one record's mmat for vertices) of `kind` was compared."""
-    if kind not in KINDS:
-        raise KeyError(f"unknown ledger kind {kind!r}; one of {', '.join(KINDS)}")
+    if kind not in LEDGER_KINDS:
+        raise KeyError(f"unknown ledger kind {kind!r}; one of {', '.join(LEDGER_KINDS)}")
     tally.ledger.setdefault(kind, {})[key] = weight
 
 
@@ -72,7 +56,7 @@ def of_chunk(anim, member, tally):
     ran = set(tally.checks)
     have = present(anim, member if "morph" in ran else None)
     out = {}
-    for kind, check in KINDS.items():
+    for kind, check in LEDGER_KINDS.items():
         if check in ran and have[kind]:
             out[kind] = [have[kind], sum(tally.ledger.get(kind, {}).values())]
     # the light records the game does not evaluate, by name, none compared (reports.ledger

@@ -15,6 +15,7 @@ import sys
 import time
 
 from corpus.names import printable, printable_lines
+from ground.exits import EXIT
 import reports
 from reports.origins import headline as origin_headline
 
@@ -24,7 +25,7 @@ from harness.runners import codecov
 from harness import HarnessError
 from harness.runners.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
-from harness.runners.run import EXIT, RunDir, code_version, file_identity, moves_latest, param_differences
+from harness.runners.run import RunDir, code_version, file_identity, moves_latest, param_differences
 from harness.runners.terminal import Progress, format_summary, run_header
 from harness.runners.tasks import Inline, Pool, run_tasks
 from harness.runners.worker import Setup, check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)

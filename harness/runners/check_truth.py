@@ -14,12 +14,12 @@ import time as _time
 from collections import Counter, deque
 
 from corpus.names import counted, printable
+from ground.exits import NOTHING_COMPARED
 
 from harness import HarnessError
 from harness.truth import check as cmp
 from harness.truth import fileformat, outputs, protocol
 
-NOTHING_COMPARED = 5
 # DECISION: requests written ahead of the answer being compared: the model computes the next
 # chunks while the harness compares this one (two cores); more only holds more chunks in memory
 AHEAD = 2

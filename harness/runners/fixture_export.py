@@ -24,6 +24,7 @@ import sys
 import time as _time
 
 from corpus.names import counted, printable
+from ground.exits import NOTHING_COMPARED
 
 from harness import HarnessError
 from harness.checks import parse_reference
@@ -146,7 +147,7 @@ def run_fixture(opts, out_path, jobs, source="game", err=None):
                         f"{e.get('type')}: {e.get('message')}"), file=err)
     if n == 0:
         print("fixture: nothing selected: the file holds no chunk", file=err)
-        return truth_export.NOTHING_COMPARED
+        return NOTHING_COMPARED
     short = fixture.short_of_minimum(per, notes)
     if short:
         # DECISION: the file is written, but a fixture below the reader's minimum counts fails the

@@ -11,11 +11,12 @@ import os
 import sys
 
 from corpus.names import printable, printable_lines
+from ground.exits import EXIT
 
 from harness import HarnessError
 from harness.commands import merge_command
 from harness.runners import codecov
-from harness.runners.run import EXIT, RunDir, RunDirError, param_differences, read_json, refuse_foreign
+from harness.runners.run import RunDir, RunDirError, param_differences, read_json, refuse_foreign
 from harness.runners.shard import label, selection_digest
 
 # DECISION: what may differ between the shards of one run: their own chunk lists and shard

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 from reports.records import check_chunk
-from reports.summary import EXIT  # noqa: F401  (the exit status of each verdict, imported from here)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # harness/runners/ -> the checkout
 from harness.options import RUNS  # noqa: E402  (run directories live under build/runs)

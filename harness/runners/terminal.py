@@ -15,9 +15,9 @@ from collections import deque
 from corpus.names import counted, printable
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 from corpus.synth.edge import is_synthetic
-from harness.runners.run import EXIT
+from ground.exits import EXIT
+from ground.vocabulary import CHECK_NAMES as CHECKS
 from reports.coverage import counter_label, counter_groups, coverage_rows
-from reports.load import CHECKS
 
 
 class Progress:

@@ -13,13 +13,12 @@ import sys
 import time as _time
 
 from corpus.names import counted, printable
+from ground.exits import NOTHING_COMPARED
 
 from harness import HarnessError
 from harness.profiles import run_profile
 from harness.truth import fileformat, outputs
 from harness.truth.queries import chunk_line
-
-NOTHING_COMPARED = 5     # the exit status of a run that compared (here: wrote) nothing
 
 
 # -- the run --------------------------------------------------------------------------------------

@@ -115,9 +115,33 @@ def test_the_toy_check_runs_in_a_bulk_shrinks_replays_and_shows_in_the_report(to
     assert "replay toy: 1 mismatch" in capsys.readouterr().out
 
 
-def test_the_lists_of_check_names_outside_the_harness_are_the_registrys():
-    # the pytest plugin loads before the harness, and reports may not import it: each keeps a list
+def test_the_packages_outside_the_harness_take_the_check_names_from_the_ground_floor():
+    # the pytest plugin loads before the harness, and reports may not import it: both read the
+    # vocabulary the registry is held to, no list of their own
     import eediff_pytest
-    from reports.records import CHECKS as RECORD_CHECKS
-    assert set(eediff_pytest.CHECK_WORDS) == set(checks.names()) - checks.aliases()
-    assert set(RECORD_CHECKS) == set(checks.names())
+    from ground import vocabulary
+    from reports import coverage, summary
+    assert eediff_pytest.CHECK_WORDS is vocabulary.CHECKS
+    assert coverage.CHECKS is summary.CHECKS is vocabulary.CHECK_NAMES
+    assert vocabulary.CHECKS == tuple(c.name for c in checks.CHECKS)
+    assert vocabulary.CHECK_NAMES == checks.names() and set(vocabulary.ALIASES) == checks.aliases()
+
+
+def test_the_registry_refuses_a_check_the_vocabulary_does_not_name(toy):
+    with pytest.raises(ImportError, match=r"the checks controllers, .*, world, toy are not ground/vocabulary.py's"):
+        checks.spoken(checks.CHECKS)
+
+
+def test_the_registry_refuses_checks_out_of_the_vocabularys_run_order():
+    with pytest.raises(ImportError, match="the checks materials, controllers,"):
+        checks.spoken((checks.CHECKS[1], checks.CHECKS[0]) + checks.CHECKS[2:])
+
+
+def test_the_registry_refuses_an_alias_or_a_record_kind_the_vocabulary_does_not_have():
+    import dataclasses
+    first, rest = checks.CHECKS[0], checks.CHECKS[1:]
+    with pytest.raises(ImportError, match="aliases .*'multistep'.*'running'"):
+        checks.spoken((dataclasses.replace(first, aliases=first.aliases + ("running",)),) + rest)
+    with pytest.raises(ImportError, match="check controllers needs record kind\\(s\\) light not in"):
+        checks.spoken((dataclasses.replace(first, kinds=("object", "light")),) + rest)
+    checks.spoken(checks.CHECKS)            # the registry as it is speaks it

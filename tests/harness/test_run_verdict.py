@@ -385,7 +385,7 @@ def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
 
 
 def test_the_readme_tables_the_exit_statuses_the_harness_uses():
-    from harness.runners.run import EXIT
+    from ground.exits import EXIT
     text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
     for code, word in ((0, "pass"), (1, "mismatches"), (2, "usage or input error"), (5, "nothing compared"),
                        (130, "interrupted")):

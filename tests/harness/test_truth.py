@@ -15,6 +15,7 @@ import sys
 
 import pytest
 
+from ground import vocabulary
 from harness import HarnessError
 from harness.__main__ import main
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
@@ -25,7 +26,7 @@ from harness.truth import fileformat
 from harness.runners.check_truth import check_truth
 
 from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, MODELS, NOTES_MODEL, ROOT, SERVE
-ALL_CHECKS = {"controllers", "materials", "playback", "notes", "morph", "fobj", "objects", "world"}
+ALL_CHECKS = set(vocabulary.CHECKS)
 
 
 def opts_for(chunks=CHUNKS, seed=4, prof="nightly", **kw):

@@ -39,7 +39,7 @@ from eemu_ext import Machine, eefloat
 from eemu_ext.engine import FIELD_TOKENS
 from eemu_ext.errors import EmulationError
 from eemu_ext.isa.row import Row, fields_of
-from eemu_ext.native import build
+from eemu_ext.native import build, state
 from tests.machine.test_float_crosscheck import operand, partner
 
 if build.compiler() is None:
@@ -54,32 +54,14 @@ CODE = 0x00080000                # where the Python engine runs the word (outsid
 VU0_BASE = 0x11004000            # VU0 memory, mapped at [VU0_BASE, VU0_BASE + 4 * VU0_SIZE)
 VU0_SIZE = 0x1000
 LOG_CAP = 64                     # stores the C side records per case
-HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h")
 
-u8, u32, u64, i32, vp = ctypes.c_uint8, ctypes.c_uint32, ctypes.c_uint64, ctypes.c_int32, ctypes.c_void_p
-
-
-class EEState(ctypes.Structure):
-    """ee.h's ``ee_state`` (checked field by field against the compiler's offsetof)."""
-    _fields_ = [
-        ("R", u64 * 32), ("RH", u64 * 32), ("HI", u64 * 2), ("LO", u64 * 2), ("F", u32 * 32),
-        ("VF", (u32 * 4) * 32), ("VI", u32 * 16), ("VJUNK", u32 * 4), ("acc_ovf", u64),
-        ("sa", u32), ("fcr31", u32), ("acc", u32), ("vacc", u32 * 4), ("q", u32), ("i", u32),
-        ("r", u32), ("mac", u32), ("status", u32), ("clip", u32), ("cop0", u32 * 32),
-        ("cmsar0", u32), ("cpcond0", u32), ("vi24", u32),
-        ("ram", vp), ("spr", vp), ("vu0", vp), ("data_floor", u32), ("pc", u32),
-        ("steps", u64), ("limit", u64), ("why", i32),
-        ("log_on", i32), ("log_n", i32), ("log_cap", i32),
-        ("log_addr", vp), ("log_size", vp), ("log_old", vp), ("log_new", vp),
-        ("prev", u32), ("annulled", i32), ("bcount", vp), ("dirty", vp),
-        ("hole_lo", u32), ("hole_len", u32), ("tap_buf", vp), ("tap_n", i32), ("tap_cap", i32),
-    ]
+u8 = ctypes.c_uint8
+EEState = state.EeState
 
 
 # Python machine scalars (m.S.<name>) mirrored in ee_state; lists are compared element-wise.
-SCALARS = ("acc_ovf", "sa", "fcr31", "acc", "vacc", "q", "i", "r", "mac", "status", "clip", "cop0",
-           "cmsar0", "cpcond0", "vi24")
-ARRAYS = ("R", "RH", "HI", "LO", "F", "VI")     # and VF, 32 x 4 lanes
+SCALARS = tuple(state.names("acc_ovf", "vi24"))
+ARRAYS = tuple(n for n in state.names("R", "VI") if n != "VF")     # and VF, 32 x 4 lanes
 
 # A whole-word field token not preceded by '.' or '->' (ee.h's rule); C comments and string or
 # character literals are matched first and kept as they are.
@@ -160,12 +142,9 @@ typedef int (*rc_fn)(ee_state *st, int *cond_out, uint32_t *tgt_out);
 
 
 def layout_source() -> str:
-    """``rc_offset(k)``: offsetof the k-th EEState field in the compiler's ee_state (-1 past the
-    end); ``rc_sizeof()``. Written before the state macros rename the fields."""
-    offs = ", ".join(f"offsetof(ee_state, {name})" for name, _ in EEState._fields_)
-    return (f"static const size_t rc_offsets[] = {{ {offs} }};\n"
-            "long rc_offset(int k) { return k >= 0 && k < (int)(sizeof rc_offsets / sizeof rc_offsets[0])"
-            " ? (long)rc_offsets[k] : -1; }\n"
+    """``rc_offset(k)``: the compiler's offsetof the k-th field of ee_state (ee_state.h's table, -1
+    past the end); ``rc_sizeof()``."""
+    return ("long rc_offset(int k) { return k >= 0 && k < EE_STATE_NFIELDS ? ee_state_offsets[k] : -1; }\n"
             "long rc_sizeof(void) { return (long)sizeof(ee_state); }\n")
 
 
@@ -201,7 +180,7 @@ def library_source(model: str, functions: Sequence[str]) -> Dict[str, str]:
     body.append(f"int rc_count(void) {{ return {n}; }}\n"
                 "int rc_run(int k, ee_state *st, int *cond_out, uint32_t *tgt_out)\n"
                 f"{{ return k >= 0 && k < {n} ? rc_table[k](st, cond_out, tgt_out) : -1; }}\n")
-    src = {h: build.csrc(h) for h in HEADERS}
+    src = build.runtime_headers()
     src["rows.c"] = "".join(body)
     return src
 
@@ -210,20 +189,13 @@ _LAYOUT_CHECKED = set()
 
 
 def check_layout(lib) -> None:
-    """EEState must match the compiler's ee_state, field by field."""
+    """The ctypes EeState must match the compiler's ee_state, field by field."""
     if id(lib) in _LAYOUT_CHECKED:
         return
     lib.rc_offset.restype = ctypes.c_long
     lib.rc_offset.argtypes = [ctypes.c_int]
     lib.rc_sizeof.restype = ctypes.c_long
-    for k, (name, _) in enumerate(EEState._fields_):
-        off = lib.rc_offset(k)
-        if off != getattr(EEState, name).offset:
-            raise AssertionError(f"ee.h's ee_state.{name} is at offset {off}, the checker's copy "
-                                 f"(tests/machine/native_rowcheck.py EEState) has "
-                                 f"{getattr(EEState, name).offset}")
-    if lib.rc_sizeof() != ctypes.sizeof(EEState):
-        raise AssertionError(f"sizeof(ee_state): C {lib.rc_sizeof()}, ctypes {ctypes.sizeof(EEState)}")
+    state.check_offsets(lib.rc_offset, lib.rc_sizeof(), "the row checker's library")
     _LAYOUT_CHECKED.add(id(lib))
 
 
@@ -380,14 +352,11 @@ class CSide:
         self.ram = mmap.mmap(-1, RAM_SIZE)
         self._ram_c = ctypes.c_char.from_buffer(self.ram)
         self.vu0 = (u8 * VU0_SIZE)()
-        self.log_addr = (u32 * LOG_CAP)()
-        self.log_size = (u8 * LOG_CAP)()
+        self.log = state.StoreLog(LOG_CAP)
         st = self.st
         st.ram = ctypes.addressof(self._ram_c)
         st.vu0 = ctypes.addressof(self.vu0)
-        st.log_addr = ctypes.addressof(self.log_addr)
-        st.log_size = ctypes.addressof(self.log_size)
-        st.log_cap = LOG_CAP
+        self.log.attach(st)
         st.log_on = 1
 
     def load(self, s: dict) -> None:
@@ -422,7 +391,7 @@ class CSide:
         """Stores the C made outside the compared memory (the RAM window and VU0 memory)."""
         out = []
         for j in range(min(self.st.log_n, LOG_CAP)):
-            a, n = self.log_addr[j], self.log_size[j]
+            a, n = self.log.addr[j], self.log.size[j]
             if not (a + n <= WINDOW or VU0_BASE <= a < VU0_BASE + 4 * VU0_SIZE):
                 out.append(f"c stored {n} bytes at 0x{a:x}, outside the compared memory")
         return out

@@ -1,4 +1,4 @@
-"""The native engine's build cache checks what it loads (eemu_ext/native/ccache.py): a library is
+"""The native engine's build cache checks what it loads (ground/ccache.py): a library is
 loaded only when it matches the checksum written at its build, and a damaged one is built again.
 A failure of the host (a cache directory that is a file, a compiler that fails) is a HostError
 naming the cache or the compiler, never an error of the emulated code at some pc."""
@@ -9,7 +9,8 @@ import sys
 import pytest
 
 from eemu_ext.errors import EmulationError, HostError
-from eemu_ext.native import build, ccache
+from eemu_ext.native import build
+from ground import ccache
 from eemu_ext.testing import asm, run_words
 
 pytestmark = pytest.mark.skipif(build.compiler() is None, reason="no host C compiler: no native engine here")
@@ -111,12 +112,3 @@ def test_a_failing_compiler_is_a_host_error_naming_the_compiler(cache, monkeypat
         run_words(None, _sum_words())
     assert not isinstance(e.value, EmulationError)
     assert "/bin/false" in str(e.value) and "pc 0x" not in str(e.value)
-
-
-def test_the_machine_and_the_reference_keep_the_same_build_cache():
-    """DECISION (ccache.py): two byte-identical copies, so neither package imports the other."""
-    here = os.path.dirname(os.path.abspath(ccache.__file__))
-    root = os.path.dirname(os.path.dirname(here))
-    with open(os.path.join(here, "ccache.py"), "rb") as a, \
-            open(os.path.join(root, "reference", "ccache.py"), "rb") as b:
-        assert a.read() == b.read(), "eemu_ext/native/ccache.py and reference/ccache.py differ"

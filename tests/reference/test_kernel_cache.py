@@ -1,11 +1,12 @@
-"""The reference's kernels are built through ccache.py (its copy of the machine's build cache): a
+"""The reference's kernels are built through ground/ccache.py (the build cache the machine shares): a
 cached library is used only when it matches the checksum written at its build; a truncated one
 is built again, never handed to the loader."""
 import os
 
 import pytest
 
-from reference import cbuild, ccache, kernels as K
+from ground import ccache
+from reference import cbuild, kernels as K
 
 
 def test_a_truncated_kernel_library_is_built_again(monkeypatch, tmp_path):

@@ -8,9 +8,11 @@ import sys
 
 import pytest
 
+from ground import vocabulary
+
 from .elfinfo import STANDIN
 
-CHECKS = {"controllers", "materials", "multistep", "playback", "notes", "morph", "fobj", "objects", "world", "probe"}
+CHECKS = {*vocabulary.CHECK_NAMES, "probe"}
 MUTANTS = sorted(f for f in os.listdir(os.path.join(STANDIN, "mutants")) if f.endswith(".patch"))
 have_cross = shutil.which("mipsel-linux-gnu-gcc") is not None
 CATS = os.path.join(STANDIN, "..", "build", "synth", "categories.c")

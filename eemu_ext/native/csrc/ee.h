@@ -32,40 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 
-typedef unsigned __int128 u128;
-
-typedef struct ee_state {
-    uint64_t R[32], RH[32];
-    uint64_t HI[2], LO[2];
-    uint32_t F[32];
-    uint32_t VF[32][4];
-    uint32_t VI[16];
-    uint32_t VJUNK[4];
-    /* scalars (Python: m.S.<name>) */
-    uint64_t acc_ovf;           /* 0 or the OVF bit (1 << 32), as Python keeps it */
-    uint32_t sa, fcr31, acc, vacc[4], q, i, r, mac, status, clip, cop0[32], cmsar0, cpcond0, vi24;
-    /* memory: the machine's own buffers (no copies) */
-    uint8_t *ram, *spr, *vu0;
-    uint32_t data_floor;        /* data accesses below this address leave native code (0 = none) */
-    /* run control (engine-private) */
-    uint32_t pc;
-    uint64_t steps, limit;
-    int32_t why;                /* why the run loop returned to Python (EXIT_* in runtime.c) */
-    /* lockstep: a log of every store a block makes (address, size, old and new value) */
-    int32_t log_on, log_n, log_cap;
-    uint32_t *log_addr; uint8_t *log_size; u128 *log_old, *log_new;
-    uint32_t prev;              /* the start of the last block the run loop entered */
-    int32_t annulled;           /* set by a block that left through a likely branch's annul path (1),
-                                 * or took a branch whose target is its fall-through (2) */
-    uint64_t *bcount;           /* coverage: per block, [taken pc, completed, likely not taken, taken] (or NULL) */
-    uint8_t *dirty;             /* one byte per 4 KiB RAM page, set by every store there (memory.py) */
-    uint32_t hole_lo, hole_len; /* data accesses in [hole_lo, hole_lo + hole_len) leave native code */
-    /* tap hooks (hooks.py "tap"): per call, TAP_WORDS words: the address, a0..a3, $f12..$f15 */
-    uint32_t *tap_buf;
-    int32_t tap_n, tap_cap;
-} ee_state;
-
-#define TAP_WORDS 9
+#include "ee_state.h"      /* the state struct, generated from eemu_ext/native/state.py */
 
 #define M32 0xFFFFFFFFULL
 #define M64 0xFFFFFFFFFFFFFFFFULL

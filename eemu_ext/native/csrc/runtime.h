@@ -49,4 +49,5 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
 uint32_t ee_count(void) { return ee_nblocks; }
 uint32_t ee_start(uint32_t b) { return ee_block_start[b]; }
 uint32_t ee_size(void) { return sizeof(ee_state); }
+long ee_offset(int k) { return k >= 0 && k < EE_STATE_NFIELDS ? ee_state_offsets[k] : -1; }
 #endif

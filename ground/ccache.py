@@ -14,9 +14,8 @@ Every failure of the host (no compiler, a compiler error or timeout, a cache dir
 be written) is a ``BuildError`` naming the compiler or the path; nothing here raises anything
 else. The module knows nothing of what it builds and imports nothing but the standard library.
 
-DECISION: the machine (eemu_ext/native/ccache.py) and the reference (reference/ccache.py) each
-keep a copy of this file, byte for byte the same (tests/test_build_cache.py compares them), so
-that neither package imports the other's code and both share one cache format and one behaviour.
+The machine (eemu_ext/native/build.py) and the reference (reference/cbuild.py) both build through
+it: one cache format and one behaviour, and neither package imports the other's code.
 """
 from __future__ import annotations
 

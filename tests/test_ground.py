@@ -1,0 +1,38 @@
+"""The ground floor (ground/): the plumbing every package shares. A file is written whole or not
+at all, and a failed write names the file in the caller's own error; the vocabulary lists each
+alias after the check it selects."""
+import os
+
+import pytest
+
+from ground import vocabulary
+from ground.files import write_atomic
+from reports import ReportError
+
+
+def test_an_atomic_write_replaces_the_file_whole(tmp_path):
+    path = tmp_path / "summary.json"
+    path.write_text("old")
+    write_atomic(path, lambda tmp: tmp.write_text("new"))
+    assert path.read_text() == "new" and os.listdir(tmp_path) == ["summary.json"]
+
+
+def test_a_failed_atomic_write_leaves_the_old_file_and_no_temp_file_and_names_the_file(tmp_path):
+    path = tmp_path / "report.html"
+    path.write_text("old")
+
+    def half(tmp):
+        tmp.write_text("half")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(ReportError, match=rf"^cannot write {path}: No space left on device$"):
+        write_atomic(path, half, ReportError)
+    assert path.read_text() == "old" and os.listdir(tmp_path) == ["report.html"]
+    with pytest.raises(OSError, match="cannot write"):          # no error class: an OSError
+        write_atomic(tmp_path / "missing" / "x.json", lambda tmp: tmp.write_text("x"))
+
+
+def test_the_vocabulary_names_every_alias_after_its_check_in_run_order():
+    assert vocabulary.CHECK_NAMES[:2] == ("controllers", "multistep")
+    assert [n for n in vocabulary.CHECK_NAMES if n not in vocabulary.ALIASES] == list(vocabulary.CHECKS)
+    assert set(vocabulary.LEDGER_KINDS.values()) <= set(vocabulary.CHECKS)
