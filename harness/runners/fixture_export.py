@@ -50,7 +50,7 @@ def _one(task):
         truth_export._W["game"] = opts.validate_image()
     ch = truth_export._W["corpus"].chunk(cid)
     anim = parse_reference(ch, opts.float_model)
-    line = chunk_line(truth_export._W["game"], ch, index, opts, prof, opts.checks, anim=anim)
+    line = chunk_line(truth_export._W["game"], ch, index, opts, prof, asked_checks(opts.checks), anim=anim)
     if line.get("error"):
         truth_export._W["game"] = None
         return [], line["error"]
@@ -61,6 +61,17 @@ def _one(task):
 
 
 OTHER = {"game": "reference", "reference": "game"}
+# the query kinds the fixture has rows for (fixture.chunk_rows)
+ROW_KINDS = ("controller", "material", "playback", "modify", "notes")
+
+
+def asked_checks(only=None):
+    """The checks whose queries the fixture's rows come from, of `only` (CHECK=) when given: the
+    game is not asked what no row holds (the anm's objects, the world matrices, F_Obj poses)."""
+    from harness import checks
+    from harness.truth.queries import KINDS_OF
+    given = None if not only else {checks.resolve(w).name for w in only}
+    return [c for c, kinds in KINDS_OF.items() if set(kinds) & set(ROW_KINDS) and (given is None or c in given)]
 
 
 def _sha256(path):

@@ -78,6 +78,13 @@ def test_rows_written_from_the_reference_are_the_game_written_rows(written):
         assert sum(agree.same.values()) == sum(written[source][1].values()) > agree.reference_only > 0
 
 
+def test_the_game_is_asked_only_the_checks_whose_queries_make_rows():
+    """The objects, world and F_Obj queries make no fixture row, so the export does not ask them."""
+    assert fixture_export.asked_checks() == ["controllers", "materials", "playback", "notes", "morph"]
+    assert fixture_export.asked_checks(["notes", "world"]) == ["notes"]
+    assert set(fixture_export.ROW_KINDS) == {"controller", "material", "playback", "modify", "notes"}
+
+
 def test_a_game_word_changed_shows_as_a_differing_row():
     """The comparison above can fail: one bit of one game word changes exactly its rows."""
     from harness.runners import truth_export
