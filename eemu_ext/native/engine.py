@@ -568,11 +568,14 @@ class NativeEngine:
         get it once, at the end), so a call costs little more than its own code. pc and limit may
         be lists (one per call); after(i) runs after the i-th call (memory only)."""
         n = len(gprs)
-        pcs = list(pc) if isinstance(pc, (list, tuple)) else [pc] * n
+        mixed = isinstance(pc, (list, tuple))
+        pcs = list(pc) if mixed else [pc] * n
         limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
         if self.lockstep:
             out = []
             for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
+                if mixed:
+                    self.m._call_target = pc        # a message names the call's own function
                 _, steps = self.call(pc, gpr, limit)
                 out.append((self.m.R[2] & 0xFFFFFFFF, steps))
                 if after is not None:
@@ -582,6 +585,8 @@ class NativeEngine:
         current = False                 # the C state holds everything but the next call's R, RH
         mv = self.mv
         for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
+            if mixed:
+                self.m._call_target = pc
             self._ensure(pc)
             mv[_OFF_R:_OFF_R + 512] = gpr
             if not current:

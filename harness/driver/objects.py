@@ -76,9 +76,11 @@ import struct
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import INIT_WORK, symbols_of
+from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, symbols_of
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
 SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
@@ -189,6 +191,25 @@ class WorldCall:
     identity: tuple
     world: Tuple[int, ...]
     alpha: int
+
+
+@dataclass
+class Draws:
+    """The ccModel::Draw calls of a playback's Draws (Objects.play), step by step: `identities`
+    per step the objects' identities in call order; `world` the (calls, 16) world words and
+    `alpha` the (calls,) alpha bits of every call of every step, in that order."""
+    identities: List[List[tuple]]
+    world: np.ndarray
+    alpha: np.ndarray
+
+    def calls(self) -> List[List[Tuple[tuple, Tuple[int, ...], int]]]:
+        """Per step [(identity, 16 world words, alpha)]: draw_world's calls as plain values."""
+        out, k = [], 0
+        world, alpha = self.world.tolist(), self.alpha.tolist()
+        for step in self.identities:
+            out.append([(i, tuple(world[k + q]), alpha[k + q]) for q, i in enumerate(step)])
+            k += len(step)
+        return out
 
 
 @dataclass
@@ -473,6 +494,39 @@ class Objects:
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
         return self.g.forward(dt)
+
+    def play(self, dt, n):
+        """n steps of forward(dt), each followed by draw_world(), as one batch of machine calls
+        (Game.call_each: every call's ABI check right after it, the harness's writes and reads
+        between the calls): ([time, return value] per step, Draws)."""
+        g, m = self.g, self.g.m
+        dt &= 0xFFFFFFFF
+        spd = min(dt, FRAME_SPD_MAX)       # as Game.forward writes frameSpd before each step
+        ram, taps = g._ram_u32(), self._model_calls
+        names, ident = self.names, self.identity
+        times, identities, words = [], [], []
+        del taps[:]
+        seen = [0]
+
+        def after(i):
+            if not i & 1:                  # a step's forward returned: its time, then a new frame
+                times.append(g.time())
+                self._clear_world_flags()
+                self.draws = []
+                return
+            objs = [c[1] for c in taps[seen[0]:]]
+            seen[0] = len(taps)
+            identities.append([names.get(obj) or ident(obj) for obj in objs])
+            if objs:
+                words.append(ram[g._word_index(objs, OBJ_WORLD, 16)])
+            m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
+
+        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
+        out = g.call_each([FORWARD, DRAW] * n, [(mm.ANM, dt), (mm.ANM,)] * n, after=after)
+        alpha = np.fromiter((c[4] for c in taps), dtype=np.uint32, count=len(taps))
+        world = np.concatenate(words) if words else np.zeros((0, 16), dtype=np.uint32)
+        del taps[:]
+        return [[t, v0] for t, v0 in zip(times, out[0::2])], Draws(identities, world, alpha)
 
     # -- §5, §6 -----------------------------------------------------------------------------------
     def delete_anm_index(self) -> Frees:

@@ -7,7 +7,7 @@ import struct
 
 import pytest
 
-from corpus.anime import build_anime, material_track, note, obj_track
+from corpus.anime import build_anime, keyed, material_track, note, obj_track
 from harness.driver import objects as ob
 from harness.driver.game import Game
 from harness.options import ROOT
@@ -109,3 +109,23 @@ def test_float_set_evaluates_a_compiled_transparency_channel(objects):
     ch = objects.alpha_channel(index.ctrls[3])
     assert ch and objects.float_set(ch, [0, 255, 256, 0x80000000]) == [f(0.25)] * 4
     assert objects.alpha_channel(index.ctrls[0]) == 0
+
+
+def test_play_is_forward_then_draw_world_at_every_step_in_one_batch(objects):
+    """Objects.play(dt, n): the same times, return values, identities, world and alpha words as
+    forward(dt) and draw_world() called step by step, on a looping clip past its end."""
+    tracks = [obj_track(BODY, pos=keyed((0, (1, 0, 0)), (4, (9, 0, 0))), scale=(2, 2, 2)),
+              obj_track(LEG0, pos=(0, 2, 0)), obj_track(WING, pos=(0, 16, 0), alpha=keyed((0, 1.0), (4, 0.5)))]
+    objects.make_anime_index(build_anime(object=50, frames=4, loops=True, tracks=tracks), scene())
+    objects.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
+    objects.start_playback(384)
+    want = []
+    for _ in range(12):
+        t, ret = objects.forward(384)
+        want.append(([t, ret], [(w.identity, w.world, w.alpha) for w in objects.draw_world()]))
+    objects.start_playback(384)
+    forward, draws = objects.play(384, 12)
+    assert forward == [f for f, _ in want]
+    assert draws.calls() == [c for _, c in want]
+    assert all(len(calls) == 3 for _, calls in want)          # every drawn object, every step
+    assert len({c[1] for _, calls in want for c in calls}) > 4 and len({c[2] for _, calls in want for c in calls}) > 2
