@@ -471,6 +471,42 @@ class Objects:
             self._coords = (names, len(names), flags)
         self.g.m.and_u8(flags, 0xFE)
 
+    # -- one table, several playbacks ---------------------------------------------------------
+    def keep(self):
+        """What make_anime_index and set_anm left, to come back to with restore(): the machine's
+        memory (not the executable's code, as Game.load keeps a load), the heap and the driver's
+        own names and Init calls. DECISION: memory only, as for a load: the registers are every
+        call's own (executable-abi.md §3.1)."""
+        return (self.g.m.snapshot(skip=self.g.img.code), self._heap_state(), dict(self.names), list(self.inits))
+
+    def _heap_state(self):
+        g, h = self.g, self.g.heap
+        return (h.ptr, h.high_water, list(h.log), list(h.frees), g.out_buffer, g.out_high)
+
+    def restore(self, kept):
+        """The state keep() saw, before another playback on the same table."""
+        g, h = self.g, self.g.heap
+        snap, state, names, inits = kept
+        g.m.restore(snap)
+        h.ptr, h.high_water, log, frees, g.out_buffer, g.out_high = state
+        h.log, h.frees = list(log), list(frees)
+        self.names, self.inits = dict(names), list(inits)
+
+    def same_as(self, kept):
+        """A HarnessError unless this driver's fresh make_anime_index and set_anm left exactly
+        the state of `kept` (memory byte for byte, the heap, names and Init calls): the check of
+        the restore shortcut (a profile's reload)."""
+        g = self.g
+        snap, state, names, inits = kept
+        diff = g.m.differences(snap)
+        if diff:
+            where = ", ".join(f"0x{a:08x} fresh 0x{now:02x} restored 0x{then:02x}" for a, now, then in diff[:4])
+            raise HarnessError(f"one table for every playback: a fresh MakeAnimeIndex and SetAnm left memory "
+                               f"different from the restored state at {where}{' ...' if len(diff) > 4 else ''}")
+        if self._heap_state() != state or self.names != names or self.inits != inits:
+            raise HarnessError("one table for every playback: a fresh MakeAnimeIndex and SetAnm left another "
+                               "heap, other objects or other ccObj::Init calls than the restored state")
+
     # -- playback on the table (level 2) ---------------------------------------------------------
     def start_playback(self, speed=256) -> Dict[int, int]:
         """Works for every entry whose compiled controller is an object record (kind 0x0102) and
