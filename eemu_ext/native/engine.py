@@ -22,6 +22,8 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
+
 from ..errors import EngineError, HostError
 from . import build
 from .translate import Translator, c_unit, translator_hash
@@ -497,10 +499,14 @@ class NativeEngine:
     def _drain_taps(self):
         """The calls the C run tapped, in order, onto their hooks' lists (before any Python runs)."""
         st, n = self.st, self.st.tap_n
-        it = iter(self._taps[:TAP_WORDS * n])
+        rows = np.frombuffer(self._taps, dtype=np.uint32, count=TAP_WORDS * n).reshape(n, TAP_WORDS)
         taps = self.m.hooks.taps
-        for row in zip(*[it] * TAP_WORDS):
-            taps[row[0]].append(row[1:])
+        first = int(rows[0, 0])
+        if (rows[:, 0] == first).all():          # one tap hook: its calls in one go
+            taps[first].extend(map(tuple, rows[:, 1:].tolist()))
+        else:
+            for row in rows.tolist():
+                taps[row[0]].append(tuple(row[1:]))
         st.tap_n = 0
 
     def f_bits(self, i: int) -> int:

@@ -73,6 +73,7 @@ DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear c
 from __future__ import annotations
 
 import struct
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -119,6 +120,7 @@ ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
+_OBJ, _ALPHA = itemgetter(1), itemgetter(4)     # a ccModel::Draw tap's object (a1) and alpha ($f12)
 
 
 @dataclass
@@ -543,6 +545,7 @@ class Objects:
         times, identities, words = [], [], []
         del taps[:]
         seen = [0]
+        last = [None, None, None]          # the objects of the last Draw, their identities, word index
 
         def after(i):
             if not i & 1:                  # a step's forward returned: its time, then a new frame
@@ -550,16 +553,19 @@ class Objects:
                 self._clear_world_flags()
                 self.draws = []
                 return
-            objs = [c[1] for c in taps[seen[0]:]]
+            objs = tuple(map(_OBJ, taps[seen[0]:]))
             seen[0] = len(taps)
-            identities.append([names.get(obj) or ident(obj) for obj in objs])
+            if objs != last[0]:            # most Draws call for the same objects as the one before
+                last[:] = objs, [names.get(obj) or ident(obj) for obj in objs], \
+                    g._word_index(objs, OBJ_WORLD, 16) if objs else None
+            identities.append(last[1])
             if objs:
-                words.append(ram[g._word_index(objs, OBJ_WORLD, 16)])
+                words.append(ram[last[2]])
             m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
 
         m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
         out = g.call_each([FORWARD, DRAW] * n, [(mm.ANM, dt), (mm.ANM,)] * n, after=after)
-        alpha = np.fromiter((c[4] for c in taps), dtype=np.uint32, count=len(taps))
+        alpha = np.fromiter(map(_ALPHA, taps), dtype=np.uint32, count=len(taps))
         world = np.concatenate(words) if words else np.zeros((0, 16), dtype=np.uint32)
         del taps[:]
         return [[t, v0] for t, v0 in zip(times, out[0::2])], Draws(identities, world, alpha)
