@@ -294,16 +294,17 @@ class Animation:
         return Poses(T, pos, scale, alpha, False, list(words), rot_c, dbl.copy(),
                      np.zeros(n, dtype=np.int64), tr.rot_kind)
 
-    def local_matrices(self, track, times) -> np.ndarray:
+    def local_matrices(self, track, times, poses: Optional[Poses] = None) -> np.ndarray:
         """local_matrix() at every time of `times`: (n, 16) uint32 column-major words for a
-        single-value or absent rotation, (n, 4, 4) float64 for a keyed one."""
+        single-value or absent rotation, (n, 4, 4) float64 for a keyed one. poses: poses(track,
+        times) when the caller has them already (a keyed rotation's matrices are built from them)."""
         tr = self._track(track)
         T = np.minimum(times_array(times), np.uint32(self.last))
         if not tr.keyed_rotation:
             if self.kernels is not None:
                 return tr.kernel(self.kernels, self.float_model).local(T)
             return np.array([self.local_matrix(tr, int(t)) for t in T], dtype=np.uint32).reshape(-1, 16)
-        p = self.poses(tr, T)
+        p = self.poses(tr, T) if poses is None else poses
         s = bits_to_doubles(p.scale).reshape(-1, 3)
         d = bits_to_doubles(p.pos).reshape(-1, 3)
         out = np.zeros((T.size, 4, 4), dtype=np.float64)

@@ -258,11 +258,12 @@ def pose_series(anim, index, table, speed, n):
         if ident[0] not in ("node", "made"):
             continue
         worked.add(ident)
-        L = anim.local_matrices(tr, T)
+        P = anim.poses(tr, T)
+        L = anim.local_matrices(tr, T, P)
         if L.ndim == 3:                                     # keyed rotation: double, math orientation
             keyed.add(ident)
             L = L.swapaxes(1, 2).reshape(n, 16).astype(np.float32).view(np.uint32)
-        A = np.where(posed, np.asarray(anim.poses(tr, T).alpha, dtype=np.uint32), np.uint32(ONE))
+        A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32), np.uint32(ONE))
         locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
         tps[ident] = A.astype(np.uint32)
     first = {}
