@@ -10,6 +10,8 @@ Use, on one `Game` (harness/driver/game.py):
     calls = ob.draw()                                   # §4: the draw set, ccObj::Draw hooked
     ob.start_playback(speed)                            # works on the entries' objects
     for dt in steps: ob.forward(dt); worlds = ob.draw_world()   # level 2: world matrices and alpha
+    forward, draws = ob.play(dt, n)                     # the same n steps as one batch of calls
+    kept = ob.keep(); ...; ob.restore(kept)             # the table again for another playback
     frees = ob.delete_anm_index()                       # §5: what DeleteAnmIndex freed
 
 Every structure the spec leaves open is fixed below as a DECISION (anim-objects.md §7 lists the open
