@@ -72,9 +72,10 @@ def keyed_bounds(anim, table):
 
 
 def chain(table, ident):
-    out = []
-    while ident in table.hung and ident not in out:
+    out, seen = [], set()
+    while ident in table.hung and ident not in seen:
         out.append(ident)
+        seen.add(ident)
         ident = table.hung[ident]
     return out
 
