@@ -294,20 +294,19 @@ class Animation:
         return Poses(T, pos, scale, alpha, False, list(words), rot_c, dbl.copy(),
                      np.zeros(n, dtype=np.int64), tr.rot_kind)
 
-    def local_matrices(self, track, times) -> np.ndarray:
+    def local_matrices(self, track, times, poses: Optional[Poses] = None) -> np.ndarray:
         """local_matrix() at every time of `times`: (n, 16) uint32 column-major words for a
-        single-value or absent rotation, (n, 4, 4) float64 for a keyed one."""
+        single-value or absent rotation, (n, 4, 4) float64 for a keyed one. poses: poses(track,
+        times) when the caller has them already (a keyed rotation's matrices are built from them)."""
         tr = self._track(track)
         T = np.minimum(times_array(times), np.uint32(self.last))
         if not tr.keyed_rotation:
             if self.kernels is not None:
                 return tr.kernel(self.kernels, self.float_model).local(T)
             return np.array([self.local_matrix(tr, int(t)) for t in T], dtype=np.uint32).reshape(-1, 16)
-        p = self.poses(tr, T)
-        s = np.array([[bits_to_double(int(x)) for x in row] for row in p.scale],
-                     dtype=np.float64).reshape(-1, 3)
-        d = np.array([[bits_to_double(int(x)) for x in row] for row in p.pos],
-                     dtype=np.float64).reshape(-1, 3)
+        p = self.poses(tr, T) if poses is None else poses
+        s = bits_to_doubles(p.scale).reshape(-1, 3)
+        d = bits_to_doubles(p.pos).reshape(-1, 3)
         out = np.zeros((T.size, 4, 4), dtype=np.float64)
         out[:, :3, :3] = p.rot_matrix * s[:, None, :]
         out[:, :3, 3] = d
@@ -465,6 +464,16 @@ def local_exact(R16: Sequence[int], scale: Sequence[int], pos: Sequence[int], o)
     for k in range(3):
         L[12 + k] = o.f_add(L[12 + k], pos[k])
     return tuple(L)
+
+
+def bits_to_doubles(words) -> np.ndarray:
+    """eefloat.bits_to_double over an array of patterns, as float64: E = 0 a signed zero, E = 255
+    a number, every other pattern its exact value (the 24-bit significand times a power of two)."""
+    x = np.asarray(words, dtype=np.uint32)
+    e = ((x >> 23) & 0xFF).astype(np.int64)
+    v = np.ldexp(((x & 0x7FFFFF) | 0x800000).astype(np.float64), e - 150)
+    v[e == 0] = 0.0
+    return np.copysign(v, np.where(x & 0x80000000, -1.0, 1.0))
 
 
 def local_double(R, scale: Sequence[int], pos: Sequence[int]) -> np.ndarray:

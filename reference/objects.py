@@ -258,11 +258,12 @@ def pose_series(anim, index, table, speed, n):
         if ident[0] not in ("node", "made"):
             continue
         worked.add(ident)
-        L = anim.local_matrices(tr, T)
+        P = anim.poses(tr, T)
+        L = anim.local_matrices(tr, T, P)
         if L.ndim == 3:                                     # keyed rotation: double, math orientation
             keyed.add(ident)
             L = L.swapaxes(1, 2).reshape(n, 16).astype(np.float32).view(np.uint32)
-        A = np.where(posed, np.asarray(anim.poses(tr, T).alpha, dtype=np.uint32), np.uint32(ONE))
+        A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32), np.uint32(ONE))
         locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
         tps[ident] = A.astype(np.uint32)
     first = {}
@@ -340,28 +341,44 @@ def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, f
             return np.tile(np.asarray(IDENTITY16, dtype=np.uint32), (n, 1)) if got is None else got
         return np.zeros((n, 16), dtype=np.uint32)
 
-    def of(obj, seen=()):
-        if obj in out:
-            return out[obj]
+    up: Dict[Identity, Optional[Identity]] = {}     # each object's parent as composed (None: none)
+
+    def walk(obj, seen=()):
+        if obj in up or obj in out:
+            return
         parent = table.hung.get(obj)
-        if parent is None:
-            w = local(obj)
-        else:
+        if parent is not None:
             if parent in seen or parent == obj:
                 parent = ANM
-            w = mul_matrices(of(parent, seen + (obj,)), local(obj), float_model, kernels, ops)
-        out[obj] = w
-        return w
-
-    calls = []
-    tps = np.full(n, tp, dtype=np.uint32)
-    for kind, obj, _tp in draw_set(table, tp):
-        if kind == K_OBJ and table.models.get(obj, 0):
-            ltp = localtps.get(obj)
-            ltp = np.full(n, ONE, dtype=np.uint32) if ltp is None else np.asarray(ltp, dtype=np.uint32)
-            if kernels is not None:
-                alpha = kernels.op(float_model, "mul", ltp, tps)
             else:
-                alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
-            calls.append((obj, of(obj), alpha))
-    return calls
+                walk(parent, seen + (obj,))
+        up[obj] = parent
+
+    drawn = [obj for kind, obj, _tp in draw_set(table, tp) if kind == K_OBJ and table.models.get(obj, 0)]
+    for obj in drawn:
+        walk(obj)
+    # every object of one depth below the anm in one batch (rows are independent: the same words)
+    depth = {ANM: 0}
+    levels: Dict[int, List[Identity]] = {}
+    for obj, parent in up.items():                   # parents before their children
+        depth[obj] = 0 if parent is None else depth[parent] + 1
+        if parent is None:
+            out[obj] = local(obj)
+        else:
+            levels.setdefault(depth[obj], []).append(obj)
+    for d in sorted(levels):
+        objs = levels[d]
+        W = mul_matrices(np.concatenate([out[up[o]] for o in objs]), np.concatenate([local(o) for o in objs]),
+                         float_model, kernels, ops)
+        for k, o in enumerate(objs):
+            out[o] = W[k * n:(k + 1) * n]
+
+    if not drawn:
+        return []
+    ltp = np.concatenate([np.full(n, ONE, dtype=np.uint32) if localtps.get(obj) is None
+                          else np.asarray(localtps[obj], dtype=np.uint32).reshape(n) for obj in drawn])
+    if kernels is not None:
+        alpha = kernels.op(float_model, "mul", ltp, np.full(ltp.size, tp, dtype=np.uint32))
+    else:
+        alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
+    return [(obj, out[obj], alpha[k * n:(k + 1) * n]) for k, obj in enumerate(drawn)]

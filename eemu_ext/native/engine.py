@@ -22,6 +22,8 @@ import tempfile
 import time
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
+
 from ..errors import EngineError, HostError
 from . import build
 from .state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
@@ -464,10 +466,14 @@ class NativeEngine:
     def _drain_taps(self):
         """The calls the C run tapped, in order, onto their hooks' lists (before any Python runs)."""
         st, n = self.st, self.st.tap_n
-        it = iter(self._taps[:TAP_WORDS * n])
+        rows = np.frombuffer(self._taps, dtype=np.uint32, count=TAP_WORDS * n).reshape(n, TAP_WORDS)
         taps = self.m.hooks.taps
-        for row in zip(*[it] * TAP_WORDS):
-            taps[row[0]].append(row[1:])
+        first = int(rows[0, 0])
+        if (rows[:, 0] == first).all():          # one tap hook: its calls in one go
+            taps[first].extend(map(tuple, rows[:, 1:].tolist()))
+        else:
+            for row in rows.tolist():
+                taps[row[0]].append(tuple(row[1:]))
         st.tap_n = 0
 
     def f_bits(self, i: int) -> int:
@@ -535,11 +541,14 @@ class NativeEngine:
         get it once, at the end), so a call costs little more than its own code. pc and limit may
         be lists (one per call); after(i) runs after the i-th call (memory only)."""
         n = len(gprs)
-        pcs = list(pc) if isinstance(pc, (list, tuple)) else [pc] * n
+        mixed = isinstance(pc, (list, tuple))
+        pcs = list(pc) if mixed else [pc] * n
         limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
         if self.lockstep:
             out = []
             for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
+                if mixed:
+                    self.m._call_target = pc        # a message names the call's own function
                 _, steps = self.call(pc, gpr, limit)
                 out.append((self.m.R[2] & 0xFFFFFFFF, steps))
                 if after is not None:
@@ -549,6 +558,8 @@ class NativeEngine:
         current = False                 # the C state holds everything but the next call's R, RH
         mv = self.mv
         for i, (pc, gpr, limit) in enumerate(zip(pcs, gprs, limits)):
+            if mixed:
+                self.m._call_target = pc
             self._ensure(pc)
             mv[_OFF_R:_OFF["HI"]] = gpr
             if not current:

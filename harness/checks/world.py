@@ -17,6 +17,7 @@ from harness.compare import tolerance
 from harness.checks.playback import plan
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
+from harness.driver.objects import Draws
 from reference import objects as ref
 
 WORLD_KIND = "drawn entries"
@@ -36,14 +37,25 @@ def run(case):
     ctx, tally, prof = case.ctx, case.tally, case.prof
     anim = case.anim
     exact_local = getattr(prof, "exact_local", True)
-    for k, (speed, n) in enumerate(plan(anim, prof, case.rng, case.speed)):
-        ob, sc, want_index, want, got_index, got = objects_check.build(case, anm_matrix=ANM_MATRIX)
-        if [(e.identity, e.kind, e.flags) for e in want.entries] != [tuple(g[:3]) for g in got.entries] \
-                or want.parents != got.parents or got_index.parents != [e.parent for e in want_index]:
-            tally.fail(record(ctx, "world", "object table", "the reference's", "differs", floats=False,
-                              context={"why": "SetAnm's table differs from the reference's: the objects "
-                                              "check names how; the world matrices are not compared"}))
-            return
+    speeds = list(plan(anim, prof, case.rng, case.speed))
+    if not speeds:
+        return
+    # the index and the table are built once; every playback after the first starts from the
+    # state SetAnm left, restored (under a profile's reload: built afresh and required equal)
+    ob, sc, want_index, want, got_index, got = objects_check.build(case, anm_matrix=ANM_MATRIX)
+    if [(e.identity, e.kind, e.flags) for e in want.entries] != [tuple(g[:3]) for g in got.entries] \
+            or want.parents != got.parents or got_index.parents != [e.parent for e in want_index]:
+        tally.fail(record(ctx, "world", "object table", "the reference's", "differs", floats=False,
+                          context={"why": "SetAnm's table differs from the reference's: the objects "
+                                          "check names how; the world matrices are not compared"}))
+        return
+    kept = ob.keep()
+    for k, (speed, n) in enumerate(speeds):
+        if k:
+            ob.restore(kept)
+            if case.game.reload:
+                ob = objects_check.build(case, anm_matrix=ANM_MATRIX)[0]
+                ob.same_as(kept)
         tally.count(f"world playbacks at {speed}")
         if not check_speed(ob, anim, want_index, want, speed, n, ctx, tally, exact_local):
             return
@@ -60,9 +72,10 @@ def keyed_bounds(anim, table):
 
 
 def chain(table, ident):
-    out = []
-    while ident in table.hung and ident not in out:
+    out, seen = [], set()
+    while ident in table.hung and ident not in seen:
         out.append(ident)
+        seen.add(ident)
         ident = table.hung[ident]
     return out
 
@@ -75,15 +88,10 @@ def check_speed(ob, anim, index, table, speed, n, ctx, tally, exact_local) -> bo
 
 
 def game_series(ob, speed, n):
-    """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it:
-    per step [(identity, 16 world words, alpha word)]."""
+    """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it
+    (a driver Draws: per step the identities, and every call's world and alpha words)."""
     ob.start_playback(speed)
-    forward, calls = [], []
-    for _ in range(n):
-        t, ended = ob.forward(speed)
-        forward.append([int(t), int(ended)])
-        calls.append([(c.identity, c.world, c.alpha) for c in ob.draw_world()])
-    return forward, calls
+    return ob.play(speed, n)
 
 
 def expected(anim, index, table, speed, n, exact_local=True) -> dict:
@@ -104,8 +112,9 @@ def expected(anim, index, table, speed, n, exact_local=True) -> dict:
 
 def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
     """Compare one playback's Draws (the reference's `expected`, or a model's answer in its form)
-    with the game's: the frame counter, the calls' order, then per call the alpha exactly and the
-    world words exactly or within the call's bound."""
+    with the game's (a driver Draws, or per step [(identity, world, alpha)]): the frame counter,
+    the calls' order, then per call the alpha exactly and the world words exactly or within the
+    call's bound."""
     n = len(got_forward)
     for j, (w, g) in enumerate(zip(want["forward"], got_forward)):
         if list(w) != list(g):
@@ -115,30 +124,52 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
     order = [tuple(x) for x in want["order"]]
     tally.count("world steps", n)
     tally.count("world matrices", n * len(order))
-    for j, calls in enumerate(got_calls):
-        if [tuple(c[0]) for c in calls] != order:
+    got = got_calls if isinstance(got_calls, Draws) else draws_of(got_calls)
+    for j, calls in enumerate(got.identities):
+        if len(calls) != len(order) or [tuple(c) for c in calls] != order:
             tally.fail(record(ctx, "world", "ccModel::Draw calls", objects_check.plain(order),
-                              objects_check.plain([c[0] for c in calls]), step=j, floats=False,
+                              objects_check.plain(list(calls)), step=j, floats=False,
                               context={"speed": speed}))
             return False
+    k = len(order)
+    if not k:
+        return True
     at = want["pose_at"]
+    # [step, call, word]: every step has the reference's k calls, in its order (checked above)
+    W = np.stack([np.asarray(x, dtype=np.uint32).reshape(n, 16) for x in want["world"]], axis=1)
+    A = np.stack([np.asarray(x, dtype=np.uint32).reshape(n) for x in want["alpha"]], axis=1)
+    G, GA = got.world.reshape(n, k, 16), got.alpha.reshape(n, k)
+    bad_alpha = (GA != A).any(axis=0).tolist()
+    bad_world = (G != W).any(axis=2).any(axis=0).tolist()
+    loose = [q for q in range(k) if want["bounds"][q] is not None]
+    if loose:
+        tally.count("world matrices within the bound", n * len(loose))
+    if k > len(loose):
+        tally.count("world matrices compared exactly", n * (k - len(loose)))
     for q, obj in enumerate(order):
-        W = np.asarray(want["world"][q], dtype=np.uint32).reshape(n, 16)
-        A = np.asarray(want["alpha"][q], dtype=np.uint32).reshape(n)
-        G = np.array([calls[q][1] for calls in got_calls], dtype=np.uint32).reshape(n, 16)
-        GA = np.array([calls[q][2] for calls in got_calls], dtype=np.uint32)
-        for j in np.nonzero(GA != A)[0][:1]:
-            fail(ctx, tally, obj, "alpha", int(A[j]), int(GA[j]), int(j), speed, at[j])
+        if bad_alpha[q]:
+            j = int(np.nonzero(GA[:, q] != A[:, q])[0][0])
+            fail(ctx, tally, obj, "alpha", int(A[j, q]), int(GA[j, q]), j, speed, at[j])
+        if not bad_world[q]:
+            continue
         bound = want["bounds"][q]
         if bound is not None:
-            tally.count("world matrices within the bound", n)
-            compare_within(ctx, tally, obj, W, G, np.asarray(bound, dtype=np.float64).reshape(n, 16), speed, at)
+            compare_within(ctx, tally, obj, W[:, q], G[:, q], np.asarray(bound, dtype=np.float64).reshape(n, 16),
+                           speed, at)
             continue
-        tally.count("world matrices compared exactly", n)
-        for j in np.nonzero((G != W).any(axis=1))[0][:1]:
-            for w in np.nonzero(G[j] != W[j])[0][:4]:
-                fail(ctx, tally, obj, f"world[{w}]", int(W[j, w]), int(G[j, w]), int(j), speed, at[j])
+        j = int(np.nonzero((G[:, q] != W[:, q]).any(axis=1))[0][0])
+        for w in np.nonzero(G[j, q] != W[j, q])[0][:4]:
+            fail(ctx, tally, obj, f"world[{w}]", int(W[j, q, w]), int(G[j, q, w]), j, speed, at[j])
     return True
+
+
+def draws_of(steps) -> Draws:
+    """A driver Draws from per-step [(identity, 16 world words, alpha)] (a model's or a truth
+    file's answer)."""
+    flat = [c for step in steps for c in step]
+    return Draws([[c[0] for c in step] for step in steps],
+                 np.array([c[1] for c in flat], dtype=np.uint32).reshape(len(flat), 16),
+                 np.array([c[2] for c in flat], dtype=np.uint32).reshape(len(flat)))
 
 
 def chain_bounds(table, objs, want_worlds, locals_, delta, n):

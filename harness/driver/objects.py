@@ -10,6 +10,8 @@ Use, on one `Game` (harness/driver/game.py):
     calls = ob.draw()                                   # §4: the draw set, ccObj::Draw hooked
     ob.start_playback(speed)                            # works on the entries' objects
     for dt in steps: ob.forward(dt); worlds = ob.draw_world()   # level 2: world matrices and alpha
+    forward, draws = ob.play(dt, n)                     # the same n steps as one batch of calls
+    kept = ob.keep(); ...; ob.restore(kept)             # the table again for another playback
     frees = ob.delete_anm_index()                       # §5: what DeleteAnmIndex freed
 
 Every structure the spec leaves open is fixed below as a DECISION (anim-objects.md §7 lists the open
@@ -73,12 +75,15 @@ DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear c
 from __future__ import annotations
 
 import struct
+from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+import numpy as np
+
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import INIT_WORK, symbols_of
+from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, symbols_of
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
 SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
@@ -117,6 +122,7 @@ ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
+_OBJ, _ALPHA = itemgetter(1), itemgetter(4)     # a ccModel::Draw tap's object (a1) and alpha ($f12)
 
 
 @dataclass
@@ -189,6 +195,25 @@ class WorldCall:
     identity: tuple
     world: Tuple[int, ...]
     alpha: int
+
+
+@dataclass
+class Draws:
+    """The ccModel::Draw calls of a playback's Draws (Objects.play), step by step: `identities`
+    per step the objects' identities in call order; `world` the (calls, 16) world words and
+    `alpha` the (calls,) alpha bits of every call of every step, in that order."""
+    identities: List[List[tuple]]
+    world: np.ndarray
+    alpha: np.ndarray
+
+    def calls(self) -> List[List[Tuple[tuple, Tuple[int, ...], int]]]:
+        """Per step [(identity, 16 world words, alpha)]: draw_world's calls as plain values."""
+        out, k = [], 0
+        world, alpha = self.world.tolist(), self.alpha.tolist()
+        for step in self.identities:
+            out.append([(i, tuple(world[k + q]), alpha[k + q]) for q, i in enumerate(step)])
+            k += len(step)
+        return out
 
 
 @dataclass
@@ -450,6 +475,42 @@ class Objects:
             self._coords = (names, len(names), flags)
         self.g.m.and_u8(flags, 0xFE)
 
+    # -- one table, several playbacks ---------------------------------------------------------
+    def keep(self):
+        """What make_anime_index and set_anm left, to come back to with restore(): the machine's
+        memory (not the executable's code, as Game.load keeps a load), the heap and the driver's
+        own names and Init calls. DECISION: memory only, as for a load: the registers are every
+        call's own (executable-abi.md §3.1)."""
+        return (self.g.m.snapshot(skip=self.g.img.code), self._heap_state(), dict(self.names), list(self.inits))
+
+    def _heap_state(self):
+        g, h = self.g, self.g.heap
+        return (h.ptr, h.high_water, list(h.log), list(h.frees), g.out_buffer, g.out_high)
+
+    def restore(self, kept):
+        """The state keep() saw, before another playback on the same table."""
+        g, h = self.g, self.g.heap
+        snap, state, names, inits = kept
+        g.m.restore(snap)
+        h.ptr, h.high_water, log, frees, g.out_buffer, g.out_high = state
+        h.log, h.frees = list(log), list(frees)
+        self.names, self.inits = dict(names), list(inits)
+
+    def same_as(self, kept):
+        """A HarnessError unless this driver's fresh make_anime_index and set_anm left exactly
+        the state of `kept` (memory byte for byte, the heap, names and Init calls): the check of
+        the restore shortcut (a profile's reload)."""
+        g = self.g
+        snap, state, names, inits = kept
+        diff = g.m.differences(snap)
+        if diff:
+            where = ", ".join(f"0x{a:08x} fresh 0x{now:02x} restored 0x{then:02x}" for a, now, then in diff[:4])
+            raise HarnessError(f"one table for every playback: a fresh MakeAnimeIndex and SetAnm left memory "
+                               f"different from the restored state at {where}{' ...' if len(diff) > 4 else ''}")
+        if self._heap_state() != state or self.names != names or self.inits != inits:
+            raise HarnessError("one table for every playback: a fresh MakeAnimeIndex and SetAnm left another "
+                               "heap, other objects or other ccObj::Init calls than the restored state")
+
     # -- playback on the table (level 2) ---------------------------------------------------------
     def start_playback(self, speed=256) -> Dict[int, int]:
         """Works for every entry whose compiled controller is an object record (kind 0x0102) and
@@ -473,6 +534,43 @@ class Objects:
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
         return self.g.forward(dt)
+
+    def play(self, dt, n):
+        """n steps of forward(dt), each followed by draw_world(), as one batch of machine calls
+        (Game.call_each: every call's ABI check right after it, the harness's writes and reads
+        between the calls): ([time, return value] per step, Draws)."""
+        g, m = self.g, self.g.m
+        dt &= 0xFFFFFFFF
+        spd = min(dt, FRAME_SPD_MAX)       # as Game.forward writes frameSpd before each step
+        ram, taps = g._ram_u32(), self._model_calls
+        names, ident = self.names, self.identity
+        times, identities, words = [], [], []
+        del taps[:]
+        seen = [0]
+        last = [None, None, None]          # the objects of the last Draw, their identities, word index
+
+        def after(i):
+            if not i & 1:                  # a step's forward returned: its time, then a new frame
+                times.append(g.time())
+                self._clear_world_flags()
+                self.draws = []
+                return
+            objs = tuple(map(_OBJ, taps[seen[0]:]))
+            seen[0] = len(taps)
+            if objs != last[0]:            # most Draws call for the same objects as the one before
+                last[:] = objs, [names.get(obj) or ident(obj) for obj in objs], \
+                    g._word_index(objs, OBJ_WORLD, 16) if objs else None
+            identities.append(last[1])
+            if objs:
+                words.append(ram[last[2]])
+            m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
+
+        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
+        out = g.call_each([FORWARD, DRAW] * n, [(mm.ANM, dt), (mm.ANM,)] * n, after=after)
+        alpha = np.fromiter(map(_ALPHA, taps), dtype=np.uint32, count=len(taps))
+        world = np.concatenate(words) if words else np.zeros((0, 16), dtype=np.uint32)
+        del taps[:]
+        return [[t, v0] for t, v0 in zip(times, out[0::2])], Draws(identities, world, alpha)
 
     # -- §5, §6 -----------------------------------------------------------------------------------
     def delete_anm_index(self) -> Frees:

@@ -396,7 +396,7 @@ def world(game, ch, anim, prof, r):
                     "bounds": [None if b is None else [[float(x) for x in row] for row in b] for b in bounds],
                     "ledger": [[c_world.WORLD_KIND, i, 1] for i in range(len(want_index))],
                     "game": {"forward": forward,
-                             "calls": [[[list(i), list(w), a] for i, w, a in step] for step in calls]}})
+                             "calls": [[[list(i), list(w), a] for i, w, a in step] for step in calls.calls()]}})
     return out
 
 

@@ -63,3 +63,25 @@ def test_nightly_realtime_on_a_sample_is_printed_not_judged(monkeypatch, capsys)
     assert realtime.main(100) == 0
     out = capsys.readouterr().out
     assert "judged on the exhaustive nightly only" in out and "NOT met" not in out
+
+
+def fake_objects_cost(monkeypatch, with_cpu, errors=0, matrices=1000):
+    from benchmarks import goals, objects_cost
+    run = {"cpu": 10.0, "wall": 10.5, "chunks": 200, "mismatches": 0, "errors": 0, "world matrices": 0}
+    monkeypatch.setattr(objects_cost, "measure", lambda n: {
+        "all": dict(run, cpu=with_cpu, errors=errors, **{"world matrices": matrices}), "without": run})
+    monkeypatch.setattr(goals, "UNMET", [])
+    return objects_cost
+
+
+def test_objects_cost_above_1_25_times_the_nightly_without_objects_and_world_is_a_goal_not_met(monkeypatch, capsys):
+    assert fake_objects_cost(monkeypatch, with_cpu=13.0).main(200) == 1
+    out = capsys.readouterr().out
+    assert "1.30x CPU" in out and "goals NOT met: objects_cost <= 1.25x" in out
+
+
+def test_objects_cost_within_the_goal_is_met_only_when_matrices_were_compared_without_error(monkeypatch, capsys):
+    assert fake_objects_cost(monkeypatch, with_cpu=12.0).main(200) == 0
+    assert "1.20x CPU" in capsys.readouterr().out
+    assert fake_objects_cost(monkeypatch, with_cpu=12.0, errors=1).main(200) == 1
+    assert fake_objects_cost(monkeypatch, with_cpu=10.0, matrices=0).main(200) == 1

@@ -7,7 +7,8 @@ import struct
 
 import pytest
 
-from corpus.anime import build_anime, material_track, note, obj_track
+from corpus.anime import build_anime, fobj, keyed, material_track, note, obj_track
+from harness import HarnessError
 from harness.driver import objects as ob
 from harness.driver.game import Game
 from harness.options import ROOT
@@ -109,3 +110,54 @@ def test_float_set_evaluates_a_compiled_transparency_channel(objects):
     ch = objects.alpha_channel(index.ctrls[3])
     assert ch and objects.float_set(ch, [0, 255, 256, 0x80000000]) == [f(0.25)] * 4
     assert objects.alpha_channel(index.ctrls[0]) == 0
+
+
+def test_play_is_forward_then_draw_world_at_every_step_in_one_batch(objects):
+    """Objects.play(dt, n): the same times, return values, identities, world and alpha words as
+    forward(dt) and draw_world() called step by step, on a looping clip past its end."""
+    tracks = [obj_track(BODY, pos=keyed((0, (1, 0, 0)), (4, (9, 0, 0))), scale=(2, 2, 2)),
+              obj_track(LEG0, pos=(0, 2, 0)), obj_track(WING, pos=(0, 16, 0), alpha=keyed((0, 1.0), (4, 0.5)))]
+    objects.make_anime_index(build_anime(object=50, frames=4, loops=True, tracks=tracks), scene())
+    objects.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
+    objects.start_playback(384)
+    want = []
+    for _ in range(12):
+        t, ret = objects.forward(384)
+        want.append(([t, ret], [(w.identity, w.world, w.alpha) for w in objects.draw_world()]))
+    objects.start_playback(384)
+    forward, draws = objects.play(384, 12)
+    assert forward == [f for f, _ in want]
+    assert draws.calls() == [c for _, c in want]
+    assert all(len(calls) == 3 for _, calls in want)          # every drawn object, every step
+    assert len({c[1] for _, calls in want for c in calls}) > 4 and len({c[2] for _, calls in want for c in calls}) > 2
+
+
+def test_a_table_kept_after_set_anm_and_restored_plays_as_a_freshly_built_one(objects):
+    """keep() after SetAnm, a playback, restore(): the next playback gives what it gives on a
+    freshly built table; a fresh build from the restored state passes same_as(), and a state
+    that differs by one word does not."""
+    tracks = [obj_track(BODY, pos=keyed((0, (1, 0, 0)), (4, (9, 0, 0))), scale=(2, 2, 2)),
+              obj_track(WING, pos=(0, 16, 0), alpha=keyed((0, 1.0), (4, 0.5)))]
+    data = build_anime(object=50, frames=4, loops=True, tracks=tracks, fobjs=[fobj(2, LEG0, pos=(3, 0, 0))])
+    objects.make_anime_index(data, scene())
+    objects.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
+    kept = objects.keep()
+    heap = objects.g.heap.ptr
+    objects.start_playback(256)
+    objects.play(256, 9)
+    objects.restore(kept)
+    assert objects.g.heap.ptr == heap                     # the works' allocations are undone too
+    objects.start_playback(384)
+    again = objects.play(384, 9)
+    objects.restore(kept)
+    fresh = ob.Objects(objects.g)
+    fresh.make_anime_index(data, scene())
+    fresh.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
+    fresh.same_as(kept)
+    fresh.start_playback(384)
+    want = fresh.play(384, 9)
+    assert again[0] == want[0] and again[1].calls() == want[1].calls()
+    objects.restore(kept)
+    objects.g.m.write_u32(objects.table().addresses[("made", 0)] + ob.OBJ_LOCAL + 48, 0x3F800000)
+    with pytest.raises(HarnessError, match="one table for every playback"):
+        objects.same_as(kept)

@@ -87,3 +87,12 @@ def test_calls_that_need_exactly_their_budget_complete_in_a_batch_as_alone():
     assert batch.call_each("fib", args, limit=limit) == want
     assert want[0] == (34, limit)
     assert state(batch) == state(one)
+
+
+def test_a_mixed_batch_names_the_function_of_the_call_that_ran_over_its_budget():
+    m = Machine()
+    m.load_elf(ELF)
+    with pytest.raises(StepLimitExceeded, match="calling fib"):
+        m.call_each(["gcd", "fib"], [(12, 18), (20,)], limit=[100_000, 2_000])
+    with pytest.raises(StepLimitExceeded, match="calling gcd"):
+        m.call_each(["fib", "gcd"], [(3,), (1134903170, 701408733)], limit=[100_000, 50])

@@ -109,3 +109,15 @@ def test_a_tap_inside_a_run_keeps_the_calls_in_order_with_their_float_arguments(
                               f"jal 0x{target:x}", "addiu a0, zero, 4", "or ra, s0, zero"]))
     assert [c[:3] + c[4:5] for c in calls] == [(1, 2, 3, 0x3F800000), (4, 2, 3, 0x3F800000)]
     assert m.R[2] & 0xFFFFFFFF == 5 and m.steps == 13 + 2
+
+
+def test_two_tap_hooks_in_one_run_each_list_their_own_calls_in_order(m):
+    one, two = B + 0x100, B + 0x140
+    put_words(m, one, program(["jr ra", "nop"]))
+    put_words(m, two, program(["jr ra", "nop"]))
+    with m.hooks.add("tap", addr=one) as first, m.hooks.add("tap", addr=two) as second:
+        run_words(m, program(["or s0, ra, zero", "addiu a0, zero, 1", f"jal 0x{one:x}", "nop",
+                              "addiu a0, zero, 2", f"jal 0x{two:x}", "nop", "addiu a0, zero, 3",
+                              f"jal 0x{one:x}", "nop", "or ra, s0, zero"]))
+    assert [c[0] for c in first] == [1, 3] and [c[0] for c in second] == [2]
+    assert all(isinstance(c, tuple) and len(c) == 8 for c in first + second)

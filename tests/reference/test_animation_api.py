@@ -87,3 +87,18 @@ def test_tracks_and_materials_by_record():
     a = Animation.parse(chunk())
     assert a.pose(a.tracks[2].record, 10).scale == a.pose(2, 10).scale == a.pose(a.tracks[2], 10).scale
     assert a.uv(a.materials[0].record, 0) == a.uv(40, 0) == (0x3E800000, 0)
+
+
+def test_bits_to_doubles_is_bits_to_double_pattern_for_pattern_signed_zeros_and_e255_included():
+    import random
+
+    import numpy as np
+
+    from reference.animation import bits_to_doubles
+    from reference.eefloat import bits_to_double
+    r = random.Random(7)
+    words = [r.getrandbits(32) for _ in range(4992)] + [
+        0, 0x80000000, 0x00000001, 0x807FFFFF, 0x00800000, 0x7F800000, 0xFF800000, 0x7FFFFFFF, 0xFFFFFFFF]
+    got = bits_to_doubles(np.asarray(words, dtype=np.uint32).reshape(-1, 3))
+    want = np.array([bits_to_double(w) for w in words], dtype=np.float64).reshape(-1, 3)
+    assert got.shape == want.shape and (got.view(np.uint64) == want.view(np.uint64)).all()

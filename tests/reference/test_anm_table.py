@@ -135,3 +135,30 @@ def test_an_effect_goes_to_the_last_entry_naming_it_and_the_loser_keeps_flags_1(
     assert [(e.identity, e.kind, e.flags) for e in t.entries] == [(("instance", 7), 0xE00, 1),
                                                                   (("instance", 7), 0xE00, 6)]
     assert O.draw_set(t, 0x3F800000) == [(0xE00, ("instance", 7), None)]
+
+
+def test_world_series_composes_down_each_chain_parents_first_and_cuts_a_parent_cycle_at_the_anm():
+    """A chain three deep, a cycle (A under B under A) met first through C under A, and an object
+    straight under the anm: each world is its parent's ⊗ its local, the cycle closed at the anm
+    where the walk from the first drawn object meets it again (B = anm ⊗ L_B, A = B ⊗ L_A)."""
+    import numpy as np
+    from reference import kernels as K
+    A, B, C, D = ("made", 0), ("made", 1), ("made", 2), ("node", 5)
+    entries = [O.Entry(x, 0x100, O.F_MADE) for x in (C, A, B, D)]
+    t = O.Table(entries, [None] * 4, [], {}, models={x: 10 for x in (A, B, C, D)},
+                hung={A: B, B: A, C: A, D: O.ANM})
+    rng = np.random.default_rng(9)
+    n = 5
+    L = {x: rng.integers(0x3D000000, 0x40800000, (n, 16), dtype=np.uint32) for x in (A, B, C, D)}
+    anm = [int(x) for x in rng.integers(0x3E000000, 0x40000000, 16)]
+    for model in ("hw", "trunc"):
+        o = eefloat.ops(model)
+        for kern in (None, K.native()):
+            got = {i: w for i, w, _ in O.world_series(t, L, {}, anm, 0x3F400000, n, model, kern, o)}
+            assert list(got) == [C, A, B, D]
+            for k in range(n):
+                loc = {x: tuple(int(v) for v in L[x][k]) for x in L}
+                wb = mul_matrix(anm, loc[B], o)
+                wa = mul_matrix(wb, loc[A], o)
+                want = {B: wb, A: wa, C: mul_matrix(wa, loc[C], o), D: mul_matrix(anm, loc[D], o)}
+                assert {x: tuple(int(v) for v in got[x][k]) for x in got} == want
