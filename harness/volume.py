@@ -15,10 +15,13 @@ from typing import Dict, Optional
 from harness import HarnessError
 from harness.driver import memory_map as mm
 
-# The offsets of executable-abi.md §5 the harness touches, by the memory map's names.
+# The structure offsets of executable-abi.md §5 the harness touches, by the memory map's names: the
+# fields' offsets only (not the sizes the harness allocates, nor kind values or its own addresses).
+_NOT_OFFSETS = ("INDEX_KIND_OBJ", "INDEX_KIND_LIGHT", "SCRATCH_END", "MATERIAL_BLOCK")
 _OFFSETS = {name: getattr(mm, name) for name in dir(mm)
-            if name.startswith(("ANM_", "READER_", "CHUNK_", "COORD_", "SCRATCH_", "MORPHER_", "MODEL_",
-                                "INDEX_", "MATERIAL_", "MATCHUNK_")) and name not in ("ANM_SIZE",)
+            if name.startswith(("ANM_", "READER_", "CHUNK_", "COORD_", "SCRATCH_", "MORPHER_", "MODEL_", "INDEX_",
+                                "MATERIAL_", "MATCHUNK_", "MODIFYMAT_", "CHUNKINDEX_", "MODELCHUNK_", "MMAT_", "PARAM_"))
+            and not name.endswith(("_SIZE", "_BYTES")) and name not in _NOT_OFFSETS
             and isinstance(getattr(mm, name), int)}
 _OFFSETS["SYS_SCRATCH_PTR"] = mm.SYS_SCRATCH_PTR
 
