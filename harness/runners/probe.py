@@ -16,6 +16,7 @@ from harness.driver import memory_map as mm
 from harness.driver import stubs
 from corpus.names import counted
 from harness import HarnessError
+from harness.driver.volumes import from_executable
 from harness.driver.game import FORWARD, NOTE_PROCESS, SHORT, Game
 
 SENTINEL = 0xFFFFFFF0
@@ -91,6 +92,11 @@ class Watch:
         funcs = getattr(img, "_funcs", None) or []
         self.starts = {s: n for s, _, n in funcs} or {a: n for n, a in img.symbols.items()}
         self.floor = game.m.data_floor
+        # DECISION: the executable's image, .bss and overlay window end at its volume's heap section
+        # (executable-abi.md §1.2, volumes.md §1); the game's own heap beyond it is the stubs'
+        # business, so an access there is outside memory. An executable of no volume: IMAGE_END.
+        vol = from_executable(img)
+        self.image_end = vol.heap if vol is not None else IMAGE_END
         self.decoded: Dict[int, tuple] = {}
         self.known = {name: (base, size, {base + o + i for o, n in f for i in range(n)})
                       for name, (base, size, f) in KNOWN_FIELDS.items()}
@@ -153,7 +159,7 @@ class Watch:
         self.classify(pc, mn, phys, size, store)
 
     def classify(self, pc, mn, a, size, store):
-        if self.floor <= a < IMAGE_END:
+        if self.floor <= a < self.image_end:
             return                                        # the executable's image and .bss
         if mm.STACK_TOP - STACK_SPAN <= a < mm.STACK_TOP:
             return
