@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Optional
 
-from corpus.volumes import ROWS
+from corpus.volumes import ROWS, VolumeRow
 from harness.driver import memory_map as mm
 
 # The structure offsets of executable-abi.md §5 the harness touches, by the memory map's names: the
@@ -23,30 +23,26 @@ _OFFSETS["SYS_SCRATCH_PTR"] = mm.SYS_SCRATCH_PTR
 
 @dataclass(frozen=True)
 class Volume:
-    key: str                 # 'inf' | 'mut' | 'out' | 'qua'
-    name: str                # 'Infection', ...
-    boot: str                # the boot executable's name on the disc
-    main_size: int
-    gp: int
-    window: int              # the overlay window's base
-    heap: int                # the heap section's address
-    category_fd: int         # categoryFDTbl
-    cate_cd_ofs: int         # cateCDOfsTbl
-    data_bytes: int
-    records: int
-    gcmn_bytes: int
-    gcmn_fnv: int
+    """A volume's row (corpus/volumes.py: key, name, boot, gp, window, heap, category_fd, cate_cd_ofs,
+    data_bytes, records, gcmn_bytes, gcmn_fnv ..., read as the volume's own attributes) and its
+    structure offsets."""
+    row: VolumeRow
     # DECISION: every volume's structure offsets equal Infection's until its code says otherwise:
     # volumes.md §4 reports no shift in ccAnm's structures, and OUT's and QUA's are to be confirmed
     # from their code (the probe's "structure offsets" line, harness/runners/probe_fields.py).
     offsets: Dict[str, int] = field(default_factory=lambda: dict(_OFFSETS), compare=False, hash=False)
+
+    def __getattr__(self, name):
+        if name.startswith("__") or name == "row":
+            raise AttributeError(name)
+        return getattr(self.row, name)
 
     @property
     def label(self) -> str:
         return f"{self.key.upper()} ({self.name}, {self.boot})"
 
 
-VOLUMES = tuple(Volume(*row) for row in ROWS)
+VOLUMES = tuple(Volume(row) for row in ROWS)
 
 
 def from_executable(img) -> Optional[Volume]:
