@@ -18,6 +18,7 @@ keys passed against the game's, which has no meaning between two games.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -34,17 +35,25 @@ FUNCTION = {"controller": "SetAnmCtrlWork", "multistep": "SetAnmCtrlWork", "mate
             "playback": "_AnimateForward", "fobj": "_AnimateForward", "notes": "NoteProcess", "modify": "Modify"}
 
 
-def answers(path) -> Dict[str, Dict[tuple, dict]]:
-    """{chunk: {(i, kind, the query without its answers): the game's answers}} of a truth file."""
+def _digest(value) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def answers(path) -> Dict[str, Dict[tuple, str]]:
+    """{chunk: {(i, kind, the digest of the query without its answers): the digest of the game's
+    answers}} of a truth file, read line by line.
+    DECISION: the queries and answers are held as SHA-256 digests of their canonical JSON, not
+    whole: a full-size truth file runs to tens of gigabytes, and two answers' digests are equal
+    exactly when their raw words are (short of a SHA-256 collision)."""
     _, lines = fileformat.read(path)
-    out: Dict[str, Dict[tuple, dict]] = {}
+    out: Dict[str, Dict[tuple, str]] = {}
     for line in lines:
         if "queries" not in line:
             continue
         qs = {}
         for q in line["queries"]:
             given = {k: v for k, v in q.items() if k not in ("game", "ledger")}
-            qs[(q["i"], q["kind"], json.dumps(given, sort_keys=True))] = q.get("game")
+            qs[(q["i"], q["kind"], _digest(given))] = _digest(q.get("game"))
         out[line["chunk"]] = qs
     return out
 
