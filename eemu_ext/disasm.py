@@ -1,7 +1,7 @@
 """R5900 disassembly of an ELF through our table: symbols as labels, branch targets as symbol+offset."""
 from __future__ import annotations
 
-from typing import Iterator, Optional
+from typing import Iterator, NamedTuple, Optional
 
 from .decode import default_decoder
 from .elf import Image, load_image
@@ -44,6 +44,47 @@ def disasm_lines(img: Image, mem: Memory, start: int, count: int) -> Iterator[st
             yield f"  {pc:08x}: <unmapped>"
             return
         yield f"  {pc:08x}: {word:08x}  {dec.disasm(word, pc, symbolize=sym)}"
+
+
+class Access(NamedTuple):
+    """One base + immediate use of memory in a function's code: a load, a store, or an ``addiu`` that
+    forms a field's address (an embedded structure or an array handed on)."""
+    pc: int
+    kind: str          # 'load' | 'store' | 'address'
+    base: int          # the base GPR
+    offset: int        # the signed 16-bit immediate
+
+
+def function_extent(img: Image, start: int) -> int:
+    """Bytes of the function at `start`: its symbol's size, else up to the next function's start
+    (at most 64 KiB), else 0."""
+    for s, size, _name in img._funcs:
+        if s == start and size:
+            return size
+    nxt = [s for s, _size, _name in img._funcs if s > start]
+    return min(min(nxt) - start, 0x10000) if nxt else 0
+
+
+def accesses(mem: Memory, start: int, size: int) -> Iterator[Access]:
+    """The base + immediate memory accesses of the code in [start, start + size), as the machine's
+    instruction table reads them (the data flow of each row's sem; ``addiu`` by its fields). A word
+    the table does not decode, or an unmapped one, is passed over."""
+    from .dataflow import dataflow
+    from .isa.row import fields_of
+    dec = default_decoder()
+    for pc in range(start, start + size, 4):
+        try:
+            word = mem.fetch(pc)
+            flow = dataflow(word, dec)
+        except (AccessFault, ValueError):
+            continue
+        for m in flow.mem:
+            if m.base is not None and m.base.kind == "gpr" and m.offset is not None:
+                off = m.offset - (1 << 32) if m.offset >= 1 << 31 else m.offset
+                yield Access(pc, m.kind, m.base.n, off)
+        if dec.rows[dec.decode(word)].mnemonic == "addiu":
+            f = fields_of(word, pc)
+            yield Access(pc, "address", f["rs"], f["imm"])
 
 
 def main(argv=None) -> int:

@@ -117,14 +117,17 @@ def _parse(path: str, raw: bytes, syms=None, overlay=None, prg=None) -> Image:
     loaded_at = []                      # (program header, lo, hi) of each segment with file bytes
     executable = []
     file_bytes = []
+    # the overlay window's base: the overlay sections' address (each volume has its own,
+    # volumes.md §1), else Infection's
+    window = next((s.addr for s in _layout.classify(elf, []) if s.role == "overlay"), OVERLAY_BASE)
     for i, seg in enumerate(elf.iter_segments()):
         if seg["p_type"] != "PT_LOAD":
             continue
         filesz, memsz, vaddr, off = seg["p_filesz"], seg["p_memsz"], seg["p_vaddr"], seg["p_offset"]
-        if filesz and vaddr == OVERLAY_BASE:
+        if filesz and vaddr == window:
             # DECISION: a segment with file bytes at the overlay base is refused at load: the
             # overlay segments carry none (§1.2); an overlay's code comes from DATA/<NAME>.PRG.
-            raise ElfError(f"{path}: program header {i} at the overlay base 0x{OVERLAY_BASE:08x} has "
+            raise ElfError(f"{path}: program header {i} at the overlay base 0x{window:08x} has "
                            f"0x{filesz:x} file bytes; the overlay segments carry none (executable-abi.md "
                            f"§1.2: the code is DATA/<NAME>.PRG, made resident with --overlay)")
         if filesz > memsz:

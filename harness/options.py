@@ -90,18 +90,29 @@ class Options:
         return self.data if self.data and os.path.isfile(self.data) else None
 
     def sidecar_symbols(self):
-        """{name: va} of main's symbols in the corpus image's sidecar (its category tables), or None."""
+        """{name: va} for the corpus image's names its symbol table may lack (its index tables): main's
+        symbols in its sidecar, else its volume's categoryFDTbl and cateCDOfsTbl (volumes.md §1, §7.6);
+        or None. DECISION: the sidecar's row wins over the volume's (a stand-in built at a volume's
+        window keeps its tables at its own addresses), and the volume's rows count only for a volume
+        the executable or GCMN.PRG named, not the default."""
         if not self.corpus_image:
             return None
+        out = {}
+        if os.path.abspath(self.corpus_image) == os.path.abspath(self.image):
+            from harness.volume import of_options
+            r = of_options(self, unloadable=True)
+            if r is not None and r.how != "default":
+                out.update(categoryFDTbl=r.volume.category_fd, cateCDOfsTbl=r.volume.cate_cd_ofs)
         from eemu_ext.sidecar import MAIN, beside, read_sidecar
         path = self.syms or beside(self.corpus_image)
         if not path:
-            return None
+            return out or None
         from eemu_ext.errors import ElfError
         try:
-            return {r.name: r.va for r in read_sidecar(path) if r.section == MAIN}
+            out.update({r.name: r.va for r in read_sidecar(path) if r.section == MAIN})
         except ElfError as exc:
             raise HarnessError(str(exc)) from exc
+        return out
 
     def machine_args(self):
         """What load_elf takes besides the image: the sidecar and the resident overlay."""

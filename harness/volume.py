@@ -1,7 +1,8 @@
 """The four volumes (volumes.md): which one an executable is, confirmed by GCMN.PRG, or forced.
 
-Every volume's row of volumes.md §1 (addresses, sizes, GCMN.PRG's size and FNV-1a-64) and the
-structure offsets the harness touches (executable-abi.md §5), per volume. The volume is detected from
+Every volume's row of volumes.md §1 (corpus/volumes.py: addresses, sizes, GCMN.PRG's size and
+FNV-1a-64) with the structure offsets the harness touches (executable-abi.md §5) per volume, is
+harness/driver/volumes.py's, which the driver reads for a stripped volume's gp. The volume is detected from
 the executable (its overlay window, where the stripped volumes' sections are found by position), then
 confirmed by ``GCMN.PRG`` beside it or on the disc as the users' own code does (the size picks a
 volume, the hash confirms it). ``VOLUME=`` (``--volume``) forces it; a contradiction is a HarnessError.
@@ -9,55 +10,13 @@ volume, the hash confirms it). ``VOLUME=`` (``--volume``) forces it; a contradic
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Dict, Optional
 
 from harness import HarnessError
-from harness.driver import memory_map as mm
+from harness.driver.volumes import VOLUMES, Volume, from_executable
 
-# The offsets of executable-abi.md §5 the harness touches, by the memory map's names.
-_OFFSETS = {name: getattr(mm, name) for name in dir(mm)
-            if name.startswith(("ANM_", "READER_", "CHUNK_", "COORD_", "SCRATCH_", "MORPHER_", "MODEL_",
-                                "INDEX_", "MATERIAL_", "MATCHUNK_")) and name not in ("ANM_SIZE",)
-            and isinstance(getattr(mm, name), int)}
-_OFFSETS["SYS_SCRATCH_PTR"] = mm.SYS_SCRATCH_PTR
-
-
-@dataclass(frozen=True)
-class Volume:
-    key: str                 # 'inf' | 'mut' | 'out' | 'qua'
-    name: str                # 'Infection', ...
-    boot: str                # the boot executable's name on the disc
-    main_size: int
-    gp: int
-    window: int              # the overlay window's base
-    heap: int                # the heap section's address
-    category_fd: int         # categoryFDTbl
-    cate_cd_ofs: int         # cateCDOfsTbl
-    data_bytes: int
-    records: int
-    gcmn_bytes: int
-    gcmn_fnv: int
-    # DECISION: every volume's structure offsets equal Infection's until its code says otherwise:
-    # volumes.md §4 reports no shift in ccAnm's structures, and OUT's and QUA's are to be confirmed
-    # from their code (the probe's layout lines name the volume whose table is used).
-    offsets: Dict[str, int] = field(default_factory=lambda: dict(_OFFSETS), compare=False, hash=False)
-
-    @property
-    def label(self) -> str:
-        return f"{self.key.upper()} ({self.name}, {self.boot})"
-
-
-VOLUMES = (
-    Volume("inf", "Infection", "SLUS_202.67", 0x278880, 0x0037FAF0, 0x00400800, 0x00730600, 0x002FB750,
-           0x002FB7A0, 136_665_088, 1023, 3_121_280, 0x9349383E707E0CAD),
-    Volume("mut", "Mutation", "SLUS_205.62", 0x28B800, 0x00392A70, 0x00413800, 0x00774B00, 0x00310FD0,
-           0x00311020, 138_172_416, 1031, 3_322_624, 0x5FB23BA6C8723733),
-    Volume("out", "Outbreak", "SLUS_205.63", 0x286B80, 0x0038DDF0, 0x0040F200, 0x00773780, 0x00308700,
-           0x00308750, 142_372_864, 1072, 3_335_680, 0xE10AF1CFB5772638),
-    Volume("qua", "Quarantine", "SLUS_205.64", 0x179480, 0x00280770, 0x00301B00, 0x00670300, 0x001FC680,
-           0x001FC6D0, 142_372_864, 1072, 3_377_280, 0x97A39D715E01020F),
-)
+__all__ = ["VOLUMES", "Volume", "from_executable"]
 NAMES = ", ".join(f"{v.key} ({v.name.lower()})" for v in VOLUMES)
 
 
@@ -75,18 +34,6 @@ def fnv1a64(data: bytes) -> int:
     for b in data:
         h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
     return h
-
-
-def from_executable(img) -> Optional[Volume]:
-    """The volume whose overlay window the executable's overlay sections sit at, or None.
-    DECISION: the window base tells the four apart (volumes.md §1: each volume's differs) and a
-    stand-in built at a volume's row keeps it; gp and main's size are the stand-in's own."""
-    lay = getattr(img, "layout", None)
-    ovl = lay.overlays() if lay is not None else []
-    if not ovl:
-        return None
-    base = ovl[0].addr
-    return next((v for v in VOLUMES if v.window == base), None)
 
 
 def gcmn_size(path: str) -> Optional[Volume]:

@@ -9,15 +9,13 @@ from __future__ import annotations
 import random
 from typing import List, Sequence
 
-from ..tables import DISC_BASE_SECTORS, DISC_RECORDS
+from ..tables import DISC_RECORDS
 from . import objects
 from .roles import CAT, K_DIRECT, K_DISTANT, K_OMNI, K_SPOT, role_members
 from .spec import ChunkSpec, MemberSpec, ModelSpec, MorpherSpec
+from .volumes import INF_SPANS
 
 # corpus-stats.md figures
-TOTAL_SECTORS = 136_665_088 // 2048
-CSIZE_TOTAL = 135_599_928
-USIZE_TOTAL = 338_646_324
 MTIME_RANGE = (973651006, 1030068730)
 ANIME = 4091
 LOOPS = 953
@@ -176,11 +174,9 @@ def _versions_and_times(members, seed, small):
 
 def _weights(members, seed):
     rng = R(seed, "weights")
-    spans = [(DISC_BASE_SECTORS[k + 1] if k + 1 < 19 else TOTAL_SECTORS) - DISC_BASE_SECTORS[k]
-             for k in range(19)]
     for m in members:
         k = m.category
-        avg = spans[k] / DISC_RECORDS[k]
+        avg = INF_SPANS[k] / DISC_RECORDS[k]
         m.weight = 0.0 if k == CAT["skill"] else avg * rng.uniform(0.5, 1.5)
         if m.role:
             m.weight = max(m.weight, 30.0)

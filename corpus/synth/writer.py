@@ -17,10 +17,10 @@ import time
 import zlib
 from typing import List
 
-from ..tables import DISC_BASE_SECTORS, write_categories_c
+from ..tables import write_categories_c
 from .content import rng_for
 from .member import TAG, TEX_DECLARED_EXTRA, Parts, member_parts
-from .plan import CSIZE_TOTAL, TOTAL_SECTORS, USIZE_TOTAL, R, allocate, build_plan
+from .plan import R, allocate, build_plan
 
 # DECISION: exact sizes come from stored deflate blocks of incompressible texture words (5 bytes
 # of overhead each) and a deflated zero run; the six off-sector `1F 8B 08` are planted in those
@@ -236,7 +236,7 @@ def synthesize(out_dir, seed=1, small=False, log=None, jobs=None, volume=None):
     if small:
         results = _sizes_small(writers, seed)
     else:
-        results = _sizes_full(writers, seed)
+        results = _sizes_full(writers, seed, volume or "inf")
     say(f"sizes: {time.time() - t0:.1f} s")
     os.makedirs(out_dir, exist_ok=True)
     members = []
@@ -297,17 +297,19 @@ def _sizes_small(writers, seed):
     return res
 
 
-def _sizes_full(writers, seed):
+def _sizes_full(writers, seed, volume="inf"):
+    """Each member's compressed bytes and sectors, so that the archive has the volume's figures
+    (synth/volumes.py; Infection's are corpus-stats.md's)."""
+    from .volumes import figures, spans
+    fig = figures(volume)
     rng = R(seed, "sizes")
     n = len(writers)
-    spans = [(DISC_BASE_SECTORS[k + 1] if k + 1 < 19 else TOTAL_SECTORS) - DISC_BASE_SECTORS[k]
-             for k in range(19)]
-    pad_total = TOTAL_SECTORS * SECTOR - CSIZE_TOTAL
+    pad_total = fig.padding
     # zero runs: whatever the inflated total leaves after the structure and the pixel words
     struct_u = sum(len(w.p.head) + len(w.p.tail) + w.tex_fixed for w in writers)
     struct_c = sum(w.fixed_c() + 5 for w in writers)
-    pixels = CSIZE_TOTAL - struct_c - sum(w.tex_fixed for w in writers)
-    zero_total = USIZE_TOTAL - struct_u - pixels
+    pixels = fig.csize - struct_c - sum(w.tex_fixed for w in writers)
+    zero_total = fig.usize - struct_u - pixels
     if zero_total < 0:
         raise ValueError(f"the structure inflates to {struct_u} bytes; no room for the disc's sizes")
     weights = [w.spec.weight for w in writers]
@@ -316,13 +318,11 @@ def _sizes_full(writers, seed):
         w.set_zero(4 * z)
     # sectors per member inside each category, then padding
     need = [-(-(w.fixed_c() + w.tex_fixed + 5 * 4 + 64 + 2) // SECTOR) for w in writers]
+    span = spans(volume, [sum(need[i] for i in range(n) if writers[i].spec.category == k) for k in range(19)])
     sectors = [0] * n
     for k in range(19):
         idx = [i for i in range(n) if writers[i].spec.category == k]
-        extra = spans[k] - sum(need[i] for i in idx)
-        if extra < 0:
-            raise ValueError(f"category {k}: members need {sum(need[i] for i in idx)} sectors, "
-                             f"the disc has {spans[k]}")
+        extra = span[k] - sum(need[i] for i in idx)
         add = allocate(extra, [weights[i] + 1e-3 for i in idx], rng)
         for i, a in zip(idx, add):
             sectors[i] = need[i] + a
@@ -340,11 +340,34 @@ def _sizes_full(writers, seed):
         res[i] = w.clean(sectors[i] * SECTOR - pads[i])
         usum += res[i][1]
     w = writers[bal]
-    want = USIZE_TOTAL - usum
+    want = fig.usize - usum
     c = sectors[bal] * SECTOR - pads[bal]
     u = w.solve(c)
     z0 = w.Z + ((want - u) // 4) * 4
-    for dz in sorted(range(-20000, 20001), key=abs):
+    if volume == "inf":
+        got = _balance(w, c, want, z0)
+    else:
+        # DECISION: a later volume's totals lie far from Infection's, beyond the first estimate's
+        # search: Newton steps on the zero run bring the balancer near. Its inflated total is not
+        # published (synth/volumes.py), so it takes the nearest it can reach, up to 3 bytes below.
+        for _ in range(16):
+            w.set_zero(z0)
+            step = ((want - w.solve(c)) // 4) * 4
+            if not step:
+                break
+            z0 = max(z0 + step, 0)
+        got = next((g for d in range(4) if (g := _balance(w, c, want - d, z0, 64)) is not None), None)
+    if got is None:
+        raise ValueError("could not balance the inflated total")
+    res[bal] = got
+    _plant(writers, res, seed)
+    return res
+
+
+def _balance(w, c, want, z0, reach=20000):
+    """(bytes, usize) of the balancer with `c` compressed bytes inflating to exactly `want`: the zero run
+    nearest z0 (within `reach` words) that does, or None."""
+    for dz in sorted(range(-reach, reach + 1), key=abs):
         Z = z0 + 4 * dz
         if Z < 0:
             continue
@@ -352,12 +375,8 @@ def _sizes_full(writers, seed):
         if w.solve(c) == want:
             data, usize = w.clean(c, keep_usize=want)
             if data is not None:
-                res[bal] = (data, usize)
-                break
-    else:
-        raise ValueError("could not balance the inflated total")
-    _plant(writers, res, seed)
-    return res
+                return data, usize
+    return None
 
 
 def _plant(writers, res, seed):

@@ -11,6 +11,7 @@ from harness.driver import abi
 from harness.driver import budgets as bud
 from harness.driver import memory_map as mm
 from harness.driver import stubs
+from harness.driver import volumes
 from harness import HarnessError
 
 # The functions the harness calls (executable-abi.md §4) with the spec's step budgets (the ceiling;
@@ -156,6 +157,7 @@ class Game:
             self.m, self.img = load_machine(image, float_model, coverage, syms, overlay)
         else:
             self.m, self.img = machine, machine.load_elf(image, syms=syms, overlay=overlay)
+        self.img.gp = volumes.gp_of(self.img)   # a stripped volume without .reginfo: its row's gp
         reach = mm.harness_overlap(getattr(self.img, "segments", ()))
         if reach is not None:
             raise HarnessError(f"{self.image_path}: a loaded segment 0x{reach[0]:08x}-0x{reach[1]:08x} overlaps the "

@@ -16,6 +16,7 @@ from harness.driver import memory_map as mm
 from harness.driver import stubs
 from corpus.names import counted
 from harness import HarnessError
+from harness.driver.volumes import from_executable
 from harness.driver.game import FORWARD, NOTE_PROCESS, SHORT, Game
 
 SENTINEL = 0xFFFFFFF0
@@ -70,6 +71,7 @@ class Report:
     high_water: List[tuple] = field(default_factory=list)  # (chunk, bytes used, buffer bytes)
     forward: Optional[Tuple[str, int]] = None              # (reading, measured time)
     layout: List[str] = field(default_factory=list)       # what the loader found (probe_layout.py)
+    offsets: List[str] = field(default_factory=list)      # the structure offsets against the code (probe_fields.py)
     symbolize: object = field(default=lambda a: f"0x{a:08x}", repr=False)
 
     @property
@@ -90,6 +92,11 @@ class Watch:
         funcs = getattr(img, "_funcs", None) or []
         self.starts = {s: n for s, _, n in funcs} or {a: n for n, a in img.symbols.items()}
         self.floor = game.m.data_floor
+        # DECISION: the executable's image, .bss and overlay window end at its volume's heap section
+        # (executable-abi.md §1.2, volumes.md §1); the game's own heap beyond it is the stubs'
+        # business, so an access there is outside memory. An executable of no volume: IMAGE_END.
+        vol = from_executable(img)
+        self.image_end = vol.heap if vol is not None else IMAGE_END
         self.decoded: Dict[int, tuple] = {}
         self.known = {name: (base, size, {base + o + i for o, n in f for i in range(n)})
                       for name, (base, size, f) in KNOWN_FIELDS.items()}
@@ -152,7 +159,7 @@ class Watch:
         self.classify(pc, mn, phys, size, store)
 
     def classify(self, pc, mn, a, size, store):
-        if self.floor <= a < IMAGE_END:
+        if self.floor <= a < self.image_end:
             return                                        # the executable's image and .bss
         if mm.STACK_TOP - STACK_SPAN <= a < mm.STACK_TOP:
             return
@@ -178,9 +185,10 @@ class Watch:
         self.r.syscalls[(kind, m.symbolize(m.pc), code)] += 1
 
 
-def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_args=None) -> Report:
+def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_args=None, volume=None) -> Report:
     """Probe `image` on a few small chunks of `corpus` (those with objects, notes, materials);
-    machine_args: its sidecar and resident overlay (harness/executable.py)."""
+    machine_args: its sidecar and resident overlay (harness/executable.py); volume: the volume whose
+    structure offsets are checked against the code (harness/volume.py; none: not checked)."""
     ids = pick_chunks(corpus, n_chunks)
     report = Report(str(image), ids)
     report.machine_args = dict(machine_args or {})
@@ -189,6 +197,10 @@ def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_arg
     img = game.img if game is not None else loaded_layout(image, report.machine_args)
     if img is not None:              # the layout shows even when the image cannot be driven
         report.layout, found = layout_lines(img, str(image))
+        if volume is not None:
+            from harness.runners.probe_fields import offset_lines
+            report.offsets, more = offset_lines(img, volume)
+            found = list(found) + more
         for severity, kind, text in found:
             report.add(severity, kind, text)
     if game is None:
@@ -423,9 +435,10 @@ def run_cli(opts, budgets=None) -> int:
     from harness.volume import of_options, volume_lines
     vol = of_options(opts, unloadable=True)  # a contradiction stops here, before the probe
     corpus = opts.open_corpus()
-    r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args())
+    r = probe(opts.image, corpus, opts.float_model, budgets=budgets, machine_args=opts.machine_args(),
+              volume=vol.volume if vol is not None else None)
     if vol is not None:
-        r.layout[1:1] = volume_lines(vol)
+        r.layout[1:1] = volume_lines(vol) + r.offsets
     from corpus.truncation import check_archive
     cut = check_archive(opts.data_path(), opts.image, opts.sidecar_symbols())
     if cut:                     # the index tables see members the archive no longer holds

@@ -30,12 +30,13 @@ def one_line_exit_2(r, *parts):
     assert len(lines) == 1 and all(p in lines[0] for p in parts), r.stderr
 
 
-def stripped_at(tmp_path, window):
-    """A stripped executable whose overlay sections sit at `window` (by position: main, four overlays, heap)."""
+def stripped_at(tmp_path, window, overlay_bytes=b"", gp=None):
+    """A stripped executable whose overlay sections sit at `window` (by position: main, four overlays, heap);
+    overlay_bytes: the first overlay segment's file bytes (none on every volume); gp: its .reginfo's."""
     from eemu_ext.elf import load_image
     code = bytes(16)
     secs = [("", 0x00100000, 16, PROGBITS, AX)] + [("", window, 16, PROGBITS, AX)] * 4 + [("", window + 16, 0, PROGBITS, 3)]
-    raw = bytearray(make_elf([(0x00100000, code, 16)] + [(window, b"", 16)] * 4, secs))
+    raw = bytearray(make_elf([(0x00100000, code, 16), (window, overlay_bytes, 16)] + [(window, b"", 16)] * 3, secs, gp=gp))
     shoff, = struct.unpack_from("<I", raw, 0x20)
     shentsize, _, shstrndx = struct.unpack_from("<3H", raw, 0x2E)
     off, size = struct.unpack_from("<2I", raw, shoff + shstrndx * shentsize + 16)
@@ -122,3 +123,47 @@ def test_the_run_header_and_the_truth_file_header_name_the_volume(tmp_path):
         assert {k: header(opts, ["a"])[k] for k in want} == want
     path, _ = stripped_at(tmp_path, VOLUMES[1].window)
     assert game_side(opts_of("--image", path, "--volume", "mutation"))["volume_from"] == "VOLUME=, executable"
+
+
+@pytest.mark.parametrize("volume", VOLUMES, ids=[v.key for v in VOLUMES])
+def test_a_stripped_volume_without_reginfo_takes_its_rows_gp_and_one_with_it_keeps_its_own(tmp_path, volume):
+    from harness.driver.volumes import gp_of
+    _, img = stripped_at(tmp_path, volume.window)
+    assert img.gp == 0 and gp_of(img) == volume.gp
+    (tmp_path / "own").mkdir()
+    _, own = stripped_at(tmp_path / "own", volume.window, gp=0x00123450)
+    assert gp_of(own) == own.gp == 0x00123450
+
+
+@pytest.mark.parametrize("volume", VOLUMES[1:], ids=[v.key for v in VOLUMES[1:]])
+def test_file_bytes_at_a_volumes_own_overlay_window_are_refused_at_load(tmp_path, volume):
+    from eemu_ext.errors import ElfError
+    with pytest.raises(ElfError, match=f"program header 1 at the overlay base 0x{volume.window:08x} has 0x10 file bytes"):
+        stripped_at(tmp_path, volume.window, overlay_bytes=bytes(16))
+
+
+def test_a_volumes_index_tables_come_from_its_row_unless_the_sidecar_names_them(tmp_path):
+    from tests.harness.test_stripped_image import opts_of
+    from harness.options import DEFAULT_DATA
+    path, _ = stripped_at(tmp_path, VOLUMES[2].window)
+    assert opts_of("--image", path, "--data", DEFAULT_DATA).sidecar_symbols() == {
+        "categoryFDTbl": 0x00308700, "cateCDOfsTbl": 0x00308750}
+    (tmp_path / "x").mkdir()
+    plain, _ = stripped_at(tmp_path / "x", 0x00500000)
+    assert opts_of("--image", plain, "--data", DEFAULT_DATA).sidecar_symbols() is None   # no volume named
+    side = opts_of("--image", STRIPPED, "--data", DEFAULT_DATA).sidecar_symbols()
+    rows = {r.split("\t")[4]: int(r.split("\t")[1], 16) for r in open(STRIPPED + ".syms") if "CDOfs" in r or "FDTbl" in r}
+    assert {k: side[k] for k in rows} == rows and rows["categoryFDTbl"] != VOLUMES[0].category_fd
+
+
+def test_the_probe_counts_the_executable_up_to_its_volumes_heap():
+    from harness.runners.probe import Report, Watch
+    from harness.driver.game import Game
+    exe = os.path.join(ROOT, "standin", "volumes", "qua", "standin-stripped.elf")
+    r = Report(exe, [])
+    w = Watch(Game(exe, syms=exe + ".syms"), r)
+    assert w.image_end == VOLUMES[3].heap
+    w.classify(0x00100000, "lw", VOLUMES[3].heap - 4, 4, False)
+    assert r.findings == []
+    w.classify(0x00100000, "lw", VOLUMES[3].heap, 4, False)
+    assert [f.kind for f in r.findings] == ["outside memory"]

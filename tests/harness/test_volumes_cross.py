@@ -28,10 +28,14 @@ def test_the_four_stand_in_volumes_answer_alike(tmp_path):
     r = volumes(tmp_path, FOUR, "--n", "8")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     for v in ("INF (Infection)", "MUT (Mutation)", "OUT (Outbreak)", "QUA (Quarantine)"):
-        assert f"  {v} " in r.stdout and r.stdout.split(f"  {v} ")[1].split("\n")[0].endswith(": PASS")
+        assert f"  {v} " in r.stdout and r.stdout.split(f"  {v} ")[1].split("\n")[0].endswith(
+            ": PASS; nightly PASS, 23 chunks")
     for v in ("MUT", "OUT", "QUA"):
+        line = r.stdout.split(f"{v}'s nightly records against INF's, on the ")[1].split("\n")[0]
+        assert line == "23 chunks of the same id and bytes in both (15 of them synthetic cases): identical (timings aside)"
         line = r.stdout.split(f"{v}'s game against INF's truth: ")[1].split("\n")[0]
-        assert line.startswith("8 shared chunks, ") and line.endswith(" queries compared, 0 chunks differ"), line
+        assert line.startswith("8 shared chunks (same id and bytes; 0 of the same id with other bytes not compared), ")
+        assert line.endswith(" queries compared, 0 chunks differ"), line
     cross = json.load(open(tmp_path / "vols" / "volumes.json"))["cross"]
     assert [c["b"] for c in cross] == ["mut", "out", "qua"]
     assert all(c["queries"] > 0 and c["by_function"] == {} and c["unmatched"] == {} for c in cross)
@@ -97,7 +101,7 @@ def test_a_volume_with_one_function_changed_is_named_with_the_function_and_its_c
     assert sorted(cross[0]["by_function"]) == ["SetAnmCtrlWork"]
     named = sorted(cross[0]["by_function"]["SetAnmCtrlWork"])
     assert named and set(named) <= set(changed) and alike not in named      # the patch's cases, where it shows
-    assert "MUT's game against INF's truth: 3 shared chunks, " in r.stdout
+    assert "MUT's game against INF's truth: 3 shared chunks (same id and bytes; " in r.stdout
     assert " differ (a finding for the port, not a failure)" in r.stdout
     for chunk in named:
         assert f"  SetAnmCtrlWork: {chunk} (queries " in r.stdout
