@@ -3,6 +3,8 @@ identity, kind and flags, the claims cleared, the node tables, the parents, the 
 Draw's draw set with the alpha bits passed; what DeleteAnmIndex frees (anim-objects.md §2.4, §3.6
 level 1, §4.3, §5.2). Everything is an integer or an identity: compared exactly.
 """
+from types import SimpleNamespace
+
 from corpus.objects import scene as scene_of, Scene as CorpusScene
 from ground.vocabulary import RECORD_KINDS
 from harness.checks import Check
@@ -93,13 +95,26 @@ def run(case):
     def fail(field, e, g, position=None, **context):
         compare_fail(ctx, tally, want_view, field, e, g, position, **context)
 
-    if compare_views(want_view, got_view, fail):
-        count_patterns(sc, want_index, want, tally)
+    ok = compare_views(want_view, got_view, fail)
+    if ok:
         for i in range(len(want_index)):
             mark(tally, INDEX_KIND, i)
-    tally.count("objects index entries", want_view["count"])
-    tally.count("objects draw calls", len(want_view["draws"]))
-    tally.count("objects frees", len(want_view["frees"]))
+    count(sc, got_view, tally, ok)
+
+
+def count(sc, view, tally, compared):
+    """The check's counters from the game's view (the same whether the built-in reference or a
+    model answered): its index entries, draw calls and frees, and, once the reference's view
+    equalled it, the named patterns it exercises."""
+    if compared:
+        index = [SimpleNamespace(object=o, kind=k, parent=p) for o, k, p in view["index"]]
+        table = SimpleNamespace(
+            entries=[SimpleNamespace(identity=tuple(i), kind=k, flags=f) for i, k, f in view["entries"]],
+            node_tables={m: t for m, has_table, t in view["node_tables"] if has_table})
+        count_patterns(sc, index, table, tally)
+    tally.count("objects index entries", view["count"])
+    tally.count("objects draw calls", len(view["draws"]))
+    tally.count("objects frees", len(view["frees"]))
 
 
 def compare_fail(ctx, tally, want_view, field, e, g, position=None, **context):

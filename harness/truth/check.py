@@ -374,9 +374,10 @@ def modify(q, a, ctx, tally):
 def objects(q, a, ctx, tally):
     """The model's view of the anm's objects against the game's, as the objects check compares."""
     from harness.checks import objects as c_objects
+    from corpus.objects import Scene
     ok = c_objects.compare_views(a, q["game"], lambda field, e, g, position=None, **kw: c_objects.compare_fail(
         ctx, tally, a, field, e, g, position, **kw))
-    tally.count("objects index entries", q["game"]["count"])
+    c_objects.count(Scene.from_json(q["scene"]), q["game"], tally, ok)
     return ok
 
 

@@ -51,6 +51,11 @@ def test_the_reference_served_over_the_protocol_gives_the_in_process_records(tmp
         assert mismatch_keys(served[c]) == mismatch_keys(inproc[c]) == [], c
         assert served[c]["error"] is None and inproc[c]["error"] is None
         assert set(served[c]["checks"]) == set(inproc[c]["checks"]), c
+        # the anm's objects are counted from the game's side, so a model run counts what the
+        # in-process run counts, the named patterns included
+        objects = [{k: v for k, v in r[c]["counters"].items() if k.startswith("objects ")} for r in (served, inproc)]
+        assert objects[0] == objects[1], c
+    assert any(k.startswith("objects pattern: ") for c in CHUNKS for k in served[c]["counters"])
     assert summary["status"] == "pass" and summary["model"] == SERVE
     assert f"model: {SERVE} in place of the built-in reference" in out
 
