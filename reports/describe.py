@@ -76,6 +76,12 @@ def brief(exp, got) -> tuple[str, str]:
     return short(exp, 60), short(got, 60)
 
 
+def answered_by(m: dict) -> str:
+    """Whose answer a mismatch holds against the game's: "reference" (the built-in one) or, in a
+    run with a model in its place (bulk --model), "model"."""
+    return m.get("answered_by") or "reference"
+
+
 def one_line(m: dict) -> str:
     """A mismatch in one line, e.g. for JUnit and terminals."""
     ulp = ulp_of(m)
@@ -84,7 +90,7 @@ def one_line(m: dict) -> str:
         tail = f" (d={m['deviation']:.3g} > {m.get('tolerance')})"
     where = where_text(m)
     return (f"{m['check']} {m.get('chunk')}{' ' + where if where else ''} {m.get('field')}: "
-            f"reference {short(m.get('expected'))} game {short(m.get('got'))}{tail}")
+            f"{answered_by(m)} {short(m.get('expected'))} game {short(m.get('got'))}{tail}")
 
 
 def scalar_view(exp, got, field=None) -> dict | None:

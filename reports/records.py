@@ -45,6 +45,7 @@ class Mismatch(TypedDict, total=False):
     shrunk: Shrunk
     inferred: str
     provenance: dict
+    answered_by: str                # "model" in a run with a model in the reference's place; absent: the reference
 
 
 class ChunkRecord(TypedDict, total=False):

@@ -306,7 +306,7 @@ def failing_chunk(ch: dict) -> dict:
            "error": f"{err.get('type')}: {err.get('message')}" if err else None}
     if ch["mismatches"]:
         m = ch["mismatches"][0]
-        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step",
+        out["first"] = {k: m.get(k) for k in ("check", "field", "object", "track", "time", "step", "answered_by",
                                               "expected", "got", "ulp")}
         out["repro"] = (m.get("shrunk") or {}).get("repro") or m.get("repro")
     return out

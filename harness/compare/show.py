@@ -5,7 +5,7 @@ from corpus.names import printable
 
 from harness.compare.bits import f32
 from corpus.note_text import notes_text
-from reports.describe import shrank
+from reports.describe import answered_by, shrank
 
 
 def _int(v):
@@ -30,7 +30,7 @@ def format_mismatch(m):
     floats = m.get("ulp") is not None or m.get("deviation") is not None
     # DECISION: "reference" (our model) and "game" (the executable), never expected/got: a
     # reverse engineer checking the model against the game reads "expected" as the game.
-    lines.append(value_line("reference", m["expected"], floats))
+    lines.append(value_line(answered_by(m), m["expected"], floats))
     lines.append(value_line("game", m["got"], floats))
     e, g = _int(m["expected"]), _int(m["got"])
     if isinstance(e, int) and isinstance(g, int):
@@ -59,5 +59,5 @@ def one_line(m, limit=100):
     where = [m["check"], m["chunk"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
                                         if m.get(k) is not None]
     ulp = f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""
-    return printable(f"{' | '.join(map(str, where))} | {m['field']}: reference {short(m['expected'])}, "
+    return printable(f"{' | '.join(map(str, where))} | {m['field']}: {answered_by(m)} {short(m['expected'])}, "
                      f"game {short(m['got'])}{ulp}")

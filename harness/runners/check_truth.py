@@ -120,6 +120,8 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
                 mismatches += n_bad
                 failing.append((line["chunk"], n_bad))
             for m in tally.mismatches:
+                if model_cmd:
+                    m["answered_by"] = "model"          # the expected side is the model's answer
                 if jf is not None:
                     jf.write(json.dumps(m) + "\n")
                 if shown < show:

@@ -236,7 +236,7 @@ class ModelReplay:
 
 def compare_answers(queries, answers, ctx, tally):
     """Each answer against the game's words of its query, the counters kept per check."""
-    start = 0
+    start, kept = 0, len(tally.mismatches)
     while start < len(queries):
         check = cmp.CHECK_OF[queries[start]["kind"]]
         end = start
@@ -247,6 +247,8 @@ def compare_answers(queries, answers, ctx, tally):
             cmp.compare(q, a, ctx, tally)
         tally.by_check[check] = dict(Counter(tally.counters) - before)
         start = end
+    for m in tally.mismatches[kept:]:       # not the game's own (the running matrix): the model's
+        m["answered_by"] = "model"
 
 
 def finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0=None):

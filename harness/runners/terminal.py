@@ -18,6 +18,7 @@ from corpus.synth.edge import is_synthetic
 from ground.exits import EXIT
 from ground.vocabulary import CHECK_NAMES as CHECKS
 from reports.coverage import counter_label, counter_groups, coverage_rows
+from reports.describe import answered_by
 
 
 class Progress:
@@ -387,7 +388,7 @@ def failing_chunk_lines(s):
             where = [m["check"]] + [f"{k} {m[k]}" for k in ("object", "track", "time", "step")
                                     if m.get(k) is not None]
             lines.append(f"      first: {' | '.join(map(str, where))} | {m['field']}: "
-                         f"reference {short(m['expected'])}, game {short(m['got'])}"
+                         f"{answered_by(m)} {short(m['expected'])}, game {short(m['got'])}"
                          + (f" ({m['ulp']} ulp)" if m.get("ulp") is not None else ""))
         if f.get("repro"):
             lines.append(f"      repro: {f['repro']}")

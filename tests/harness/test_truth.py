@@ -299,6 +299,7 @@ def test_a_model_written_from_scratch_answers_the_f_note_queries(truth, capsys):
 def test_a_deliberately_wrong_model_shows_mismatches_whose_repros_work(truth, capsys):
     status, out, err = run(["check-truth", truth, "--check", "notes", "--model", NOTES_MODEL + " --wrong"], capsys)
     assert status == 1 and "MISMATCHES (exit 1)" in out
+    assert "\n  model " in out and "\n  reference " not in out        # whose answer it is, said so
     repros = [line.split("repro", 1)[1].strip() for line in out.splitlines() if line.strip().startswith("repro")]
     assert repros
     first = repros[0]
