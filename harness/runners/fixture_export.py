@@ -87,6 +87,10 @@ def _sha256(path):
 def export(opts, out_path, source="game", jobs=1, progress=sys.stderr):
     """Write the fixture of opts' selection to out_path. Returns (chunks, chunks stopped by an
     error, lines per kind, notes in all, the other side's agreement: fixture.Agreement)."""
+    if not asked_checks(opts.checks):
+        raise HarnessError(f"CHECK={','.join(opts.checks)}: no fixture row comes from "
+                           f"{'that check' if len(opts.checks) == 1 else 'those checks'} (the rows come from "
+                           f"{', '.join(asked_checks())})")
     ids = truth_export.selection(opts)
     opts.validate_image()
     tasks = list(enumerate(ids))

@@ -85,6 +85,15 @@ def test_the_game_is_asked_only_the_checks_whose_queries_make_rows():
     assert set(fixture_export.ROW_KINDS) == {"controller", "material", "playback", "modify", "notes"}
 
 
+def test_a_check_selection_that_makes_no_row_is_refused_before_the_game_is_asked(tmp_path):
+    """CHECK=world alone would leave the selection empty, and an empty one must not mean every check."""
+    from harness import HarnessError
+    with pytest.raises(HarnessError, match="CHECK=world: no fixture row comes from that check"):
+        fixture_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["world"]),
+                              str(tmp_path / "f.txt"), progress=None)
+    assert not (tmp_path / "f.txt").exists() and not (tmp_path / "f.txt.partial").exists()
+
+
 def test_a_game_word_changed_shows_as_a_differing_row():
     """The comparison above can fail: one bit of one game word changes exactly its rows."""
     from harness.runners import truth_export
