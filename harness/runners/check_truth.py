@@ -63,6 +63,9 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
         # refused before anything is read or opened for writing (an input it names stays whole)
         outputs.check_output(json_out, "--json", [path, image, data or DEFAULT_DATA, disc])
     header, lines = fileformat.read(path)
+    if fileformat.is_digests(header):
+        raise fileformat.TruthFileError(f"{label}:1: holds the game's answers as SHA-256 digests (make volumes), "
+                                        f"not their words: a model is checked against a whole truth file (make truth)")
     if header.get("disc") and not data:
         data = None
     else:

@@ -25,8 +25,9 @@ from harness.truth.queries import chunk_line
 _W = {}
 
 
-def _init(opts):
+def _init(opts, digests=False):
     _W["opts"] = opts
+    _W["digests"] = digests
     _W["prof"] = run_profile(opts)
     _W["corpus"] = opts.open_corpus()
     _W["game"] = None
@@ -41,7 +42,7 @@ def _one(task):
     line = chunk_line(_W["game"], _W["corpus"].chunk(cid), index, opts, prof, opts.checks)
     if line.get("error"):
         _W["game"] = None                  # a fresh machine after an emulation error
-    return fileformat.chunk_text(line), bool(line.get("error"))
+    return fileformat.chunk_text(fileformat.digested(line) if _W["digests"] else line), bool(line.get("error"))
 
 
 def selection(opts):
@@ -59,7 +60,7 @@ def selection(opts):
     return ids
 
 
-def header(opts, ids):
+def header(opts, ids, digests=False):
     from harness.runners.run import code_version, file_identity
     h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
             "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
@@ -68,18 +69,21 @@ def header(opts, ids):
             "checks": sorted(opts.checks) if opts.checks else None, "chunks": len(ids), "code": code_version()}
     from harness.volume import identity
     h.update(identity(opts))
+    if digests:
+        h["answers"] = fileformat.DIGESTS
     # DECISION: no date in the header: the same seed, options, files and code give the same bytes
     return h
 
 
-def export(opts, out_path, jobs=1, progress=sys.stderr):
-    """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error)."""
+def export(opts, out_path, jobs=1, progress=sys.stderr, digests=False):
+    """Write the truth file of opts' selection to out_path; returns (chunks, chunks with an error).
+    digests: in the digest form (fileformat.digested), for make volumes."""
     from harness.options import DEFAULT_DATA
     data = None if opts.disc else opts.data or DEFAULT_DATA
     outputs.check_output(out_path, "--out", [opts.image, data, opts.disc], partial=True)
     ids = selection(opts)
     opts.validate_image()
-    w = fileformat.Writer(out_path, header(opts, ids))
+    w = fileformat.Writer(out_path, header(opts, ids, digests))
     tasks = list(enumerate(ids))
     bar = progress_line(progress, len(tasks), "truth")
     errors = 0
@@ -87,7 +91,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
     try:
         if jobs > 1 and len(tasks) > 1:
             ctx = mp.get_context("fork")
-            with ctx.Pool(jobs, initializer=_init, initargs=(opts,)) as pool:
+            with ctx.Pool(jobs, initializer=_init, initargs=(opts, digests)) as pool:
                 # imap keeps the selection's order: the file is the same whatever the jobs
                 for text, bad in pool.imap(_one, tasks, chunksize=1):
                     w.chunk(text)
@@ -95,7 +99,7 @@ def export(opts, out_path, jobs=1, progress=sys.stderr):
                     errors += bad
                     bar.update(done - 1, 0, bad)
         else:
-            _init(opts)
+            _init(opts, digests)
             for task in tasks:
                 text, bad = _one(task)
                 w.chunk(text)
@@ -125,12 +129,12 @@ def progress_line(out, total, label):
     return _Silent() if out is None else Progress(total, 0, out, label=label)
 
 
-def run_truth(opts, out_path, jobs, err=None):
+def run_truth(opts, out_path, jobs, err=None, digests=False):
     err = err or sys.stderr
     t0 = _time.time()
-    n, errors = export(opts, out_path, jobs=jobs, progress=err)
+    n, errors = export(opts, out_path, jobs=jobs, progress=err, digests=digests)
     size = os.path.getsize(out_path)
-    print(printable(f"truth: {counted(n, 'chunk')} written to {out_path} ({size / 1e6:.1f} MB, "
+    print(printable(f"truth{' (answer digests)' if digests else ''}: {counted(n, 'chunk')} written to {out_path} ({size / 1e6:.1f} MB, "
                     f"{_time.time() - t0:.1f} s)" + (f"; {counted(errors, 'chunk')} stopped by an error "
                                                      f"(their lines say which check and why)" if errors else "")))
     if n == 0:

@@ -1,9 +1,10 @@
 """Across volumes: each volume's game against the reference, then the later ones' against the first's truth.
 
-For each executable (with its DATA.BIN or disc): a truth file of the game's answers (truth_export),
-checked against the built-in reference (check_truth): one verdict per volume. Then each later
-volume's game against the first volume's truth file, on the chunks both hold: every `game` answer
-that differs, by function and chunk. A difference between volumes is a finding for the port, not a
+For each executable (with its DATA.BIN or disc): the nightly against the built-in reference (its
+verdict is the volume's), and a truth file of the game's answers in the digest form (truth_export,
+fileformat.digested). Then each later volume's nightly records against the first's, and its game
+against the first volume's truth file, on the chunks both hold: every `game` answer that differs,
+by function and chunk. A difference between volumes is a finding for the port, not a
 failure of either run; a volume's own verdict sets the exit status, and so does a query of a shared
 chunk that one volume holds and the other does not (it was left out of the comparison).
 
@@ -15,10 +16,15 @@ everything it asks (its index, kind and inputs), so a query asked differently is
 with another. The comparison is raw u32 words equal, with no tolerance: both sides are the game,
 and the one tolerance of check-truth (a keyed rotation's, docs/tolerances.md) bounds a model's
 keys passed against the game's, which has no meaning between two games.
+
+DECISION: a volume's truth file is written in the digest form, and it is not checked against the
+reference by check-truth: the volume's nightly already compares every record the game writes with
+the reference, on the same selection and seed, and a check-truth of the same answers would be a
+second full pass per volume. A whole truth file of the nightly runs to some 50 GB a volume (the
+world queries' words); its digests to a few dozen MB. `make truth` still writes the whole file.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -35,25 +41,21 @@ FUNCTION = {"controller": "SetAnmCtrlWork", "multistep": "SetAnmCtrlWork", "mate
             "playback": "_AnimateForward", "fobj": "_AnimateForward", "notes": "NoteProcess", "modify": "Modify"}
 
 
-def _digest(value) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
-
-
 def answers(path) -> Dict[str, Dict[tuple, str]]:
     """{chunk: {(i, kind, the digest of the query without its answers): the digest of the game's
-    answers}} of a truth file, read line by line.
+    answers}} of a truth file, whole or in the digest form, read line by line.
     DECISION: the queries and answers are held as SHA-256 digests of their canonical JSON, not
     whole: a full-size truth file runs to tens of gigabytes, and two answers' digests are equal
     exactly when their raw words are (short of a SHA-256 collision)."""
-    _, lines = fileformat.read(path)
+    header, lines = fileformat.read(path)
+    digests = fileformat.is_digests(header)
     out: Dict[str, Dict[tuple, str]] = {}
     for line in lines:
         if "queries" not in line:
             continue
         qs = {}
-        for q in line["queries"]:
-            given = {k: v for k, v in q.items() if k not in ("game", "ledger")}
-            qs[(q["i"], q["kind"], _digest(given))] = _digest(q.get("game"))
+        for q in (line["queries"] if digests else fileformat.digested(line)["queries"]):
+            qs[(q["i"], q["kind"], q["asked"])] = q["game"]
         out[line["chunk"]] = qs
     return out
 
@@ -136,41 +138,37 @@ def _summary_verdict(run, exit_status) -> str:
     except (OSError, ValueError):
         return f"no summary (exit {exit_status})"
     n = summ.get("chunks_done", summ.get("chunks", "?"))
-    word = "PASS" if exit_status == 0 else f"{summ.get('status', 'FAIL')} (exit {exit_status})"
+    word = "PASS" if exit_status == 0 else f"FAIL ({summ.get('status', 'no status')}, exit {exit_status})"
     return f"{word}, {n} chunks"
 
 
 def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
-    """option_sets: one Options per volume (IMAGE with DATA, or DISC). Writes out_dir/<volume>.truth
+    """option_sets: one Options per volume (IMAGE with DATA, or DISC). Writes out_dir/<volume>.answers (digests), <volume>.run
     and out_dir/volumes.json; prints the verdicts and the differences; the exit status is the worst
     verdict's."""
     from dataclasses import replace
 
     from harness.runners.bulk import run_bulk
-    from harness.runners.check_truth import check_truth
     from harness.runners.truth_export import run_truth
     from harness.volume import of_options
     os.makedirs(out_dir, exist_ok=True)
     rows, status = [], 0
     for opts in option_sets:
         vol = of_options(opts).volume
-        path = os.path.join(out_dir, f"{vol.key}.truth")
+        path = os.path.join(out_dir, f"{vol.key}.answers")
         if any(r["path"] == path for r in rows):
-            path = os.path.join(out_dir, f"{vol.key}-{len(rows)}.truth")
-        st = run_truth(opts, path, jobs, err=err)
-        if st == 0:
-            st, _ = check_truth(path, image=opts.image, data=opts.data, disc=opts.disc, show=5)
-        status = max(status, st)
-        run = path[:-len(".truth")] + ".run"          # the nightly's procedure on the same sample
+            path = os.path.join(out_dir, f"{vol.key}-{len(rows)}.answers")
+        run = path[:-len(".answers")] + ".run"        # the nightly's procedure on the same sample
         shutil.rmtree(run, ignore_errors=True)        # written afresh, as the truth file is
         nightly = run_bulk(replace(opts, out=run, fresh=True))
-        status = max(status, nightly)
+        st = run_truth(opts, path, jobs, err=err, digests=True)
+        status = max(status, nightly, st)
         rows.append({"volume": vol.key, "name": vol.name, "image": opts.image, "path": path, "run": run,
-                     "verdict": "PASS" if st == 0 else f"FAIL (exit {st})",
+                     "answers": "written as digests" if st == 0 else f"stopped (exit {st})",
                      "nightly": _summary_verdict(run, nightly), "_opts": opts})
     print("volumes:")
     for r in rows:
-        print(f"  {r['volume'].upper()} ({r['name']}) {r['image']}: {r['verdict']}; nightly {r['nightly']}")
+        print(f"  {r['volume'].upper()} ({r['name']}) {r['image']}: nightly {r['nightly']}; game's answers {r['answers']}")
     first = rows[0]
     for other in rows[1:]:
         rd = record_differences(first["run"], other["run"], first["_opts"].open_corpus(), other["_opts"].open_corpus())

@@ -14,6 +14,7 @@ file past harness.truth.limits is refused at the limit, never held whole.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 import os
 import zlib
@@ -90,6 +91,32 @@ class Writer:
 def chunk_text(line):
     """A chunk line's JSON text, with the count of its queries check-truth verifies (n_queries)."""
     return dumps(dict(line, n_queries=len(line.get("queries") or ())))
+
+
+# -- the digest form (make volumes): each query's inputs and the game's answers as SHA-256 digests ---
+DIGESTS = "sha256"          # the header's "answers" in the digest form
+NOT_ASKED = ("game", "ledger")      # a query's fields that are no part of what it asks
+
+
+def digest(value) -> str:
+    """The SHA-256 of value's canonical JSON (sorted keys): two values' digests are equal exactly when
+    their JSON is, which for words is their raw bits (short of a SHA-256 collision)."""
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def digested(line):
+    """A chunk line in the digest form: each query {"i", "kind", "asked": the digest of the query
+    without its answers, "game": the digest of the game's answers}.
+    DECISION: the digest form keeps a chunk line's shape (its queries numbered 0, 1, ... and counted
+    by n_queries), so it is read and checked as a whole file is; what it drops is the words, which at
+    full size run to some 12 MB a chunk (the world queries' bounds and calls), 50 GB a volume."""
+    qs = [{"i": q["i"], "kind": q["kind"], "asked": digest({k: v for k, v in q.items() if k not in NOT_ASKED}),
+           "game": digest(q.get("game"))} for q in line.get("queries") or ()]
+    return dict(line, queries=qs)
+
+
+def is_digests(header) -> bool:
+    return header.get("answers") == DIGESTS
 
 
 def _text_lines(f, label):

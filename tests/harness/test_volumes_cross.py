@@ -1,5 +1,6 @@
-"""Across volumes (make volumes): each volume's truth file against the reference (one verdict per
-volume), then each later volume's game against the first volume's truth on the chunks they share. The four
+"""Across volumes (make volumes): each volume's nightly against the reference (one verdict per
+volume) and its truth file in the digest form, then each later volume's game against the first volume's
+truth on the chunks they share. The four
 stand-in volumes differ nowhere; a Mutation build with u2f's high branch removed is named with the
 function and the chunks where its answers differ."""
 import json
@@ -29,7 +30,7 @@ def test_the_four_stand_in_volumes_answer_alike(tmp_path):
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
     for v in ("INF (Infection)", "MUT (Mutation)", "OUT (Outbreak)", "QUA (Quarantine)"):
         assert f"  {v} " in r.stdout and r.stdout.split(f"  {v} ")[1].split("\n")[0].endswith(
-            ": PASS; nightly PASS, 23 chunks")
+            ": nightly PASS, 23 chunks; game's answers written as digests")
     for v in ("MUT", "OUT", "QUA"):
         line = r.stdout.split(f"{v}'s nightly records against INF's, on the ")[1].split("\n")[0]
         assert line == "23 chunks of the same id and bytes in both (15 of them synthetic cases): identical (timings aside)"
@@ -39,7 +40,7 @@ def test_the_four_stand_in_volumes_answer_alike(tmp_path):
     cross = json.load(open(tmp_path / "vols" / "volumes.json"))["cross"]
     assert [c["b"] for c in cross] == ["mut", "out", "qua"]
     assert all(c["queries"] > 0 and c["by_function"] == {} and c["unmatched"] == {} for c in cross)
-    held = sum(len(q) for q in answers(tmp_path / "vols" / "inf.truth").values())
+    held = sum(len(q) for q in answers(tmp_path / "vols" / "inf.answers").values())
     assert all(c["queries"] == held for c in cross)                       # every query of INF's truth compared
 
 
@@ -56,10 +57,30 @@ def _edited(src, dst, edit):
     return line["chunk"]
 
 
-def test_a_later_volume_is_its_game_against_the_first_volumes_truth_query_by_query(tmp_path):
-    r = volumes(tmp_path, FOUR[:2], "--n", "2", "--check", "controllers")
+def truth(out, image, *extra):
+    r = subprocess.run([sys.executable, "-m", "harness", "truth", "--image", image, "--out", str(out), *extra],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
-    inf, mut = tmp_path / "vols" / "inf.truth", tmp_path / "vols" / "mut.truth"
+    return out
+
+
+def test_the_digest_form_holds_the_whole_truth_files_answers(tmp_path):
+    """make volumes writes the digest form; its digests are the whole file's, query by query."""
+    r = volumes(tmp_path, FOUR[:2], "--n", "2")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    for key, image in (("inf", FOUR[0]), ("mut", FOUR[1])):
+        whole = truth(tmp_path / f"{key}.truth", image, "--n", "2")
+        digests = answers(tmp_path / "vols" / f"{key}.answers")
+        assert digests and answers(whole) == digests
+        assert os.path.getsize(tmp_path / "vols" / f"{key}.answers") * 20 < os.path.getsize(whole)
+    r = subprocess.run([sys.executable, "-m", "harness", "check-truth", str(tmp_path / "vols" / "inf.answers")],
+                       cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 2 and "SHA-256 digests" in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_later_volume_is_its_game_against_the_first_volumes_truth_query_by_query(tmp_path):
+    args = ("--n", "2", "--check", "controllers")
+    inf, mut = truth(tmp_path / "inf.truth", FOUR[0], *args), truth(tmp_path / "mut.truth", FOUR[1], *args)
     assert differences(inf, mut)["by_function"] == {}
 
     def one_word(line):                                                   # the game of MUT answers one word apart
@@ -95,8 +116,8 @@ def test_a_volume_with_one_function_changed_is_named_with_the_function_and_its_c
     r = volumes(tmp_path, ["standin/standin.elf", str(build / "standin-stripped.elf")],
                 "--chunks", ",".join(changed + [alike]), "--check", "controllers")
     assert r.returncode == 1, r.stdout[-3000:] + r.stderr[-3000:]          # its own verdict: the reference
-    assert "  INF (Infection) standin/standin.elf: PASS" in r.stdout
-    assert "MUT (Mutation)" in r.stdout and ": FAIL (exit 1)" in r.stdout
+    assert "  INF (Infection) standin/standin.elf: nightly PASS" in r.stdout
+    assert "MUT (Mutation)" in r.stdout and ": nightly FAIL (mismatches, exit 1), 3 chunks" in r.stdout
     cross = json.load(open(tmp_path / "vols" / "volumes.json"))["cross"]
     assert sorted(cross[0]["by_function"]) == ["SetAnmCtrlWork"]
     named = sorted(cross[0]["by_function"]["SetAnmCtrlWork"])
