@@ -262,6 +262,8 @@ def view(n: int, m: dict, cause: str, full: bool = True, names=None) -> dict:
          "gs": brief(m.get("expected"), m.get("got"))[1],
          "ulp": ulp_of(m), "repro": m.get("repro"),
          "seed": m.get("seed")}
+    if answered_by(m) != "reference":
+        v["by"] = answered_by(m)               # whose answer the game is held against (a model run's)
     if m.get("inferred"):
         v["inferred"] = str(m["inferred"])     # harness/compare/inferred.py: the spec's [INF] rule it falls on
     if isinstance(m.get("deviation"), (int, float)):

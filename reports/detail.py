@@ -14,7 +14,8 @@ from .origins import chain_html
 
 
 # DECISION: the two sides are named for what they are, the reference (our model) and the game (the
-# executable under the machine); a reverse engineer reads "expected" as the game's value.
+# executable under the machine); a reverse engineer reads "expected" as the game's value. In a run
+# with a model in the reference's place, the model's side is named "model" (the view's "by").
 REFERENCE, GAME = "reference", "game"
 
 
@@ -24,10 +25,10 @@ def e(x) -> str:
     return escape(printable("" if x is None else str(x)), quote=True)
 
 
-def strip_html(sv: dict, label: str = "") -> str:
-    """Two 32-cell bit strips (reference, game): sign / exponent / fraction, differing bits marked."""
+def strip_html(sv: dict, label: str = "", by: str = REFERENCE) -> str:
+    """Two 32-cell bit strips (reference or model, game): sign / exponent / fraction, differing bits marked."""
     rows = []
-    for name, bits in ((REFERENCE, sv["eb"]), (GAME, sv["gb"])):
+    for name, bits in ((by, sv["eb"]), (GAME, sv["gb"])):
         cells = []
         for i in range(31, -1, -1):
             part = ("s" if i == 31 else ("e" if i >= 23 else "f")) if sv["float"] else "i"
@@ -42,21 +43,21 @@ def strip_html(sv: dict, label: str = "") -> str:
             '</div>')
 
 
-def values_html(sv: dict) -> str:
+def values_html(sv: dict, by: str = REFERENCE) -> str:
     ulp = "" if sv["ulp"] is None else f'<tr><th>ulp distance</th><td colspan="3">{sv["ulp"]}</td></tr>'
     rows = "".join(f'<tr><th>{name}</th><td class="mono">{e(s["hex"])}</td>'
                    f'<td class="mono">{e(s["dec"])}</td><td class="mono">{e(s["read"])}</td></tr>'
-                   for name, s in ((REFERENCE, sv["e"]), (GAME, sv["g"])))
+                   for name, s in ((by, sv["e"]), (GAME, sv["g"])))
     return (f'<table class="vals"><tr><th></th><th>hex</th><th>decimal</th>'
             f'<th>{"float (display only)" if sv["float"] else "reading"}</th></tr>{rows}{ulp}</table>')
 
 
-def list_html(lv: dict) -> str:
+def list_html(lv: dict, by: str = REFERENCE) -> str:
     rows = "".join(f'<tr class="{"dr" if r[3] else ""}"><td>{r[0]}</td><td class="mono">{e(r[1])}'
                    f'</td><td class="mono">{e(r[2])}</td></tr>' for r in lv["rows"])
     more = f'<p class="note">{lv["more"]} more elements not shown</p>' if lv["more"] > 0 else ""
-    strips = "".join(values_html(s) + strip_html(s, s["label"]) for s in lv["strips"])
-    return (f'<table class="vals list"><tr><th>#</th><th>{REFERENCE} ({lv["ne"]})</th>'
+    strips = "".join(values_html(s, by) + strip_html(s, s["label"], by) for s in lv["strips"])
+    return (f'<table class="vals list"><tr><th>#</th><th>{by} ({lv["ne"]})</th>'
             f'<th>{GAME} ({lv["ng"]})</th></tr>{rows}</table>{more}{strips}')
 
 
@@ -88,15 +89,16 @@ def detail_html(v: dict) -> str:
     kv = [("chunk", v["chunk"]), ("check", v["check"]), ("where", v.get("where")),
           ("field", v.get("field")), ("likely cause", v["cause"]), ("question", v.get("inferred")),
           ("seed", v.get("seed"))]
+    by = v.get("by", REFERENCE)
     kv_html = ('<table class="kv">' + "".join(f'<tr><th>{k}</th><td>{e(x)}</td></tr>'
                                               for k, x in kv if x not in (None, "")) + '</table>')
     if "sv" in v:                                   # one u32: identity and bits side by side
-        out.append(f'<div class="pair">{kv_html}<div>{values_html(v["sv"])}'
-                   f'{strip_html(v["sv"])}</div></div>')
+        out.append(f'<div class="pair">{kv_html}<div>{values_html(v["sv"], by)}'
+                   f'{strip_html(v["sv"], by=by)}</div></div>')
     elif "lv" in v:
-        out.append(kv_html + list_html(v["lv"]))
+        out.append(kv_html + list_html(v["lv"], by))
     elif "raw" in v:
-        out.append(kv_html + f'<table class="vals"><tr><th>{REFERENCE}</th><td class="mono">{e(v["raw"][0])}'
+        out.append(kv_html + f'<table class="vals"><tr><th>{by}</th><td class="mono">{e(v["raw"][0])}'
                    f'</td></tr><tr><th>{GAME}</th><td class="mono">{e(v["raw"][1])}</td></tr></table>')
     else:
         out.append(kv_html)
@@ -128,10 +130,11 @@ ROW_COLUMNS = (("mn", "#"), ("mc", "check"), ("mch", "chunk"), ("mw", "object ·
                ("md", "d"), ("cause", "likely cause"))
 
 
-def list_head_html() -> str:
-    """The column headings above the mismatch rows."""
+def list_head_html(by: str = REFERENCE) -> str:
+    """The column headings above the mismatch rows; by: whose answers they hold against the game's."""
     return ('<div class="mhead" aria-hidden="true">'
-            + "".join(f'<span class="{c}">{e(h)}</span>' for c, h in ROW_COLUMNS) + '</div>')
+            + "".join(f'<span class="{c}">{e(h.replace(REFERENCE, by, 1) if c == "mv" else h)}</span>'
+                      for c, h in ROW_COLUMNS) + '</div>')
 
 
 def summary_line_html(v: dict) -> str:

@@ -446,7 +446,12 @@ def _mismatches_html(views, rendered, n_dropped=0, notes=()) -> str:
             f'<div class="pager"><button type="button" id="prev">◀ prev</button> '
             f'<span id="pageinfo">page 1 of {pages} · {counted(len(views), "mismatch", sep="")}</span> '
             f'<button type="button" id="next">next ▶</button> <button type="button" id="expand">'
-            f'expand page</button></div>{list_head_html()}<div id="mlist">{first}</div>')
+            f'expand page</button></div>{list_head_html(_answered_by(views))}<div id="mlist">{first}</div>')
+
+
+def _answered_by(views) -> str:
+    """"model" when every mismatch shown holds a model's answer (bulk --model), else "reference"."""
+    return "model" if views and all(v.get("by") == "model" for v in views) else "reference"
 
 
 # status (reports.summary.status) -> (verdict text, CSS class)

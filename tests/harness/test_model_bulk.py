@@ -72,6 +72,9 @@ def test_a_wrong_model_fails_the_run_and_each_repro_shows_its_mismatch_with_the_
     assert {x.get("answered_by") for r in failing for x in r["mismatches"]} == {"model"}
     first = [x for x in out.splitlines() if x.strip().startswith("first: notes")]
     assert first and all(": model " in x and ": reference " not in x for x in first), out
+    page = open(tmp_path / "wrong" / "report.html", encoding="utf-8").read()
+    assert "model → game" in page and "reference → game" not in page          # the list's heading
+    assert "<th>model" in page and "<th>reference" not in page                # each value table
     words = shlex.split(m["repro"])
     assert words[:4] == [".venv/bin/python", "-m", "harness", "one"] and "--model" in words
     assert words[words.index("--model") + 1] == NOTES_MODEL + " --wrong"
