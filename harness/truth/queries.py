@@ -381,22 +381,40 @@ def objects(game, ch, anim, prof, _r):
 def world(game, ch, anim, prof, r):
     """anim-objects.md §3.6 level 2: per playback speed one query (the scene, the speed, the step
     count, the anm's matrix and tp) with the game's frame counter and ccModel::Draw calls after
-    every step, and, harness-only, each call's bound (None: exact) from the check's rule."""
+    every step, and, harness-only, each call's bound (None: exact) from the check's rule. The index
+    and table are built once and restored before each further speed, as the world check does."""
     from harness.checks import objects as c_objects
     from harness.checks import world as c_world
     out = []
     exact_local = getattr(prof, "exact_local", True)
+    case = checks.Case(anim, prof, game, ch)
+    kept = ob = None
     for speed, n in c_playback.plan(anim, prof, r):
-        ob, sc, want_index, want, _, _ = c_objects.build(checks.Case(anim, prof, game, ch),
-                                                         anm_matrix=c_world.ANM_MATRIX)
-        forward, calls = c_world.game_series(ob, speed, n)
+        if kept is None:
+            ob, sc, want_index, want, _, _ = c_objects.build(case, anm_matrix=c_world.ANM_MATRIX)
+            kept = ob.keep()
+        else:
+            ob.restore(kept)
+            if game.reload:
+                ob = c_objects.build(case, anm_matrix=c_world.ANM_MATRIX)[0]
+                ob.same_as(kept)
+        forward, draws = c_world.game_series(ob, speed, n)
         bounds = c_world.expected(anim, want_index, want, speed, n, exact_local)["bounds"]
         out.append({"kind": "world", "scene": sc.to_json(), "speed": speed, "steps": n,
                     "anm_matrix": list(c_world.ANM_MATRIX), "anm_tp": c_objects.ANM_TP,
                     "bounds": [None if b is None else [[float(x) for x in row] for row in b] for b in bounds],
                     "ledger": [[c_world.WORLD_KIND, i, 1] for i in range(len(want_index))],
-                    "game": {"forward": forward,
-                             "calls": [[[list(i), list(w), a] for i, w, a in step] for step in calls.calls()]}})
+                    "game": {"forward": forward, "calls": _world_calls(draws)}})
+    return out
+
+
+def _world_calls(draws):
+    """Per step [[identity, 16 world words, alpha], ...]: the game's Draw calls as JSON values."""
+    world, alpha = draws.world.tolist(), draws.alpha.tolist()
+    out, k = [], 0
+    for step in draws.identities:
+        out.append([[list(i), world[k + q], alpha[k + q]] for q, i in enumerate(step)])
+        k += len(step)
     return out
 
 
