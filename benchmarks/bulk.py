@@ -48,7 +48,7 @@ def machine_cpu(engine: str, n: int = SAMPLE_N, extra=(), env_extra=None) -> dic
 
 
 def main() -> int:
-    from eemu_ext.native.build import compiler
+    from eemu_ext.engines.native.build import compiler
     engines = ["python"] + (["native"] if compiler() is not None else [])
     if "native" in engines:
         machine_cpu("native", n=1)                  # translate and compile once, untimed

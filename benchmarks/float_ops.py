@@ -11,8 +11,8 @@ import random
 import time
 
 from eemu_ext import eefloat
-from eemu_ext.machine import Machine
-from eemu_ext.testing import run_words
+from eemu_ext.core.machine import Machine
+from eemu_ext.core.testing import run_words
 
 CODE = 0x00080000
 
@@ -141,7 +141,7 @@ def op_ns(model: str, n: int = 20000, lib=None) -> dict:
     """{op: {"c": ns, "python": ns}} per call of the model's arithmetic, C timed inside C, on
     the random normal operands of op_operands (CPU time)."""
     import numpy as np
-    from eemu_ext.native.cfloat import MODEL_BINDINGS, load
+    from eemu_ext.engines.native.cfloat import MODEL_BINDINGS, load
     lib = lib or load()
     fm = eefloat.model(model)
     xs = op_operands(model, n)

@@ -9,8 +9,8 @@ import os
 import struct
 import time
 
-from eemu_ext.machine import SENTINEL, STACK_TOP, Machine, sx32
-from eemu_ext.testing import CODE_BASE, program, put_words
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, Machine, sx32
+from eemu_ext.core.testing import CODE_BASE, program, put_words
 from benchmarks.goals import goal, verdict
 
 LOOP_ITERATIONS = 3_000_000
@@ -108,7 +108,7 @@ def coverage_cost(engs) -> dict:
 def unicorn_c_program():
     import unicorn
     from unicorn import mips_const as MC
-    from eemu_ext.elf import load_image
+    from eemu_ext.loading.elf import load_image
     img = load_image(INT_PROG)
     uc = unicorn.Uc(unicorn.UC_ARCH_MIPS, unicorn.UC_MODE_MIPS64 | unicorn.UC_MODE_LITTLE_ENDIAN)
     uc.mem_map(0, 0x02000000)
@@ -148,7 +148,7 @@ def report(name, steps, times, uc_dt):
 
 
 def engines():
-    from eemu_ext.native.build import compiler
+    from eemu_ext.engines.native.build import compiler
     return ("python", "native") if compiler() is not None else ("python",)
 
 

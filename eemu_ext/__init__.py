@@ -1,17 +1,21 @@
 """eemu_ext: the R5900 (Emotion Engine) machine. Knows nothing of animation.
 
-Modules: ``machine`` (Machine: state, memory, symbols, calls), ``hooks`` (m.hooks), ``python_engine``
-(the Python engine: compiled blocks and their run loop), ``engine`` (basic blocks -> Python source;
-the engines' protocol), ``native`` (the native engine, lockstep, the C build cache), ``decode`` (our
-decoder in front of capstone), ``isa`` (the instruction table: integer, cop1, vu0, mmi rows),
-``memory`` (RAM, mirrors, scratchpad, VU0 memory), ``elf`` (images and symbols), ``layout`` (the retail layout: main, overlays,
-window, symbol sources), ``sidecar`` (a stripped volume's ``.syms``), ``overlays`` (``DATA/<NAME>.PRG``), ``errors``,
-``record`` (recordings), ``testing`` (run_words, asm), ``disasm``
-(`python -m eemu_ext disasm ELF [SYMBOL|ADDR]`).
+Sub-packages, each below the ones after it (no import goes the other way; pyproject.toml's
+import-linter contract holds them so):
+- ``errors``, ``eefloat`` (the EE float arithmetic) and ``memory`` (RAM, mirrors, scratchpad, VU0
+  memory): modules at the bottom that every part reads;
+- ``isa``: the instruction table (integer, cop1, vu0, mmi rows) and ``decode``, our decoder in front
+  of capstone;
+- ``engines``: what runs the code (the Python engine, the native engine and lockstep, coverage);
+- ``loading``: ELF images, the retail layout, sidecars and overlays;
+- ``analysis``: data flow, recordings, the disassembler (`python -m eemu_ext disasm ELF [SYMBOL|ADDR]`);
+- ``core``: the Machine that puts them together, its hooks and typed memory access, ``trace``
+  (`python -m eemu_ext run`) and ``testing`` (run_words, asm).
 """
-from .errors import (EemuError, EmulationError, EngineError, HostError, StepLimitExceeded, UnimplementedInstruction,
-                     MemoryFault, ElfError, TrapError, SyscallError, DelaySlotError, MachineError, LockstepMismatch)
-from .machine import Machine
+from eemu_ext.errors import (EemuError, EmulationError, EngineError, HostError, StepLimitExceeded,
+                             UnimplementedInstruction, MemoryFault, ElfError, TrapError, SyscallError,
+                             DelaySlotError, MachineError, LockstepMismatch)
+from eemu_ext.core.machine import Machine
 
 __all__ = ["Machine", "EemuError", "EmulationError", "EngineError", "HostError", "StepLimitExceeded",
            "UnimplementedInstruction", "MemoryFault", "ElfError", "TrapError", "SyscallError", "DelaySlotError",

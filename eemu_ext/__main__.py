@@ -10,9 +10,9 @@ def main(argv=None) -> int:
               "       python -m eemu_ext run ELF SYMBOL|ADDR [ARGS...] [--trace] [--limit N]", file=sys.stderr)
         return 2
     if argv[0] == "run":
-        from .trace import main as run_main
+        from eemu_ext.core.trace import main as run_main
         return run_main(argv[1:])
-    from .disasm import main as disasm_main
+    from eemu_ext.analysis.disasm import main as disasm_main
     return disasm_main(argv[1:])
 
 

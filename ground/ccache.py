@@ -14,7 +14,7 @@ Every failure of the host (no compiler, a compiler error or timeout, a cache dir
 be written) is a ``BuildError`` naming the compiler or the path; nothing here raises anything
 else. The module knows nothing of what it builds and imports nothing but the standard library.
 
-The machine (eemu_ext/native/build.py) and the reference (reference/cbuild.py) both build through
+The machine (eemu_ext/engines/native/build.py) and the reference (reference/cbuild.py) both build through
 it: one cache format and one behaviour, and neither package imports the other's code.
 """
 from __future__ import annotations

@@ -117,7 +117,7 @@ def engine_in_use() -> str:
     """The machine engine a run will use (native, python or lockstep), checked at the door: an
     unknown $EEMU_ENGINE (make's ENGINE=) is a usage error naming that variable, not an error of
     the executable the first Machine happens to load."""
-    from eemu_ext.machine import ENGINES, choose_engine
+    from eemu_ext.core.machine import ENGINES, choose_engine
     value = os.environ.get("EEMU_ENGINE") or None
     if value is not None and value not in ENGINES:
         name = "ENGINE" if via_make() else "EEMU_ENGINE"

@@ -19,7 +19,7 @@ DISC_SIDECARS = ("/SLUS_202.67.SYMS;1", "/SLUS_202.67.SYMS", "/SLUS_202.67.syms;
 def machine_args(opts) -> dict:
     """{'syms': path or None, 'overlay': None, a name, or (name, .PRG path), 'confirm': names} for
     Game (load_elf takes all but 'confirm')."""
-    from eemu_ext.overlays import OVERLAYS, overlay_name, prg_file_name
+    from eemu_ext.loading.overlays import OVERLAYS, overlay_name, prg_file_name
     syms = opts.syms
     if syms is not None and not os.path.isfile(syms):
         raise HarnessError(f"SYMS={syms}: no such file")
@@ -47,8 +47,8 @@ def refuse_carried(img, names, confirmed) -> None:
     carried by a pass with a measured error rate (its `how` neither exact nor call, volumes.md §2 and
     §7.2), unless it is confirmed. DECISION: a row without `how` is taken as given (the column is
     optional); ccSys, which the harness wires, counts with the functions."""
-    from eemu_ext.layout import SIDECAR
-    from eemu_ext.sidecar import TRUSTED_HOWS
+    from eemu_ext.loading.layout import SIDECAR
+    from eemu_ext.loading.sidecar import TRUSTED_HOWS
     lay = getattr(img, "layout", None)
     if lay is None:
         return

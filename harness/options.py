@@ -103,7 +103,7 @@ class Options:
             r = of_options(self, unloadable=True)
             if r is not None and r.how != "default":
                 out.update(categoryFDTbl=r.volume.category_fd, cateCDOfsTbl=r.volume.cate_cd_ofs)
-        from eemu_ext.sidecar import MAIN, beside, read_sidecar
+        from eemu_ext.loading.sidecar import MAIN, beside, read_sidecar
         path = self.syms or beside(self.corpus_image)
         if not path:
             return out or None

@@ -1,7 +1,7 @@
 """Provenance of a mismatch: the game's instructions behind the word a check compared.
 
 A mismatch is replayed (its shrunk input when there is one) with the machine's recorder on
-(eemu_ext/record.py) around the one game call that wrote the compared word: SetAnmCtrlWork of the
+(eemu_ext/analysis/record.py) around the one game call that wrote the compared word: SetAnmCtrlWork of the
 compared time for a controllers mismatch, the last _AnimateForward for a playback one. The store
 that last wrote the word (``rec.last_store_to``) starts a walk of the data flow backward
 (``rec.producer_chain``, depth DEPTH): the instruction that produced the stored register, the
@@ -386,7 +386,7 @@ def _stored_word(ln, a) -> Optional[int]:
 def value_steps(recs, path, end) -> List[dict]:
     """The value path as chain-like steps (call, line "call:index", pc, symbol, insn, inputs and
     outputs); the producer last, or a leaf saying why the walk stopped."""
-    from eemu_ext.record import Link
+    from eemu_ext.analysis.record import Link
     out = []
     for k, i in path:
         name, rec = recs[k]

@@ -102,7 +102,7 @@ def of_options(opts, unloadable=False) -> Optional[Resolved]:
     HarnessError, or None with `unloadable` (the probe reports why)."""
     key = (opts.image, getattr(opts, "volume", None), opts.disc if opts.image_from_disc else None)
     if key not in _RESOLVED:
-        from eemu_ext.elf import load_image
+        from eemu_ext.loading.elf import load_image
         from eemu_ext.errors import ElfError
         args = {k: v for k, v in opts.machine_args().items() if k != "confirm"}
         try:

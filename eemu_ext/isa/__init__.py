@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Dict, List
 
-from .row import Row, OPERAND_FORMATS, fields_of  # noqa: F401  (re-exported)
+from eemu_ext.isa.row import Row, OPERAND_FORMATS, fields_of  # noqa: F401  (re-exported)
 
-from . import cop1, integer, mmi, vu0  # noqa: E402  (after the row types they build on)
+from eemu_ext.isa import cop1, integer, mmi, vu0  # noqa: E402  (after the row types they build on)
 
 MODULES = (integer, cop1, vu0, mmi)
 ROWS: List[Row] = [row for mod in MODULES for row in mod.ROWS]

@@ -6,15 +6,15 @@ bookkeeping; no-ops under trunc, where FCR31 holds only C). FPU ACC is ``S.acc``
 overflow latch (ee-float.md §3.6) is ``S.acc_ovf``; FCR31 is ``S.fcr31`` and always reads with
 bits 0 and 24 set.
 
-Every row's ``c`` is its compiled semantics (eemu_ext/native/csrc/ee.h), statement for statement
-the same as ``sem``, with the model names of eemu_ext/native/csrc/model.h. DECISION: a ``c`` that
+Every row's ``c`` is its compiled semantics (eemu_ext/engines/native/csrc/ee.h), statement for statement
+the same as ``sem``, with the model names of eemu_ext/engines/native/csrc/model.h. DECISION: a ``c`` that
 needs a local (the flagged result ``r``) is one braced block, so consecutive rows in one C
 function never redeclare a name.
 """
 from __future__ import annotations
 
-from .. import eefloat
-from .row import OPERAND_FORMATS, Row
+from eemu_ext import eefloat
+from eemu_ext.isa.row import OPERAND_FORMATS, Row
 
 OP_COP1 = 0x11 << 26
 S_FMT = OP_COP1 | (16 << 21)          # .S functions

@@ -9,7 +9,7 @@ MTSAB/MTSAH, SYNC/SYNC.P, EI/DI, MFC0/MTC0, 3-operand MULT/MULTU.
 """
 from __future__ import annotations
 
-from .row import Row, OPERAND_FORMATS
+from eemu_ext.isa.row import Row, OPERAND_FORMATS
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF

@@ -11,11 +11,11 @@ Helper names all start with ``mmi_`` so they cannot collide with other modules' 
 helper or local in a ``sem`` is spelled like a field token (rs, rt, rd, sa, imm, ...).
 
 Each row's ``c`` is its compiled form, generated beside its ``sem``; it calls the C helpers of
-eemu_ext/native/csrc/mmi.h under the same mmi_* names (128-bit values as u128).
+eemu_ext/engines/native/csrc/mmi.h under the same mmi_* names (128-bit values as u128).
 """
 from __future__ import annotations
 
-from .row import Row
+from eemu_ext.isa.row import Row
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -479,7 +479,7 @@ MMI = 0x70000000
 A = "R[rs] | RH[rs] << 64"
 B = "R[rt] | RH[rt] << 64"
 PUT = "\nR[rd] = _v & M64\nRH[rd] = _v >> 64"
-# The same in C (eemu_ext/native/csrc/mmi.h): 128-bit values are u128.
+# The same in C (eemu_ext/engines/native/csrc/mmi.h): 128-bit values are u128.
 A_C = "((u128)RH[rs] << 64 | R[rs])"
 B_C = "((u128)RH[rt] << 64 | R[rt])"
 PUT_C = " R[rd] = (uint64_t)_v; RH[rd] = (uint64_t)(_v >> 64);"
@@ -689,7 +689,7 @@ _row("plzcw", 0x04, 0, ("rd", "rs"), "R[rd] = mmi_plzcw(R[rs])", zero=RT,
 del _mn, _sub, _fn, _n, _suffix, _funct, _amt
 
 
-# --- data flow (eemu_ext/dataflow.py) -------------------------------------------------------------
+# --- data flow (eemu_ext/analysis/dataflow.py) -------------------------------------------------------------
 # The helpers above that take the state itself, summarised in the sem language: what they read and
 # write (values are not modelled). tests/machine/test_dataflow.py checks each against execution.
 _OPERANDS = "_x = R[s] | RH[s] | R[t] | RH[t]\n"

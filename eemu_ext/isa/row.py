@@ -85,7 +85,7 @@ class Row:
     link: str = ""                # '', 'rd', or '31': register that receives pc + 8
     note: str = ""                # one line: anything a reader of the table should know
     c: str = ""                   # compiled semantics: C in the same field-token language as sem
-                                  # (eemu_ext/native/csrc/ee.h states the names it may use)
+                                  # (eemu_ext/engines/native/csrc/ee.h states the names it may use)
     python_only: str = ""         # why this row has no compiled form (it ends a native block and
                                   # runs in the Python engine); empty for rows that have ``c``
 

@@ -7,15 +7,15 @@ DECISION: under trunc the MAC and status flags are not kept (ee-float.md §2.2: 
 kept"), while CLIP, a comparison result rather than an arithmetic flag, is kept under both models.
 
 Each row's ``c`` is its compiled form, generated beside its ``sem`` and calling the C helpers of
-eemu_ext/native/csrc/vu0.h under the same names. VCALLMS, VCALLMSR and CTC2 are Python-only (they
+eemu_ext/engines/native/csrc/vu0.h under the same names. VCALLMS, VCALLMSR and CTC2 are Python-only (they
 can raise). vi24 is ``S.vi24`` in both engines.
 """
 from __future__ import annotations
 
-from .. import eefloat
-from ..eefloat import M32, SIGN
-from .cop1 import float_model_of
-from .row import OPERAND_FORMATS, Row
+from eemu_ext import eefloat
+from eemu_ext.eefloat import M32, SIGN
+from eemu_ext.isa.cop1 import float_model_of
+from eemu_ext.isa.row import OPERAND_FORMATS, Row
 
 OP_COP2 = 0x12 << 26
 CO = OP_COP2 | (1 << 25)              # macro instructions: bit 25 set
@@ -66,7 +66,7 @@ def _row(mn, mask, match, ops, sem, note="", gpr_writes=(), c="", python_only=""
 
 
 def _c(*stmts):
-    """A row's C (eemu_ext/native/csrc/vu0.h): the statements in one block, so its locals are its own.
+    """A row's C (eemu_ext/engines/native/csrc/vu0.h): the statements in one block, so its locals are its own.
     DECISION: every template is braced, so an engine may paste rows one after another."""
     return "{ " + " ".join(stmts) + " }"
 
@@ -555,7 +555,7 @@ def make_control(machine) -> dict:
         # (no micro program can be running or stopped), 30: ignored.
 
     def machine_fault(msg):
-        from ..errors import MachineError
+        from eemu_ext.errors import MachineError
         raise MachineError(msg)
 
     return dict(vu_cfc2=vu_cfc2, vu_ctc2=vu_ctc2)
@@ -575,7 +575,7 @@ def namespace(machine) -> dict:
     return ns
 
 
-# --- data flow (eemu_ext/dataflow.py) -------------------------------------------------------------
+# --- data flow (eemu_ext/analysis/dataflow.py) -------------------------------------------------------------
 # The lane helpers that take the state, summarised in the sem language (what they read and write;
 # values are not modelled). The hw model's flags are the superset: under trunc MAC/STATUS stay.
 _EACH_LANE = "for _c in range(4):\n    if dest & (8 >> _c):\n        "

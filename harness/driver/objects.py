@@ -447,7 +447,7 @@ class Objects:
         hooked: every ccModel::Draw call in order. Bit 0 of +0x8C of the anm and of every object
         the table holds is cleared first (a new frame).
 
-        ccModel::Draw is a tap hook (eemu_ext/hooks.py): each call leaves its object (a1) and
+        ccModel::Draw is a tap hook (eemu_ext/core/hooks.py): each call leaves its object (a1) and
         alpha ($f12) in a list, and the world matrices are gathered in one read after Draw. DECISION: an object's world matrix after Draw is the one its ccModel::Draw received:
         _SetLWMatrix writes it once a frame (bit 0 set), nothing else under ccAnm::Draw writes a
         coord's +0x00, and ccModel::Draw is the harness's hook."""

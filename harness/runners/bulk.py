@@ -93,8 +93,8 @@ def game_side(opts):
     """The params that say who answers for the game (run.RESUME_PARAMS): the sidecar and the
     resident overlay in use (their files' identities), lockstep, the archive's index executable."""
     from eemu_ext.errors import ElfError
-    from eemu_ext.overlays import find_prg
-    from eemu_ext.sidecar import beside
+    from eemu_ext.loading.overlays import find_prg
+    from eemu_ext.loading.sidecar import beside
     ma = opts.machine_args()
     out = {"syms": file_identity(ma["syms"] or beside(opts.image))}
     ovl = ma["overlay"]

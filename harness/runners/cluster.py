@@ -198,7 +198,7 @@ class ClusterWorkers(Workers):
     def __init__(self, opts, rd):
         from harness.runners import codecov
         from harness.runners.worker import Setup
-        from eemu_ext.sidecar import beside
+        from eemu_ext.loading.sidecar import beside
         args = opts.machine_args()
         if args["syms"] or args["overlay"] or beside(opts.image):
             # DECISION: the workers receive the executable's bytes alone, so an image that needs its

@@ -1,12 +1,12 @@
 """Coverage of the game's code over a run: counts per instruction and branch direction, summed.
 
-Every bulk worker's machine counts (Machine(coverage=True), eemu_ext/coverage.py): after each
+Every bulk worker's machine counts (Machine(coverage=True), eemu_ext/engines/coverage.py): after each
 batch of chunks the worker takes the counts (`take`) and returns them with the batch; the bulk
 process sums them and writes `coverage/<host>-<pid>.json` in the run directory
 (harness/runners/tasks.py); `finish` sums the files into `coverage.json` (interfaces.md §4),
 `make merge` sums the parts' coverage.json files. `report` gives per function, over the functions
 reached from the harness's entry points, instructions covered/total and branch directions
-covered/total with the annotated disassembly (eemu_ext.coverage.function_report); with the counts
+covered/total with the annotated disassembly (eemu_ext.engines.coverage.function_report); with the counts
 the run directory gets `coverage_functions.json`, those figures and every instruction's line as
 data, which reports renders into code_coverage.html (reports never imports the harness).
 
@@ -40,7 +40,7 @@ def entry_points():
 def take(game):
     """The game machine's counts since the last take (a CodeCoverage), its counters emptied; None
     when the machine does not count."""
-    from eemu_ext.coverage import CodeCoverage
+    from eemu_ext.engines.coverage import CodeCoverage
     m = getattr(game, "m", None)
     if m is None or not getattr(m, "coverage_enabled", False):
         return None
@@ -54,7 +54,7 @@ class Total:
     """One process's summed counts, written to its own file of the run directory."""
 
     def __init__(self):
-        from eemu_ext.coverage import CodeCoverage
+        from eemu_ext.engines.coverage import CodeCoverage
         self.cov = CodeCoverage()
 
     def add(self, cov):
@@ -71,7 +71,7 @@ class Total:
 
 def parse(d, where):
     """The CodeCoverage of its JSON form d; a HarnessError naming `where` when it is not one."""
-    from eemu_ext.coverage import CodeCoverage
+    from eemu_ext.engines.coverage import CodeCoverage
     try:
         return CodeCoverage.from_json(d)
     except ValueError as exc:
@@ -97,7 +97,7 @@ def merge_files(paths, out_dir):
 def _sum_into(paths, out_dir):
     """The coverage files at `paths` summed into out_dir's coverage.json (and its per-function
     file); None when there is none."""
-    from eemu_ext.coverage import CodeCoverage
+    from eemu_ext.engines.coverage import CodeCoverage
     from harness.runners.run import write_json
     if not paths:
         return None
@@ -121,9 +121,9 @@ def report(image, cov, function=None, m=None):
     symbol or a short name such as NoteProcess or ccMalloc), sorted by readable name; each has
     .served: a function the harness serves itself (a hooked stub: allocators, OpenData), which
     the game's code calls but the machine never runs."""
-    from eemu_ext.coverage import function_report
+    from eemu_ext.engines.coverage import function_report
     from harness.driver.stubs import STUB_SYMBOLS
-    from eemu_ext.function_names import readable, resolve
+    from eemu_ext.loading.function_names import readable, resolve
     m = m or _machine(image)
     if function:
         reached = [f.name for f in function_report(m, cov, entry_points())]
@@ -163,7 +163,7 @@ def functions_json(image, cov) -> dict:
     """coverage_functions.json (interfaces.md §4): per function reached from the entry points its
     figures and one line per instruction, [address "0x%08x", executions, disassembly, taken,
     not taken] (the two directions' counts of a conditional branch, else null)."""
-    from eemu_ext.coverage import CONDITIONAL
+    from eemu_ext.engines.coverage import CONDITIONAL
     m = _machine(image)
     funcs = report(image, cov, m=m)
     rows = m.decoder.rows

@@ -133,7 +133,7 @@ def install(worker) -> None:
     check_record) once per process."""
     if _INSTALLED:
         return
-    from eemu_ext.machine import Machine
+    from eemu_ext.core.machine import Machine
     from harness.driver import game as game_mod
     from harness.runners import run
     import importlib

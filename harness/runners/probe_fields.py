@@ -3,7 +3,7 @@ volume by volumes.md §7.4) confirmed against the code that reads or writes the 
 
 A field is confirmed when one of the game functions known to access it (executable-abi.md §4, §6, §7)
 holds a load, a store or an address formation (``addiu``) with that immediate off a base register
-other than sp and gp, as the machine's instruction table decodes it (eemu_ext.disasm.accesses). A
+other than sp and gp, as the machine's instruction table decodes it (eemu_ext.analysis.disasm.accesses). A
 field whose functions are all there and none uses the offset is a mismatch: the volume's code has
 moved the field, or the table is wrong. A field no listed function is known to touch, or whose
 functions the executable does not name, is not checkable and said so.
@@ -105,7 +105,7 @@ class Verdict(NamedTuple):
 
 def check_offsets(img, offsets: Dict[str, int]) -> Verdict:
     """Each offset of `offsets` against the code of the functions known to access it in `img`."""
-    from eemu_ext.disasm import _loaded, accesses, function_extent
+    from eemu_ext.analysis.disasm import _loaded, accesses, function_extent
     from eemu_ext.errors import ElfError
     try:
         mem = _loaded(img)

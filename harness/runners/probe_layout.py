@@ -24,7 +24,7 @@ HARNESS_PARTS = [(mm.SYS, mm.SCRATCH, "the harness's structures"), (mm.SCRATCH, 
 
 def loaded_layout(path, machine_args):
     """The image as the loader reads it, or None when it cannot (the probe reports why elsewhere)."""
-    from eemu_ext.elf import load_image
+    from eemu_ext.loading.elf import load_image
     from eemu_ext.errors import ElfError
     try:
         args = {k: v for k, v in (machine_args or {}).items() if k != "confirm"}

@@ -8,7 +8,7 @@ class FakeImage:
 
 
 class FakeHooks(dict):
-    """eemu_ext.hooks.Hooks's address hooks: add("address", fn, addr), remove(addr); address -> fn."""
+    """eemu_ext.core.hooks.Hooks's address hooks: add("address", fn, addr), remove(addr); address -> fn."""
 
     def add(self, kind, fn, addr):
         assert kind == "address", f"the fake machine has address hooks only, not {kind!r}"

@@ -8,8 +8,8 @@ import shutil
 
 import pytest
 
-from eemu_ext.native.build import compiler
-from eemu_ext.testing import asm
+from eemu_ext.engines.native.build import compiler
+from eemu_ext.core.testing import asm
 from harness.__main__ import main
 from harness.driver.abi import AbiViolation
 from harness.driver.game import SET_WORK, Game

@@ -36,7 +36,7 @@ def test_any_other_error_keeps_where_it_was_raised():
 
 def test_a_lookalike_from_a_module_named_like_the_machine_is_not_trusted():
     fake = types.new_class("CacheError", (Exception,))
-    fake.__module__ = "eemu_ext.native.fake"
+    fake.__module__ = "eemu_ext.engines.native.fake"
     rec = describe_error(_raised(fake("boom")), "notes")
     assert rec["where"] is not None
 

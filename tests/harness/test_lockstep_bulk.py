@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from eemu_ext.native.build import compiler
+from eemu_ext.engines.native.build import compiler
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

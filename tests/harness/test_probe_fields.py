@@ -11,7 +11,7 @@ import sys
 import pytest
 from elftools.elf.elffile import ELFFile
 
-from eemu_ext.elf import load_image
+from eemu_ext.loading.elf import load_image
 from harness.driver.game import FORWARD, INIT_WORK
 from harness.runners.probe_fields import FIELDS, check_offsets
 from harness.volume import VOLUMES
@@ -49,7 +49,7 @@ def test_a_table_that_moves_a_field_the_code_does_not_is_a_mismatch_naming_offse
 def code_moves_anm_works(tmp_path):
     """OUT's stand-in with ccAnm's work list moved from +0x104 to +0x108 in the code of both functions
     known to use it (every load and store of 0x104 off a base register rewritten), its sidecar beside."""
-    from eemu_ext.disasm import _loaded, accesses, function_extent
+    from eemu_ext.analysis.disasm import _loaded, accesses, function_extent
     src, img = stripped("out")
     mem = _loaded(img)
     data = bytearray(open(src, "rb").read())

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from eemu_ext.elf import load_image
+from eemu_ext.loading.elf import load_image
 from harness.driver import objects
 from harness.driver.game import REQUIRED
 from harness.runners.probe_layout import layout_lines

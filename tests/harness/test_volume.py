@@ -33,7 +33,7 @@ def one_line_exit_2(r, *parts):
 def stripped_at(tmp_path, window, overlay_bytes=b"", gp=None):
     """A stripped executable whose overlay sections sit at `window` (by position: main, four overlays, heap);
     overlay_bytes: the first overlay segment's file bytes (none on every volume); gp: its .reginfo's."""
-    from eemu_ext.elf import load_image
+    from eemu_ext.loading.elf import load_image
     code = bytes(16)
     secs = [("", 0x00100000, 16, PROGBITS, AX)] + [("", window, 16, PROGBITS, AX)] * 4 + [("", window + 16, 0, PROGBITS, 3)]
     raw = bytearray(make_elf([(0x00100000, code, 16), (window, overlay_bytes, 16)] + [(window, b"", 16)] * 3, secs, gp=gp))
@@ -64,14 +64,14 @@ def test_a_stripped_executable_is_detected_by_its_overlay_window_found_by_positi
 
 
 def test_the_stand_in_is_infection_and_names_it(tmp_path):
-    from eemu_ext.elf import load_image
+    from eemu_ext.loading.elf import load_image
     r = resolve(load_image(STRIPPED), STRIPPED)
     assert r.volume.key == "inf" and r.how == "executable" and r.gcmn.endswith("standin/DATA/GCMN.PRG")
     assert by_name("Mutation").key == "mut" and by_name("SLUS_205.64").key == "qua"
 
 
 def test_a_gcmn_prg_of_another_volume_contradicts_the_executable(tmp_path):
-    from eemu_ext.elf import load_image
+    from eemu_ext.loading.elf import load_image
     gcmn = tmp_path / "GCMN.PRG"
     gcmn.write_bytes(bytes(VOLUMES[1].gcmn_bytes))
     with pytest.raises(HarnessError, match=rf"^{gcmn}: the GCMN.PRG of Mutation, but {STRIPPED} is Infection's"):

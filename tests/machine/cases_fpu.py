@@ -14,9 +14,9 @@ import random
 from typing import Callable, Dict, List
 
 from eemu_ext import Machine, eefloat
-from eemu_ext.machine import choose_engine
+from eemu_ext.core.machine import choose_engine
 from eemu_ext.isa import ROWS
-from eemu_ext.testing import run_words
+from eemu_ext.core.testing import run_words
 from tests.machine import floatcheck
 
 M32 = 0xFFFFFFFF

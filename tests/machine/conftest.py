@@ -13,7 +13,7 @@ import os
 import pytest
 
 from eemu_ext import Machine
-from eemu_ext.native.build import compiler
+from eemu_ext.engines.native.build import compiler
 
 
 ENGINES = [e.strip() for e in (os.environ.get("EEMU_TEST_ENGINES") or "python,native").split(",") if e.strip()]

@@ -36,10 +36,10 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 import pytest
 
 from eemu_ext import Machine, eefloat
-from eemu_ext.engine import FIELD_TOKENS
+from eemu_ext.engines.engine import FIELD_TOKENS
 from eemu_ext.errors import EmulationError
 from eemu_ext.isa.row import Row, fields_of
-from eemu_ext.native import build, state
+from eemu_ext.engines.native import build, state
 from tests.machine.test_float_crosscheck import operand, partner
 
 if build.compiler() is None:

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from eemu_ext import Machine, StepLimitExceeded
-from eemu_ext.testing import CODE_BASE as B, program, put_words
+from eemu_ext.core.testing import CODE_BASE as B, program, put_words
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 HOOKED = 0x00200000

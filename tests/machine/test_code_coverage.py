@@ -1,4 +1,4 @@
-"""Coverage of code (eemu_ext/coverage.py): per instruction address, per branch direction.
+"""Coverage of code (eemu_ext/engines/coverage.py): per instruction address, per branch direction.
 
 With ``Machine(coverage=True)`` both engines count how often every instruction address ran and
 which way every conditional branch went, with identical counts: an instruction counts when its
@@ -15,10 +15,10 @@ import random
 import pytest
 
 from eemu_ext import EmulationError, Machine
-from eemu_ext.coverage import CodeCoverage, function_report
-from eemu_ext.machine import SENTINEL, STACK_TOP, sx32
-from eemu_ext.native.build import compiler
-from eemu_ext.testing import CODE_BASE, program, put_words
+from eemu_ext.engines.coverage import CodeCoverage, function_report
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
+from eemu_ext.engines.native.build import compiler
+from eemu_ext.core.testing import CODE_BASE, program, put_words
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 B = CODE_BASE
@@ -189,7 +189,7 @@ def test_function_report():
 
 def test_counts_agree_with_a_recorded_run():
     """The block counters against an independent count: the recorder's instruction-by-instruction
-    lines (eemu_ext/record.py) of the same calls, per address and per branch direction."""
+    lines (eemu_ext/analysis/record.py) of the same calls, per address and per branch direction."""
     import collections
     calls = [("fib", 10), ("gcd", 1071, 462), ("collatz_steps", 27), ("calc", 2, 7, 9), ("calc", 9, 1, 1)]
     for eng, m in machines().items():

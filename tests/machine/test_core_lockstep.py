@@ -11,8 +11,8 @@ import random
 import pytest
 
 from eemu_ext import EmulationError, Machine
-from eemu_ext.testing import CODE_BASE, put_words
-from eemu_ext.machine import SENTINEL, sx32
+from eemu_ext.core.testing import CODE_BASE, put_words
+from eemu_ext.core.machine import SENTINEL, sx32
 
 DATA = 0x00100000
 ROWS = Machine().decoder.rows

@@ -6,8 +6,8 @@ import pytest
 
 from eemu_ext import (ElfError, EmulationError, Machine, MemoryFault, StepLimitExceeded,
                       UnimplementedInstruction)
-from eemu_ext.machine import SENTINEL, STACK_TOP
-from eemu_ext.testing import CODE_BASE as B, program, put_words, run_words, set_regs
+from eemu_ext.core.machine import SENTINEL, STACK_TOP
+from eemu_ext.core.testing import CODE_BASE as B, program, put_words, run_words, set_regs
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 

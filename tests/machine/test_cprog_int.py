@@ -97,7 +97,7 @@ def test_64_bit_arithmetic(m):
 
 def _call64(m, name, ptr, a, b):
     """Call with 64-bit register arguments (EABI64 passes long long in one register)."""
-    from eemu_ext.machine import SENTINEL, STACK_TOP, sx32
+    from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
     R = m.R
     R[:] = [0] * 32
     m.RH[:] = [0] * 32

@@ -8,7 +8,7 @@ import pytest
 
 from eemu_ext import Machine
 from eemu_ext.errors import MemoryFault
-from eemu_ext.testing import CODE_BASE, asm, run_words
+from eemu_ext.core.testing import CODE_BASE, asm, run_words
 
 FLOOR = 0x00100000
 LOW = 0x00000010         # a field of a null object

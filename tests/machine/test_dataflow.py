@@ -1,4 +1,4 @@
-"""The table's data flow (eemu_ext/dataflow.py) agrees with what every row does when it executes.
+"""The table's data flow (eemu_ext/analysis/dataflow.py) agrees with what every row does when it executes.
 
 For every executable row (not Python-only, not SYSCALL/BREAK), random words of the row execute on
 random state in the Python engine, one instruction (``m.step()``; a branch with a NOP in its slot):
@@ -20,10 +20,10 @@ import random
 import pytest
 
 from eemu_ext import EmulationError, Machine
-from eemu_ext.dataflow import Dataflow, Loc, Mem, all_locations, analyze, get, put
+from eemu_ext.analysis.dataflow import Dataflow, Loc, Mem, all_locations, analyze, get, put
 from eemu_ext.isa import ROWS
 from eemu_ext.memory import VU0_BASE, VU0_SIZE
-from eemu_ext.testing import CODE_BASE, put_words
+from eemu_ext.core.testing import CODE_BASE, put_words
 
 DATA = 0x00100000            # the data window every declared RAM access is aimed into
 WINDOW = 0x1000
@@ -201,7 +201,7 @@ def test_a_wrong_declaration_is_caught(mnemonic, kind, target):
 def test_descriptors_name_fields_and_widths():
     """r5900.md §5.2: LQ ignores the low 4 address bits: one 16-byte load at (rs + imm) & ~15;
     JAL writes $ra; a VU0 row names only the lanes of its dest mask."""
-    from eemu_ext.testing import asm
+    from eemu_ext.core.testing import asm
     f = analyze(ROWS[next(i for i, r in EXECUTABLE if r.mnemonic == "lq")], asm("lq a1, 32(a0)"))
     assert f.loads == (Mem("load", 16, f.loads[0].expr, Loc("gpr", 4, 0), 32, 0xFFFFFFF0),)
     assert f.writes == {Loc("gpr", 5, 0), Loc("gpr", 5, 1)} and f.reads == {Loc("gpr", 4, 0)}

@@ -18,7 +18,7 @@ import pytest
 rabbitizer = pytest.importorskip("rabbitizer")
 
 from eemu_ext import isa                                     # noqa: E402
-from eemu_ext.decode import Decoder, format_row              # noqa: E402
+from eemu_ext.isa.decode import Decoder, format_row              # noqa: E402
 
 
 @pytest.fixture

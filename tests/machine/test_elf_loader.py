@@ -7,7 +7,7 @@ import pytest
 
 from eemu_ext import ElfError, Machine
 from eemu_ext.errors import MemoryFault
-from eemu_ext.elf import load_image
+from eemu_ext.loading.elf import load_image
 
 HERE = os.path.dirname(__file__)
 INT_PROG = os.path.join(HERE, "cprog", "int_prog.elf")
@@ -189,7 +189,7 @@ def test_a_segment_larger_than_ee_memory_is_refused_before_it_is_allocated(elf_f
     """A PT_LOAD p_memsz of 4 GiB is an ElfError naming the header and the size, found from the
     header alone: the loader never builds the 4 GiB of zero fill (it runs here under a 1 GiB cap)."""
     path = elf_file(make_elf([(0x00100000, b"\0" * 8, 0xFFFFFFF0)]), "huge.elf")
-    r = _limited_python(f"from eemu_ext.elf import load_image; load_image({path!r})")
+    r = _limited_python(f"from eemu_ext.loading.elf import load_image; load_image({path!r})")
     assert "Traceback" in r.stderr and "ElfError" in r.stderr, r.stderr[-2000:]
     last = r.stderr.strip().splitlines()[-1]
     assert "huge.elf" in last and "p_memsz 0xfffffff0" in last and "EE memory" in last, last
@@ -251,7 +251,7 @@ def test_an_image_that_marks_no_segment_executable_runs_its_file_bytes_but_not_i
 
 def test_disasm_takes_the_short_names_coverage_function_takes(capsys):
     """`disasm ELF NoteProcess` resolves the name as `harness coverage --function NoteProcess` does
-    (one resolver, eemu_ext.function_names): the symbol, its readable name or the part after '::'."""
+    (one resolver, eemu_ext.loading.function_names): the symbol, its readable name or the part after '::'."""
     from eemu_ext.__main__ import main
     standin = os.path.join(HERE, "..", "..", "standin", "standin.elf")
     for name in ("NoteProcess__5ccAnmFv", "ccAnm::NoteProcess", "NoteProcess"):
@@ -262,7 +262,7 @@ def test_disasm_takes_the_short_names_coverage_function_takes(capsys):
 
 
 def test_a_short_name_two_functions_share_is_refused_naming_both():
-    from eemu_ext.function_names import AmbiguousName, resolve
+    from eemu_ext.loading.function_names import AmbiguousName, resolve
     with pytest.raises(AmbiguousName, match="'Step' names 2 functions: a::Step .Step__1aFv., b::Step"):
         resolve("Step", ["Step__1aFv", "Step__1bFv", "Other__Fv"])
 

@@ -7,7 +7,7 @@ import pytest
 
 from eemu_ext import Machine
 from eemu_ext.errors import MemoryFault
-from eemu_ext.testing import program
+from eemu_ext.core.testing import program
 
 INT_PROG = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 
@@ -33,6 +33,6 @@ def test_a_call_through_a_null_pointer_names_the_jalr_and_ra(engine):
 
 def test_without_an_image_code_may_run_anywhere(engine):
     """The rule is the image's: a machine with no ELF loaded fetches from any mapped address."""
-    from eemu_ext.testing import run_words
+    from eemu_ext.core.testing import run_words
     m = run_words(Machine(), program(["addiu v0, zero, 7"]))
     assert m.R[2] == 7

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from benchmarks.float_ops import COP1_BODY, VU0_BODY, float_bench
-from eemu_ext.decode import default_decoder
+from eemu_ext.isa.decode import default_decoder
 
 
 def test_bench_bodies_decode_to_float_rows():

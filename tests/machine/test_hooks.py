@@ -1,4 +1,4 @@
-"""m.hooks (eemu_ext/hooks.py, interfaces.md §1): one registry for the Python code a run calls: a
+"""m.hooks (eemu_ext/core/hooks.py, interfaces.md §1): one registry for the Python code a run calls: a
 function replaced at an address, a hook before every unit, the SYSCALL/BREAK handlers and
 recordings. add returns a handle; removing it (or leaving its with block) takes the hook out."""
 import os
@@ -6,7 +6,7 @@ import os
 import pytest
 
 from eemu_ext import SyscallError
-from eemu_ext.testing import CODE_BASE as B, program, put_words, run_words
+from eemu_ext.core.testing import CODE_BASE as B, program, put_words, run_words
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 

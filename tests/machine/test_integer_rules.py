@@ -2,7 +2,7 @@
 import pytest
 
 from eemu_ext import MemoryFault, SyscallError, TrapError
-from eemu_ext.testing import CODE_BASE as B, program, run_words, set_regs
+from eemu_ext.core.testing import CODE_BASE as B, program, run_words, set_regs
 
 M64 = (1 << 64) - 1
 HI128 = 0xDEADBEEF_CAFEF00D << 64

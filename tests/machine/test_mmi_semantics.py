@@ -14,7 +14,7 @@ import subprocess
 
 import pytest
 
-from eemu_ext.decode import default_decoder
+from eemu_ext.isa.decode import default_decoder
 from eemu_ext.isa import ROWS
 from eemu_ext.isa import mmi
 from tests.machine.cases_mmi import EXAMPLES, St, W, diff, enc, expected_state, run_sem

@@ -9,9 +9,9 @@ import sys
 import pytest
 
 from eemu_ext.errors import EmulationError, HostError
-from eemu_ext.native import build
+from eemu_ext.engines.native import build
 from ground import ccache
-from eemu_ext.testing import asm, run_words
+from eemu_ext.core.testing import asm, run_words
 
 pytestmark = pytest.mark.skipif(build.compiler() is None, reason="no host C compiler: no native engine here")
 
@@ -31,7 +31,7 @@ def cache(engine, monkeypatch, tmp_path):
     """An empty native cache of the test's own, and no program kept from earlier tests."""
     d = tmp_path / "native"
     monkeypatch.setenv("EEMU_NATIVE_CACHE", str(d))
-    from eemu_ext.native import engine as eng
+    from eemu_ext.engines.native import engine as eng
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     monkeypatch.setattr(eng, "_SPANS", {})
     monkeypatch.setattr(eng, "_WAITED", {})
@@ -83,7 +83,7 @@ def _sum_words():
 
 
 EARLIER_PROCESS = """
-from eemu_ext.testing import asm, run_words
+from eemu_ext.core.testing import asm, run_words
 m = run_words(None, [asm("addu $2, $4, $5")], setup=lambda m: (m.gpr.__setitem__(4, 2), m.gpr.__setitem__(5, 3)))
 assert m.gpr[2] == 5 and m.native.prog is not None
 """

@@ -4,7 +4,7 @@ the cache and so never decoded that code itself."""
 import os
 
 from eemu_ext import Machine
-from eemu_ext.testing import program
+from eemu_ext.core.testing import program
 
 INT_PROG = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 

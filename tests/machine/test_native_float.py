@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from eemu_ext import Machine, eefloat
-from eemu_ext.native import build
+from eemu_ext.engines.native import build
 from tests.machine.cases_fpu import parse_vectors, vector_result
 from tests.machine.test_float_crosscheck import operand, partner
 
@@ -32,7 +32,7 @@ if build.compiler() is None:
     pytest.skip("no host C compiler (cc or gcc): the compiled float runtime cannot be built",
                 allow_module_level=True)
 
-from eemu_ext.native import cfloat  # noqa: E402  (needs the compiler check above)
+from eemu_ext.engines.native import cfloat  # noqa: E402  (needs the compiler check above)
 
 
 @pytest.fixture

@@ -7,12 +7,12 @@ import dataclasses
 import pytest
 
 from eemu_ext import Machine
-from eemu_ext.decode import Decoder
+from eemu_ext.isa.decode import Decoder
 from eemu_ext.errors import LockstepMismatch
 from eemu_ext.isa import ROWS
-from eemu_ext.machine import SENTINEL, STACK_TOP, sx32
-from eemu_ext.native.build import compiler
-from eemu_ext.testing import CODE_BASE, program, put_words
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
+from eemu_ext.engines.native.build import compiler
+from eemu_ext.core.testing import CODE_BASE, program, put_words
 
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no host C compiler: no native engine here")
 

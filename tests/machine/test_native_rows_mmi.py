@@ -1,6 +1,6 @@
 """The MMI rows' compiled semantics (Row.c) do what their Python sem does, bit for bit.
 
-Every MMI row has a compiled form (eemu_ext/native/csrc/mmi.h supplies the
+Every MMI row has a compiled form (eemu_ext/engines/native/csrc/mmi.h supplies the
 mmi_* helpers). For every row its C (field tokens substituted) and its sem run on the same random
 state — 128-bit GPRs biased to lane edges (0, all ones, 0x8000 / 0x7FFF / 0xFFFF halfwords, the
 most negative word), rd, rs, rt including r0 and aliasing each other, every shift amount and SA

@@ -1,12 +1,12 @@
-"""The native engine's machine state is declared once (eemu_ext/native/state.py's FIELDS): the C
+"""The native engine's machine state is declared once (eemu_ext/engines/native/state.py's FIELDS): the C
 struct in csrc/ee_state.h is the table's output, and a compiled library's offset of every field
 is held against the ctypes class when the engine loads it, naming the field that moved."""
 import pytest
 
 from eemu_ext.errors import EngineError
-from eemu_ext.native import build, state
-from eemu_ext.native.engine import Program
-from eemu_ext.native.translate import PRELUDE_HEADERS
+from eemu_ext.engines.native import build, state
+from eemu_ext.engines.native.engine import Program
+from eemu_ext.engines.native.translate import PRELUDE_HEADERS
 
 pytestmark = pytest.mark.skipif(build.compiler() is None, reason="no host C compiler: no native engine here")
 
@@ -29,7 +29,7 @@ def _perturbed(name: str, **change) -> str:
 
 def test_the_committed_ee_state_h_is_the_tables_output():
     with open(state.HEADER, encoding="utf-8") as f:
-        assert f.read() == state.c_header(), "run python -m eemu_ext.native.state"
+        assert f.read() == state.c_header(), "run python -m eemu_ext.engines.native.state"
 
 
 def test_the_engine_checks_every_field_offset_of_the_compiled_state_at_load():
@@ -53,7 +53,7 @@ def test_a_struct_run_of_the_engine_holds_registers_only():
 
 
 def test_lockstep_names_one_register_word_per_struct_item():
-    from eemu_ext.native.lockstep import NAMES
+    from eemu_ext.engines.native.lockstep import NAMES
     regs, scal = state.run_format("R", "VI"), state.run_format("acc_ovf", "vi24")
     assert len(NAMES) == len(regs.unpack(bytes(regs.size))) + len(scal.unpack(bytes(scal.size)))
     assert NAMES[:2] == ["R[0]", "R[1]"] and "VF[31].w" in NAMES and "ACC.x" in NAMES and NAMES[-1] == "vi24"

@@ -4,8 +4,8 @@ includes exists."""
 import os
 
 from eemu_ext.isa import ROWS
-from eemu_ext.native.build import CSRC
-from eemu_ext.native.translate import PRELUDE_HEADERS
+from eemu_ext.engines.native.build import CSRC
+from eemu_ext.engines.native.translate import PRELUDE_HEADERS
 
 import pytest
 
@@ -42,8 +42,8 @@ def test_the_walk_finds_the_blocks_the_compile_translates(engine):
     """The walk that keys the program cache (extents only) and the translation that is compiled
     (with C text) agree on every block's start, end, size and successors, on the stand-in."""
     from eemu_ext import Machine
-    from eemu_ext.native.engine import code_ranges
-    from eemu_ext.native.translate import Translator
+    from eemu_ext.engines.native.engine import code_ranges
+    from eemu_ext.engines.native.translate import Translator
     m = Machine(engine="python")
     img = m.load_elf(os.path.join(os.path.dirname(__file__), "..", "..", "standin", "standin.elf"))
     roots = sorted({img.entry} | {a for a, _s, _n in img._funcs})

@@ -1,4 +1,4 @@
-"""The native engine is tiered (eemu_ext/native/engine.py, COMPILE_AFTER): a program at hand runs
+"""The native engine is tiered (eemu_ext/engines/native/engine.py, COMPILE_AFTER): a program at hand runs
 at once; otherwise the Python engine runs until it has executed COMPILE_AFTER instructions of the
 same code, and only then is the program walked and compiled. Results and step counts are the
 same either way."""
@@ -7,7 +7,7 @@ import os
 import pytest
 
 from eemu_ext import Machine
-from eemu_ext.native.build import compiler
+from eemu_ext.engines.native.build import compiler
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
 pytestmark = pytest.mark.skipif(compiler() is None, reason="no host C compiler: no native engine here")
@@ -18,7 +18,7 @@ def engine(monkeypatch, tmp_path):
     """This module is about the native engine alone, with its own empty program cache."""
     monkeypatch.setenv("EEMU_ENGINE", "native")
     monkeypatch.setenv("EEMU_NATIVE_CACHE", str(tmp_path / "native"))
-    from eemu_ext.native import engine as eng
+    from eemu_ext.engines.native import engine as eng
     monkeypatch.setattr(eng, "_WAITED", {})
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     monkeypatch.setattr(eng, "_SPANS", {})
@@ -52,7 +52,7 @@ def test_past_the_threshold_the_program_is_compiled_and_runs_native(engine, monk
 
 def test_a_cached_program_runs_at_once_in_a_fresh_process_state(engine, monkeypatch, tmp_path):
     _fib(0, monkeypatch)                          # compiled at once, into the disk cache
-    from eemu_ext.native import engine as eng
+    from eemu_ext.engines.native import engine as eng
     monkeypatch.setattr(eng, "_WAITED", {})
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     monkeypatch.setattr(eng, "_SPANS", {})        # as a new process: only the disk cache remains

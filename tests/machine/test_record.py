@@ -1,4 +1,4 @@
-"""The recorder (eemu_ext/record.py): every executed instruction with the values it read and wrote.
+"""The recorder (eemu_ext/analysis/record.py): every executed instruction with the values it read and wrote.
 
 Small hand-assembled programs run under ``with m.hooks.add("record") as rec``: each line has the pc, the
 word, the raw values of its read locations (before) and written locations (after), its loads and
@@ -11,9 +11,9 @@ from __future__ import annotations
 import pytest
 
 from eemu_ext import EmulationError, Machine
-from eemu_ext.dataflow import Loc, all_locations, get
-from eemu_ext.machine import SENTINEL, STACK_TOP, sx32
-from eemu_ext.testing import CODE_BASE, program, put_words
+from eemu_ext.analysis.dataflow import Loc, all_locations, get
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
+from eemu_ext.core.testing import CODE_BASE, program, put_words
 
 B = CODE_BASE
 IN, OUT = 0x00200000, 0x00200100

@@ -10,9 +10,9 @@ import struct
 import pytest
 
 from eemu_ext import ElfError, Machine, MemoryFault
-from eemu_ext.elf import load_image
-from eemu_ext.overlays import OVERLAY_BASE, OverlayError, read_prg
-from eemu_ext.sidecar import SidecarError, read_sidecar
+from eemu_ext.loading.elf import load_image
+from eemu_ext.loading.overlays import OVERLAY_BASE, OverlayError, read_prg
+from eemu_ext.loading.sidecar import SidecarError, read_sidecar
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 ELF = os.path.join(ROOT, "standin", "standin.elf")
@@ -249,7 +249,7 @@ def test_a_function_of_the_symbol_table_that_starts_inside_another_is_refused(tm
 
 
 def test_a_sidecar_larger_than_the_limit_is_refused_unread(tmp_path, monkeypatch):
-    from eemu_ext import sidecar
+    from eemu_ext.loading import sidecar
     syms = sidecar_with(tmp_path)
     monkeypatch.setattr(sidecar, "MAX_BYTES", 1000)
     with pytest.raises(SidecarError, match=rf"^{syms}: \d+ bytes, larger than a symbol sidecar may be \(1000 bytes\)"):

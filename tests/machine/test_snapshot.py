@@ -6,8 +6,8 @@ only sound if restore brings back every byte, under both engines, whichever stor
 from __future__ import annotations
 
 from eemu_ext import Machine
-from eemu_ext.machine import SENTINEL, STACK_TOP, sx32
-from eemu_ext.testing import CODE_BASE, program, put_words
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
+from eemu_ext.core.testing import CODE_BASE, program, put_words
 
 # one page each: a store of every width lands on its own page
 PAGES = [0x00200000 + 0x1000 * k for k in range(8)]

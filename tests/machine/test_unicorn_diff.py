@@ -20,8 +20,8 @@ unicorn = pytest.importorskip("unicorn")
 from unicorn import mips_const as MC                          # noqa: E402
 
 from eemu_ext import Machine                                  # noqa: E402
-from eemu_ext.machine import SENTINEL, sx32                   # noqa: E402
-from eemu_ext.testing import asm                   # noqa: E402
+from eemu_ext.core.machine import SENTINEL, sx32                   # noqa: E402
+from eemu_ext.core.testing import asm                   # noqa: E402
 from eemu_ext.isa.row import GPR_NAMES                        # noqa: E402
 
 CODE = 0x00040000

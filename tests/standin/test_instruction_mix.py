@@ -14,7 +14,7 @@ from harness.driver.game import CONV, FORWARD, INIT_WORK, MODIFY, NOTE_PROCESS, 
 
 from .elfinfo import ELF_PATH, STANDIN, load
 
-decode = pytest.importorskip("eemu_ext.decode")
+decode = pytest.importorskip("eemu_ext.isa.decode")
 
 ENTRY_POINTS = (CONV, INIT_WORK, RESET_WORK, SET_WORK, FORWARD, NOTE_PROCESS, MODIFY)
 # beyond plain MIPS: the R5900 instructions the machine must interpret
@@ -125,7 +125,7 @@ def test_each_justification_names_an_instruction_outside_the_list():
 def test_the_check_goes_red_on_por(tmp_path):
     """Modify's blend zeroed its result register with `por $15, $0, $0`; POR is not in the list.
     The committed ELF with that one word put back fails the check, naming por and Modify."""
-    from eemu_ext.testing import asm
+    from eemu_ext.core.testing import asm
     img = load(ELF_PATH)
     pcpyld = asm("pcpyld $15, $0, $0")
     por = asm("por $15, $0, $0")

@@ -7,7 +7,7 @@ import pytest
 
 from .elfinfo import load
 
-decode = pytest.importorskip("eemu_ext.decode")
+decode = pytest.importorskip("eemu_ext.isa.decode")
 
 
 @pytest.fixture(scope="module")

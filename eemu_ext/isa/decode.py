@@ -18,8 +18,8 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import capstone
 
-from .isa import ROWS, OPERAND_FORMATS, fields_of
-from .isa.row import Row
+from eemu_ext.isa import ROWS, OPERAND_FORMATS, fields_of
+from eemu_ext.isa.row import Row
 
 # capstone alias -> canonical table mnemonics it may stand for
 ALIASES: Dict[str, Tuple[str, ...]] = {

@@ -1,7 +1,7 @@
 """The native engine's machine state, declared once: ``FIELDS`` (name, C type, count, note).
 
 Everything else is made from this table: the C struct ``ee_state`` (``c_header()``, committed as
-``csrc/ee_state.h``, which ``ee.h`` includes; ``python -m eemu_ext.native.state`` writes it and a
+``csrc/ee_state.h``, which ``ee.h`` includes; ``python -m eemu_ext.engines.native.state`` writes it and a
 test holds the file to it), the ctypes class ``EeState``, the ``struct`` formats the engine packs
 contiguous runs of fields with (``run_format``), and the names of the registers the two engines
 share (``element_names``). ``check_offsets`` holds every field's offset in a compiled library
@@ -120,7 +120,7 @@ def ctypes_fields(fields=FIELDS) -> List[Tuple[str, type]]:
 def ctypes_class(fields=FIELDS) -> type:
     """A ctypes Structure laid out as the table says."""
     return type("EeState", (ctypes.Structure,), {
-        "__doc__": "ee_state, made from eemu_ext/native/state.py's FIELDS.",
+        "__doc__": "ee_state, made from eemu_ext/engines/native/state.py's FIELDS.",
         "_fields_": ctypes_fields(fields)})
 
 
@@ -130,8 +130,8 @@ OFFSETS: Dict[str, int] = {f.name: getattr(EeState, f.name).offset for f in FIEL
 
 def c_header(fields=FIELDS) -> str:
     """The text of csrc/ee_state.h: the struct, then each field's offsetof in table order."""
-    lines = ["/* ee_state, the native engine's machine state. Generated from eemu_ext/native/state.py",
-             " * (python -m eemu_ext.native.state): edit the table there, not this file. */",
+    lines = ["/* ee_state, the native engine's machine state. Generated from eemu_ext/engines/native/state.py",
+             " * (python -m eemu_ext.engines.native.state): edit the table there, not this file. */",
              "#ifndef EE_STATE_H", "#define EE_STATE_H", "#include <stddef.h>", "#include <stdint.h>", "",
              "typedef unsigned __int128 u128;", "", "typedef struct ee_state {"]
     for f in fields:
@@ -159,10 +159,10 @@ def check_offsets(offset_of, sizeof: int, where: str, cls=EeState) -> None:
         want = getattr(cls, name).offset
         if off != want:
             raise LayoutError(f"{where}: ee_state.{name} is at offset {off} in the compiled C, at {want} in "
-                              f"the ctypes class (eemu_ext/native/state.py)")
+                              f"the ctypes class (eemu_ext/engines/native/state.py)")
     if sizeof != ctypes.sizeof(cls):
         raise LayoutError(f"{where}: sizeof(ee_state) is {sizeof} in the compiled C, {ctypes.sizeof(cls)} "
-                          f"in the ctypes class (eemu_ext/native/state.py)")
+                          f"in the ctypes class (eemu_ext/engines/native/state.py)")
 
 
 class StoreLog:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import sys
 
-from .errors import EmulationError
-from .isa.row import GPR_NAMES
-from .machine import Machine
+from eemu_ext.errors import EmulationError
+from eemu_ext.isa.row import GPR_NAMES
+from eemu_ext.core.machine import Machine
 
 
 def tracer(out=None):

@@ -10,10 +10,10 @@ from typing import Dict, List, Optional, Tuple
 from elftools.common.exceptions import ELFError as _PyElfError
 from elftools.elf.elffile import ELFFile
 
-from .errors import ElfError
-from . import layout as _layout
-from .layout import Layout
-from .overlays import OVERLAY_BASE
+from eemu_ext.errors import ElfError
+from eemu_ext.loading import layout as _layout
+from eemu_ext.loading.layout import Layout
+from eemu_ext.loading.overlays import OVERLAY_BASE
 
 EM_MIPS = 8
 PF_X = 1
@@ -21,7 +21,7 @@ PF_X = 1
 
 def too_big(path: str, i: int, filesz: int, memsz: int) -> None:
     """A segment larger than EE memory is refused from its header, before its bytes are built."""
-    from .memory import RAM_SIZE
+    from eemu_ext.memory import RAM_SIZE
     if max(filesz, memsz) > RAM_SIZE:
         raise ElfError(f"{path}: program header {i} (p_filesz 0x{filesz:x}, p_memsz 0x{memsz:x}) is larger "
                        f"than EE memory (0x{RAM_SIZE:x} bytes)")
@@ -82,7 +82,7 @@ def load_image(path, syms=None, overlay=None, prg=None) -> Image:
     if isinstance(overlay, tuple):          # (name, the .PRG file's path)
         overlay, prg = overlay
     if syms is None:
-        from .sidecar import beside
+        from eemu_ext.loading.sidecar import beside
         syms = beside(path)
     try:
         with open(path, "rb") as fh:

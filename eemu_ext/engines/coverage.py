@@ -170,7 +170,7 @@ def _callees(m, start: int, end: int, funcs: Dict[int, tuple]) -> List[int]:
             continue
         row = rows[d[0]]
         if row.flow == "jump" or row.flow in CONDITIONAL:
-            from .isa.row import fields_of
+            from eemu_ext.isa.row import fields_of
             f = fields_of(d[1], pc)
             t = f["jtarget"] if row.flow == "jump" else f["btarget"]
             if t in funcs and t != start:

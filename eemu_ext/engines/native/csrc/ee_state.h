@@ -1,5 +1,5 @@
-/* ee_state, the native engine's machine state. Generated from eemu_ext/native/state.py
- * (python -m eemu_ext.native.state): edit the table there, not this file. */
+/* ee_state, the native engine's machine state. Generated from eemu_ext/engines/native/state.py
+ * (python -m eemu_ext.engines.native.state): edit the table there, not this file. */
 #ifndef EE_STATE_H
 #define EE_STATE_H
 #include <stddef.h>

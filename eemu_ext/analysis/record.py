@@ -3,7 +3,7 @@
 ``with m.hooks.add("record") as rec: m.call(...)`` runs the calls instruction by instruction through the
 table (each row's ``sem``, the pc/npc model of r5900.md §9) and keeps, per executed instruction, a
 ``Line``: pc, word, the raw values of the locations it read (before) and wrote (after) as
-eemu_ext/dataflow.py names them, its loads and stores (address, width, value), and for a
+eemu_ext/analysis/dataflow.py names them, its loads and stores (address, width, value), and for a
 conditional branch whether it was taken. An annulled delay slot did not execute and has no line.
 
 ``rec.last_store_to(addr)`` is the last line that stored a byte at addr; ``rec.producer_chain(i)``
@@ -22,11 +22,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from .dataflow import Loc, all_locations, dataflow, get
-from .engine import substitute
-from .errors import DelaySlotError, StepLimitExceeded
-from .isa.row import fields_of
-from .memory import AccessFault
+from eemu_ext.analysis.dataflow import Loc, all_locations, dataflow, get
+from eemu_ext.engines.engine import substitute
+from eemu_ext.errors import DelaySlotError, StepLimitExceeded
+from eemu_ext.isa.row import fields_of
+from eemu_ext.memory import AccessFault
 
 M32 = 0xFFFFFFFF
 SENTINEL = 0xFFFFFFF0

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Dict, List, Tuple
 
-from ..engine import BlockCompiler
-from ..errors import LockstepMismatch
-from . import build
-from .state import element_names
-from .translate import Translator, c_unit
+from eemu_ext.engines.engine import BlockCompiler
+from eemu_ext.errors import LockstepMismatch
+from eemu_ext.engines.native import build
+from eemu_ext.engines.native.state import element_names
+from eemu_ext.engines.native.translate import Translator, c_unit
 
 M32 = 0xFFFFFFFF
 

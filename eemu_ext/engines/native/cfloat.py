@@ -16,7 +16,7 @@ from typing import Callable, Dict, Optional
 
 import numpy as np
 
-from . import build
+from eemu_ext.engines.native import build
 
 # Python name -> C name, where they differ (eefloat.h says why).
 C_NAMES = {"fmax": "ee_fmax", "fmin": "ee_fmin", "fabs": "ee_fabs", "fneg": "ee_fneg",

@@ -15,7 +15,7 @@ import re
 import tokenize
 from typing import Dict, List, Protocol, Sequence, Tuple
 
-from .isa.row import Row, fields_of
+from eemu_ext.isa.row import Row, fields_of
 
 MAX_BLOCK = 64
 FIELD_TOKENS = frozenset(("rs", "rt", "rd", "sa", "funct", "imm", "uimm", "target", "code", "ft", "fs",

@@ -27,7 +27,7 @@ import ast
 import copy
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
-from .isa.row import GPR_NAMES, Row, fields_of
+from eemu_ext.isa.row import GPR_NAMES, Row, fields_of
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -215,15 +215,15 @@ _PURE = frozenset(("sx32", "s8", "s16", "s32", "s64", "abs", "int", "bool", "min
 
 
 def _constants():
-    from . import eefloat
-    from .isa import vu0
+    from eemu_ext import eefloat
+    from eemu_ext.isa import vu0
     return {"M32": M32, "M64": M64, "M128": (1 << 128) - 1, "VU0_MEM": vu0.VU0_MEM,
             "F_OVF": eefloat.OVF, "FCR0_VALUE": eefloat.FCR0_VALUE, "True": 1, "False": 0, "None": U}
 
 
 def _effects() -> Dict[str, Tuple[List[str], List[ast.stmt]]]:
     """Every isa module's EFFECTS, parsed once."""
-    from . import isa
+    from eemu_ext import isa
     out = {}
     for mod in isa.MODULES:
         for name, (params, src) in getattr(mod, "EFFECTS", {}).items():
@@ -698,7 +698,7 @@ def analyze(row: Row, word: int, pc: int = 0) -> Dataflow:
     global _CONSTS, _EFFECTS
     if _CONSTS is None:
         _CONSTS, _EFFECTS = _constants(), _effects()
-    from .engine import sem_template, substitute
+    from eemu_ext.engines.engine import sem_template, substitute
     f = fields_of(word, pc)
     src = substitute(sem_template(row.sem), f) if row.sem.strip() else "pass"
     a = _Analysis(f"{row.mnemonic} (word 0x{word:08x})", _CONSTS, _EFFECTS)
@@ -719,7 +719,7 @@ def analyze(row: Row, word: int, pc: int = 0) -> Dataflow:
 def dataflow(word: int, decoder=None) -> Dataflow:
     """The data flow of one instruction word (memoised per word). Raises ValueError for a word the
     table does not decode."""
-    from .decode import default_decoder
+    from eemu_ext.isa.decode import default_decoder
     dec = decoder or default_decoder()
     key = (id(dec.rows), word & M32)
     got = _MEMO.get(key)

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable, Dict, List, Optional
 
-from .errors import EmulationError, SyscallError
+from eemu_ext.errors import EmulationError, SyscallError
 
 KINDS = ("address", "tap", "step", "syscall", "record")
 M32 = 0xFFFFFFFF
@@ -89,7 +89,7 @@ class Hooks:
         if kind not in KINDS:
             raise ValueError(f"hook kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if kind == "record":
-            from .record import Recording
+            from eemu_ext.analysis.record import Recording
             h = Hook(self, kind, fn if fn is not None else Recording(self.m), None)
             self.recordings.append(h.fn)
             return h

@@ -24,10 +24,10 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-from ..errors import EngineError, HostError
-from . import build
-from .state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
-from .translate import Translator, c_unit, translator_hash
+from eemu_ext.errors import EngineError, HostError
+from eemu_ext.engines.native import build
+from eemu_ext.engines.native.state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
+from eemu_ext.engines.native.translate import Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 SENTINEL = 0xFFFFFFF0
@@ -644,7 +644,7 @@ class NativeEngine:
     def flush_coverage(self):
         if not self.m.coverage_enabled or self.prog is None or getattr(self, "_bcount", None) is None:
             return
-        from ..coverage import spread
+        from eemu_ext.engines.coverage import spread
         m, bc = self.m, self._bcount
         for b in range(len(self.prog.starts)):
             full, ann, taken = bc[4 * b + 1], bc[4 * b + 2], bc[4 * b + 3]

@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import List, Optional
 
-from .errors import ElfError
-from .overlays import OVERLAYS
+from eemu_ext.errors import ElfError
+from eemu_ext.loading.overlays import OVERLAYS
 
 MAIN = "main"
 KINDS = ("FUNC", "OBJECT")

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from typing import Iterator, NamedTuple, Optional
 
-from .decode import default_decoder
-from .elf import Image, load_image
-from .errors import ElfError
-from .function_names import AmbiguousName, resolve
-from .memory import AccessFault, Memory
+from eemu_ext.isa.decode import default_decoder
+from eemu_ext.loading.elf import Image, load_image
+from eemu_ext.errors import ElfError
+from eemu_ext.loading.function_names import AmbiguousName, resolve
+from eemu_ext.memory import AccessFault, Memory
 
 
 def _target(img: Image, where: Optional[str]) -> int:
@@ -69,8 +69,8 @@ def accesses(mem: Memory, start: int, size: int) -> Iterator[Access]:
     """The base + immediate memory accesses of the code in [start, start + size), as the machine's
     instruction table reads them (the data flow of each row's sem; ``addiu`` by its fields). A word
     the table does not decode, or an unmapped one, is passed over."""
-    from .dataflow import dataflow
-    from .isa.row import fields_of
+    from eemu_ext.analysis.dataflow import dataflow
+    from eemu_ext.isa.row import fields_of
     dec = default_decoder()
     for pc in range(start, start + size, 4):
         try:

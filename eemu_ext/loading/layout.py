@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
-from .errors import ElfError
-from .overlays import OVERLAY_BASE, OVERLAYS, Overlay, find_prg, overlay_name, read_prg
-from .sidecar import MAIN, SideSymbol, SidecarError, read_sidecar
+from eemu_ext.errors import ElfError
+from eemu_ext.loading.overlays import OVERLAY_BASE, OVERLAYS, Overlay, find_prg, overlay_name, read_prg
+from eemu_ext.loading.sidecar import MAIN, SideSymbol, SidecarError, read_sidecar
 
 SHT_PROGBITS, SHT_NOBITS = 1, 8
 SHT_MIPS_REGINFO = 0x70000006

@@ -14,12 +14,12 @@ from __future__ import annotations
 import struct
 from typing import Dict, Tuple
 
-from . import isa
-from .engine import BlockCompiler, sem_template, substitute
-from .errors import KINDS, DelaySlotError, EemuError, EmulationError, MemoryFault, StepLimitExceeded, \
+from eemu_ext import isa
+from eemu_ext.engines.engine import BlockCompiler, sem_template, substitute
+from eemu_ext.errors import KINDS, DelaySlotError, EemuError, EmulationError, MemoryFault, StepLimitExceeded, \
     UnimplementedInstruction
-from .isa.row import fields_of
-from .memory import RAM_MIRRORS, AccessFault
+from eemu_ext.isa.row import fields_of
+from eemu_ext.memory import RAM_MIRRORS, AccessFault
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF
@@ -238,7 +238,7 @@ class PythonEngine:
         """A block raised: count the faulting instruction of the innermost block and those before it.
         DECISION: the faulting instruction counts (it ran, and raised), as the per-mnemonic
         coverage always counted it; a branch whose delay slot faulted gets no direction."""
-        from .coverage import block_of_filename
+        from eemu_ext.engines.coverage import block_of_filename
         m = self.m
         tb, hit = exc.__traceback__, None
         while tb is not None:

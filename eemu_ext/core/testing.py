@@ -4,7 +4,7 @@ from __future__ import annotations
 import struct
 from typing import Callable, Iterable, Optional
 
-from .machine import SENTINEL, STACK_TOP, Machine, sx32
+from eemu_ext.core.machine import SENTINEL, STACK_TOP, Machine, sx32
 
 CODE_BASE = 0x00080000
 JR_RA = 0x03E00008
@@ -43,7 +43,7 @@ def run_words(m: Optional[Machine], words: Iterable[int], setup: Optional[Callab
 
 def set_regs(m: Machine, **regs: int) -> None:
     """set_regs(m, a0=1, v1=0x1234, r8=5): 128-bit values by o32 name or rN."""
-    from .isa.row import GPR_NAMES
+    from eemu_ext.isa.row import GPR_NAMES
     for name, v in regs.items():
         i = int(name[1:]) if name[0] == "r" and name[1:].isdigit() else GPR_NAMES.index(name)
         m.gpr[i] = v
@@ -51,7 +51,7 @@ def set_regs(m: Machine, **regs: int) -> None:
 
 # -- a small assembler over the instruction table (tests only) ------------------------------------
 def _reg(tok: str) -> int:
-    from .isa.row import GPR_NAMES
+    from eemu_ext.isa.row import GPR_NAMES
     t = tok.strip().lstrip("$")
     if t in GPR_NAMES:
         return GPR_NAMES.index(t)
@@ -81,7 +81,7 @@ def asm(text: str, pc: int = 0) -> int:
 
     Uses the first table row with that mnemonic; operand kinds rs rt rd sa imm uimm mem btarget
     jtarget code fs ft fd cop0 code5 are understood. Fields not named by operands are zero."""
-    from .isa import ROWS
+    from eemu_ext.isa import ROWS
     if text.strip() == "nop":
         return 0
     mn, _, rest = text.strip().partition(" ")
@@ -116,7 +116,7 @@ def asm(text: str, pc: int = 0) -> int:
         elif kind == "code":
             w |= (int(tok, 0) & 0xFFFFF) << 6
         elif kind == "cop0":
-            from .isa.integer import COP0_NAMES
+            from eemu_ext.isa.integer import COP0_NAMES
             w |= (COP0_NAMES.index(tok) if tok in COP0_NAMES else int(tok.lstrip("$"))) << 11
         elif kind == "code5":
             w |= (int(tok, 0) & 31) << 16

@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 
 from ground import ccache
 
-from ..errors import HostError, NativeUnavailable
+from eemu_ext.errors import HostError, NativeUnavailable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CSRC = os.path.join(HERE, "csrc")
@@ -42,7 +42,7 @@ def compiler_version(cc: str) -> str:
 
 
 def csrc(name: str) -> str:
-    """The text of one file of eemu_ext/native/csrc."""
+    """The text of one file of eemu_ext/engines/native/csrc."""
     with open(os.path.join(CSRC, name), encoding="utf-8") as f:
         return f.read()
 

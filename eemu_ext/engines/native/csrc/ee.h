@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ee_state.h"      /* the state struct, generated from eemu_ext/native/state.py */
+#include "ee_state.h"      /* the state struct, generated from eemu_ext/engines/native/state.py */
 
 #define M32 0xFFFFFFFFULL
 #define M64 0xFFFFFFFFFFFFFFFFULL

@@ -6,8 +6,8 @@ outside mapped memory raises the machine's MemoryFault, and a write over code te
 """
 from __future__ import annotations
 
-from .errors import MemoryFault
-from .memory import PAGE_SHIFT, AccessFault
+from eemu_ext.errors import MemoryFault
+from eemu_ext.memory import PAGE_SHIFT, AccessFault
 
 M32 = 0xFFFFFFFF
 M64 = 0xFFFFFFFFFFFFFFFF

@@ -15,7 +15,7 @@
  *
  * Every function is ``EEF_FN``: ``static inline`` by default, so block code that includes this
  * header gets its own inlinable copies; eefloat.c defines EEF_FN empty before including it, which
- * gives the same functions external linkage (the ctypes entry points of eemu_ext/native/cfloat.py).
+ * gives the same functions external linkage (the ctypes entry points of eemu_ext/engines/native/cfloat.py).
  * Python booleans in arguments (acc_ovf) are any nonzero value here.
  *
  * No local here is named R, RH, HI, LO, F, VF, VI or S, so a block may define those as macros

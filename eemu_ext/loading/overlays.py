@@ -13,7 +13,7 @@ import struct
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .errors import ElfError
+from eemu_ext.errors import ElfError
 
 OVERLAY_BASE = 0x00400800
 OVERLAYS = ("gcmn.prg", "demo.prg", "desktop.prg", "toppage.prg")

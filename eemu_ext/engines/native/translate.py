@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ..engine import MAX_BLOCK, FIELD_TOKENS
-from ..isa.row import Row, fields_of
+from eemu_ext.engines.engine import MAX_BLOCK, FIELD_TOKENS
+from eemu_ext.isa.row import Row, fields_of
 
 _FIELD_RE = re.compile(r"(?<![\w.])(?<!->)(" + "|".join(sorted(FIELD_TOKENS, key=len, reverse=True)) + r")(?!\w)")
 _FLOWS = ("branch", "likely", "jump", "jump_reg")
@@ -288,7 +288,7 @@ def translator_hash(rows: Sequence[Row]) -> str:
     if got is not None and got[0] is rows:
         return got[1]
     import os
-    from .build import CSRC
+    from eemu_ext.engines.native.build import CSRC
     h = hashlib.sha256()
     with open(__file__, "rb") as f:
         h.update(f.read())

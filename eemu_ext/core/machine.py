@@ -1,9 +1,9 @@
 """The R5900 machine: its state, its memory, its image and symbols, calls and hooks (executable-abi.md §3).
 
 Public surface (interfaces.md §1): Machine(float_model, coverage, data_floor, engine), load_elf,
-symbol, symbolize, call, call_each, run, step, hooks (eemu_ext/hooks.py), the register files R, RH
+symbol, symbolize, call, call_each, run, step, hooks (eemu_ext/core/hooks.py), the register files R, RH
 (and the 128-bit view gpr), HI, LO, F, VF, VI, S, fcr31, args, read/write (+ u8..u64), steps,
-coverage, code_coverage (eemu_ext/coverage.py). The code runs in an engine: the Python engine
+coverage, code_coverage (eemu_ext/engines/coverage.py). The code runs in an engine: the Python engine
 (python_engine.py), the native one (native/engine.py) or both in lockstep (native/lockstep.py).
 """
 from __future__ import annotations
@@ -14,12 +14,12 @@ import struct
 import sys
 from typing import Optional
 
-from .decode import Decoder, default_decoder
-from .errors import ElfError, EmulationError
-from .hooks import Hooks
-from .memory import AccessFault, Memory
-from .memory_access import MemoryAccess
-from .python_engine import M32, M64, SENTINEL, PythonEngine, sx32
+from eemu_ext.isa.decode import Decoder, default_decoder
+from eemu_ext.errors import ElfError, EmulationError
+from eemu_ext.core.hooks import Hooks
+from eemu_ext.memory import AccessFault, Memory
+from eemu_ext.core.memory_access import MemoryAccess
+from eemu_ext.engines.python_engine import M32, M64, SENTINEL, PythonEngine, sx32
 
 __all__ = ["Machine", "choose_engine", "SENTINEL", "STACK_TOP", "DEFAULT_LIMIT", "sx32", "M32", "M64"]
 
@@ -40,7 +40,7 @@ def choose_engine(engine: Optional[str]) -> str:
     if engine is None:
         engine = os.environ.get("EEMU_ENGINE") or "native"
         if engine == "native":
-            from .native.build import compiler
+            from eemu_ext.engines.native.build import compiler
             if compiler() is None:
                 if not _NOTICE_SHOWN:
                     print("eemu_ext: no host C compiler (cc/gcc): running the Python engine "
@@ -111,7 +111,7 @@ class Machine(MemoryAccess):
         symbol and instruction (0: off); settable later as ``m.data_floor`` (Memory.data_floor)."""
         if float_model not in ("hw", "trunc"):
             raise ValueError(f"float_model must be 'hw' or 'trunc', not {float_model!r}")
-        from .coverage import BlockCounts, CodeCoverage
+        from eemu_ext.engines.coverage import BlockCounts, CodeCoverage
         self.engine = choose_engine(engine)
         self.float_model = float_model
         self.mem = Memory()
@@ -139,10 +139,10 @@ class Machine(MemoryAccess):
         self.python = PythonEngine(self)
         self._engine = self.python                      # the engine that takes the runs
         if self.engine != "python":
-            from .native.engine import NativeEngine
+            from eemu_ext.engines.native.engine import NativeEngine
             self.native = self._engine = NativeEngine(self, self.python)
             if self.engine == "lockstep":
-                from .native.lockstep import LockstepEngine
+                from eemu_ext.engines.native.lockstep import LockstepEngine
                 self._engine = LockstepEngine(self.native, self.python)
         if data_floor:
             self.data_floor = data_floor
@@ -228,7 +228,7 @@ class Machine(MemoryAccess):
     def load_elf(self, path, syms=None, overlay=None):
         """Load an R5900 ELF (PT_LOAD segments, symbols, gp); returns the image. syms: its symbol
         sidecar (default <path>.syms when it exists); overlay: the overlay made resident (layout.py)."""
-        from .elf import load_image
+        from eemu_ext.loading.elf import load_image
         img = load_image(path, syms=syms, overlay=overlay)
         for vaddr, data in img.segments:
             try:
@@ -459,7 +459,7 @@ class Machine(MemoryAccess):
     @property
     def code_coverage(self):
         """Executions per instruction address and per conditional branch direction
-        (eemu_ext.coverage.CodeCoverage; Machine(coverage=True), empty otherwise)."""
+        (eemu_ext.engines.coverage.CodeCoverage; Machine(coverage=True), empty otherwise)."""
         self._flush_coverage()
         return self._code_coverage
 
