@@ -144,6 +144,10 @@ def hold_run_dir(rd, params, opts):
     return rd
 
 
+class OtherParameters(HarnessError):
+    """A run directory started with other parameters (or code) than this bulk's: never mixed."""
+
+
 def same_run_or_refuse(rd, params, opts):
     """A run directory is resumed only with the parameters it was started with (`--force`: anyway).
 
@@ -153,7 +157,7 @@ def same_run_or_refuse(rd, params, opts):
     ignore = ("n",) if opts.chunk_ids else ()
     diff = param_differences(old, params, ignore)
     if diff and not opts.force:
-        raise HarnessError(f"{rd.path} was run with other parameters; refusing to mix results "
+        raise OtherParameters(f"{rd.path} was run with other parameters; refusing to mix results "
                            f"({'; '.join(diff)}). Repeat its parameters, or pass --force")
     if diff:
         print(f"warning: --force: resuming {rd.path} despite: {'; '.join(diff)}", file=sys.stderr)

@@ -21,7 +21,7 @@ DECISION: a volume's truth file is written in the digest form, and it is not che
 reference by check-truth: the volume's nightly already compares every record the game writes with
 the reference, on the same selection and seed, and a check-truth of the same answers would be a
 second full pass per volume. A whole truth file of the nightly runs to some 50 GB a volume (the
-world queries' words); its digests to a few dozen MB. `make truth` still writes the whole file.
+world queries' words); its digests to some 90 MB (91 MB for the stand-in's Infection). `make truth` still writes the whole file.
 """
 from __future__ import annotations
 
@@ -33,6 +33,7 @@ from collections import defaultdict
 from typing import Dict, List
 
 from corpus.names import counted, printable
+from harness import HarnessError
 from harness.truth import fileformat
 
 # DECISION: the function a query's answers come from (checks.md): the controllers' queries are
@@ -142,13 +143,48 @@ def _summary_verdict(run, exit_status) -> str:
     return f"{word}, {n} chunks"
 
 
+# DECISION: a volume's nightly and answers that an earlier `make volumes` into the same OUT= wrote
+# with the same parameters and code are kept (a stopped nightly is resumed, as bulk resumes a run
+# directory), so the four volumes at full size, some two hours on two cores, pick up where a stop
+# left them; anything made otherwise is made afresh, and said so.
+def _nightly(opts, run, err):
+    """The volume's nightly into `run`: resumed when `run` holds one of the same parameters and code."""
+    from dataclasses import replace
+
+    from harness.runners.bulk import OtherParameters, run_bulk
+    if os.path.isfile(os.path.join(run, "params.json")):
+        try:
+            return run_bulk(replace(opts, out=run))
+        except OtherParameters as exc:
+            print(printable(f"volumes: {exc}: its nightly is run afresh"), file=err or sys.stderr)
+    shutil.rmtree(run, ignore_errors=True)
+    return run_bulk(replace(opts, out=run, fresh=True))
+
+
+def _answers_done(opts, path, err) -> bool:
+    """True when `path` is a whole digest truth file of this volume's selection, written by this
+    code with these parameters (its header is the one an export would write now)."""
+    from harness.runners.truth_export import header, selection
+    if not os.path.isfile(path):
+        return False
+    try:
+        head, lines = fileformat.read(path)
+        for _ in lines:                     # read to its closing line: a cut file is not whole
+            pass
+    except HarnessError:
+        head = None
+    if head != header(opts, selection(opts), digests=True):
+        print(printable(f"volumes: {path}: not this volume's answers with these parameters and code: "
+                        f"written afresh"), file=err or sys.stderr)
+        return False
+    print(printable(f"volumes: {path}: this volume's answers, written by this code: kept"))
+    return True
+
+
 def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
     """option_sets: one Options per volume (IMAGE with DATA, or DISC). Writes out_dir/<volume>.answers (digests), <volume>.run
     and out_dir/volumes.json; prints the verdicts and the differences; the exit status is the worst
     verdict's."""
-    from dataclasses import replace
-
-    from harness.runners.bulk import run_bulk
     from harness.runners.truth_export import run_truth
     from harness.volume import of_options
     os.makedirs(out_dir, exist_ok=True)
@@ -159,9 +195,8 @@ def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
         if any(r["path"] == path for r in rows):
             path = os.path.join(out_dir, f"{vol.key}-{len(rows)}.answers")
         run = path[:-len(".answers")] + ".run"        # the nightly's procedure on the same sample
-        shutil.rmtree(run, ignore_errors=True)        # written afresh, as the truth file is
-        nightly = run_bulk(replace(opts, out=run, fresh=True))
-        st = run_truth(opts, path, jobs, err=err, digests=True)
+        nightly = _nightly(opts, run, err)
+        st = 0 if _answers_done(opts, path, err) else run_truth(opts, path, jobs, err=err, digests=True)
         status = max(status, nightly, st)
         rows.append({"volume": vol.key, "name": vol.name, "image": opts.image, "path": path, "run": run,
                      "answers": "written as digests" if st == 0 else f"stopped (exit {st})",

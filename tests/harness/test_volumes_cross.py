@@ -133,3 +133,23 @@ def test_fewer_than_two_volumes_or_mismatched_lists_are_one_line_exit_2(tmp_path
         images = FOUR[:1] if not extra else FOUR[:2]
         r = volumes(tmp_path, images, *extra)
         assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "volumes:" in r.stderr, r.stderr
+
+
+def test_a_second_make_volumes_into_the_same_out_keeps_what_the_first_made_alike_and_remakes_the_rest(tmp_path):
+    """Four volumes at full size take hours: a volume's nightly and answers that the same parameters
+    and code made are kept (a stopped nightly resumed), anything else made afresh and said so."""
+    first = volumes(tmp_path, FOUR[:2], "--n", "2", "--check", "notes")
+    assert first.returncode == 0, first.stdout[-3000:] + first.stderr[-3000:]
+    made = {k: os.path.getmtime(tmp_path / "vols" / f"{k}.answers") for k in ("inf", "mut")}
+    again = volumes(tmp_path, FOUR[:2], "--n", "2", "--check", "notes")
+    assert again.returncode == 0, again.stdout[-3000:] + again.stderr[-3000:]
+    for k in ("inf", "mut"):
+        assert f"vols/{k}.answers: this volume's answers, written by this code: kept" in again.stdout
+        assert os.path.getmtime(tmp_path / "vols" / f"{k}.answers") == made[k]
+    assert "0 chunks differ" in again.stdout and "afresh" not in again.stderr
+    other = volumes(tmp_path, FOUR[:2], "--n", "2", "--check", "notes", "--seed", "5")
+    assert other.returncode == 0, other.stdout[-3000:] + other.stderr[-3000:]
+    for k in ("inf", "mut"):
+        assert f"vols/{k}.answers: not this volume's answers with these parameters and code: written afresh" \
+            in other.stderr
+        assert f"vols/{k}.run was run with other parameters" in other.stderr and "its nightly is run afresh" in other.stderr
