@@ -26,7 +26,7 @@ from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
 from harness.compare.steps import time_after
-from harness.compare.tables import entries_by_record, first_entry
+from harness.compare.tables import entries_by_record
 from harness.compare.tally import Tally
 from harness.driver import memory_map as mm
 from harness.profiles import rng
@@ -277,17 +277,7 @@ def fobj(game, ch, anim, prof, r):
 
 def fobj_query(game, ch, anim, entries, a1, plan):
     """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
-    game.playback(entries, ch.names, 256)
-    game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
-    coords, missing = {}, []
-    for obj in sorted({rec.object for rec in anim.fobjs}):
-        e = first_entry(entries, obj)
-        if e is None:
-            missing.append(obj)
-            continue
-        coord = game.u32(mm.IDX + 12 * e.position + 4)
-        game.m.write_u8(coord + mm.COORD_A1, a1)
-        coords[obj] = coord
+    coords, missing = c_fobj.start_fobj(game, anim, entries, ch.names, a1)
     t = Tally()
     state = {}
     time = 0
@@ -297,13 +287,9 @@ def fobj_query(game, ch, anim, entries, a1, plan):
         got = game.forward(s)
         forward.append([int(got[0]), int(got[1])])
         want = anim.forward(time, s)
-        old = time >> 8
-        if want.pose_at is not None and (want.pose_at >> 8) != old:
-            f = want.pose_at >> 8
-            for obj in coords:
-                rec = anim.fobj_pose(obj, f << 8)
-                if rec is not None and rec.frame > old:
-                    state[obj] = rec
+        read_now = anim.fobj_poses_read(time, want, coords)
+        if read_now is not None:
+            state.update(read_now)
             for obj, rec in state.items():
                 ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
             if state:
