@@ -10,7 +10,7 @@ from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
-from harness.compare.tolerance import formula
+from harness.compare import tolerance
 from harness import HarnessError
 from harness.checks import Check, Replay
 from harness.compare.tables import entries_by_record
@@ -147,7 +147,7 @@ def track_times(anim, tr, rng, prof):
     return ts, holds
 
 
-NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
+NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (tolerance.rs_elements' order)
 SCALE_WORDS = [20, 25, 30]               # words 0, 5 and 10 of the scale matrix at scratch +0x50
 
 
@@ -176,12 +176,9 @@ def compare_times(anim, tr, ts, words, localtp, ctx, tally):
         bad |= (rot9 != np.asarray(P.rot, dtype=np.uint32)[None, :]).any(axis=1)
     elif rec.rot.kind:
         tally.count("keyed rotations", n)
-        want = P.rot_matrix.swapaxes(1, 2).reshape(n, 9)
-        d = np.abs(f32_array(words[:, 36:52][:, NINE]) - want)
-        d[np.isnan(d)] = np.inf                                     # NaN never passes
-        d = d.max(axis=1)
-        bound = formula(P.passed)
-        bad |= ~(d <= bound)
+        _, d, bound, ok = tolerance.compare(f32_array(words[:, 36:52][:, NINE]), tolerance.rs_elements(P.rot_matrix),
+                                            P.passed)
+        bad |= ~ok
         keyed_samples(tally, ctx, rec, ts, d, bound, P.passed)
         tally.quirk("final_hold_creep", int((T > max(f for f, _ in rec.rot.keys) * 256).sum()))
         tally.quirk("keyed_keys_passed", int(P.passed.sum()))
@@ -242,16 +239,18 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", 
                 c, r = divmod(j, 3)
                 fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
         return
-    d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
-    bound = float(formula(pose.passed))
+    want = tolerance.rs_elements(pose.rot_matrix)
+    w, d, bound, ok = tolerance.compare(f32_array(got.rot9), want, pose.passed)
+    c, r = divmod(int(w), 3)
+    d, bound = float(d), float(bound)
     if count:
         tally.count("keyed rotations")
         tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
         if T > max(f for f, _ in rec.rot.keys) * 256:
             tally.quirk("final_hold_creep")
         tally.quirk("keyed_keys_passed", pose.passed)
-    if not d <= bound:
-        fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
+    if not ok:
+        fail(f"rotation[{r}][{c}]", f32_bits(float(want[w])), got.rot[4 * c + r], rec.rot,
              deviation=d, tolerance=bound, passed=pose.passed)
 
 
@@ -323,19 +322,6 @@ def attach_series(m, anim, tr, seen, points=64):
                        "game": [field_value(m["field"], scratch=s) for _, s in seen]}
     except (ValueError, IndexError):
         pass
-
-
-def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):
-    """Largest |game - reference| over the 3x3 (word 4c+r vs matrix[r][c]*scale[c]), and where."""
-    worst, wr, wc = -1.0, 0, 0
-    for c in range(3):
-        for r in range(3):
-            d = abs(f32(words16[4 * c + r]) - matrix[r][c] * scale[c])
-            if d != d:          # NaN never passes
-                d = float("inf")
-            if d > worst:
-                worst, wr, wc = d, r, c
-    return worst, wr, wc
 
 
 def check_multistep(game, work, ts, single, tr, ctx, tally):

@@ -101,12 +101,11 @@ def controller(q, a, ctx, tally):
     elif rot == "keyed":
         tally.count("keyed rotations", n)
         passed = np.asarray(q["bound"]["passed"], dtype=np.int64)
-        d = tolerance.deviations(f32_array(G), f32_array(A))
-        bound = tolerance.formula(passed)
-        for k in np.flatnonzero(~(d.max(axis=1) <= bound)):
-            j = int(np.argmax(d[k]))
+        w, d, bound, ok = tolerance.compare(f32_array(G), f32_array(A), passed)
+        for k in np.flatnonzero(~ok):
+            j = int(w[k])
             tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
-                              track=track, time=times[k], deviation=float(d[k, j]), tolerance=float(bound[k]),
+                              track=track, time=times[k], deviation=float(d[k]), tolerance=float(bound[k]),
                               context={"passed": int(passed[k])}))
     running_matrix(q, ctx, tally)
     return True
@@ -151,11 +150,10 @@ def multistep(q, a, ctx, tally):
                               track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
     if rot == "keyed":
         passed = int(q["bound"]["passed"])
-        d = tolerance.deviations(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])))
-        bound = float(tolerance.formula(passed))
-        if not d.max() <= bound:
+        _, d, bound, ok = tolerance.compare(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])), passed)
+        if not ok:
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
-                              track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
+                              track=q.get("track"), time=t, deviation=float(d), tolerance=float(bound),
                               context={"deltas": q["deltas"], "passed": passed}))
     return True
 
