@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from ground.fields import BadField, Field
 from harness import checks
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
@@ -39,7 +40,6 @@ DEPTH = 12
 PER_CHUNK = 3
 FLOAT_KINDS = ("fpr", "vf", "vacc", "acc")
 SCRATCH_FIELDS = {"position": (mm.SCRATCH_POS, 1), "scale": (mm.SCRATCH_SCALE, 5)}
-AXES = "xyz"
 
 
 class NoProvenance(Exception):
@@ -104,29 +104,46 @@ def reference_patterns(ch, float_model, track, T, local=False):
 
 
 # -- the compared word ------------------------------------------------------------------------
+def _field(field, check):
+    try:
+        return Field.parse(field)
+    except BadField:
+        raise NoProvenance(f"{check} field {field!r} is no field") from None
+
+
+def _element(f: Field, name: str):
+    """(r, c) of a name[r][c] field of a 3x3, else None."""
+    if f.name == name and f.member is None and len(f.index) == 2 and all(i < 3 for i in f.index):
+        return f.index
+    return None
+
+
 def scratch_offset(field: str) -> int:
     """The scratch byte offset of a controllers field (executable-abi.md §5.6, Game.scratch)."""
-    if field == "transparency":
+    f = _field(field, "controllers")
+    if f == Field("transparency"):
         return mm.SCRATCH_ALPHA
-    if field.startswith("rotation["):
-        r, c = int(field[9]), int(field[12])
+    rc = _element(f, "rotation")
+    if rc is not None:
+        r, c = rc
         return mm.SCRATCH_ROT + 4 * (4 * c + r)
-    name, _, axis = field.partition(".")
-    if name in SCRATCH_FIELDS and axis in AXES:
-        base, stride = SCRATCH_FIELDS[name]
-        return base + 4 * stride * AXES.index(axis)
+    if f.name in SCRATCH_FIELDS and not f.index and f.axis_index is not None:
+        base, stride = SCRATCH_FIELDS[f.name]
+        return base + 4 * stride * f.axis_index
     raise NoProvenance(f"controllers field {field!r} is no scratch word")
 
 
 def coord_offset(field: str) -> int:
     """The coord byte offset of a playback field (+0x40 matrix, +0x88 localtp)."""
-    if field == "localtp":
+    f = _field(field, "playback")
+    if f == Field("localtp"):
         return mm.COORD_LOCALTP
-    if field.startswith("matrix["):
-        r, c = int(field[7]), int(field[10])
+    rc = _element(f, "matrix")
+    if rc is not None:
+        r, c = rc
         return mm.COORD_MATRIX + 4 * (4 * c + r)
-    if field.startswith("translation.") and field[-1] in AXES:
-        return mm.COORD_MATRIX + 4 * (12 + AXES.index(field[-1]))
+    if f.name == "translation" and not f.index and f.axis_index is not None:
+        return mm.COORD_MATRIX + 4 * (12 + f.axis_index)
     raise NoProvenance(f"playback field {field!r} is no coord word")
 
 

@@ -1,5 +1,6 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
 from harness.checks import Check, Replay
+from harness.checks.playback import coord_field
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
@@ -106,12 +107,12 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
     exact = anim.fobj_local_matrix(rec)     # 16 column-major u32 words in EE arithmetic
     for i in range(3):
         if words[12 + i] != exact[12 + i]:
-            fail(f"translation.{'xyz'[i]}", exact[12 + i], words[12 + i])
+            fail(coord_field(9 + i), exact[12 + i], words[12 + i])
     tally.count("exact F_Obj matrices")
     for c in range(3):
         for r in range(3):
             if words[4 * c + r] != exact[4 * c + r]:
-                fail(f"matrix[{r}][{c}]", exact[4 * c + r], words[4 * c + r])
+                fail(coord_field(3 * c + r), exact[4 * c + r], words[4 * c + r])
     alpha = anim.fobj_localtp(rec)
     got_tp = game.u32(coord + mm.COORD_LOCALTP)
     if got_tp != alpha:

@@ -1,6 +1,8 @@
 """Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
 import numpy as np
 
+from ground.fields import Field
+
 from harness.checks import Check, Replay
 from harness.compare.bits import f32, f32_array, f32_bits, trans_add
 from harness.checks.controllers import NINE, compare_localtp
@@ -209,6 +211,15 @@ def forward_mismatches(ctx, tally, check, got, want, step, time, where):
 NINE_AND_T = NINE + [12, 13, 14]     # the words an exact local matrix is compared on
 
 
+def coord_field(j):
+    """The field of word NINE_AND_T[j] of a coord's matrix: the 3x3's c-major (matrix[r][c]), then
+    the translation."""
+    if j >= 9:
+        return Field.axis("translation", j - 9)
+    c, r = divmod(int(j), 3)
+    return Field.element("matrix", r, c)
+
+
 def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
     """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
     deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases.
@@ -328,14 +339,14 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
         # has one, else the same rule applied here.
         e = local[12 + i] if exact else trans_add(pose.pos[i])
         if words[12 + i] != e:
-            fail(f"translation.{'xyz'[i]}", e, words[12 + i])
+            fail(coord_field(9 + i), e, words[12 + i])
     if exact_local and exact:
         if count:
             tally.count("exact local matrices")
         for c in range(3):
             for r in range(3):
                 if words[4 * c + r] != local[4 * c + r]:
-                    fail(f"matrix[{r}][{c}]", local[4 * c + r], words[4 * c + r])
+                    fail(coord_field(3 * c + r), local[4 * c + r], words[4 * c + r])
         return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
@@ -350,7 +361,7 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
     if tr.keyed_rotation and count:
         tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
     if not ok:
-        fail(f"matrix[{r}][{c}]", f32_bits(float(want[w])), words[4 * c + r], deviation=d, tolerance=bound)
+        fail(coord_field(w), f32_bits(float(want[w])), words[4 * c + r], deviation=d, tolerance=bound)
 
 
 def replay_steps(case, steps):

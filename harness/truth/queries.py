@@ -36,13 +36,6 @@ SCALE_WORDS = c_controllers.SCALE_WORDS
 NINE_AND_T = c_playback.NINE_AND_T
 
 
-def _rotation(tr):
-    """How a track's 3x3 is compared: none (no rotation channel), exact, or keyed (tolerance)."""
-    if not tr.record.rot.kind:
-        return "none"
-    return "keyed" if tr.keyed_rotation else "exact"
-
-
 def controllers(game, ch, anim, prof, r):
     """checks.md §2.1 and §2.3: per chosen track its sampled times and the scratch words after
     each, then the multi-step words of the same times' deltas."""
@@ -88,7 +81,7 @@ def light_queries(game, anim, entries, prof, r):
 
 def _uncompiled(tr):
     rec = tr.record
-    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
             "times": [], "game": {"compiled": False}}
 
 
@@ -101,7 +94,7 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     rec = tr.record
     work, coord = game.work(entry.ctrl)
     words, localtp = game.step_times(work, coord, ts)
-    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
          "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
          "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
                    for T, k, words in holds],
@@ -115,7 +108,7 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     game.reset_work(work)
     game.set_work_each(work, deltas)
     multi = game.scratch()
-    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
          "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
                                     "rot": list(multi.rot9), "alpha": multi.alpha}}
     if keyed:
@@ -203,7 +196,7 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
     have = {obj for obj, _ in morphers}
     return {"kind": "playback", "speed": speed, "steps": n,
             "tracks": [tr.record.index for tr, _ in posed],
-            "rotation": [_rotation(tr) for tr, _ in posed],
+            "rotation": [c_controllers.rotation_of(tr) for tr, _ in posed],
             # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
             # rotations, and every track under a profile without exact_local
             "tolerance": tolerant,
