@@ -23,7 +23,12 @@ class BadField(ValueError):
 @dataclass(frozen=True)
 class Field:
     """name[i][j].member: name has no '.', '[' or ']'; indices are ints >= 0; member, when there is
-    one, is the rest of the text after the first '.' following the indices (it may hold dots)."""
+    one, is the rest of the text after the first '.' following the indices (it may hold dots).
+
+    DECISION: the grammar is the one every field the checks wrote already had (interfaces.md §4
+    does not give one), so the records' texts are unchanged: a light's word is the member of
+    "light" ("light.colour.r"), a multi-word name ("frame counter") is a name. A Field that could
+    not be parsed back to itself is refused when it is made."""
     name: str
     index: Tuple[int, ...] = ()
     member: Optional[str] = None

@@ -215,7 +215,11 @@ def pose_failures(got, want, rotation, want_r=None, passed=None, localtp=False):
     bound), per time the position and scale axis by axis, the transparency, the rotation (each
     differing word, or a keyed 3x3's element furthest over its bound), the localtp; channel the
     record's ("pos", "scale", "alpha", "rot"; None for the localtp), bound a keyed element's
-    {"deviation", "tolerance"} (else None). keyed: (d, bound) per time for a keyed rotation."""
+    {"deviation", "tolerance"} (else None). keyed: (d, bound) per time for a keyed rotation.
+
+    DECISION: one order for both pipelines, the in-process check's (time by time); a model's
+    controller records had come channel by channel (every position, then every scale...). The
+    records are the same; only a model run's order changed."""
     got = {c: np.asarray(v) for c, v in got.items()}
     want = {c: v if v is None else np.asarray(v) for c, v in want.items()}
     bad = {c: got[c] != want[c] for c in ("pos", "scale", "alpha")}
