@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional
 
+from ground.fields import BadField, Field
 from harness import checks
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
@@ -38,8 +39,6 @@ DEPTH = 12
 # about a second), so a broken build that fails every chunk stays cheap.
 PER_CHUNK = 3
 FLOAT_KINDS = ("fpr", "vf", "vacc", "acc")
-SCRATCH_FIELDS = {"position": (mm.SCRATCH_POS, 1), "scale": (mm.SCRATCH_SCALE, 5)}
-AXES = "xyz"
 
 
 class NoProvenance(Exception):
@@ -104,30 +103,31 @@ def reference_patterns(ch, float_model, track, T, local=False):
 
 
 # -- the compared word ------------------------------------------------------------------------
-def scratch_offset(field: str) -> int:
-    """The scratch byte offset of a controllers field (executable-abi.md §5.6, Game.scratch)."""
-    if field == "transparency":
-        return mm.SCRATCH_ALPHA
-    if field.startswith("rotation["):
-        r, c = int(field[9]), int(field[12])
-        return mm.SCRATCH_ROT + 4 * (4 * c + r)
-    name, _, axis = field.partition(".")
-    if name in SCRATCH_FIELDS and axis in AXES:
-        base, stride = SCRATCH_FIELDS[name]
-        return base + 4 * stride * AXES.index(axis)
-    raise NoProvenance(f"controllers field {field!r} is no scratch word")
+# check -> (the word, its plain field and offset; the 3x3's field and its offset (word 4c + r);
+# {axis field: (offset of x, words between axes)}): where each compared field's word lies
+WORDS = {"controllers": ("scratch", ("transparency", mm.SCRATCH_ALPHA), ("rotation", mm.SCRATCH_ROT),
+                         {"position": (mm.SCRATCH_POS, 1), "scale": (mm.SCRATCH_SCALE, 5)}),
+         "playback": ("coord", ("localtp", mm.COORD_LOCALTP), ("matrix", mm.COORD_MATRIX),
+                      {"translation": (mm.COORD_MATRIX + 4 * 12, 1)})}
 
 
-def coord_offset(field: str) -> int:
-    """The coord byte offset of a playback field (+0x40 matrix, +0x88 localtp)."""
-    if field == "localtp":
-        return mm.COORD_LOCALTP
-    if field.startswith("matrix["):
-        r, c = int(field[7]), int(field[10])
-        return mm.COORD_MATRIX + 4 * (4 * c + r)
-    if field.startswith("translation.") and field[-1] in AXES:
-        return mm.COORD_MATRIX + 4 * (12 + AXES.index(field[-1]))
-    raise NoProvenance(f"playback field {field!r} is no coord word")
+def word_offset(check: str, field: str) -> int:
+    """The byte offset of a field's word: a controllers field in the scratch area (executable-abi.md
+    §5.6, Game.scratch), a playback field in the coord (+0x40 matrix, +0x88 localtp)."""
+    where, (plain, plain_at), (nine, nine_at), axes = WORDS[check]
+    try:
+        f = Field.parse(field)
+    except BadField:
+        raise NoProvenance(f"{check} field {field!r} is no field") from None
+    if f == Field(plain):
+        return plain_at
+    if f.name == nine and f.member is None and len(f.index) == 2 and max(f.index) < 3:
+        r, c = f.index
+        return nine_at + 4 * (4 * c + r)
+    if f.name in axes and not f.index and f.axis_index is not None:
+        base, stride = axes[f.name]
+        return base + 4 * stride * f.axis_index
+    raise NoProvenance(f"{check} field {field!r} is no {where} word")
 
 
 def _u32(s) -> Optional[int]:
@@ -176,7 +176,7 @@ def record_controllers(game, ch, ctx, m, record_load=False):
     work, coord = game.work(entry.ctrl)
     game.reset_work(work)
     game.poison_scratch()
-    addr = coord + mm.COORD_LOCALTP if m["field"] == "localtp" else mm.SCRATCH + scratch_offset(m["field"])
+    addr = coord + mm.COORD_LOCALTP if m["field"] == "localtp" else mm.SCRATCH + word_offset("controllers", m["field"])
     with game.m.hooks.add("record") as rec:
         game.call(SET_WORK, mm.ANM, work, t & 0xFFFFFFFF)
     return rec, addr, track, min(t, anim.last), False, loaded
@@ -192,7 +192,7 @@ def record_playback(game, ch, ctx, m, record_load=False):
     if not steps or m.get("track") is None:
         raise NoProvenance("a playback mismatch without steps or track")
     track = int(m["track"])
-    off = coord_offset(m["field"])
+    off = word_offset("playback", m["field"])
     entries, loaded = load(game, ch, record_load)
     pb = game.playback(entries, ch.names, steps[0])
     entry = entries_by_record([x.record for x in anim.tracks], entries, mm.KIND_OBJECT).get(track)

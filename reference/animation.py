@@ -438,6 +438,28 @@ class Animation:
         """The F_Obj record in force for `object` at `time`, or None (§11)."""
         return self.obj_poses_at(time, after_loop).get(object)
 
+    def fobj_poses_read(self, time: int, f: playback.Forward, objects) -> Optional[Dict[int, object]]:
+        """The pose-in-force rule of a step (§11, checks.md §7): which of `objects` the step from
+        `time` (f = forward(time, step)) gives a new F_Obj pose. None when the step evaluates no
+        other frame (the game reads no record and no coord is compared); else {object: its record
+        in force at the new frame}, for each object whose record in force lies past the old frame
+        (so this step read it), in the order of `objects`. An object left out keeps the pose in
+        force before the step: the last record read for it persists."""
+        old = time >> 8
+        if f.pose_at is None or (f.pose_at >> 8) == old:
+            return None
+        in_force = self.obj_poses_at((f.pose_at >> 8) << 8)
+        return {obj: in_force[obj] for obj in objects if obj in in_force and in_force[obj].frame > old}
+
+    def restarts(self, f: playback.Forward, restart: bool) -> bool:
+        """The restart rule (checks.md §6.2 step 9): a plan's restart applies only after a step
+        that ends a play-once animation (f = forward(time, step)); the next step starts at 0."""
+        return bool(f.ended and not self.loops and restart)
+
+    def time_after(self, f: playback.Forward, restart: bool) -> int:
+        """The time the next step of a plan starts from: 0 after a restart, else f.time."""
+        return 0 if self.restarts(f, restart) else f.time
+
     def fobj_local_matrix(self, record) -> Tuple[int, ...]:
         """§11 step 1: T(pos)·sceVu0RotMatrix(rad)·S(scale) in EE arithmetic, 16 column-major words,
         rad_k = f_div(f_mul(PI, deg_k), DEG180)."""

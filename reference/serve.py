@@ -162,11 +162,6 @@ def playback(anim: Animation, q) -> dict:
             "morph": morphs}
 
 
-def _time_after(anim: Animation, f, restart: bool) -> int:
-    """checks.md §6.2 step 9: a restart after a step that ends a play-once animation starts at 0."""
-    return 0 if f.ended and not anim.loops and restart else f.time
-
-
 def notes(anim: Animation, q) -> dict:
     time = 0
     forward, delivered = [], []
@@ -174,7 +169,7 @@ def notes(anim: Animation, q) -> dict:
         f = anim.forward(time, int(s))
         forward.append([f.time, f.ret])
         delivered.append([[n.event, n.param, n.time, n.object] for n in anim.passed_notes(time, int(s))])
-        time = _time_after(anim, f, bool(restart))
+        time = anim.time_after(f, bool(restart))
     return {"forward": forward, "notes": delivered}
 
 
@@ -189,15 +184,11 @@ def fobj(anim: Animation, q) -> dict:
     for i, (s, restart) in enumerate(q["plan"]):
         f = anim.forward(time, int(s))
         forward.append([f.time, f.ret])
-        old = time >> 8
-        if f.pose_at is not None and (f.pose_at >> 8) != old:
-            fr = f.pose_at >> 8
-            for obj in objects:
-                rec = anim.fobj_pose(obj, fr << 8)
-                if rec is not None and rec.frame > old:
-                    state[obj] = rec
+        read = anim.fobj_poses_read(time, f, objects)
+        if read is not None:
+            state.update(read)
             poses_at[i] = dict(state)
-        time = _time_after(anim, f, bool(restart))
+        time = anim.time_after(f, bool(restart))
     a1 = int(q["a1"])
     read = []
     for i, objs in q["read"]:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import struct
 
+from ground.fields import BadField, Field
+
 MASK32 = 0xFFFFFFFF
 
 
@@ -34,8 +36,11 @@ INTEGER_FIELDS = ("frame counter", "return value", "u", "v")
 
 
 def is_integer_field(field) -> bool:
-    f = str(field or "")
-    return f in INTEGER_FIELDS or f.startswith("vertex") or f.endswith((".u", ".v", "count"))
+    try:
+        f = Field.parse(str(field or ""))
+    except BadField:
+        return False
+    return f.name in INTEGER_FIELDS or f.name.startswith("vertex") or f.name.endswith("count") or f.member in ("u", "v")
 
 
 def frame_text(value: int) -> str:

@@ -69,21 +69,13 @@ from pathlib import Path
 
 from ground.exits import EXIT
 from ground.files import write_atomic
+from ground.bounds import ROT_PER_KEY, ROT_TOLERANCE, keyed_bound
 from ground.vocabulary import CHECK_NAMES as CHECKS
 
 from .causes import classify_run
 from .ledger import left_out as ledger_left_out, total as ledger_total
 from .load import Run
 from .records import ChunkRecord, ReportError, Summary, is_maximum
-
-ROT_TOLERANCE = 1e-5      # checks.md §3
-ROT_PER_KEY = 1e-7
-
-
-def rot_bound(passed: int, base: float = ROT_TOLERANCE, per_key: float = ROT_PER_KEY) -> float:
-    """The controller keyed-rotation bound of checks.md §3 at passed(T) keys."""
-    return base + per_key * passed
-
 
 def bound_params(params: dict) -> tuple[float, float]:
     b = params.get("rotation_bound") or {}
@@ -199,7 +191,7 @@ def worst_rotation(params: dict, chunks: list) -> dict | None:
             worst = dict(w, chunk=w.get("chunk") or ch["chunk"])
         for passed, d, track, time in rotation_samples(ch, base, per_key):
             if worst is None or d > worst["d"]:
-                worst = {"d": d, "bound": rot_bound(passed, base, per_key), "passed": passed,
+                worst = {"d": d, "bound": keyed_bound(passed, base, per_key), "passed": passed,
                          "chunk": ch["chunk"], "track": track, "time": time}
         for m in ch["mismatches"]:
             d = m.get("deviation")
@@ -288,7 +280,7 @@ def summarize(params: dict, chunks: list[ChunkRecord], *, seconds: float | None 
         "model": params.get("model"),
         "causes": dict(Counter(causes[id(m)] for ch in chunks for m in ch["mismatches"])),
         "rotation_samples": len(samples),
-        "rotation_over_bound": sum(1 for p, d, *_ in samples if d > rot_bound(p, base, per_key)),
+        "rotation_over_bound": sum(1 for p, d, *_ in samples if d > keyed_bound(p, base, per_key)),
         "report": "report.html",
         "junit": "junit.xml",
         "reports_format": 2,

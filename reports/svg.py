@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from html import escape
 
+from ground.bounds import ROT_TOLERANCE, f32_ulp
+
 W, H = 640, 260
 PAD_L, PAD_R, PAD_T, PAD_B = 64, 16, 14, 36
 
@@ -107,12 +109,7 @@ def rotation_scatter(samples, base: float, per_key: float, limit: int = SCATTER_
             f'aria-label="keyed rotation deviation against passed keys">{"".join(out)}</svg>')
 
 
-def f32_ulp(x: float) -> float:
-    """The spacing of f32 at |x|: 2^(e - 24) for |x| = m·2^e, 1/2 <= m < 1 (docs/tolerances.md §1)."""
-    return math.ldexp(1.0, math.frexp(abs(x))[1] - 24)
-
-
-def tolerance_rule(points=(), base: float = 1e-5, lo_exp: int = -3, hi_exp: int = 5) -> str:
+def tolerance_rule(points=(), base: float = ROT_TOLERANCE, lo_exp: int = -3, hi_exp: int = 5) -> str:
     """The playback 3x3 bound per element against the element's magnitude (docs/tolerances.md §1):
     the formula's flat line at keys = 0 and |s| <= 1 (dashed), one ulp of f32 (a staircase,
     dashed) and the bound, the larger of the two (solid). points: (|reference element|, d, label)

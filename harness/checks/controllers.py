@@ -3,6 +3,7 @@
 import numpy as np
 
 from corpus.quirks import held_rotation_keys
+from ground.fields import Field
 from harness.compare.bits import f32, f32_array, f32_bits, zero_exponent
 from harness.compare.ledger import mark
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
@@ -10,13 +11,12 @@ from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
 from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
-from harness.compare.tolerance import formula
+from harness.compare import tolerance
 from harness import HarnessError
 from harness.checks import Check, Replay
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 
-AXES = "xyz"
 
 
 
@@ -82,7 +82,7 @@ def light_mismatch(ctx, rec, j, expected, got, t, T, check="controllers"):
     names no track (a replay of a controllers mismatch replays an object track): the light's
     record index is in its context."""
     channel = getattr(rec, LIGHT_CHANNEL[j])
-    return record(ctx, check, f"light.{LIGHT_FIELDS[j]}", expected, got, object=rec.object, time=t,
+    return record(ctx, check, light_field(j), expected, got, object=rec.object, time=t,
                   context={"light": rec.index, "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
                            "absent": channel.kind == 0, "keys": keys_around(channel, T), "pose_time": T})
 
@@ -147,7 +147,7 @@ def track_times(anim, tr, rng, prof):
     return ts, holds
 
 
-NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
+NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (tolerance.rs_elements' order)
 SCALE_WORDS = [20, 25, 30]               # words 0, 5 and 10 of the scale matrix at scratch +0x50
 
 
@@ -158,42 +158,130 @@ def scratch_of(row):
 
 
 def compare_times(anim, tr, ts, words, localtp, ctx, tally):
-    """compare_pose and compare_localtp at every time of ts at once: the reference evaluates the
-    record at all of them in one call (Animation.poses) and the exact compares run over arrays;
-    only the failing times go through compare_pose / compare_localtp, which build the records."""
+    """checks.md §2.1 at every time of ts at once: the reference evaluates the record at all of
+    them in one call (Animation.poses) and pose_failures compares over arrays; only the failing
+    times build records (report_failures)."""
     rec = tr.record
     n = len(ts)
     P = anim.poses(tr, ts)
     T = P.time.astype(np.int64)
-    bad = (words[:, 0:3] != P.pos).any(axis=1)
-    bad |= (words[:, SCALE_WORDS] != P.scale).any(axis=1)
-    bad |= words[:, 52] != P.alpha
     tally.count("cases", n)
     if rec.rot.kind and not tr.keyed_rotation:
         tally.count("single-value rotations", n)
         tally.quirk("single_value_rotations", n)
-        rot9 = words[:, 36:52][:, NINE]
-        bad |= (rot9 != np.asarray(P.rot, dtype=np.uint32)[None, :]).any(axis=1)
     elif rec.rot.kind:
         tally.count("keyed rotations", n)
-        want = P.rot_matrix.swapaxes(1, 2).reshape(n, 9)
-        d = np.abs(f32_array(words[:, 36:52][:, NINE]) - want)
-        d[np.isnan(d)] = np.inf                                     # NaN never passes
-        d = d.max(axis=1)
-        bound = formula(P.passed)
-        bad |= ~(d <= bound)
-        keyed_samples(tally, ctx, rec, ts, d, bound, P.passed)
+    got = {"pos": words[:, 0:3], "scale": words[:, SCALE_WORDS], "alpha": words[:, 52],
+           "rot": words[:, 36:52][:, NINE], "localtp": localtp}
+    failures, keyed = pose_failures(got, *reference_words(P, n, rotation_of(tr)), localtp=True)
+    if keyed is not None:
+        keyed_samples(tally, ctx, rec, ts, *keyed, P.passed)
         tally.quirk("final_hold_creep", int((T > max(f for f, _ in rec.rot.keys) * 256).sum()))
         tally.quirk("keyed_keys_passed", int(P.passed.sum()))
-    bad_tp = localtp != P.alpha
     tally.count("localtp cases", n)
-    for k in np.flatnonzero(bad | bad_tp):
-        t, Tk = ts[k], int(T[k])
-        pose = P.pose(k)
-        if bad[k]:
-            compare_pose(scratch_of(words[k]), pose, tr, t, Tk, ctx, tally, count=False)
-        if bad_tp[k]:
-            compare_localtp(int(localtp[k]), pose.alpha, rec, t, ctx, tally, count=False)
+    report_failures(failures, tr, ts, T, P.passed, ctx, tally)
+
+
+def rotation_of(tr):
+    """How a track's 3x3 is compared: "none" (no rotation channel), "exact" or "keyed" (within
+    checks.md §3's bound)."""
+    if not tr.record.rot.kind:
+        return "none"
+    return "keyed" if tr.keyed_rotation else "exact"
+
+
+def reference_words(P, n, rotation):
+    """pose_failures' want, rotation, want_r and passed of n poses of the reference (Poses): the
+    words, and for a keyed rotation R in double (its words are shown from it, f32_bits)."""
+    want = {"pos": P.pos, "scale": P.scale, "alpha": P.alpha, "localtp": P.alpha}
+    want_r = None
+    if rotation == "exact":
+        want["rot"] = np.broadcast_to(np.asarray(P.rot, dtype=np.uint32), (n, 9))
+    elif rotation == "keyed":
+        want_r = tolerance.rs_elements(np.asarray(P.rot_matrix, dtype=np.float64).reshape(n, 3, 3))
+    return want, rotation, want_r, np.asarray(P.passed, dtype=np.int64).reshape(-1)
+
+
+def pose_failures(got, want, rotation, want_r=None, passed=None, localtp=False):
+    """The controller comparison of checks.md §2.1, one track at n times at once: the in-process
+    check's and a model's answers' (harness/truth/check.py). got, want: "pos", "scale" (n, 3),
+    "alpha" (n,), "rot" (n, 9: word 4c+r at 3c + r) and "localtp" (n,) u32 words; rotation:
+    "none" (not compared), "exact" (the nine words equal) or "keyed": the game's nine elements
+    within checks.md §3's bound (tolerance.compare) of want_r, the reference's R in double (n, 9),
+    at the game's side's keys passed `passed` (n,); want["rot"] may then be absent (the expected
+    word shown is want_r's nearest f32). localtp: whether the localtp words are compared.
+
+    Returns (failures, keyed): the failures in time order, each (k, field, channel, expected, got,
+    bound), per time the position and scale axis by axis, the transparency, the rotation (each
+    differing word, or a keyed 3x3's element furthest over its bound), the localtp; channel the
+    record's ("pos", "scale", "alpha", "rot"; None for the localtp), bound a keyed element's
+    {"deviation", "tolerance"} (else None). keyed: (d, bound) per time for a keyed rotation.
+
+    DECISION: one order for both pipelines, the in-process check's (time by time); a model's
+    controller records had come channel by channel (every position, then every scale...). The
+    records are the same; only a model run's order changed."""
+    got = {c: np.asarray(v) for c, v in got.items()}
+    want = {c: v if v is None else np.asarray(v) for c, v in want.items()}
+    bad = {c: got[c] != want[c] for c in ("pos", "scale", "alpha")}
+    any_bad = bad["pos"].any(axis=1) | bad["scale"].any(axis=1) | bad["alpha"]
+    keyed = None
+    if rotation == "exact":
+        bad["rot"] = got["rot"] != want["rot"]
+        any_bad |= bad["rot"].any(axis=1)
+    elif rotation == "keyed":
+        w, d, bound, ok = tolerance.compare(f32_array(got["rot"]), want_r, passed)
+        keyed = (d, bound)
+        any_bad |= ~ok
+    if localtp:
+        bad["localtp"] = got["localtp"] != want["localtp"]
+        any_bad |= bad["localtp"]
+    out = []
+    for k in np.flatnonzero(any_bad):
+        def word(c, field, *j, channel=None, bound=None):
+            e = f32_bits(float(want_r[k, j[0]])) if want.get(c) is None else int(want[c][(k, *j)])
+            out.append((int(k), field, channel, e, int(got[c][(k, *j)]), bound))
+        for i in range(3):
+            if bad["pos"][k, i]:
+                word("pos", Field.axis("position", i), i, channel="pos")
+            if bad["scale"][k, i]:
+                word("scale", Field.axis("scale", i), i, channel="scale")
+        if bad["alpha"][k]:
+            word("alpha", "transparency", channel="alpha")
+        if rotation == "exact":
+            for j in np.flatnonzero(bad["rot"][k]):
+                word("rot", rotation_field(j), int(j), channel="rot")
+        elif rotation == "keyed" and not ok[k]:
+            word("rot", rotation_field(w[k]), int(w[k]), channel="rot",
+                 bound={"deviation": float(d[k]), "tolerance": float(bound[k])})
+        if localtp and bad["localtp"][k]:
+            word("localtp", "localtp")
+    return out, keyed
+
+
+def rotation_field(j):
+    """The field of element j (c-major: 3c + r) of the scratch 3x3."""
+    c, r = divmod(int(j), 3)
+    return Field.element("rotation", r, c)
+
+
+def light_field(j):
+    """The field of word j of a direct light (LIGHT_FIELDS)."""
+    return Field("light", (), LIGHT_FIELDS[j])
+
+
+def report_failures(failures, tr, ts, T, passed, ctx, tally, check="controllers"):
+    """pose_failures' failures as the check's records: a channel's keys around the pose time T[k],
+    a keyed element's keys passed, the localtp's coord offset."""
+    rec = tr.record
+    for k, field, channel, e, g, bound in failures:
+        if channel is None:
+            compare_localtp(g, e, rec, ts[k], ctx, tally, check, count=False)
+            continue
+        c = {"keys": keys_around(getattr(rec, channel), int(T[k])), "pose_time": int(T[k])}
+        if bound is not None:
+            c["passed"] = int(passed[k])
+        tally.fail(record(ctx, check, field, e, g, object=rec.object, track=rec.index, time=ts[k],
+                          context=c, **(bound or {})))
 
 
 def keyed_samples(tally, ctx, rec, ts, d, bound, passed):
@@ -213,46 +301,28 @@ def keyed_samples(tally, ctx, rec, ts, d, bound, passed):
 
 
 def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", count=True):
-    """One sampled time: position, scale, transparency exactly; rotation by its kind (checks.md §2.1).
-    count=False: the case, its rotation counts and its keyed deviation were counted already."""
+    """One sampled time (pose_failures of one time): position, scale, transparency exactly; rotation
+    by its kind (checks.md §2.1). count=False: the case, its rotation counts and its keyed
+    deviation were counted already."""
     rec = tr.record
-    def fail(field, exp, g, channel, passed=None, **kw):
-        c = {"keys": keys_around(channel, T), "pose_time": T}
-        if passed is not None:
-            c["passed"] = passed
-        tally.fail(record(ctx, check, field, exp, g, object=rec.object, track=rec.index, time=t,
-                          context=c, **kw))
+    rotation = rotation_of(tr)
+    one = {"pos": [got.pos], "scale": [got.scale], "alpha": [got.alpha], "rot": [got.rot9]}
+    want = {"pos": [pose.pos], "scale": [pose.scale], "alpha": [pose.alpha],
+            "rot": [pose.rot] if rotation == "exact" else None}
+    want_r = tolerance.rs_elements(pose.rot_matrix)[None] if rotation == "keyed" else None
+    failures, keyed = pose_failures(one, want, rotation, want_r, [pose.passed])
     if count:
         tally.count("cases")
-    for i in range(3):
-        if got.pos[i] != pose.pos[i]:
-            fail(f"position.{AXES[i]}", pose.pos[i], got.pos[i], rec.pos)
-        if got.scale[i] != pose.scale[i]:
-            fail(f"scale.{AXES[i]}", pose.scale[i], got.scale[i], rec.scale)
-    if got.alpha != pose.alpha:
-        fail("transparency", pose.alpha, got.alpha, rec.alpha)
-    if rec.rot.kind == 0:
-        return
-    if not tr.keyed_rotation:
-        if count:
+        if rotation == "exact":
             tally.count("single-value rotations")
             tally.quirk("single_value_rotations")
-        for j, (w_got, w_exp) in enumerate(zip(got.rot9, pose.rot)):
-            if w_got != w_exp:
-                c, r = divmod(j, 3)
-                fail(f"rotation[{r}][{c}]", w_exp, w_got, rec.rot)
-        return
-    d, r, c = keyed_deviation(got.rot, pose.rot_matrix)
-    bound = float(formula(pose.passed))
-    if count:
-        tally.count("keyed rotations")
-        tally.keyed(d, bound, ctx.chunk, rec.index, t, check, pose.passed)
-        if T > max(f for f, _ in rec.rot.keys) * 256:
-            tally.quirk("final_hold_creep")
-        tally.quirk("keyed_keys_passed", pose.passed)
-    if not d <= bound:
-        fail(f"rotation[{r}][{c}]", f32_bits(pose.rot_matrix[r][c]), got.rot[4 * c + r], rec.rot,
-             deviation=d, tolerance=bound, passed=pose.passed)
+        if rotation == "keyed":
+            tally.count("keyed rotations")
+            tally.keyed(float(keyed[0][0]), float(keyed[1][0]), ctx.chunk, rec.index, t, check, pose.passed)
+            if T > max(f for f, _ in rec.rot.keys) * 256:
+                tally.quirk("final_hold_creep")
+            tally.quirk("keyed_keys_passed", pose.passed)
+    report_failures(failures, tr, [t], [T], [pose.passed], ctx, tally, check)
 
 
 def same_pose(a, b):
@@ -300,13 +370,13 @@ def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", count=Tr
 
 def field_value(field, scratch=None, pose=None):
     """A float for a compared field ("position.x", "scale.z", "transparency", "rotation[r][c]")."""
-    if field.startswith(("position.", "scale.")):
-        k = AXES.index(field[-1])
-        src = (scratch.pos if scratch else pose.pos) if field[0] == "p" else (scratch.scale if scratch else pose.scale)
-        return f32(src[k])
-    if field == "transparency":
+    f = Field.parse(field)
+    if f.name in ("position", "scale") and f.axis_index is not None:
+        src = scratch or pose
+        return f32((src.pos if f.name == "position" else src.scale)[f.axis_index])
+    if f.name == "transparency":
         return f32(scratch.alpha if scratch else pose.alpha)
-    r, c = int(field[9]), int(field[12])
+    r, c = f.index
     if scratch:
         return f32(scratch.rot[4 * c + r])
     return float(pose.rot_matrix[r][c])
@@ -323,19 +393,6 @@ def attach_series(m, anim, tr, seen, points=64):
                        "game": [field_value(m["field"], scratch=s) for _, s in seen]}
     except (ValueError, IndexError):
         pass
-
-
-def keyed_deviation(words16, matrix, scale=(1.0, 1.0, 1.0)):
-    """Largest |game - reference| over the 3x3 (word 4c+r vs matrix[r][c]*scale[c]), and where."""
-    worst, wr, wc = -1.0, 0, 0
-    for c in range(3):
-        for r in range(3):
-            d = abs(f32(words16[4 * c + r]) - matrix[r][c] * scale[c])
-            if d != d:          # NaN never passes
-                d = float("inf")
-            if d > worst:
-                worst, wr, wc = d, r, c
-    return worst, wr, wc
 
 
 def check_multistep(game, work, ts, single, tr, ctx, tally):

@@ -1,5 +1,6 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
 from harness.checks import Check, Replay
+from harness.checks.playback import coord_field
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
@@ -35,18 +36,10 @@ def plans(anim, prof, rng):
 
 def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
     """One run of a plan with coord +0xA1 = a1 (checks.md §7, items 2-5)."""
-    game.playback(entries, names, 256)
-    game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
-    coords = {}
-    for obj in sorted({r.object for r in anim.fobjs}):
-        e = first_entry(entries, obj)
-        if e is None:
-            tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
-                              context={"why": "no table entry for the F_Obj record's object"}))
-            continue
-        coord = game.u32(mm.IDX + mm.INDEX_SIZE * e.position + mm.INDEX_SUBST)
-        game.m.write_u8(coord + mm.COORD_A1, a1)
-        coords[obj] = coord
+    coords, missing = start_fobj(game, anim, entries, names, a1)
+    for obj in missing:
+        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
+                          context={"why": "no table entry for the F_Obj record's object"}))
     tally.count("fobj runs")
     # DECISION: a record never in force (animation-semantics.md §11: one at frame 0, or one that a
     # later record of its object in the same frame supersedes) is compared through the pose that
@@ -63,22 +56,33 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
             tally.fail(record(ctx, "fobj", "frame counter", [want.time, int(bool(want.ended))], list(got),
                               step=i, time=time, floats=False, context=where))
             return False
-        old = time >> 8
-        if want.pose_at is not None and (want.pose_at >> 8) != old:
-            f = want.pose_at >> 8
-            read = 0
-            for obj in coords:
-                rec = anim.fobj_pose(obj, f << 8)
-                if rec is not None and rec.frame > old:
-                    state[obj] = rec
-                    read += 1
-            tally.quirk("fobj_persisted", len(state) - read)
+        read = anim.fobj_poses_read(time, want, coords)
+        if read is not None:
+            state.update(read)
+            tally.quirk("fobj_persisted", len(state) - len(read))
             for obj, rec in state.items():
-                compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, f, where)
+                compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, want.pose_at >> 8, where)
                 for r in never_in_force.get((obj, rec.frame), []) + [rec]:
                     mark(tally, "F_Obj records", r.offset)
         time = time_after(game, anim, want, restart, tally, "fobj restarts")
     return True
+
+
+def start_fobj(game, anim, entries, names, a1):
+    """A playback at 256 with an instance for every entry, and coord +0xA1 = a1 of each F_Obj
+    record's object: ({object: its coord}, the objects with no table entry), objects in order."""
+    game.playback(entries, names, 256)
+    game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
+    coords, missing = {}, []
+    for obj in sorted({r.object for r in anim.fobjs}):
+        e = first_entry(entries, obj)
+        if e is None:
+            missing.append(obj)
+            continue
+        coord = game.u32(mm.IDX + mm.INDEX_SIZE * e.position + mm.INDEX_SUBST)
+        game.m.write_u8(coord + mm.COORD_A1, a1)
+        coords[obj] = coord
+    return coords, missing
 
 
 def never_in_force_of(anim):
@@ -103,12 +107,12 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
     exact = anim.fobj_local_matrix(rec)     # 16 column-major u32 words in EE arithmetic
     for i in range(3):
         if words[12 + i] != exact[12 + i]:
-            fail(f"translation.{'xyz'[i]}", exact[12 + i], words[12 + i])
+            fail(coord_field(9 + i), exact[12 + i], words[12 + i])
     tally.count("exact F_Obj matrices")
     for c in range(3):
         for r in range(3):
             if words[4 * c + r] != exact[4 * c + r]:
-                fail(f"matrix[{r}][{c}]", exact[4 * c + r], words[4 * c + r])
+                fail(coord_field(3 * c + r), exact[4 * c + r], words[4 * c + r])
     alpha = anim.fobj_localtp(rec)
     got_tp = game.u32(coord + mm.COORD_LOCALTP)
     if got_tp != alpha:

@@ -1,6 +1,7 @@
 """Morph checks: ccMorpher::Modify on real models and synthetic blends, exactly (checks.md §5)."""
 import random
 
+from ground.fields import Field
 from harness.checks import Check
 from harness.compare.bits import f32_bits
 from harness.compare.blend_inputs import blend_context
@@ -53,7 +54,7 @@ def run_cases(game, cases, ctx, tally, morph):
         for i, (e, g) in enumerate(zip(exp, got)):
             for k in range(3):
                 if e[k] != g[k]:
-                    tally.fail(record(ctx, "morph", f"vertex[{i}].{'xyz'[k]}", e[k], g[k], object=case.morpher,
+                    tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], g[k], object=case.morpher,
                                       time=None if case.frame is None else case.frame * 256,
                                       floats=False, context=blend_context(case.describe(), case.base,
                                                                           case.base_scale, case.targets, i)))

@@ -1,9 +1,11 @@
 """Playback check: _AnimateForward's frame counter, return value, object matrices, morph states (checks.md §4)."""
 import numpy as np
 
+from ground.fields import Field
+
 from harness.checks import Check, Replay
-from harness.compare.bits import f32, f32_array, trans_add
-from harness.checks.controllers import compare_localtp
+from harness.compare.bits import f32, f32_array, f32_bits, trans_add
+from harness.checks.controllers import NINE, compare_localtp
 from harness.compare.keys import keys_around
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -59,7 +61,6 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
-NINE = [0, 1, 2, 4, 5, 6, 8, 9, 10]      # word 4c+r of the 3x3, c-major (keyed_deviation's order)
 
 
 def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
@@ -210,6 +211,15 @@ def forward_mismatches(ctx, tally, check, got, want, step, time, where):
 NINE_AND_T = NINE + [12, 13, 14]     # the words an exact local matrix is compared on
 
 
+def coord_field(j):
+    """The field of word NINE_AND_T[j] of a coord's matrix: the 3x3's c-major (matrix[r][c]), then
+    the translation."""
+    if j >= 9:
+        return Field.axis("translation", j - 9)
+    c, r = divmod(int(j), 3)
+    return Field.element("matrix", r, c)
+
+
 def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
     """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
     deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases.
@@ -240,8 +250,7 @@ def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
         M = tb.rot[:n][:, kc]                                       # (n, nk, 3, 3)
         keys = tb.passed[:n][:, kc]                                 # (n, nk)
         scale = f32_array(C[:, kc, 3:6])                            # (n, nk, 3)
-        want = (M.swapaxes(2, 3) * scale[:, :, :, None]).reshape(n, kc.size, 9)  # c-major, times scale[c]
-        _, d, bound, ok = tolerance.compare(f32_array(W[:, :, NINE]), want, keys, scale)
+        _, d, bound, ok = tolerance.compare(f32_array(W[:, :, NINE]), tolerance.rs_elements(M, scale), keys, scale)
         bad_m[:, kc] = bm | ~ok
         for i, j in enumerate(kc):
             keyed[j] = (d[:, i], bound[:, i], keys[:, i])
@@ -276,8 +285,8 @@ def _compare_tracks_each(ref, posed, G, A, n, exact_local, tally):
             M = P.rot_matrix[:n]
             keys = P.passed[:n]
         scale = f32_array(P.scale[:n])                                  # (n, 3)
-        want = (M.transpose(0, 2, 1) * scale[:, :, None]).reshape(n, 9)   # c-major, times scale[c]
-        _, d, bound, ok = tolerance.compare(f32_array(W[:, NINE]), want, keys, scale, tr.keyed_rotation)
+        _, d, bound, ok = tolerance.compare(f32_array(W[:, NINE]), tolerance.rs_elements(M, scale), keys, scale,
+                                            tr.keyed_rotation)
         bad_m[:, j] |= ~ok
         if tr.keyed_rotation:
             keyed[j] = (d, bound, keys)
@@ -330,21 +339,21 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
         # has one, else the same rule applied here.
         e = local[12 + i] if exact else trans_add(pose.pos[i])
         if words[12 + i] != e:
-            fail(f"translation.{'xyz'[i]}", e, words[12 + i])
+            fail(coord_field(9 + i), e, words[12 + i])
     if exact_local and exact:
         if count:
             tally.count("exact local matrices")
         for c in range(3):
             for r in range(3):
                 if words[4 * c + r] != local[4 * c + r]:
-                    fail(f"matrix[{r}][{c}]", local[4 * c + r], words[4 * c + r])
+                    fail(coord_field(3 * c + r), local[4 * c + r], words[4 * c + r])
         return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
     # DECISION: each element within max(formula, 1 ulp of the reference element), never below the
     # float's own resolution (docs/tolerances.md): a rotation element of order 10^3 (a single-value
     # angle beyond +-180 degrees, animation-semantics.md §3.3) has an ulp above the formula.
-    want = np.array([pose.rot_matrix[r][c] * scale[c] for c in range(3) for r in range(3)])
+    want = tolerance.rs_elements(pose.rot_matrix, scale)
     w, d, bound, ok = tolerance.compare(f32_array([words[i] for i in NINE]), want, keys, scale,
                                         tr.keyed_rotation)
     c, r = divmod(int(w), 3)
@@ -352,9 +361,7 @@ def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, cou
     if tr.keyed_rotation and count:
         tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
     if not ok:
-        from harness.compare.bits import f32_bits
-        fail(f"matrix[{r}][{c}]", f32_bits(pose.rot_matrix[r][c] * scale[c]), words[4 * c + r],
-             deviation=d, tolerance=bound)
+        fail(coord_field(w), f32_bits(float(want[w])), words[4 * c + r], deviation=d, tolerance=bound)
 
 
 def replay_steps(case, steps):

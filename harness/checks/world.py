@@ -11,6 +11,7 @@ docs/tolerances.md "World matrices", never below one ulp of the expected word.
 """
 import numpy as np
 
+from ground.fields import Field
 from harness.checks import Check
 from harness.checks import objects as objects_check
 from harness.compare import tolerance
@@ -159,7 +160,7 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
             continue
         j = int(np.nonzero((G[:, q] != W[:, q]).any(axis=1))[0][0])
         for w in np.nonzero(G[j, q] != W[j, q])[0][:4]:
-            fail(ctx, tally, obj, f"world[{w}]", int(W[j, q, w]), int(G[j, q, w]), j, speed, at[j])
+            fail(ctx, tally, obj, Field("world", (int(w),)), int(W[j, q, w]), int(G[j, q, w]), j, speed, at[j])
     return True
 
 
@@ -215,7 +216,7 @@ def compare_within(ctx, tally, obj, W, G, bound, speed, at):
     tol[:, list(W_COLUMN)] = 0.0
     bad = (W != G) & ~(np.abs(e - g) <= tol)
     for j, w in zip(*np.nonzero(bad)):
-        fail(ctx, tally, obj, f"world[{w}]", int(W[j, w]), int(G[j, w]), int(j), speed, at[j],
+        fail(ctx, tally, obj, Field("world", (int(w),)), int(W[j, w]), int(G[j, w]), int(j), speed, at[j],
              deviation=float(abs(e[j, w] - g[j, w])), tolerance=float(tol[j, w]))
         return
 

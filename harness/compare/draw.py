@@ -20,8 +20,8 @@ A chunk with nothing to draw (every passing chunk) has no `draw`.
 from __future__ import annotations
 
 import math
-import re
 
+from ground.fields import BadField, Field
 from reports import DETAIL_PER_GROUP
 from reports.bits import u2f      # the display reading of a word, as the report's game values
 
@@ -32,30 +32,40 @@ POINTS = 160                    # reference samples over [0, end]
 DETAILS = DETAIL_PER_GROUP
 PLOTTED = ("controllers", "materials", "playback")
 
-_FIELD = re.compile(r"^(position|scale|translation)\.([xyz])$|^transparency$"
-                    r"|^(?:rotation|matrix)\[(\d)\]\[(\d)\]$|^[UVuv]$")
+def _plotted(field):
+    """The Field of a field the report plots over time (an axis of position, scale or translation,
+    the transparency, an element of a rotation or matrix 3x3, U, V, u, v), else None."""
+    try:
+        f = Field.parse(field)
+    except BadField:
+        return None
+    if f.name in ("position", "scale", "translation"):
+        return f if not f.index and f.axis_index is not None else None
+    if f.name in ("rotation", "matrix"):
+        return f if f.member is None and len(f.index) == 2 and max(f.index) < 3 else None
+    return f if f.name in ("transparency", "U", "V", "u", "v") and f == Field(f.name) else None
 
 
 def plottable(m: dict) -> bool:
     """A mismatch whose channel the report plots over time and that brings no series itself."""
     return (not m.get("series") and m.get("check") in PLOTTED and isinstance(m.get("track"), int)
-            and isinstance(m.get("time"), int) and bool(_FIELD.match(str(m.get("field") or ""))))
+            and isinstance(m.get("time"), int) and _plotted(m.get("field")) is not None)
 
 
 def _channel(field: str):
     """A function pose -> float for a plotted object field, or None (U, V, u, v: _material_value)."""
-    m = _FIELD.match(field or "")
-    if not m:
+    f = _plotted(field)
+    if f is None:
         return None
-    if m.group(1):
-        i = "xyz".index(m.group(2))
-        attr = "scale" if m.group(1) == "scale" else "pos"      # translation = the position
+    if f.name in ("position", "scale", "translation"):
+        i = f.axis_index
+        attr = "scale" if f.name == "scale" else "pos"          # translation = the position
         return lambda p: u2f(getattr(p, attr)[i])
-    if field == "transparency":
+    if f.name == "transparency":
         return lambda p: u2f(p.alpha)
-    if m.group(3) is not None:
-        r, c = int(m.group(3)), int(m.group(4))
-        if field.startswith("matrix"):                          # playback: R·S (checks.md §3)
+    if f.index:
+        r, c = f.index
+        if f.name == "matrix":                                  # playback: R·S (checks.md §3)
             return lambda p: float(p.rot_matrix[r][c]) * u2f(p.scale[c])
         return lambda p: float(p.rot_matrix[r][c])
     return None

@@ -40,12 +40,13 @@ def raw(v):
 def record(ctx: CaseContext, check, field, expected, got, *, object=None, track=None, time=None,
            step=None, floats=True, deviation=None, tolerance=None, context=None,
            series=None) -> dict:
-    """One Mismatch (interfaces.md §4). `floats`: expected/got are f32 patterns (ulp is computed)."""
+    """One Mismatch (interfaces.md §4). `field`: a ground.fields.Field or its text; `floats`:
+    expected/got are f32 patterns (ulp is computed)."""
     u: Optional[int] = None
     if floats and isinstance(expected, int) and isinstance(got, int):
         u = ulp(expected, got)
     rec = {"chunk": ctx.chunk, "check": check, "object": object, "track": track, "time": time,
-           "step": step, "field": field, "expected": raw(expected) if floats else plain(expected),
+           "step": step, "field": str(field), "expected": raw(expected) if floats else plain(expected),
            "got": raw(got) if floats else plain(got), "ulp": u, "deviation": deviation,
            "tolerance": tolerance, "seed": ctx.seed, "repro": ctx.repro(check, time=time),
            "context": context or {}}

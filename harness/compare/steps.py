@@ -40,10 +40,10 @@ def note_step_count(frames, lo=30, hi=200):
 
 def time_after(game, anim, want, restart, tally, counter):
     """The time after one planned step: the reference's, or 0 when the plan restarts a play-once
-    animation that ended (checks.md §6.2 step 9; the restart counted under `counter`)."""
-    if want.ended and not anim.loops and restart:
+    animation that ended (the reference's rule, Animation.restarts; the game restarted and the
+    restart counted under `counter`)."""
+    if anim.restarts(want, restart):
         game.restart()
         tally.count(counter)
         tally.quirk("restarts")
-        return 0
-    return want.time
+    return anim.time_after(want, restart)

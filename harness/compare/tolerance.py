@@ -12,9 +12,8 @@ one entry as arrays.
 """
 import numpy as np
 
-ROT_TOLERANCE = 1e-5
-ROT_PER_KEY = 1e-7
-F32_FRACTION_BITS = 23
+from ground.bounds import f32_ulp, keyed_bound
+
 # the smallest normal f32: the EE flushes a product below it to zero (it has no denormals)
 F32_MIN_NORMAL = 2.0 ** -126
 
@@ -26,18 +25,20 @@ def formula(keys, scale=None):
 
     The keys and the scale are always the game's side's (the chunk's records at the pose time),
     never taken from the answer being judged: a bound the judged side sets is no bound."""
-    bound = ROT_TOLERANCE + ROT_PER_KEY * np.asarray(keys, dtype=np.float64)
+    bound = keyed_bound(np.asarray(keys, dtype=np.float64))
     if scale is None:
         return bound
     return bound * np.maximum(1.0, np.abs(np.asarray(scale, dtype=np.float64)).max(axis=-1))
 
 
-def f32_ulp(x):
-    """The spacing of f32 at |x| (x a double or array of doubles): 2^(e - 24) where |x| = m·2^e,
-    1/2 <= m < 1, so 2^-23 at 1.0 and 2^-12 at 2634. Computed from the double, never from a rounded
-    float, so a value just below a power of two gets that binade's (the smaller) spacing."""
-    _, e = np.frexp(np.abs(np.asarray(x, dtype=np.float64)))
-    return np.ldexp(1.0, e - (F32_FRACTION_BITS + 1))
+def rs_elements(rot, scale=None):
+    """The reference's R·S elements in double, c-major (word 4c+r's order: R[r][c]·s_c at 3c + r):
+    rot the rotations (shape S + (3, 3), R[r][c]), scale their scales as floats (S + (3,)), or
+    None for a rotation alone (the controller check's scratch 3x3). Shape S + (9,)."""
+    R = np.asarray(rot, dtype=np.float64)
+    if scale is not None:
+        R = R * np.asarray(scale, dtype=np.float64)[..., None, :]
+    return R.swapaxes(-1, -2).reshape(R.shape[:-2] + (9,))
 
 
 def element_bounds(formula, want):
@@ -66,10 +67,10 @@ def sign_class(x):
     return np.where(np.abs(x) < F32_MIN_NORMAL, 0, np.sign(x)).astype(np.int8)
 
 
-def compare(got, want, keys, scale, keyed=True):
+def compare(got, want, keys, scale=None, keyed=True):
     """The 3x3 compare of tolerances.md §1: got, the game's nine elements, and want, the
     reference's (doubles, shape S + (9,)); keys and scale as `formula` takes them (shape S and
-    S + (3,)); keyed: whether each entry's rotation is keyed (a bool, or an array of shape S).
+    S + (3,), or no scale for the controller check's 3x3, a rotation alone); keyed: whether each entry's rotation is keyed (a bool, or an array of shape S).
 
     Returns worst()'s (w, d, bound, ok). DECISION: where the rotation is not keyed (a single-value
     or absent rotation, compared within the bound only under the first-contact profile), the

@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.checks import controllers as c_controllers
 from harness.checks.controllers import LIGHT_FIELDS, same_pose
+from harness.checks.playback import coord_field
+from ground.fields import Field
 from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
@@ -26,7 +29,6 @@ from harness.compare.ledger import mark
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
 
-AXES = "xyz"
 
 
 class TruthContext(CaseContext):
@@ -55,19 +57,6 @@ def _u32(v):
     return np.asarray(v, dtype=np.int64).astype(np.uint32)
 
 
-def _field_of(j):
-    """The name of word j of the 12 compared matrix words (9 of the 3x3 c-major, then translation)."""
-    if j >= 9:
-        return f"translation.{AXES[j - 9]}"
-    c, r = divmod(j, 3)
-    return f"matrix[{r}][{c}]"
-
-
-def _rot_field(j):
-    c, r = divmod(j, 3)
-    return f"rotation[{r}][{c}]"
-
-
 # -- controllers, multistep (checks.md §2.1, §2.3) --------------------------------------------------
 def controller(q, a, ctx, tally):
     g = q["game"]
@@ -81,33 +70,19 @@ def controller(q, a, ctx, tally):
     n = len(times)
     tally.count("cases", n)
     tally.count("localtp cases", n)
-    exact = [("position", _u32(g["pos"]), _u32(a["pos"])), ("scale", _u32(g["scale"]), _u32(a["scale"]))]
-    for name, G, A in exact:
-        for k, j in zip(*np.nonzero(G != A)):
-            tally.fail(record(ctx, "controllers", f"{name}.{AXES[j]}", int(A[k, j]), int(G[k, j]), object=obj,
-                              track=track, time=times[k]))
-    for field, gname, aname in (("transparency", "alpha", "alpha"), ("localtp", "localtp", "localtp")):
-        G, A = _u32(g[gname]), _u32(a[aname])
-        for k in np.flatnonzero(G != A):
-            tally.fail(record(ctx, "controllers", field, int(A[k]), int(G[k]), object=obj, track=track,
-                              time=times[k]))
     rot = q.get("rotation")
-    G, A = _u32(g["rot"]), _u32(a["rot"])
     if rot == "exact":
         tally.count("single-value rotations", n)
-        for k, j in zip(*np.nonzero(G != A)):
-            tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
-                              track=track, time=times[k]))
     elif rot == "keyed":
         tally.count("keyed rotations", n)
-        passed = np.asarray(q["bound"]["passed"], dtype=np.int64)
-        d = tolerance.deviations(f32_array(G), f32_array(A))
-        bound = tolerance.formula(passed)
-        for k in np.flatnonzero(~(d.max(axis=1) <= bound)):
-            j = int(np.argmax(d[k]))
-            tally.fail(record(ctx, "controllers", _rot_field(j), int(A[k, j]), int(G[k, j]), object=obj,
-                              track=track, time=times[k], deviation=float(d[k, j]), tolerance=float(bound[k]),
-                              context={"passed": int(passed[k])}))
+    got = {c: _u32(g[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
+    want = {c: _u32(a[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
+    passed = np.asarray(q["bound"]["passed"], dtype=np.int64) if rot == "keyed" else None
+    want_r = f32_array(want["rot"]) if rot == "keyed" else None
+    failures, _ = c_controllers.pose_failures(got, want, rot, want_r, passed, localtp=True)
+    for k, field, _, e, v, bound in failures:
+        tally.fail(record(ctx, "controllers", field, e, v, object=obj, track=track, time=times[k],
+                          context={"passed": int(passed[k])} if bound else None, **(bound or {})))
     running_matrix(q, ctx, tally)
     return True
 
@@ -151,11 +126,10 @@ def multistep(q, a, ctx, tally):
                               track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
     if rot == "keyed":
         passed = int(q["bound"]["passed"])
-        d = tolerance.deviations(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])))
-        bound = float(tolerance.formula(passed))
-        if not d.max() <= bound:
+        _, d, bound, ok = tolerance.compare(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])), passed)
+        if not ok:
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
-                              track=q.get("track"), time=t, deviation=float(d.max()), tolerance=bound,
+                              track=q.get("track"), time=t, deviation=float(d), tolerance=float(bound),
                               context={"deltas": q["deltas"], "passed": passed}))
     return True
 
@@ -177,7 +151,7 @@ def light(q, a, ctx, tally):
     want = np.full(G.shape, mm.POISON, dtype=np.uint32)
     want[:, fields] = A
     for k, j in zip(*np.nonzero(G != want)):
-        tally.fail(record(ctx, "controllers", f"light.{LIGHT_FIELDS[j]}", int(want[k, j]), int(G[k, j]),
+        tally.fail(record(ctx, "controllers", c_controllers.light_field(j), int(want[k, j]), int(G[k, j]),
                           object=q.get("object"), time=times[k],
                           context={"light": q.get("light"), "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
                                    "absent": int(j) not in fields}))
@@ -267,11 +241,11 @@ def playback(q, a, ctx, tally):
             i = q["read"][rows[k]]
             ctx_ = where(i)
             for word in np.flatnonzero(bad[k, j]):
-                tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
+                tally.fail(record(ctx, "playback", coord_field(word), int(A[k, j, word]), int(G[k, j, word]),
                                   track=tracks[j], time=times[i], step=i, context=ctx_))
             if (k, j) in dev:
                 word, d_, b_ = dev[(k, j)]
-                tally.fail(record(ctx, "playback", _field_of(word), int(A[k, j, word]), int(G[k, j, word]),
+                tally.fail(record(ctx, "playback", coord_field(word), int(A[k, j, word]), int(G[k, j, word]),
                                   track=tracks[j], time=times[i], step=i, deviation=d_, tolerance=b_, context=ctx_))
         GT = _u32(g["localtp"])[rows]
         AT = _u32(a["localtp"])[rows]
@@ -343,7 +317,7 @@ def fobj(q, a, ctx, tally):
                 continue
             for word in range(12):
                 if gp["matrix"][word] != ap["matrix"][word]:
-                    tally.fail(record(ctx, "fobj", _field_of(word), ap["matrix"][word], gp["matrix"][word],
+                    tally.fail(record(ctx, "fobj", coord_field(word), ap["matrix"][word], gp["matrix"][word],
                                       object=obj, step=i, time=frame << 8, context=ctx_))
             if gp["localtp"] != ap["localtp"]:
                 tally.fail(record(ctx, "fobj", "localtp", ap["localtp"], gp["localtp"], object=obj, step=i,
@@ -363,7 +337,7 @@ def modify(q, a, ctx, tally):
     for i, (e, v) in enumerate(zip(exp, got)):
         for k in range(3):
             if e[k] != v[k]:
-                tally.fail(record(ctx, "morph", f"vertex[{i}].{AXES[k]}", e[k], v[k], object=q.get("morpher"),
+                tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], v[k], object=q.get("morpher"),
                                   time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], [
                                       (t["positions"], t["scale"], t["weight"]) for t in q["targets"]], i)))
     if len(exp) != len(got):

@@ -26,7 +26,7 @@ from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
 from harness.compare.steps import time_after
-from harness.compare.tables import entries_by_record, first_entry
+from harness.compare.tables import entries_by_record
 from harness.compare.tally import Tally
 from harness.driver import memory_map as mm
 from harness.profiles import rng
@@ -34,13 +34,6 @@ from harness.profiles import rng
 NINE = c_controllers.NINE
 SCALE_WORDS = c_controllers.SCALE_WORDS
 NINE_AND_T = c_playback.NINE_AND_T
-
-
-def _rotation(tr):
-    """How a track's 3x3 is compared: none (no rotation channel), exact, or keyed (tolerance)."""
-    if not tr.record.rot.kind:
-        return "none"
-    return "keyed" if tr.keyed_rotation else "exact"
 
 
 def controllers(game, ch, anim, prof, r):
@@ -88,7 +81,7 @@ def light_queries(game, anim, entries, prof, r):
 
 def _uncompiled(tr):
     rec = tr.record
-    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
             "times": [], "game": {"compiled": False}}
 
 
@@ -101,7 +94,7 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     rec = tr.record
     work, coord = game.work(entry.ctrl)
     words, localtp = game.step_times(work, coord, ts)
-    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
          "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
          "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
                    for T, k, words in holds],
@@ -115,7 +108,7 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     game.reset_work(work)
     game.set_work_each(work, deltas)
     multi = game.scratch()
-    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": _rotation(tr),
+    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
          "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
                                     "rot": list(multi.rot9), "alpha": multi.alpha}}
     if keyed:
@@ -203,7 +196,7 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
     have = {obj for obj, _ in morphers}
     return {"kind": "playback", "speed": speed, "steps": n,
             "tracks": [tr.record.index for tr, _ in posed],
-            "rotation": [_rotation(tr) for tr, _ in posed],
+            "rotation": [c_controllers.rotation_of(tr) for tr, _ in posed],
             # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
             # rotations, and every track under a profile without exact_local
             "tolerance": tolerant,
@@ -277,17 +270,7 @@ def fobj(game, ch, anim, prof, r):
 
 def fobj_query(game, ch, anim, entries, a1, plan):
     """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
-    game.playback(entries, ch.names, 256)
-    game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
-    coords, missing = {}, []
-    for obj in sorted({rec.object for rec in anim.fobjs}):
-        e = first_entry(entries, obj)
-        if e is None:
-            missing.append(obj)
-            continue
-        coord = game.u32(mm.IDX + 12 * e.position + 4)
-        game.m.write_u8(coord + mm.COORD_A1, a1)
-        coords[obj] = coord
+    coords, missing = c_fobj.start_fobj(game, anim, entries, ch.names, a1)
     t = Tally()
     state = {}
     time = 0
@@ -297,13 +280,9 @@ def fobj_query(game, ch, anim, entries, a1, plan):
         got = game.forward(s)
         forward.append([int(got[0]), int(got[1])])
         want = anim.forward(time, s)
-        old = time >> 8
-        if want.pose_at is not None and (want.pose_at >> 8) != old:
-            f = want.pose_at >> 8
-            for obj in coords:
-                rec = anim.fobj_pose(obj, f << 8)
-                if rec is not None and rec.frame > old:
-                    state[obj] = rec
+        read_now = anim.fobj_poses_read(time, want, coords)
+        if read_now is not None:
+            state.update(read_now)
             for obj, rec in state.items():
                 ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
             if state:

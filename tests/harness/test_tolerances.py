@@ -11,6 +11,7 @@ import pytest
 
 from harness import provenance
 from harness.compare import tolerance
+from ground.bounds import f32_ulp
 from harness.compare.bits import f32_array
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
@@ -46,9 +47,9 @@ def formula_only(monkeypatch):
 
 # -- the rule ------------------------------------------------------------------------------------
 def test_one_ulp_is_the_spacing_of_f32_at_the_element():
-    assert tolerance.f32_ulp(1.0) == 2.0 ** -23
-    assert tolerance.f32_ulp(2634.34) == 2.0 ** -12
-    assert tolerance.f32_ulp(-0.999) == 2.0 ** -24            # just below a power of two: that binade
+    assert f32_ulp(1.0) == 2.0 ** -23
+    assert f32_ulp(2634.34) == 2.0 ** -12
+    assert f32_ulp(-0.999) == 2.0 ** -24            # just below a power of two: that binade
     b = tolerance.element_bounds(np.array([1e-5]), np.array([[2634.34, 0.5] + [0.0] * 7]))
     assert b[0, 0] == 2.0 ** -12 and b[0, 1] == 1e-5         # the larger of the two, per element
 
@@ -128,7 +129,7 @@ def test_2_ulps_in_a_large_element_are_caught_under_first_contact(corpus, monkey
     c, r = divmod(w, 4)
     hit = [m for m in bad if m["step"] == step and m["field"] == f"matrix[{r}][{c}]"]
     assert len(bad) == 1 and hit, bad
-    assert hit[0]["tolerance"] == pytest.approx(tolerance.f32_ulp(f32_array([int(hit[0]["expected"], 16)])[0]))
+    assert hit[0]["tolerance"] == pytest.approx(f32_ulp(f32_array([int(hit[0]["expected"], 16)])[0]))
 
 
 def test_1e_4_in_an_element_of_order_1_is_caught_under_first_contact(corpus, monkeypatch):

@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from ground import vocabulary
+from ground.fields import Field
 from harness import HarnessError
 from harness.__main__ import main
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
@@ -114,13 +115,19 @@ def test_an_export_without_a_terminal_shows_bulks_progress_line_with_its_time(tm
     assert "\r" not in out.getvalue()
 
 
-def test_the_truth_asks_the_game_exactly_the_queries_the_checks_ask(truth):
-    """Every counter both count (cases, steps, matrices, notes, poses, blends...) is the same."""
+def test_the_truth_asks_the_game_exactly_the_queries_the_checks_ask(truth, monkeypatch):
+    """Every counter both count (cases, steps, matrices, notes, poses, blends...) is the same, and
+    both compare a controller with the one comparison, controllers.pose_failures."""
+    from harness.checks import controllers
     opts = opts_for()
     corpus, game = opts.open_corpus(), opts.validate_image()
     shared_names = set()
+    compared = {"in process": set(), "truth": set()}
+    real = controllers.pose_failures
     for cid in CHUNKS:
+        monkeypatch.setattr(controllers, "pose_failures", lambda *a, **k: compared["in process"].add(a[2]) or real(*a, **k))
         res = check_chunk(game, corpus.chunk(cid), opts.context(cid), profile("nightly"))
+        monkeypatch.setattr(controllers, "pose_failures", lambda *a, **k: compared["truth"].add(a[2]) or real(*a, **k))
         status, s = check_truth(truth, case=cid, out=io.StringIO())
         assert status == 0
         shared = set(res["counters"]) & set(s["counters"])
@@ -128,6 +135,7 @@ def test_the_truth_asks_the_game_exactly_the_queries_the_checks_ask(truth):
         shared_names |= shared
     assert {"cases", "multistep checks", "material cases", "steps", "object matrices", "morph states",
             "note steps", "notes delivered", "F_Obj poses", "morph vertices"} <= shared_names
+    assert compared["in process"] == compared["truth"] and "keyed" in compared["truth"], compared
 
 
 # -- §2 check-truth with the reference --------------------------------------------------------------
@@ -225,12 +233,14 @@ def test_every_compare_goes_red_on_a_game_word_made_wrong(truth, tmp_path):
     records = [json.loads(x) for x in open(json_out)]
     # past 200 a chunk's mismatches are counted, not recorded (as in a bulk's chunk records)
     assert status == 1 and s["mismatches"] == len(records) + s["dropped_mismatches"]
-    fields = {(m["check"], m["field"].split("[")[0].split(".")[0]) for m in records}
+    # every field text the records hold is one Field's text (ground/fields.py)
+    assert all(str(Field.parse(m["field"])) == m["field"] for m in records)
+    fields = {(m["check"], Field.parse(m["field"]).name) for m in records}
     assert {("controllers", "position"), ("multistep", "transparency"), ("materials", "u"),
             ("materials", "U"), ("playback", "translation"), ("playback", "localtp"),
             ("playback", "matrix"), ("playback", "morph state"), ("notes", "notes"),
             ("fobj", "matrix"), ("morph", "vertex")} <= fields
-    keyed = [m for m in records if m["check"] == "playback" and m["field"].startswith("matrix")]
+    keyed = [m for m in records if m["check"] == "playback" and Field.parse(m["field"]).name == "matrix"]
     assert keyed and all(m["deviation"] > m["tolerance"] for m in keyed)
     # a record is a mismatch record of interfaces.md §4, with its repro
     for m in records:

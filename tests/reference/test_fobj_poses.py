@@ -74,3 +74,40 @@ def test_flag_bits_rule():
     assert fobj_flag_bits(moved, 1, o) == 3
     assert fobj_flag_bits(still, 0, o) == 2
     assert fobj_flag_bits(still, 1, o) == 0
+
+
+def two_objects():
+    """Object 30 has a record at frames 2 and 5, object 31 at frame 3 only (and one at frame 0)."""
+    return anim(frames=8, fobjs=[fobj(0, 31), fobj(2, 30), fobj(3, 31), fobj(5, 30)])
+
+
+def test_a_step_that_evaluates_no_other_frame_reads_no_pose():
+    """checks.md §7: within one frame (or a zero step) nothing is read and no coord is compared."""
+    a = two_objects()
+    assert a.fobj_poses_read(2 * 256, a.forward(2 * 256, 100), [30, 31]) is None
+    assert a.fobj_poses_read(2 * 256, a.forward(2 * 256, 0), [30, 31]) is None
+
+
+def test_a_step_reads_the_record_in_force_past_the_old_frame_and_leaves_the_others_in_force():
+    """§11: a step into frame 4 from frame 2 reads object 31's frame-3 record; object 30's frame-2
+    record was read before and persists (it is not read again). From frame 0 both are read."""
+    a = two_objects()
+    read = a.fobj_poses_read(2 * 256, a.forward(2 * 256, 2 * 256), [30, 31])
+    assert {o: r.frame for o, r in read.items()} == {31: 3}
+    read = a.fobj_poses_read(0, a.forward(0, 4 * 256), [30, 31])
+    assert [(o, r.frame) for o, r in read.items()] == [(30, 2), (31, 3)]
+    read = a.fobj_poses_read(0, a.forward(0, 4 * 256), [31])
+    assert list(read) == [31]                                # only the objects asked about
+
+
+def test_a_restart_applies_only_after_a_step_that_ends_a_play_once_animation():
+    """checks.md §6.2 step 9: the plan's restart draw starts the next step at 0 only when the step
+    ended a play-once animation; a looping one or a step that does not end plays on."""
+    once, looping = two_objects(), anim(frames=8, loops=True, fobjs=[fobj(2, 30)])
+    end = once.forward(6 * 256, 4 * 256)
+    assert end.ended and once.restarts(end, True) and once.time_after(end, True) == 0
+    assert not once.restarts(end, False) and once.time_after(end, False) == end.time != 0
+    mid = once.forward(0, 256)
+    assert not once.restarts(mid, True) and once.time_after(mid, True) == 256
+    wrap = looping.forward(6 * 256, 4 * 256)
+    assert not looping.restarts(wrap, True) and looping.time_after(wrap, True) == wrap.time

@@ -2,6 +2,7 @@
 line, one ulp of f32 as a staircase, and the bound, the larger of the two; mismatches as points."""
 import re
 
+from ground.bounds import f32_ulp
 from reports import svg
 
 
@@ -12,7 +13,7 @@ def polylines(page):
 
 
 def test_the_rule_is_the_formula_for_small_elements_and_one_ulp_for_large_ones():
-    assert svg.f32_ulp(1.0) == 2.0 ** -23 and svg.f32_ulp(2634.0) == 2.0 ** -12
+    assert f32_ulp(1.0) == 2.0 ** -23 and f32_ulp(2634.0) == 2.0 ** -12
     page = svg.tolerance_rule([(2634.3, 2e-4, "e011 matrix[0][0]")], 1e-5)
     rule = polylines(page)["rule"]
     ys = [y for _, y in rule]
