@@ -385,6 +385,12 @@ def cmd_volumes(a):
     return run_volumes(sets, a.out, a.jobs)
 
 
+def cmd_options(_a):
+    """The option table as text (harness/option_table.py)."""
+    print("\n".join(option_table.describe()))
+    return 0
+
+
 def cmd_check_truth(a):
     """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
     from harness.runners.check_truth import check_truth
@@ -414,16 +420,23 @@ SUBCOMMAND_HELP = {
     "volumes": "each volume's truth file against the reference, then each later volume's game against the "
                "first volume's truth file on the chunks they share",
     "check-truth": "compare a model with a truth file, without the emulator",
+    "options": "the option table: each option's make variable, environment variable, defaults and "
+               "subcommands, and the profile each entry point runs by default",
 }
 
 
-def main(argv=None):
+def parser():
+    """The command line: each subcommand with the option table's rows that name it."""
     ap = Parser(prog=".venv/bin/python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
     named = {option_table.CHECK_NAMES: checks.names(), option_table.REPLAYABLE: checks.replayable()}
     for command in option_table.SUBCOMMANDS:
         option_table.add_arguments(sub.add_parser(command, help=SUBCOMMAND_HELP[command]), command, named)
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
     if getattr(a, "engine", None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     if getattr(a, "case", None) is not None:
@@ -438,7 +451,7 @@ def main(argv=None):
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage, "truth": cmd_truth, "volumes": cmd_volumes,
-                "check-truth": cmd_check_truth}[a.cmd](a)
+                "check-truth": cmd_check_truth, "options": cmd_options}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2

@@ -41,7 +41,7 @@ MAKE, PYTEST, PYTHON = "make", "pytest", "python"
 # the subcommands that drive the game (the options of `common` in harness/__main__.py)
 RUN = ("bulk", "one", "replay", "mutants", "probe", "truth", "volumes")
 SUBCOMMANDS = ("bulk", "merge", "one", "replay", "mutants", "coverage", "probe", "truth", "volumes",
-               "check-truth")
+               "check-truth", "options")
 # make targets -> the harness subcommand their recipe runs
 MAKE_TARGETS = {"bulk": "bulk", "one": "one", "probe": "probe", "truth": "truth", "fixture": "truth",
                 "mutants": "mutants", "volumes": "volumes", "check-truth": "check-truth", "merge": "merge"}
@@ -149,8 +149,8 @@ ROWS = (
     O("--confirm", "comma-separated sidecar names the harness calls or stubs, confirmed though their `how` "
       "is not exact or call", takes=RUN, make="CONFIRM", make_targets=HARNESS_OPTS, repro=SET),
     O("--reload", "load each chunk afresh for every check and speed, and require that load to equal the "
-      "restored state of its first (the quick profile always does)", takes=RUN, action="store_true",
-      repro=SET),
+      "restored state of its first (the quick profile always does)", default=False, takes=RUN,
+      action="store_true", repro=SET),
     O("--model", REFERENCE_MODEL, takes=("bulk", "one", "replay", "check-truth"), make="MODEL",
       make_targets=("bulk", "one", "check-truth"), repro=SET, extra=dict(metavar="'CMD ARGS'"),
       per={"check-truth": dict(help="a program answering docs/truth.md's protocol (default: the built-in "
@@ -167,8 +167,8 @@ ROWS = (
     O("--shrink", "shrink the first mismatch of each check per failing chunk (default: the first 10 failing "
       "chunks per worker)", takes=("bulk", "one", "mutants"), action=BOOL,
       not_repro="how a failure is cut down, not what is compared",
-      per={"one": dict(help=None, default=True), "mutants": dict(help=None, action="store_true")}),
-    O("--json", takes=("one",), action="store_true", not_repro="how the result is printed"),
+      per={"one": dict(help=None, default=True), "mutants": dict(help=None, action="store_true", default=False)}),
+    O("--json", default=False, takes=("one",), action="store_true", not_repro="how the result is printed"),
     O("--show", "print at most this many mismatches", whole_number(1), 20, takes=("one", "check-truth"),
       make="SHOW", make_targets=("one", "check-truth"), not_repro="how much of the result is printed",
       per={"check-truth": dict(type=whole_number(0)), MAKE: dict(default=None)}),
@@ -199,17 +199,17 @@ ROWS = (
       per={"merge": dict(help="the merged run directory (new)", extra=dict(required=True)),
            "truth": dict(help="the truth file to write (.jsonl, or .jsonl.gz compressed)", extra=dict(required=True)),
            "volumes": dict(help="the directory for the truth files and volumes.json", extra=dict(required=True))}),
-    O("--fresh", "never resume an identical incomplete run", takes=("bulk",), action="store_true", make="FRESH",
-      make_targets=("bulk",)),
+    O("--fresh", "never resume an identical incomplete run", default=False, takes=("bulk",), action="store_true",
+      make="FRESH", make_targets=("bulk",)),
     O("--runs", "runs root (default build/runs)", takes=("bulk",)),
     O("--fail-fast", "stop when K chunks in a row fail with the same error at the same pc (default 5)",
       whole_number(1), 5, takes=("bulk",), make="FAIL_FAST", make_targets=("bulk",), extra=dict(metavar="K"),
       per={MAKE: dict(default=None)}),
-    O("--force", "resume --resume/--out even when its parameters differ from this command's", takes=("bulk",),
-      action="store_true", make="FORCE", make_targets=("bulk",)),
+    O("--force", "resume --resume/--out even when its parameters differ from this command's", default=False,
+      takes=("bulk",), action="store_true", make="FORCE", make_targets=("bulk",)),
     O("--allow-bad-members", "corrupt or unreadable archive members are listed but do not fail the run",
-      takes=("bulk", PYTEST), action="store_true", make="ALLOW_BAD_MEMBERS", make_targets=("bulk",),
-      per={PYTEST: dict(default=False, help="differential tests: run on an archive with corrupt or unreadable "
+      default=False, takes=("bulk", PYTEST), action="store_true", make="ALLOW_BAD_MEMBERS", make_targets=("bulk",),
+      per={PYTEST: dict(help="differential tests: run on an archive with corrupt or unreadable "
                                             "members")}),
     O("--cluster", "check on a Dask scheduler (tcp://host:8786) or a LocalCluster of N workers (local:N)",
       takes=("bulk",), make="CLUSTER", make_targets=("bulk",), extra=dict(metavar="ADDRESS")),
@@ -323,3 +323,26 @@ DEFAULT_PROFILE = {entry: default("--profile", entry)
 def case_rows():
     """The rows a case's repro names, in the order it names them (`one` takes each of them)."""
     return [r.at("one") for r in ROWS if r.repro and "one" in r.takes]
+
+
+def describe():
+    """The table as text (`python -m harness options`): each option's make variable, environment
+    variable, defaults (the row's, then each entry point's own) and who takes it; first, the
+    profile each entry point runs when none is named."""
+    by_profile = {}
+    for entry, name in DEFAULT_PROFILE.items():
+        by_profile.setdefault(name, []).append(entry)
+    lines = ["default profile: " + "; ".join(f"{name} ({', '.join(entries)})" for name, entries in by_profile.items()),
+             f"{'option':<20} {'make':<18} {'environment':<15} {'default':<36} taken by"]
+    for r in ROWS:
+        shown = [shown_default(r.default)] + [f"{entry}: {shown_default(over['default'])}"
+                                             for entry, over in r.per.items() if "default" in over]
+        lines.append(f"{r.flag:<20} {r.make or '':<18} {r.env or '':<15} {', '.join(shown):<36} {', '.join(r.takes)}")
+    return lines
+
+
+def shown_default(value):
+    if value is None:
+        return "-"
+    text = str(value)
+    return os.path.relpath(text, ROOT) if os.path.isabs(text) else text
