@@ -106,6 +106,8 @@ class Option:
 O = Option
 ROWS = (
     # -- the case: a repro names these, in this order --------------------------------------------
+    # DECISION: one help per option: the subcommands' --seed, --profile and --float-model show the
+    # help pytest's options had (theirs had none).
     O("--case", takes=("one", "replay", "check-truth"), make="CASE", make_targets=("one", "check-truth"),
       repro=ALWAYS, attr="chunk", extra=dict(required=True),
       per={"check-truth": dict(help="only this chunk id", extra=dict(required=False))}),
@@ -144,6 +146,9 @@ ROWS = (
     O("--syms", "the image's symbol sidecar (default: <image>.syms when it exists)", takes=RUN, make="SYMS",
       make_targets=HARNESS_OPTS, repro=SET),
     O("--overlay", "make this overlay resident (gcmn, demo, desktop, toppage)", takes=RUN, repro=SET),
+    # DECISION: a repro names --volume, --confirm and --reload when they are set: each changes what the
+    # case drives or compares, and the repro had left them out (a run at their defaults writes the
+    # same repro as before).
     O("--volume", "force the volume (inf, mut, out, qua); default: detected from the executable", takes=RUN,
       make="VOLUME", make_targets=HARNESS_OPTS, repro=SET),
     O("--confirm", "comma-separated sidecar names the harness calls or stubs, confirmed though their `how` "
@@ -169,6 +174,7 @@ ROWS = (
       not_repro="how a failure is cut down, not what is compared",
       per={"one": dict(help=None, default=True), "mutants": dict(help=None, action="store_true", default=False)}),
     O("--json", default=False, takes=("one",), action="store_true", not_repro="how the result is printed"),
+    # make's default None: the variable is empty and the subcommand's own default applies
     O("--show", "print at most this many mismatches", whole_number(1), 20, takes=("one", "check-truth"),
       make="SHOW", make_targets=("one", "check-truth"), not_repro="how much of the result is printed",
       per={"check-truth": dict(type=whole_number(0)), MAKE: dict(default=None)}),
