@@ -106,23 +106,36 @@ def replay_command(ctx, m, key, best, check):
 
 def bulk_pairs(params, opts, default_image, default_data, default_fail_fast):
     """The options of a bulk run (params.json and its Options), in the order make takes them;
-    an option at its default is left out."""
+    an option at its default is left out. After the options make takes come the option table's
+    other rows of bulk (--syms, --overlay, --volume, --confirm, --reload, --model-timeout, ...)
+    at a value other than their default, but those that say why a rerun leaves them out."""
     DEFAULT_K = default_fail_fast
     checks = params.get("checks") or []
     shrink = getattr(opts, "shrink", None)
     fail_fast = getattr(opts, "fail_fast", DEFAULT_K)
     image = None if opts.image == default_image or getattr(opts, "image_from_disc", False) else opts.image
     shard = params.get("shard")
-    return ([("--n", params.get("n")), ("--seed", params.get("seed")), ("--profile", params.get("profile")),
-             ("--float-model", params.get("float_model")), ("--jobs", opts.jobs)]
-            + [("--check", c) for c in checks]
-            + [("--image", image), ("--data", opts.data if opts.data != default_data else None),
-               ("--disc", opts.disc), ("--chunks", ",".join(opts.chunk_ids) if opts.chunk_ids else None),
-               ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
-               ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
-               ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
-               ("--model", getattr(opts, "model", None)),
-               ("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)])
+    pairs = ([("--n", params.get("n")), ("--seed", params.get("seed")), ("--profile", params.get("profile")),
+              ("--float-model", params.get("float_model")), ("--jobs", opts.jobs)]
+             + [("--check", c) for c in checks]
+             + [("--image", image), ("--data", opts.data if opts.data != default_data else None),
+                ("--disc", opts.disc), ("--chunks", ",".join(opts.chunk_ids) if opts.chunk_ids else None),
+                ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
+                ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
+                ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
+                ("--model", getattr(opts, "model", None))])
+    # DECISION: a rerun names --syms, --overlay, --volume, --confirm, --reload and --model-timeout
+    # when they are set (it had left them out, and a run with a sidecar was rerun without it); a run
+    # at their defaults has the same rerun line as before
+    named = {flag for flag, _ in pairs} | {"--check", "--shrink"}
+    pairs += [(r.flag, word_of(getattr(opts, r.name, None))) for r in rerun_rows()
+              if r.flag not in named and getattr(opts, r.name, None) != r.default]
+    return pairs + [("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)]
+
+
+def rerun_rows():
+    """The option table's rows of bulk that a run's rerun and resume commands name."""
+    return [r for r in option_table.rows("bulk") if not r.not_rerun]
 
 
 def resume_command(path, pairs, via_make):

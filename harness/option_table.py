@@ -69,6 +69,7 @@ class Option:
     env: Optional[str] = None           # the environment variable standing for it when not given
     repro: Optional[str] = None         # ALWAYS or SET: a case's repro (`one`, `replay`) names it
     not_repro: Optional[str] = None     # why a repro leaves out an option `one` takes
+    not_rerun: Optional[str] = None     # why a run's rerun and resume commands leave out an option of bulk
     attr: Optional[str] = None          # the Options / CaseContext attribute (default: from the flag)
     extra: dict = field(default_factory=dict)   # more argparse keywords: metavar, nargs, const, required, dest
     per: dict = field(default_factory=dict)     # entry point -> the fields that differ there
@@ -163,6 +164,7 @@ ROWS = (
     O("--engine", "the machine's engine (default: $EEMU_ENGINE, else native where a C compiler exists)",
       takes=RUN + (PYTEST,), choices=("native", "python", "lockstep"), make="ENGINE", env="EEMU_ENGINE",
       not_repro="every engine gives the same answers (lockstep compares them); the machine's choice, not the case's",
+      not_rerun="every engine gives the same answers; the machine's choice, not the run's",
       # the machine reads $EEMU_ENGINE itself: pytest's --engine has no default of its own
       per={PYTEST: dict(env=None, help="the machine's engine for the differential tests (default: $EEMU_ENGINE, "
                                        "else native where a C compiler exists); the machine tests run every engine")}),
@@ -199,20 +201,23 @@ ROWS = (
            "volumes": dict(default="1", help="worker processes (default 1)"), PYTHON: dict(default=1)}),
     O("--chunks", "explicit comma-separated chunk ids instead of a sample", takes=("bulk", "truth", "volumes")),
     # -- bulk: the run directory and how the run goes ---------------------------------------------------
-    O("--resume", "resume this run directory", takes=("bulk",)),
+    O("--resume", "resume this run directory", takes=("bulk",),
+      not_rerun="the resume command names the run directory itself"),
     O("--out", "write (or resume) exactly this run directory", takes=("bulk", "merge", "truth", "volumes"),
-      make="OUT", make_targets=("bulk", "truth", "fixture", "volumes", "merge"),
+      not_rerun="the rerun and resume commands name the run directory themselves", make="OUT", make_targets=("bulk", "truth", "fixture", "volumes", "merge"),
       per={"merge": dict(help="the merged run directory (new)", extra=dict(required=True)),
            "truth": dict(help="the truth file to write (.jsonl, or .jsonl.gz compressed)", extra=dict(required=True)),
            "volumes": dict(help="the directory for the truth files and volumes.json", extra=dict(required=True))}),
     O("--fresh", "never resume an identical incomplete run", default=False, takes=("bulk",), action="store_true",
-      make="FRESH", make_targets=("bulk",)),
-    O("--runs", "runs root (default build/runs)", takes=("bulk",)),
+      make="FRESH", make_targets=("bulk",), not_rerun="whether a run starts anew is the rerun's own choice"),
+    O("--runs", "runs root (default build/runs)", takes=("bulk",),
+      not_rerun="where run directories go, not what the run is"),
     O("--fail-fast", "stop when K chunks in a row fail with the same error at the same pc (default 5)",
       whole_number(1), 5, takes=("bulk",), make="FAIL_FAST", make_targets=("bulk",), extra=dict(metavar="K"),
       per={MAKE: dict(default=None)}),
     O("--force", "resume --resume/--out even when its parameters differ from this command's", default=False,
-      takes=("bulk",), action="store_true", make="FORCE", make_targets=("bulk",)),
+      takes=("bulk",), action="store_true", make="FORCE", make_targets=("bulk",),
+      not_rerun="resuming despite different parameters is the resume's own choice"),
     O("--allow-bad-members", "corrupt or unreadable archive members are listed but do not fail the run",
       default=False, takes=("bulk", PYTEST), action="store_true", make="ALLOW_BAD_MEMBERS", make_targets=("bulk",),
       per={PYTEST: dict(help="differential tests: run on an archive with corrupt or unreadable "
@@ -224,7 +229,7 @@ ROWS = (
     O("--model-timeout", "seconds a --model may take for one chunk (default 120)", seconds, 120.0, takes=("bulk",)),
     O("--profile-cpu", "time the workers' parts (machine per function, set-up, reference per query kind, "
       "comparison, record writing), print the table and write it to FILE as JSON", takes=("bulk",),
-      extra=dict(nargs="?", const="-", metavar="FILE")),
+      extra=dict(nargs="?", const="-", metavar="FILE"), not_rerun="a measurement of the run, not the run"),
     # -- the other subcommands' own ----------------------------------------------------------------------
     O("runs", "the shard run directories", takes=("merge",), make="RUNS", make_targets=("merge",),
       extra=dict(nargs="+")),

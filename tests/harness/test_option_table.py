@@ -14,10 +14,10 @@ import pytest
 import eediff_pytest
 from harness import checks, option_table
 from harness.__main__ import options as options_of, parser
-from harness.commands import MAKE_VARIABLES
+from harness.commands import MAKE_VARIABLES, bulk_pairs, rerun_command, rerun_rows
 from harness.compare.mismatch import CaseContext
 from harness.option_table import DEFAULT_PROFILE, MAKE, PYTEST, PYTHON, ROOT, ROWS, RUN, SUBCOMMANDS
-from harness.options import Options
+from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 
 NAMED = {option_table.CHECK_NAMES: checks.names(), option_table.REPLAYABLE: checks.replayable()}
 
@@ -138,6 +138,25 @@ def test_a_repro_at_the_defaults_names_the_case_seed_profile_and_float_model_alo
 def test_a_case_option_outside_the_table_is_refused():
     with pytest.raises(TypeError, match="no case option speed"):
         CaseContext("a.cmp::ANM_a", 4, speed=256)
+
+
+def test_a_runs_rerun_names_every_option_of_bulk_that_differs_from_its_default_or_its_row_says_why_not():
+    opts = Options(**NOT_DEFAULT, n=7, jobs=2, checks=["notes"], chunk_ids=["a.cmp::ANM_a"], cluster="local:2",
+                   allow_bad_members=True, fail_fast=3, model_timeout=30.0, shrink=False)
+    params = {"n": opts.n, "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
+              "checks": opts.checks, "shard": {"k": 2, "m": 4}}
+    line = rerun_command(bulk_pairs(params, opts, DEFAULT_IMAGE, DEFAULT_DATA, 5))
+    words = shlex.split(line)
+    assert words[:4] == [".venv/bin/python", "-m", "harness", "bulk"], line
+    for r in rerun_rows():
+        assert ("--no-shrink" if r.flag == "--shrink" else r.flag) in words, (r.flag, line)
+    # the line, parsed by bulk itself, is the same run
+    a = parser().parse_args(words[3:])
+    again = options_of(a, model=a.model)
+    for name in NOT_DEFAULT:
+        assert getattr(again, name) == getattr(opts, name), name
+    assert (a.n, a.jobs, a.check, a.chunks, a.shard, a.cluster, a.allow_bad_members, a.fail_fast, a.model_timeout,
+            a.shrink) == (7, 2, ["notes"], "a.cmp::ANM_a", "2/4", "local:2", True, 3, 30.0, False)
 
 
 # -- the make variables ------------------------------------------------------------------------------
