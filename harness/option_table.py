@@ -10,8 +10,10 @@ path, make's PROFILE to nightly), the row says so in `per`, keyed by the entry p
 Generated from the rows: each subcommand's argparse arguments (`add_arguments`), the pytest
 plugin's options (`pytest_options`), the option -> make variable table that make's error messages
 and the printed make commands use (MAKE_VARIABLES), the options a case's repro names and in what
-order (`case_pairs` in harness/commands.py), the Options dataclass's defaults (entry point
-"python") and the default of each entry point (`default`, DEFAULT_PROFILE). The Makefile states
+order (`case_pairs` in harness/commands.py), the options a run's rerun and resume lines name
+(`bulk_pairs` there: every row of bulk but those that say why not), the Options dataclass's
+defaults (entry point "python") and the default of each entry point (`default`, DEFAULT_PROFILE).
+The Makefile states
 its variables itself (make has no Python at parse time); tests/harness/test_option_table.py holds
 it to the rows: each make variable declared with the row's make default, listed by `make help`,
 and passed on by every make target the row names.
@@ -262,14 +264,6 @@ del O
 def rows(entry):
     """The rows `entry` takes, as it sees them, in table order."""
     return [r.at(entry) for r in ROWS if entry in r.takes]
-
-
-def row(flag, entry):
-    """The one row of `flag` that `entry` takes; KeyError when none does."""
-    found = [r for r in rows(entry) if r.flag == flag]
-    if not found:
-        raise KeyError(f"{entry} takes no {flag}")
-    return found[0]
 
 
 def default(flag, entry):
