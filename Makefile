@@ -24,6 +24,9 @@ ifneq ($(ENGINE),)
 export EEMU_ENGINE := $(ENGINE)
 endif
 IMAGE   ?=
+IMAGES  ?=
+DATAS   ?=
+DISCS   ?=
 SYMS    ?=
 CONFIRM ?=
 VOLUME  ?=

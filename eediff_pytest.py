@@ -10,16 +10,14 @@ with files outside the checkout would otherwise never load the options and stop 
 The same options drive every differential test, so a reviewer can point the suite at the real
 SLUS_202.67 and DATA.BIN (or a disc image) without touching any test. Every option also reads an
 environment variable (EEDIFF_IMAGE, EEDIFF_DATA, EEDIFF_DISC, EEDIFF_CHUNKS, EEDIFF_SEED,
-EEDIFF_PROFILE, EEDIFF_FLOAT), used when the option is not given.
+EEDIFF_PROFILE, EEDIFF_FLOAT), used when the option is not given. The options, their defaults and
+their variables are rows of the harness's option table (harness/option_table.py).
 """
 import os
 
 from ground import vocabulary
-
-ROOT = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
-DEFAULT_SYNTH_DIR = os.path.join(ROOT, "build", "synth")
-DEFAULT_DATA = os.path.join(DEFAULT_SYNTH_DIR, "DATA.BIN")
+from harness import option_table
+from harness.option_table import DEFAULT_DATA, DEFAULT_IMAGE, ROOT
 
 MARKERS = (
     "slow: long-running test, deselected unless --slow is given",
@@ -35,51 +33,12 @@ MARKERS = (
 )
 
 
-def _env_int(name, default):
-    raw = os.environ.get(name, default)
-    try:
-        return int(raw)
-    except ValueError:
-        raise SystemExit(f"eediff: {name}={raw!r} is not a whole number") from None
-
-
-def chunk_count(text):
-    """--chunks: 0 (the profile's default) or a positive count; a negative one is a usage error."""
-    import argparse
-    try:
-        value = int(text, 10)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 (the profile's default) or more, not {value}")
-    return value
-
-
 def pytest_addoption(parser):
+    """The option table's rows that pytest takes (harness/option_table.py), each environment
+    variable standing for its option when the option is not given."""
     g = parser.getgroup("eediff")
-    g.addoption("--image", default=os.environ.get("EEDIFF_IMAGE", DEFAULT_IMAGE),
-                help="R5900 ELF to drive (SLUS_202.67 or the stand-in; default $EEDIFF_IMAGE, else the stand-in)")
-    g.addoption("--data", default=os.environ.get("EEDIFF_DATA", DEFAULT_DATA),
-                help="DATA.BIN to read (default $EEDIFF_DATA, else the synthetic corpus, generated on demand)")
-    g.addoption("--disc", default=os.environ.get("EEDIFF_DISC"),
-                help="ISO 9660 image holding DATA/DATA.BIN and the executable (default $EEDIFF_DISC)")
-    g.addoption("--chunks", type=chunk_count, default=_env_int("EEDIFF_CHUNKS", "0"),
-                help="differential tests: a seeded sample of this many chunks (0 = profile default)")
-    g.addoption("--seed", type=int, default=_env_int("EEDIFF_SEED", "4"),
-                help="seed for every random choice (with the chunk identity)")
-    g.addoption("--profile", choices=("quick", "nightly"),
-                default=os.environ.get("EEDIFF_PROFILE", "quick"),
-                help="how thoroughly each chunk is checked")
-    g.addoption("--float-model", choices=("hw", "trunc"),
-                default=os.environ.get("EEDIFF_FLOAT", "hw"),
-                help="EE float model used by both the machine and the reference")
-    g.addoption("--engine", choices=("native", "python", "lockstep"), default=None,
-                help="the machine's engine for the differential tests (default: $EEMU_ENGINE, else "
-                     "native where a C compiler exists); the machine tests run every engine")
-    g.addoption("--allow-bad-members", action="store_true", default=False,
-                help="differential tests: run on an archive with corrupt or unreadable members")
-    g.addoption("--slow", action="store_true", default=False,
-                help="also run tests marked slow")
+    for flag, keywords in option_table.pytest_options(os.environ):
+        g.addoption(flag, **keywords)
 
 
 CHECK_WORDS = vocabulary.CHECKS            # the words of the developer loop: each check's own name

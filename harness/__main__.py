@@ -1,7 +1,6 @@
 """Command line: python -m harness bulk | one | replay | mutants | probe | truth | check-truth (see `--help`)."""
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -9,33 +8,15 @@ import sys
 from corpus.names import counted, from_argv, printable, printable_lines, shell_word
 from ground.exits import NOTHING_COMPARED
 
-from harness.arguments import (Parser, engine_in_use, frame_speed, job_count, listed, note_step, seconds,
-                               u32_number, whole_number)
-from harness import HarnessError
+from harness.arguments import Parser, engine_in_use
+from harness import HarnessError, option_table
 from harness.options import DEFAULT_IMAGE, Options
-from harness.profiles import PROFILES
 from harness import checks
 
 
 def common(p):
-    p.add_argument("--image", default=None, help="R5900 ELF (default: the stand-in)")
-    p.add_argument("--data", default=None, help="DATA.BIN (default: build/synth/DATA.BIN)")
-    p.add_argument("--disc", default=None, help="ISO 9660 image with DATA/DATA.BIN")
-    p.add_argument("--syms", default=None, help="the image's symbol sidecar (default: <image>.syms when it exists)")
-    p.add_argument("--overlay", default=None, help="make this overlay resident (gcmn, demo, desktop, toppage)")
-    p.add_argument("--volume", default=None,
-                   help="force the volume (inf, mut, out, qua); default: detected from the executable")
-    p.add_argument("--confirm", default=None,
-                   help="comma-separated sidecar names the harness calls or stubs, confirmed though their `how` "
-                        "is not exact or call")
-    p.add_argument("--seed", type=whole_number(), default=4)
-    p.add_argument("--profile", choices=tuple(PROFILES), default="quick")
-    p.add_argument("--float-model", choices=("hw", "trunc"), default="hw")
-    p.add_argument("--engine", choices=("native", "python", "lockstep"), default=None,
-                   help="the machine's engine (default: $EEMU_ENGINE, else native where a C compiler exists)")
-    p.add_argument("--reload", action="store_true",
-                   help="load each chunk afresh for every check and speed, and require that load to equal "
-                        "the restored state of its first (the quick profile always does)")
+    """The options of every subcommand that drives the game (the option table's common rows)."""
+    option_table.add_arguments(p, "one", only=option_table.common_rows())
 
 
 def options(a, **kw):
@@ -404,6 +385,12 @@ def cmd_volumes(a):
     return run_volumes(sets, a.out, a.jobs)
 
 
+def cmd_options(_a):
+    """The option table as text (harness/option_table.py)."""
+    print("\n".join(option_table.describe()))
+    return 0
+
+
 def cmd_check_truth(a):
     """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
     from harness.runners.check_truth import check_truth
@@ -418,116 +405,38 @@ def cmd_check_truth(a):
     return status
 
 
-def main(argv=None):
+# each subcommand's options are the option table's rows that name it (harness/option_table.py)
+SUBCOMMAND_HELP = {
+    "bulk": "check N chunks (N >= pool size: all of them), write build/runs/<id>/",
+    "merge": "combine the shard runs of one selection into one run directory",
+    "one": "every check (or --check C) on one chunk",
+    "replay": "re-run one check on explicit steps/plan/times (shrunk repros)",
+    "mutants": "every stand-in mutant must be caught by its named check",
+    "coverage": "coverage of the game's code in a run: per function, instructions and branch directions "
+                "covered, with --function its annotated disassembly",
+    "probe": "readiness probe: each entry point on a few small chunks, watched",
+    "truth": "write the game's answers to the checks' queries over a selection (the options of bulk) as a "
+             "truth file (docs/truth.md)",
+    "volumes": "each volume's truth file against the reference, then each later volume's game against the "
+               "first volume's truth file on the chunks they share",
+    "check-truth": "compare a model with a truth file, without the emulator",
+    "options": "the option table: each option's make variable, environment variable, defaults and "
+               "subcommands, and the profile each entry point runs by default",
+}
+
+
+def parser():
+    """The command line: each subcommand with the option table's rows that name it."""
     ap = Parser(prog=".venv/bin/python -m harness", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
-    b = sub.add_parser("bulk", help="check N chunks (N >= pool size: all of them), write build/runs/<id>/")
-    common(b)
-    b.add_argument("--n", type=whole_number(1), default=None,
-                   help="how many chunks (at least 1; at least the pool size: all of them; default 100, "
-                        "or the profile's sample)")
-    b.add_argument("--jobs", type=job_count, default="auto", help="worker processes: auto or at least 1")
-    b.add_argument("--check", action="append", choices=checks.names(), help="only these checks (repeatable)")
-    b.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
-    b.add_argument("--resume", default=None, help="resume this run directory")
-    b.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=None,
-                   help="shrink the first mismatch of each check per failing chunk (default: the first "
-                        "10 failing chunks per worker)")
-    b.add_argument("--out", default=None, help="write (or resume) exactly this run directory")
-    b.add_argument("--fresh", action="store_true", help="never resume an identical incomplete run")
-    b.add_argument("--runs", default=None, help="runs root (default build/runs)")
-    b.add_argument("--fail-fast", type=whole_number(1), default=5, metavar="K",
-                   help="stop when K chunks in a row fail with the same error at the same pc (default 5)")
-    b.add_argument("--force", action="store_true",
-                   help="resume --resume/--out even when its parameters differ from this command's")
-    b.add_argument("--allow-bad-members", action="store_true",
-                   help="corrupt or unreadable archive members are listed but do not fail the run")
-    b.add_argument("--cluster", default=None, metavar="ADDRESS",
-                   help="check on a Dask scheduler (tcp://host:8786) or a LocalCluster of N workers (local:N)")
-    b.add_argument("--shard", default=None, metavar="K/M",
-                   help="check the K-th of M balanced slices of the selection (merge puts them together)")
-    b.add_argument("--model", default=None, metavar="'CMD ARGS'",
-                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
-    b.add_argument("--model-timeout", type=seconds, default=120.0,
-                   help="seconds a --model may take for one chunk (default 120)")
-    b.add_argument("--profile-cpu", nargs="?", const="-", default=None, metavar="FILE",
-                   help="time the workers' parts (machine per function, set-up, reference per query "
-                        "kind, comparison, record writing), print the table and write it to FILE as JSON")
-    mg = sub.add_parser("merge", help="combine the shard runs of one selection into one run directory")
-    mg.add_argument("runs", nargs="+", help="the shard run directories")
-    mg.add_argument("--out", required=True, help="the merged run directory (new)")
-    o = sub.add_parser("one", help="every check (or --check C) on one chunk")
-    common(o)
-    o.add_argument("--case", required=True)
-    o.add_argument("--check", choices=checks.names())
-    o.add_argument("--speed", type=frame_speed, default=None, help="playback speed 1..65535 (default: seeded draw)")
-    o.add_argument("--shrink", action=argparse.BooleanOptionalAction, default=True)
-    o.add_argument("--json", action="store_true")
-    o.add_argument("--show", type=whole_number(1), default=20, help="print at most this many mismatches")
-    o.add_argument("--time", type=whole_number(), default=None,
-                   help="only the mismatches at this time (a mismatch's own repro gives it)")
-    o.add_argument("--model", default=None, metavar="'CMD ARGS'",
-                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
-    r = sub.add_parser("replay", help="re-run one check on explicit steps/plan/times (shrunk repros)")
-    common(r)
-    r.add_argument("--case", required=True)
-    r.add_argument("--check", required=True, choices=checks.replayable())
-    r.add_argument("--steps", type=listed(frame_speed), default="256")
-    r.add_argument("--plan", type=listed(note_step), default="256:0")
-    r.add_argument("--a1", type=whole_number(0), default=0)
-    r.add_argument("--track", type=whole_number(0), default=0)
-    r.add_argument("--times", type=listed(u32_number), default="1")
-    r.add_argument("--model", default=None, metavar="'CMD ARGS'",
-                   help="a program answering docs/truth.md's protocol, in place of the built-in reference")
-    mu = sub.add_parser("mutants", help="every stand-in mutant must be caught by its named check")
-    common(mu)
-    mu.add_argument("--name", action="append", help="only these mutants")
-    mu.add_argument("--shrink", action="store_true")
-    cv = sub.add_parser("coverage", help="coverage of the game's code in a run: per function, instructions "
-                        "and branch directions covered, with --function its annotated disassembly")
-    cv.add_argument("run", help="the run directory")
-    cv.add_argument("--function", default=None, metavar="NAME", help="one function (symbol or short name)")
-    pr = sub.add_parser("probe", help="readiness probe: each entry point on a few small chunks, watched")
-    common(pr)
-    pr.add_argument("--budget", action="append", help="NAME=STEPS: override a derived step budget")
-    tr = sub.add_parser("truth", help="write the game's answers to the checks' queries over a selection "
-                        "(the options of bulk) as a truth file (docs/truth.md)")
-    common(tr)
-    tr.add_argument("--out", required=True, help="the truth file to write (.jsonl, or .jsonl.gz compressed)")
-    tr.add_argument("--format", choices=("truth", "anim-fixture"), default="truth",
-                    help="truth (default): docs/truth.md's file; anim-fixture: the users' animation fixture "
-                         "(docs/spec/fixtures.md §1)")
-    tr.add_argument("--from", dest="source", choices=("game", "reference"), default="game",
-                    help="anim-fixture: whose answers the rows carry (default the game's)")
-    tr.add_argument("--n", type=whole_number(1), default=None,
-                    help="how many chunks (at least the pool size: all of them; default 100, or the profile's sample)")
-    tr.add_argument("--jobs", type=job_count, default="1", help="worker processes: auto or at least 1 (default 1)")
-    tr.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries (repeatable)")
-    tr.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
-    vs = sub.add_parser("volumes", help="each volume's truth file against the reference, then each later volume's "
-                        "game against the first volume's truth file on the chunks they share")
-    common(vs)
-    vs.add_argument("--images", default=None, help="space-separated executables, one per volume")
-    vs.add_argument("--datas", default=None, help="space-separated DATA.BIN, one per image (default: --data)")
-    vs.add_argument("--discs", default=None, help="space-separated disc images, one per volume")
-    vs.add_argument("--out", required=True, help="the directory for the truth files and volumes.json")
-    vs.add_argument("--n", type=whole_number(1), default=None, help="how many chunks (default 100)")
-    vs.add_argument("--jobs", type=job_count, default="1", help="worker processes (default 1)")
-    vs.add_argument("--check", action="append", choices=checks.names(), help="only these checks' queries")
-    vs.add_argument("--chunks", default=None, help="explicit comma-separated chunk ids instead of a sample")
-    ct = sub.add_parser("check-truth", help="compare a model with a truth file, without the emulator")
-    ct.add_argument("file", help="the truth file (python -m harness truth --out FILE)")
-    ct.add_argument("--model", default=None, metavar="'CMD ARGS'",
-                    help="a program answering docs/truth.md's protocol (default: the built-in reference, in process)")
-    ct.add_argument("--image", default=None, help="the executable the file was made with (default: the stand-in)")
-    ct.add_argument("--data", default=None, help="its DATA.BIN (default: build/synth/DATA.BIN)")
-    ct.add_argument("--disc", default=None, help="its disc image, for a file made from a DISC")
-    ct.add_argument("--case", default=None, help="only this chunk id")
-    ct.add_argument("--check", choices=checks.names(), default=None, help="only this check's queries")
-    ct.add_argument("--timeout", type=seconds, default=120.0, help="seconds a model may take for one chunk (default 120)")
-    ct.add_argument("--show", type=whole_number(0), default=20, help="print at most this many mismatches")
-    ct.add_argument("--json", default=None, metavar="FILE", help="write every mismatch record there, one a line")
-    a = ap.parse_args(argv)
+    named = {option_table.CHECK_NAMES: checks.names(), option_table.REPLAYABLE: checks.replayable()}
+    for command in option_table.SUBCOMMANDS:
+        option_table.add_arguments(sub.add_parser(command, help=SUBCOMMAND_HELP[command]), command, named)
+    return ap
+
+
+def main(argv=None):
+    a = parser().parse_args(argv)
     if getattr(a, "engine", None):
         os.environ["EEMU_ENGINE"] = a.engine        # every Machine, in this process and its workers
     if getattr(a, "case", None) is not None:
@@ -542,7 +451,7 @@ def main(argv=None):
     try:
         return {"bulk": cmd_bulk, "one": cmd_one, "replay": cmd_replay, "mutants": cmd_mutants,
                 "probe": cmd_probe, "merge": cmd_merge, "coverage": cmd_coverage, "truth": cmd_truth, "volumes": cmd_volumes,
-                "check-truth": cmd_check_truth}[a.cmd](a)
+                "check-truth": cmd_check_truth, "options": cmd_options}[a.cmd](a)
     except HarnessError as exc:
         print(f"harness: {printable(exc)}", file=sys.stderr)
         return 2

@@ -8,22 +8,20 @@ VARIABLE=value ...`, through MAKE_VARIABLES, the one option -> make variable tab
 is one shell word (corpus.names.shell_word), so whatever the archive's names hold is safe to paste.
 
 DECISION: this module is the bottom of the harness's layers (compare.mismatch builds a repro
-with it): it imports nothing of the harness; callers pass defaults and resolved check names.
+with it): of the harness it imports only the option table; callers pass defaults and resolved
+check names.
 """
 from __future__ import annotations
 
 from corpus.names import shell_word
 
+from harness import option_table
+
 PYTHON = ".venv/bin/python"
 
-# option -> the make variable that feeds it (Makefile: HARNESS_OPTS and the bulk/one recipes);
-# the error messages of harness.arguments name these for a run through make
-MAKE_VARIABLES = {"--n": "N", "--jobs": "JOBS", "--seed": "SEED", "--profile": "PROFILE",
-                  "--float-model": "FLOAT", "--image": "IMAGE", "--data": "DATA", "--disc": "DISC",
-                  "--case": "CASE", "--check": "CHECK", "--show": "SHOW", "--time": "TIME",
-                  "--engine": "ENGINE", "--syms": "SYMS", "--fail-fast": "FAIL_FAST", "--shard": "SHARD",
-                  "--cluster": "CLUSTER", "--out": "OUT", "--allow-bad-members": "ALLOW_BAD_MEMBERS",
-                  "--fresh": "FRESH", "--force": "FORCE", "--model": "MODEL"}
+# option -> the make variable that feeds it: the option table's make column (the error messages of
+# harness.arguments name these for a run through make)
+MAKE_VARIABLES = option_table.MAKE_VARIABLES
 
 FLAG = True        # the value of an option that takes none (--allow-bad-members)
 
@@ -52,17 +50,31 @@ def make_form(target, pairs):
 
 # -- one chunk: `one` and `replay` ------------------------------------------------------------------
 
-def case_pairs(ctx, check=None, case=True):
-    """The options that repeat a case (harness.compare.mismatch.CaseContext): its chunk, seed,
-    check, profile, float model, and the inputs that are not the defaults."""
-    pairs = ([("--case", ctx.chunk)] if case else []) + [("--seed", ctx.seed), ("--check", check),
-                                                          ("--profile", ctx.profile),
-                                                          ("--float-model", ctx.float_model)]
-    for flag, key, val in (("--image", "IMAGE", ctx.image), ("--data", "DATA", ctx.data),
-                           ("--disc", "DISC", ctx.disc)):
-        pairs.append((flag, val if val and val != ctx.defaults.get(key) else None))
-    return pairs + [("--syms", getattr(ctx, "syms", None)), ("--overlay", getattr(ctx, "overlay", None)),
-                    ("--model", getattr(ctx, "model", None))]
+def case_pairs(ctx, **given):
+    """The options that repeat a case (harness.compare.mismatch.CaseContext), in the option table's
+    order: each row a repro names (option_table.case_rows), its value the context's attribute or
+    the one `given` (check=, time=; chunk=None leaves the case out). A row named ALWAYS is named
+    whenever it has a value; a row named SET only when it differs from its default (the input
+    files: from the run's defaults, ctx.defaults, keyed by make variable)."""
+    pairs = []
+    for r in option_table.case_rows():
+        value = given[r.name] if r.name in given else getattr(ctx, r.name, None)
+        if r.repro == option_table.SET and value == ctx.defaults.get(r.make, r.default):
+            value = None
+        pairs.append((r.flag, word_of(value)))
+    return pairs
+
+
+def word_of(value):
+    """An option's value as a command writes it: True a flag alone, a list or tuple comma-separated,
+    False or empty left out."""
+    if value is True:
+        return FLAG
+    if value is False:
+        return None
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value) or None
+    return value
 
 
 def one_command(ctx, check=None, time=None):
@@ -72,7 +84,7 @@ def one_command(ctx, check=None, time=None):
     shell word (corpus.names.shell_word), never a `make one CASE=...` line: make expands
     `$(...)` in a variable's value and its recipe re-opens the shell's quoting, so a name
     from DATA.BIN could run commands. `make one CASE=...` stays for typing by hand."""
-    return module_form("one", case_pairs(ctx, check) + [("--time", time)])
+    return module_form("one", case_pairs(ctx, check=check, time=time))
 
 
 def replay_command(ctx, m, key, best, check):
@@ -87,30 +99,43 @@ def replay_command(ctx, m, key, best, check):
             pairs.append(("--a1", str(int((m.get("context") or {}).get("a1", 0)))))
     else:
         pairs += [("--track", str(int(m["track"]))), ("--times", ",".join(str(int(t)) for t in best))]
-    return module_form("replay", pairs + case_pairs(ctx, case=False))
+    return module_form("replay", pairs + case_pairs(ctx, chunk=None, check=None, time=None))
 
 
 # -- a run: `bulk --resume`, its make form, the re-run line, `make merge` ----------------------------
 
 def bulk_pairs(params, opts, default_image, default_data, default_fail_fast):
     """The options of a bulk run (params.json and its Options), in the order make takes them;
-    an option at its default is left out."""
+    an option at its default is left out. After the options make takes come the option table's
+    other rows of bulk (--syms, --overlay, --volume, --confirm, --reload, --model-timeout, ...)
+    at a value other than their default, but those that say why a rerun leaves them out."""
     DEFAULT_K = default_fail_fast
     checks = params.get("checks") or []
     shrink = getattr(opts, "shrink", None)
     fail_fast = getattr(opts, "fail_fast", DEFAULT_K)
     image = None if opts.image == default_image or getattr(opts, "image_from_disc", False) else opts.image
     shard = params.get("shard")
-    return ([("--n", params.get("n")), ("--seed", params.get("seed")), ("--profile", params.get("profile")),
-             ("--float-model", params.get("float_model")), ("--jobs", opts.jobs)]
-            + [("--check", c) for c in checks]
-            + [("--image", image), ("--data", opts.data if opts.data != default_data else None),
-               ("--disc", opts.disc), ("--chunks", ",".join(opts.chunk_ids) if opts.chunk_ids else None),
-               ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
-               ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
-               ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
-               ("--model", getattr(opts, "model", None)),
-               ("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)])
+    pairs = ([("--n", params.get("n")), ("--seed", params.get("seed")), ("--profile", params.get("profile")),
+              ("--float-model", params.get("float_model")), ("--jobs", opts.jobs)]
+             + [("--check", c) for c in checks]
+             + [("--image", image), ("--data", opts.data if opts.data != default_data else None),
+                ("--disc", opts.disc), ("--chunks", ",".join(opts.chunk_ids) if opts.chunk_ids else None),
+                ("--shard", f"{shard['k']}/{shard['m']}" if shard else None), ("--cluster", opts.cluster),
+                ("--allow-bad-members", FLAG if opts.allow_bad_members else None),
+                ("--fail-fast", fail_fast if fail_fast != DEFAULT_K else None),
+                ("--model", getattr(opts, "model", None))])
+    # DECISION: a rerun names --syms, --overlay, --volume, --confirm, --reload and --model-timeout
+    # when they are set (it had left them out, and a run with a sidecar was rerun without it); a run
+    # at their defaults has the same rerun line as before
+    named = {flag for flag, _ in pairs} | {"--check", "--shrink"}
+    pairs += [(r.flag, word_of(getattr(opts, r.name, None))) for r in rerun_rows()
+              if r.flag not in named and getattr(opts, r.name, None) != r.default]
+    return pairs + [("--shrink" if shrink else "--no-shrink", None if shrink is None else FLAG)]
+
+
+def rerun_rows():
+    """The option table's rows of bulk that a run's rerun and resume commands name."""
+    return [r for r in option_table.rows("bulk") if not r.not_rerun]
 
 
 def resume_command(path, pairs, via_make):

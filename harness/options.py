@@ -3,15 +3,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import List, Optional
 
 from harness import HarnessError
 from harness.compare.mismatch import CaseContext
+from harness.option_table import DEFAULT_DATA, DEFAULT_IMAGE, PYTHON, ROOT, case_rows, default
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_IMAGE = os.path.join(ROOT, "standin", "standin.elf")
-DEFAULT_DATA = os.path.join(ROOT, "build", "synth", "DATA.BIN")
 RUNS = os.path.join(ROOT, "build", "runs")           # where run directories go (runners.run)
 
 
@@ -23,11 +21,12 @@ class Options:
     image: str = DEFAULT_IMAGE
     data: Optional[str] = None
     disc: Optional[str] = None
-    seed: int = 4
-    profile: str = "quick"
-    float_model: str = "hw"
-    n: int = 100
-    jobs: int = 1
+    # the defaults of the Python API: the option table's (entry point "python")
+    seed: int = default("--seed", PYTHON)
+    profile: str = default("--profile", PYTHON)
+    float_model: str = default("--float-model", PYTHON)
+    n: int = default("--n", PYTHON)
+    jobs: int = default("--jobs", PYTHON)
     checks: Optional[List[str]] = None
     resume: Optional[str] = None
     out: Optional[str] = None
@@ -38,7 +37,7 @@ class Options:
     runs: str = RUNS
     chunk_ids: Optional[List[str]] = None
     corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
-    fail_fast: int = 5                   # stop a bulk after this many same failures in a row
+    fail_fast: int = default("--fail-fast", PYTHON)   # stop a bulk after this many same failures in a row
     cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/runners/cluster.py)
     shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/runners/shard.py)
     image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
@@ -48,7 +47,7 @@ class Options:
     volume: Optional[str] = None         # --volume: inf | mut | out | qua (harness/volume.py)
     confirm: tuple = ()                  # --confirm: sidecar names confirmed though carried by an untrusted pass
     model: Optional[str] = None          # --model CMD: a program in place of the built-in reference (runners/model_chunk.py)
-    model_timeout: float = 120.0         # --model-timeout: seconds the model may take for one chunk
+    model_timeout: float = default("--model-timeout", PYTHON)   # --model-timeout: seconds the model may take for one chunk
     _corpus: object = field(default=None, repr=False, compare=False)
 
     def __post_init__(self):
@@ -134,10 +133,11 @@ class Options:
     def context(self, chunk_id):
         # DECISION: a DISC run's repro names the disc alone, never the executable extracted from it
         # (a cache file that `make clean` removes, and IMAGE+DISC reads the corpus another way).
-        return CaseContext(chunk_id, self.seed, self.profile, self.float_model, self.image, self.data,
-                           self.disc, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
-                                                "DATA": DEFAULT_DATA}, syms=self.syms, overlay=self.overlay,
-                           model=self.model)
+        # every option a repro names (the option table's case rows) that is one of these options
+        mine = {f.name for f in fields(self)}
+        return CaseContext(chunk_id, defaults={"IMAGE": self.image if self.image_from_disc else DEFAULT_IMAGE,
+                                               "DATA": DEFAULT_DATA},
+                           **{r.name: getattr(self, r.name) for r in case_rows() if r.name in mine})
 
 
 def disc_executable(disc, out_dir=os.path.join(ROOT, "build", "disc")):

@@ -5,18 +5,26 @@ from typing import Optional
 
 from harness.compare.bits import hx, ulp
 from harness.compare.inferred import tag as inferred_tag
+from harness.option_table import case_rows, default
+
+DEFAULT_PROFILE = default("--profile", "python")
 
 
 class CaseContext:
     """Identity of the case being checked: chunk, seed and the run options a repro must repeat."""
 
-    def __init__(self, chunk, seed, profile="quick", float_model="hw", image=None, data=None,
-                 disc=None, defaults=None, syms=None, overlay=None, model=None):
+    def __init__(self, chunk, seed, profile=DEFAULT_PROFILE, float_model="hw", image=None, data=None,
+                 disc=None, defaults=None, **options):
         self.chunk, self.seed, self.profile, self.float_model = chunk, seed, profile, float_model
         self.image, self.data, self.disc = image, data, disc
-        self.defaults = defaults or {}
-        self.syms, self.overlay = syms, overlay      # the image's explicit sidecar, its resident overlay
-        self.model = model                           # the model command in place of the built-in reference
+        self.defaults = defaults or {}           # the run's default inputs, by make variable (IMAGE, DATA)
+        # the other options a repro names (the option table's case rows: syms, overlay, volume,
+        # confirm, reload, model), each at its table default unless given
+        for r in case_rows():
+            if r.name not in vars(self) and r.name not in ("check", "time"):
+                setattr(self, r.name, options.pop(r.name, r.default))
+        if options:
+            raise TypeError(f"CaseContext: no case option {', '.join(sorted(options))} in the option table")
 
     def repro(self, check=None, time=None):
         """The command that repeats this case (harness.commands.one_command), showing the
