@@ -267,7 +267,9 @@ class Recording:
                 raise DelaySlotError(f"{m.disasm(pc)} at pc 0x{pc:08x} ({m.symbolize(pc)}) in a delay slot "
                                      f"(r5900.md §9)", pc)
             flow = dataflow(word, m.decoder)
-            reads = {x: get(m, x) for x in flow.reads}
+            # sorted: a location set's order follows str hashing, which differs from process to
+            # process; the data flow walks the reads in this order
+            reads = {x: get(m, x) for x in sorted(flow.reads)}
             loads, stores = [], []
             for x in flow.mem:
                 try:
@@ -296,7 +298,7 @@ class Recording:
                 if reg:
                     v = (pc + 8) & M32
                     m.R[reg] = v | 0xFFFFFFFF00000000 if v & 0x80000000 else v
-            line.writes = {x: get(m, x) for x in flow.writes}
+            line.writes = {x: get(m, x) for x in sorted(flow.writes)}
             line.stores = [(a, w, self._mem_value(a, w)) for a, w in stores]
             f = row.flow
             if f in ("branch", "likely"):
