@@ -47,10 +47,14 @@ def contracts_tree(tmp_path, files):
     for pkg in conf["root_packages"]:
         (tmp_path / pkg).mkdir()
         (tmp_path / pkg / "__init__.py").write_text("")
-    for sub in ("runners", "checks", "driver", "compare"):
-        (tmp_path / "harness" / sub).mkdir()
-        (tmp_path / "harness" / sub / "__init__.py").write_text("")
-    (tmp_path / "harness" / "__main__.py").write_text("")
+    for c in conf["contracts"]:                     # every layer a layers contract names
+        for layer in c.get("layers", ()):
+            *pkgs, last = layer.split(".")
+            if last == "__main__":
+                (tmp_path.joinpath(*pkgs) / "__main__.py").write_text("")
+                continue
+            (tmp_path.joinpath(*pkgs, last)).mkdir(exist_ok=True)
+            (tmp_path.joinpath(*pkgs, last) / "__init__.py").write_text("")
     for rel, text in files.items():
         (tmp_path / rel).write_text(text)
     lines = ["[tool.importlinter]", f"root_packages = {conf['root_packages']!r}".replace("'", '"')]
@@ -70,6 +74,8 @@ def contracts_tree(tmp_path, files):
      "harness layers"),
     ({"corpus/a.py": "from corpus import b\n", "corpus/b.py": "from corpus import a\n"},
      "no import circle"),
+    ({"eemu_ext/isa/row.py": "from eemu_ext.core import machine\n", "eemu_ext/core/machine.py": ""},
+     "the machine in layers"),
 ])
 def test_each_contract_goes_red_on_the_import_it_forbids(tmp_path, files, broken):
     r = contracts_tree(tmp_path, files)
