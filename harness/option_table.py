@@ -146,7 +146,8 @@ ROWS = (
       make_targets=HARNESS_OPTS + ("check-truth",), env="EEDIFF_DISC", repro=SET,
       per={"check-truth": dict(help="its disc image, for a file made from a DISC"),
            PYTEST: dict(help="ISO 9660 image holding DATA/DATA.BIN and the executable (default $EEDIFF_DISC)")}),
-    O("--syms", "the image's symbol sidecar (default: <image>.syms when it exists)", takes=RUN, make="SYMS",
+    O("--syms", "a stripped image's symbol sidecar (default: <image>.syms beside the image; an "
+      "unstripped image has its own symbols)", takes=RUN, make="SYMS",
       make_targets=HARNESS_OPTS, repro=SET),
     O("--overlay", "make this overlay resident (gcmn, demo, desktop, toppage)", takes=RUN, repro=SET),
     # DECISION: a repro names --volume, --confirm and --reload when they are set: each changes what the

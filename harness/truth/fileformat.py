@@ -176,6 +176,8 @@ def read(path):
                             raise TruthFileError(f"{label}:{n + 1}: a line after the closing line")
                         return
                     _check_chunk(obj, count, seen, label, n)
+                    if is_digests(header):
+                        _check_digests(obj, label, n)
                     seen[obj["chunk"]] = n
                     chunk = obj["chunk"]
                     count += 1
@@ -215,6 +217,21 @@ def _check_chunk(obj, count, seen, label, n):
         if not isinstance(q, dict) or q.get("i") != k:
             raise TruthFileError(f"{where}: query {k} is numbered "
                                  f"{printable(q.get('i') if isinstance(q, dict) else q)}, not {k}")
+
+
+def _is_digest(x) -> bool:
+    return isinstance(x, str) and len(x) == 64 and all(c in "0123456789abcdef" for c in x)
+
+
+def _check_digests(obj, label, n):
+    """A chunk line of the digest form: each query's kind a name, its asked and game SHA-256 digests."""
+    for q in obj["queries"]:
+        for key in ("asked", "game"):
+            if not _is_digest(q.get(key)):
+                raise TruthFileError(f"{label}:{n}: chunk {printable(obj['chunk'])} query {q['i']}: its {key} is "
+                                     f"{printable(str(q.get(key)))[:40]}, not a SHA-256 digest (64 hex digits)")
+        if not isinstance(q.get("kind"), str):
+            raise TruthFileError(f"{label}:{n}: chunk {printable(obj['chunk'])} query {q['i']}: no kind")
 
 
 def _json(text, label, n):

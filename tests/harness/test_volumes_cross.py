@@ -153,3 +153,18 @@ def test_a_second_make_volumes_into_the_same_out_keeps_what_the_first_made_alike
         assert f"vols/{k}.answers: not this volume's answers with these parameters and code: written afresh" \
             in other.stderr
         assert f"vols/{k}.run was run with other parameters" in other.stderr and "its nightly is run afresh" in other.stderr
+
+
+def test_a_digest_file_with_a_query_that_holds_no_digest_is_refused_naming_file_line_chunk_and_query(tmp_path):
+    from harness.truth import fileformat
+    r = volumes(tmp_path, FOUR[:2], "--n", "1", "--check", "notes")
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+    def no_digest(line):
+        line["queries"][0]["game"] = "\x1b[31m0x3f800000"
+    chunk = _edited(tmp_path / "vols" / "inf.answers", tmp_path / "bad.answers", no_digest)
+    with pytest.raises(fileformat.TruthFileError) as e:
+        answers(tmp_path / "bad.answers")
+    msg = str(e.value)
+    assert msg.startswith(f"{tmp_path / 'bad.answers'}:2: chunk {chunk} query 0: its game is ")
+    assert "not a SHA-256 digest" in msg and "\x1b" not in msg
