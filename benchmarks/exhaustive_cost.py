@@ -21,8 +21,8 @@ def measure(n=200, seed=SEED, opts=None):
     from harness.driver.game import Game
     from harness.options import Options
     from harness.profiles import profile
-    from harness.runners import selection
-    from harness.runners.chunk import check_chunk
+    from harness.runners.bulk import selection
+    from harness.runners.cases.chunk import check_chunk
     from reports.ledger import total
     opts = opts or Options(seed=seed, profile="nightly")
     corpus = opts.open_corpus()

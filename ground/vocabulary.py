@@ -16,7 +16,7 @@ ALIASES = {"multistep": "controllers"}
 CHECK_NAMES = tuple(n for c in CHECKS for n in (c, *(a for a, of in ALIASES.items() if of == c)))
 
 # the record kinds a check may need: a chunk has the kind when its bytes pass the kind's quick
-# test (harness/runners/selection.QUICK_TESTS)
+# test (harness/runners/bulk/selection.QUICK_TESTS)
 RECORD_KINDS = ("object", "material", "morph", "note", "fobj")
 
 # the ledger (harness/compare/ledger.py, reports/ledger.py): kind -> the check that compares it,

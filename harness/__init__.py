@@ -1,7 +1,7 @@
 """harness: drives the game's ccAnm functions in eemu_ext and diffs every result against reference.
 
 Entry points: `python -m harness bulk|one|replay|mutants`; in Python, `harness.driver.game.Game` (the
-checks.md §8.3 procedures) and `harness.runners.chunk.check_chunk` (every check on one chunk).
+checks.md §8.3 procedures) and `harness.runners.cases.chunk.check_chunk` (every check on one chunk).
 """
 
 

@@ -37,12 +37,12 @@ def options(a, **kw):
 
 
 def cmd_bulk(a):
-    from harness.runners.bulk import run_bulk
+    from harness.runners.bulk.command import run_bulk
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     if a.cluster:
-        from harness.runners.cluster import local_workers
+        from harness.runners.bulk.cluster import local_workers
         local_workers(a.cluster)          # CLUSTER=local:N is checked before anything is started
-    n_given = a.n is not None       # a profile's sample is only the default of N (runners/staged.py)
+    n_given = a.n is not None       # a profile's sample is only the default of N (runners/bulk/staged.py)
     a.n = a.n if n_given else Options.n
     opts = options(a, n=a.n, jobs=a.jobs, checks=a.check or None, resume=a.resume,
                    fresh=a.fresh, chunk_ids=ids, out=a.out, shrink=a.shrink, force=a.force,
@@ -51,13 +51,13 @@ def cmd_bulk(a):
                    model_timeout=a.model_timeout,
                    **({"runs": a.runs} if a.runs else {}))
     if opts.model:
-        from harness.runners.model_chunk import preflight
+        from harness.runners.cases.model_chunk import preflight
         preflight(opts.model)
-    from harness.runners.staged import apply_profile, probe_gate
+    from harness.runners.bulk.staged import apply_profile, probe_gate
     opts = apply_profile(opts, n_given=n_given)
     if not probe_gate(opts):
         return 1
-    from harness.runners.run import RunDirError, RunDirInvalid
+    from harness.runners.bulk.run import RunDirError, RunDirInvalid
     if a.profile_cpu:
         return profiled_bulk(opts, a.profile_cpu)
     try:
@@ -71,11 +71,11 @@ def cmd_bulk(a):
 
 
 def profiled_bulk(opts, out):
-    """cmd_bulk's run with its workers' CPU profile (harness/runners/cpu_profile.py)."""
+    """cmd_bulk's run with its workers' CPU profile (harness/runners/bulk/cpu_profile.py)."""
     import tempfile
-    from harness.runners import cpu_profile
-    from harness.runners.bulk import run_bulk
-    from harness.runners.run import RunDirError, RunDirInvalid
+    from harness.runners.bulk import cpu_profile
+    from harness.runners.bulk.command import run_bulk
+    from harness.runners.bulk.run import RunDirError, RunDirInvalid
     with tempfile.TemporaryDirectory(prefix="eediff-profile-") as where:
         os.environ[cpu_profile.ENV] = where
         try:
@@ -97,13 +97,13 @@ def profiled_bulk(opts, out):
 
 
 def parse_shard(text):
-    from harness.runners.shard import parse
+    from harness.runners.bulk.shard import parse
     return parse(text) if text else None
 
 
 def cmd_merge(a):
-    from harness.runners.merge import merge_runs
-    from harness.runners.run import RunDirError, RunDirInvalid
+    from harness.runners.bulk.merge import merge_runs
+    from harness.runners.bulk.run import RunDirError, RunDirInvalid
     try:
         return merge_runs(a.runs, a.out)
     except (RunDirError, RunDirInvalid) as exc:
@@ -111,8 +111,8 @@ def cmd_merge(a):
 
 
 def cmd_one(a):
-    from harness.runners import morph_pseudo
-    from harness.runners.chunk import check_chunk
+    from harness.runners.cases import morph_pseudo
+    from harness.runners.cases.chunk import check_chunk
     from harness.profiles import run_profile
     opts = options(a, model=a.model or None)
     if a.case == "synthetic::morph" and not opts.model:
@@ -158,8 +158,8 @@ def archive_case(opts, case):
 def one_with_model(opts, a):
     """`one --model`: a chunk of the archive, an edge chunk or a part of the synthetic blends,
     with the model as the expected side (the record a model bulk writes for it)."""
-    from harness.runners import edge_chunks, morph_pseudo
-    from harness.runners.model_chunk import ModelSlot, model_record, preflight
+    from harness.runners.cases import edge_chunks, morph_pseudo
+    from harness.runners.cases.model_chunk import ModelSlot, model_record, preflight
     preflight(opts.model)
     if a.speed is not None:
         raise HarnessError("--speed and --model: a model run plays the profile's drawn speeds")
@@ -181,7 +181,7 @@ def one_with_model(opts, a):
 
 def one_pseudo(opts, a):
     """`one --case synthetic::morph/<part>`: one part of the synthetic blends (a bulk's record of it)."""
-    from harness.runners import morph_pseudo
+    from harness.runners.cases import morph_pseudo
     try:
         morph_pseudo.cases(a.case)
     except ValueError as exc:
@@ -228,7 +228,7 @@ def show_one(a, res):
 def one_synthetic_morph(opts, a):
     """`make one CASE=synthetic::morph`: the synthetic blends of checks.md §5.2 (all 300 of B)."""
     from harness.compare.show import format_mismatch
-    from harness.runners.suite_runs import morph_synthetic_suite
+    from harness.runners.cases.suite_runs import morph_synthetic_suite
     t = morph_synthetic_suite(opts.validate_image(), opts)
     for m in t.mismatches[:a.show]:
         print(format_mismatch(m))
@@ -240,7 +240,7 @@ def one_edge_chunk(opts, a):
     """`one --case synthetic::edge/<name>`: an edge chunk beyond the disc (corpus/synth/edge.py),
     built by code whatever DATA is; the output and exit status of a chunk of the archive."""
     from harness.profiles import run_profile
-    from harness.runners import edge_chunks
+    from harness.runners.cases import edge_chunks
     try:
         edge_chunks.chunk(a.case) if not a.case.endswith("/morph-rescale") else None
     except ValueError as exc:
@@ -260,7 +260,7 @@ def cmd_replay(a):
     items, args = getattr(a, how.key), {k: getattr(a, k) for k in how.args}
     if opts.model:                            # the game and the model on the input (docs/truth.md §5)
         from harness.profiles import run_profile
-        from harness.runners.model_chunk import ModelReplay, ModelSlot, preflight
+        from harness.runners.cases.model_chunk import ModelReplay, ModelSlot, preflight
         preflight(opts.model)
         slot = ModelSlot(opts.model)
         try:
@@ -305,7 +305,7 @@ def cmd_mutants(a):
 
 def cmd_probe(a):
     from harness.driver.budgets import parse_overrides
-    from harness.runners.probe import run_cli
+    from harness.runners.probing.probe import run_cli
     try:
         budgets = parse_overrides(a.budget)
     except ValueError as exc:
@@ -316,7 +316,7 @@ def cmd_probe(a):
 def cmd_coverage(a):
     """Per function: instructions and branch directions covered; --function NAME: its disassembly
     with never-executed instructions ('!!') and never-taken directions marked."""
-    from harness.runners import codecov
+    from harness.runners.bulk import codecov
     cov = codecov.run_coverage(a.run)
     image = codecov.run_image(a.run)
     if not image or not os.path.isfile(image):
@@ -343,8 +343,8 @@ def cmd_coverage(a):
 
 def cmd_truth(a):
     """The game's answers to the checks' queries over the selected chunks, as a truth file."""
-    from harness.runners.truth_export import run_truth
-    from harness.runners.staged import apply_profile
+    from harness.runners.truth_runs.truth_export import run_truth
+    from harness.runners.bulk.staged import apply_profile
     ids = [c.strip() for c in a.chunks.split(",")] if a.chunks else None
     n_given = a.n is not None
     opts = options(a, n=a.n if n_given else Options.n, jobs=a.jobs, checks=a.check or None, chunk_ids=ids)
@@ -353,7 +353,7 @@ def cmd_truth(a):
     # nothing, and a game the probe would stop fails its chunks, each line naming the error
     opts.open_corpus()
     if a.format == "anim-fixture":
-        from harness.runners.fixture_export import run_fixture
+        from harness.runners.truth_runs.fixture_export import run_fixture
         return run_fixture(opts, a.out, a.jobs, source=a.source)
     if a.source != "game":
         raise HarnessError("--from reference: only with --format anim-fixture")
@@ -363,8 +363,8 @@ def cmd_truth(a):
 def cmd_volumes(a):
     """Each volume's truth file checked against the reference, then the volumes' answers compared."""
     import argparse
-    from harness.runners.staged import apply_profile
-    from harness.runners.volumes import run_volumes
+    from harness.runners.bulk.staged import apply_profile
+    from harness.runners.truth_runs.volumes import run_volumes
     images, datas, discs = (a.images or "").split(), (a.datas or "").split(), (a.discs or "").split()
     if discs and (images or datas):
         raise HarnessError("volumes: give DISCS= alone, or IMAGES= (with DATAS=, one per image)")
@@ -393,7 +393,7 @@ def cmd_options(_a):
 
 def cmd_check_truth(a):
     """A model (the built-in reference, or --model CMD) against a truth file, without the emulator."""
-    from harness.runners.check_truth import check_truth
+    from harness.runners.truth_runs.check_truth import check_truth
     from harness.truth.protocol import ModelError
     try:
         status, _ = check_truth(a.file, model_cmd=a.model, image=a.image, data=a.data, disc=a.disc,

@@ -10,7 +10,7 @@ from harness import HarnessError
 from harness.compare.mismatch import CaseContext
 from harness.option_table import DEFAULT_DATA, DEFAULT_IMAGE, PYTHON, ROOT, case_rows, default
 
-RUNS = os.path.join(ROOT, "build", "runs")           # where run directories go (runners.run)
+RUNS = os.path.join(ROOT, "build", "runs")           # where run directories go (runners.bulk.run)
 
 
 _CORPORA = {}   # (data, image, disc) -> opened corpus, shared by the Options of one process
@@ -38,15 +38,15 @@ class Options:
     chunk_ids: Optional[List[str]] = None
     corpus_image: Optional[str] = None   # executable for the archive's index tables (real disc)
     fail_fast: int = default("--fail-fast", PYTHON)   # stop a bulk after this many same failures in a row
-    cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/runners/cluster.py)
-    shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/runners/shard.py)
+    cluster: Optional[str] = None        # a Dask scheduler address, or local:N (harness/runners/bulk/cluster.py)
+    shard: Optional[tuple] = None        # (k, m): check the k-th of m slices (harness/runners/bulk/shard.py)
     image_from_disc: bool = False        # image is DISC's own executable (extracted under build/disc/)
     reload: bool = False                 # --reload: every load afresh, checked against the restored one
     syms: Optional[str] = None           # the image's symbol sidecar (default: <image>.syms when it exists)
     overlay: Optional[str] = None        # --overlay NAME: the overlay made resident (DATA/NAME.PRG)
     volume: Optional[str] = None         # --volume: inf | mut | out | qua (harness/volume.py)
     confirm: tuple = ()                  # --confirm: sidecar names confirmed though carried by an untrusted pass
-    model: Optional[str] = None          # --model CMD: a program in place of the built-in reference (runners/model_chunk.py)
+    model: Optional[str] = None          # --model CMD: a program in place of the built-in reference (runners/cases/model_chunk.py)
     model_timeout: float = default("--model-timeout", PYTHON)   # --model-timeout: seconds the model may take for one chunk
     _corpus: object = field(default=None, repr=False, compare=False)
 

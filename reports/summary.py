@@ -1,6 +1,6 @@
 """summary.json: the machine-readable result of a run, computed by one function, summarize(),
 from the run's parameters and its chunk records (reports.records). The harness calls it when a
-bulk or a merge ends (harness/runners/run.py RunDir.summarize), the report when it renders; all
+bulk or a merge ends (harness/runners/bulk/run.py RunDir.summarize), the report when it renders; all
 three write the same file. Two facts are not in the records and are passed in: the run's wall
 time (`seconds`) and whether it was interrupted; the report takes both from the summary.json it
 finds. Every number is stored once.

@@ -22,7 +22,7 @@ def collected(*args):
 
 def test_the_note_word_collects_every_note_chunk():
     from harness.options import Options
-    from harness.runners import selection
+    from harness.runners.bulk import selection
     pool = selection.pool(Options().open_corpus(), selection.kinds_for(["notes"]))
     ids = [t for t in collected("-k", "notes") if "test_chunks.py::test_notes[" in t]
     assert len(ids) == len(pool) > 3
@@ -34,7 +34,7 @@ def test_every_check_marker_takes_every_chunk_with_its_records():
     assert DEFAULT_CHUNKS == {"quick": None, "nightly": None}
     ids = [t for t in collected("-k", "fobj", "tests/differential") if "test_chunks.py::test_fobj[" in t]
     from harness.options import Options
-    from harness.runners import selection
+    from harness.runners.bulk import selection
     assert len(ids) == len(selection.pool(Options().open_corpus(), selection.kinds_for(["fobj"])))
 
 

@@ -48,7 +48,7 @@ def contracts_tree(tmp_path, files):
         (tmp_path / pkg).mkdir()
         (tmp_path / pkg / "__init__.py").write_text("")
     for c in conf["contracts"]:                     # every layer a layers contract names
-        for layer in c.get("layers", ()):
+        for layer in (m.strip() for entry in c.get("layers", ()) for m in entry.split("|")):
             *pkgs, last = layer.split(".")
             if last == "__main__":
                 (tmp_path.joinpath(*pkgs) / "__main__.py").write_text("")
@@ -76,6 +76,12 @@ def contracts_tree(tmp_path, files):
      "no import circle"),
     ({"eemu_ext/isa/row.py": "from eemu_ext.core import machine\n", "eemu_ext/core/machine.py": ""},
      "the machine in layers"),
+    ({"harness/runners/cases/chunk.py": "from harness.runners.bulk import selection\n",
+      "harness/runners/bulk/selection.py": ""},
+     "the runs in layers"),
+    ({"harness/runners/cases/chunk.py": "from harness.runners.probing import probe\n",
+      "harness/runners/probing/probe.py": ""},
+     "the runs in layers"),
 ])
 def test_each_contract_goes_red_on_the_import_it_forbids(tmp_path, files, broken):
     r = contracts_tree(tmp_path, files)

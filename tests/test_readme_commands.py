@@ -577,7 +577,7 @@ def test_the_figure_check_reads_the_readme_and_catches_a_stale_figure():
 def test_the_readme_chunk_counts_are_the_bundled_corpus():
     """4,091 chunks of the archive, the synthetic cases a bulk adds, the note chunks of the loop."""
     from harness.options import Options
-    from harness.runners import bulk, selection
+    from harness.runners.bulk import command as bulk, selection
     corpus = Options().open_corpus()
     synthetic = bulk.synthetic_ids()
     actual = {"chunks of the archive": len(selection.pool(corpus)), "synthetic cases": len(synthetic),
@@ -599,7 +599,7 @@ def nightly_run():
     """A complete `make bulk N=4091` of this code on the bundled files (build/runs/readme-<code>),
     run when there is none yet."""
     from harness.options import DEFAULT_DATA, DEFAULT_IMAGE
-    from harness.runners.run import code_version, file_identity
+    from harness.runners.bulk.run import code_version, file_identity
     out = ROOT / "build" / "runs" / f"readme-{code_version()}"
     if (out / "summary.json").is_file() and summary(out).get("complete"):
         return summary(out)

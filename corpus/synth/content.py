@@ -389,7 +389,7 @@ def chunk_records(seed, ms: MemberSpec, ci: int, lay: Layout) -> dict:
             for t in tg:
                 # DECISION: weights stay in [0, 8), the disc's census figure (corpus-stats.md §6,
                 # §9 item 8); negative, -0 and >= 8 weights run in make bulk as the Modify
-                # pseudo-chunks of harness/runners/morph_pseudo.py.
+                # pseudo-chunks of harness/runners/cases/morph_pseudo.py.
                 w = r.random() if r.random() > 0.03 else r.uniform(1.0, 7.99)
                 pairs.append((t, bits([w])[0]))
             morphs.append(MorphRecord(f, lay.mphs[k], tuple(pairs), 0, 0))

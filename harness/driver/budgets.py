@@ -3,7 +3,7 @@
 A budget is MARGIN times the largest count one call of the function took on the stand-in over the
 measured sample, so a loop in real code stops in seconds rather than the 2e9-step minutes of the
 fixed budgets of executable-abi.md §4. The numbers are a measurement: refresh them with
-`python -m harness.runners.measure_budgets` (MEASURED below records when and on what). A user overrides any
+`python -m harness.runners.cases.measure_budgets` (MEASURED below records when and on what). A user overrides any
 budget with Game(budgets={short name: steps}) or `--budget NAME=STEPS`.
 """
 from __future__ import annotations

@@ -29,7 +29,7 @@ class Volume:
     row: VolumeRow
     # DECISION: every volume's structure offsets equal Infection's until its code says otherwise:
     # volumes.md §4 reports no shift in ccAnm's structures, and OUT's and QUA's are to be confirmed
-    # from their code (the probe's "structure offsets" line, harness/runners/probe_fields.py).
+    # from their code (the probe's "structure offsets" line, harness/runners/probing/probe_fields.py).
     offsets: Dict[str, int] = field(default_factory=lambda: dict(_OFFSETS), compare=False, hash=False)
 
     def __getattr__(self, name):

@@ -1,3 +1,3 @@
-"""The runners around the checks: one chunk (chunk), a bulk run (bulk, selection, shard, cluster,
-failfast, run, merge), replay of a shrunk input (replay), the readiness probe (probe, staged),
-the named suites (suites, suite_runs, morph_pseudo) and the mutant self-test (mutants)."""
+"""The runs around the checks, in layers: the mutant self-test (mutants) and the truth-file runs
+(truth_runs) over a run of many chunks (bulk), over one chunk or case (cases) and the readiness
+probe (probing)."""

@@ -7,11 +7,11 @@ import re
 from dataclasses import dataclass, field
 from typing import List
 
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 from harness import HarnessError, checks
 from harness.options import ROOT, Options
 from harness.profiles import PROFILES, profile
-from harness.runners.selection import QUICK_TESTS
+from harness.runners.bulk.selection import QUICK_TESTS
 
 MUTANTS_DIR = os.path.join(ROOT, "standin", "mutants")
 MUTANT_ELF_DIR = os.path.join(ROOT, "standin", "build", "mutants")
@@ -159,7 +159,7 @@ def run_mutant(mut: Mutant, opts: Options, shrink=False):
 
 def run_probe_mutant(mut: Mutant, opts: Options):
     """The readiness probe on the mutant: caught when a finding of the named kind is reported."""
-    from harness.runners.probe import probe
+    from harness.runners.probing.probe import probe
     r = probe(mut.elf, opts.open_corpus(), opts.float_model)
     hits = [f for f in r.findings if f.kind == mut.finding]
     res = {"chunk": "probe", "mismatches": [{"check": "probe", "field": f.kind, "repro": f.line()}
@@ -170,7 +170,7 @@ def run_probe_mutant(mut: Mutant, opts: Options):
 
 def synthetic_morph(game, opts):
     """The fixed edge cases, Generator A and a slice of Generator B as one pseudo-chunk result."""
-    from harness.runners.suite_runs import morph_synthetic_suite
+    from harness.runners.cases.suite_runs import morph_synthetic_suite
     t = morph_synthetic_suite(game, opts, b_count=40, a_count=3, image=game.image_path)
     return {"chunk": "synthetic::morph", "mismatches": t.mismatches, "counters": dict(t.counters),
             "error": None}

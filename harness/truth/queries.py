@@ -1,5 +1,5 @@
 """The checks' queries asked of the game, one chunk at a time: what a truth file holds
-(docs/truth.md §1-§3) and what a model run compares (harness/runners/model_chunk.py).
+(docs/truth.md §1-§3) and what a model run compares (harness/runners/cases/model_chunk.py).
 
 Each check's queries are drawn by the check's own functions from the check's own generator
 (harness.profiles.rng(seed, chunk id, check)), in the order the check draws them, and the game is

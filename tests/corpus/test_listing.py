@@ -45,7 +45,7 @@ def test_make_one_without_case_says_case_is_required():
 
 def test_list_check_keeps_the_chunks_a_check_applies_to():
     """`corpus list --check notes`: the chunks with notes, the same the harness's note check selects."""
-    from harness.runners import selection
+    from harness.runners.bulk import selection
     from corpus.listing import with_records_for
     c = open_corpus()
     ids = c.chunk_ids()

@@ -3,7 +3,7 @@ the corpus, one Game per worker, and per-chunk parametrisation with readable ids
 import pytest
 
 from harness import checks
-from harness.runners import selection
+from harness.runners.bulk import selection
 from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile

@@ -5,7 +5,7 @@ and `--float-model` choose how much and how; `--image/--data/--disc` point at th
 """
 import pytest
 
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 from tests.differential.failure import error_failure, mismatch_failure
 
 

@@ -1,8 +1,8 @@
 """The suites of checks.md §9 on their named cases (§10), with the thresholds listed there."""
 import pytest
 
-from harness.runners import suite_runs
-from harness.runners.suites import unmet
+from harness.runners.cases import suite_runs
+from harness.runners.cases.suites import unmet
 from tests.differential.failure import mismatch_failure
 
 

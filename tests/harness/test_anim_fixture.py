@@ -15,7 +15,7 @@ import pytest
 from harness.__main__ import main
 from harness.checks import parse_reference
 from harness.options import Options
-from harness.runners import fixture_export
+from harness.runners.truth_runs import fixture_export
 from harness.truth import fixture
 from harness.truth.queries import chunk_line
 from reference.animation import texture_offset
@@ -96,7 +96,7 @@ def test_a_check_selection_that_makes_no_row_is_refused_before_the_game_is_asked
 
 def test_a_game_word_changed_shows_as_a_differing_row():
     """The comparison above can fail: one bit of one game word changes exactly its rows."""
-    from harness.runners import truth_export
+    from harness.runners.truth_runs import truth_export
     opts = opts_for()
     truth_export._init(opts)
     game = opts.validate_image()
@@ -143,7 +143,7 @@ def test_uv_words_follow_the_specs_worked_check():
 
 
 def _any_chunk():
-    from harness.runners import truth_export
+    from harness.runners.truth_runs import truth_export
     truth_export._init(opts_for())
     return truth_export._W["corpus"].chunk(CHUNKS[0])
 

@@ -2,7 +2,9 @@
 import json
 import os
 
-from harness.runners import bulk, edge_chunks, morph_pseudo, worker
+from harness.runners.bulk import command as bulk, worker
+
+from harness.runners.cases import edge_chunks, morph_pseudo
 from harness.options import DEFAULT_IMAGE, Options
 
 from .minicorpus import mini_corpus
@@ -99,7 +101,7 @@ def test_bulk_shrink_attaches_a_minimal_replayable_input(tmp_path, capsys, monke
 def test_a_mutant_run_leaves_latest_on_the_last_real_run(tmp_path, capsys):
     """build/runs/latest names the newest run of a real executable: a stand-in mutant's run does not
     move it, so make report and coverage keep acting on the run that matters."""
-    from harness.runners.run import MUTANT_ELFS
+    from harness.runners.bulk.run import MUTANT_ELFS
     import shutil
     assert bulk.run_bulk(opts_for(tmp_path, n=1, checks=["controllers"]), ["test"]) == 0
     real = os.path.realpath(tmp_path / "latest")

@@ -15,7 +15,7 @@ from harness import checks
 from harness.__main__ import main
 from harness.compare.mismatch import record
 from harness.options import Options
-from harness.runners import bulk, selection
+from harness.runners.bulk import command as bulk, selection
 
 from .minicorpus import mini_corpus
 

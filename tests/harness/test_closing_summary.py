@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 
-from harness.runners.bulk import format_summary
+from harness.runners.bulk.command import format_summary
 from harness.options import ROOT
 from harness.compare.tally import MISMATCHES_KEPT_PER_CHUNK
 from tests.harness.mutant_elfs import built

@@ -13,8 +13,8 @@ import signal
 import distributed   # the extra '.[cluster]', in make test's venv
 import pytest
 
-from harness.runners import bulk, cluster, shard
-from harness.runners.merge import merge_runs
+from harness.runners.bulk import command as bulk, cluster, shard
+from harness.runners.bulk.merge import merge_runs
 from harness.options import DEFAULT_DATA, Options
 
 

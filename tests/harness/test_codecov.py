@@ -7,7 +7,7 @@ import re
 
 from harness.__main__ import main
 from harness.driver.game import FORWARD
-from harness.runners import bulk, codecov
+from harness.runners.bulk import command as bulk, codecov
 
 from .test_bulk import opts_for
 

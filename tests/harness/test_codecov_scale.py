@@ -11,8 +11,8 @@ import os
 
 import distributed  # noqa: F401  (the extra '.[cluster]', in make test's venv)
 
-from harness.runners import bulk, codecov
-from harness.runners.merge import merge_runs
+from harness.runners.bulk import command as bulk, codecov
+from harness.runners.bulk.merge import merge_runs
 
 from .test_cluster import opts
 

@@ -18,7 +18,7 @@ def run_opts(**kw):
 
 
 def pairs(params, **kw):
-    from harness.runners.failfast import DEFAULT_K
+    from harness.runners.bulk.failfast import DEFAULT_K
     return commands.bulk_pairs(params, run_opts(**kw), DEFAULT_IMAGE, DEFAULT_DATA, DEFAULT_K)
 
 

@@ -13,7 +13,7 @@ from harness.compare.tally import Tally
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile, rng
-from harness.runners.chunk import parse_reference
+from harness.runners.cases.chunk import parse_reference
 from benchmarks.shortcuts import compare_times_each
 
 from .mutant_elfs import built

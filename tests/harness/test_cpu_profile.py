@@ -4,7 +4,7 @@ the comparison and bookkeeping, and record writing; every instruction the run co
 chunk it checks is in it once."""
 import json
 
-from harness.runners import bulk, cpu_profile
+from harness.runners.bulk import command as bulk, cpu_profile
 
 from .test_bulk import opts_for
 from .test_run_verdict import bulk as bulk_cli

@@ -88,7 +88,7 @@ def check(elf, cid, check="controllers"):
     from harness.driver.game import Game
     from harness.options import Options
     from harness.profiles import profile
-    from harness.runners.chunk import check_chunk
+    from harness.runners.cases.chunk import check_chunk
     opts = Options(seed=4, profile="nightly")
     corpus = opts.open_corpus()
     return check_chunk(Game(elf, "hw"), corpus.chunk(cid), opts.context(cid), profile("nightly"), only=[check])

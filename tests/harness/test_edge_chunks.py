@@ -1,4 +1,4 @@
-"""Edge chunks beyond the disc (corpus/synth/edge.py, harness/runners/edge_chunks.py): small chunks
+"""Edge chunks beyond the disc (corpus/synth/edge.py, harness/runners/cases/edge_chunks.py): small chunks
 built by code at every wrap and saturation boundary the spec documents, checked by every profile
 whatever archive the run reads, counted apart from the archive's chunks. The stand-in passes them;
 a stand-in that saturates a texture offset, or converts a duration as signed, fails them."""
@@ -10,7 +10,7 @@ import pytest
 from corpus.synth import edge
 from harness.options import ROOT, Options
 from harness.profiles import PROFILES, profile
-from harness.runners import edge_chunks
+from harness.runners.cases import edge_chunks
 
 TO_S16 = 0x43360B61
 
@@ -139,7 +139,8 @@ def test_a_bulk_on_any_archive_runs_the_edge_chunks_and_counts_them_apart(tmp_pa
     too; summary.json, the closing block and the report count the archive's chunks apart from
     those built by code, and a sample lists the quirk classes it met and missed."""
     import json
-    from harness.runners import bulk, morph_pseudo
+    from harness.runners.bulk import command as bulk
+    from harness.runners.cases import morph_pseudo
     from .minicorpus import mini_corpus
     o = Options(seed=4, profile="quick", n=1, jobs=1, runs=str(tmp_path))
     o._corpus = mini_corpus()

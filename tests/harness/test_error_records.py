@@ -5,7 +5,7 @@ import types
 
 from eemu_ext.errors import HostError, LockstepMismatch, MemoryFault, StepLimitExceeded
 from harness import HarnessError
-from harness.runners.chunk import describe_error
+from harness.runners.cases.chunk import describe_error
 
 
 def _raised(exc):

@@ -3,7 +3,7 @@ every check notices a corrupted game-side result (checks.md §2-§7), named by f
 import pytest
 
 from harness.checks import morph as check_morph
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
@@ -179,7 +179,7 @@ def test_a_sampled_second_record_of_an_object_pairs_with_its_own_table_entry(gam
     import random
     from corpus.anime import build_anime, obj_track, one
     from harness.checks import controllers as check_controllers
-    from harness.runners.chunk import parse_reference
+    from harness.runners.cases.chunk import parse_reference
     from harness.compare.mismatch import CaseContext
     from harness.compare.tally import Tally
     from .minicorpus import MiniChunk

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import harness.checks as checks
-from harness.runners import selection
+from harness.runners.bulk import selection
 
 
 def check_modules():

@@ -104,7 +104,7 @@ def test_an_f_morpher_record_whose_morpher_has_no_instance_is_a_playback_mismatc
     from harness.compare.tally import Tally
     from harness.driver.game import Game
     from harness.options import DEFAULT_IMAGE, Options
-    from harness.runners.chunk import parse_reference
+    from harness.runners.cases.chunk import parse_reference
     cid = "xp_flag.cmp::ANM_xpflnut0"
     ch = Options().open_corpus().chunk(cid)
     anim = parse_reference(ch, "hw")

@@ -8,7 +8,7 @@ from harness.driver import memory_map as mm
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 
 from .minicorpus import mini_corpus
 

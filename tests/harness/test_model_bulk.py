@@ -17,7 +17,8 @@ import pytest
 
 from harness.__main__ import main
 from harness.options import Options
-from harness.runners import bulk, edge_chunks, morph_pseudo
+from harness.runners.bulk import command as bulk
+from harness.runners.cases import edge_chunks, morph_pseudo
 
 from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, NOTES_MODEL, ROOT, SERVE
 
@@ -109,7 +110,7 @@ def test_a_wrong_models_mismatches_are_shrunk_through_the_model_to_a_replay_that
 
 
 def test_a_playback_is_shrunk_to_steps_of_one_speed_the_protocol_can_ask(tmp_path, capsys):
-    from harness.runners.model_chunk import ModelReplay
+    from harness.runners.cases.model_chunk import ModelReplay
     assert ModelReplay.accepts("playback", [3000]) and ModelReplay.accepts("playback", [256, 256])
     assert not ModelReplay.accepts("playback", [256, 100]) and ModelReplay.accepts("notes", [(256, 0), (5, 1)])
     status = main(["replay", "--case", CHUNKS[0], "--check", "playback", "--steps", "256,100", "--model", SERVE])
@@ -164,8 +165,8 @@ def test_a_wrong_blend_of_a_case_built_by_code_is_caught_and_its_repro_shows_it(
 
 def test_a_wrong_model_shows_the_same_mismatches_live_as_against_a_truth_file(tmp_path, capsys):
     import io
-    from harness.runners import truth_export
-    from harness.runners.check_truth import check_truth
+    from harness.runners.truth_runs import truth_export
+    from harness.runners.truth_runs.check_truth import check_truth
     wrong = NOTES_MODEL + " --wrong"
     path = str(tmp_path / "truth.jsonl")
     truth_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["notes"]), path,

@@ -14,9 +14,9 @@ import sys
 import pytest
 
 from harness.options import Options
-from harness.runners import bulk
-from harness.runners import truth_export as export
-from harness.runners.check_truth import check_truth
+from harness.runners.bulk import command as bulk
+from harness.runners.truth_runs import truth_export as export
+from harness.runners.truth_runs.check_truth import check_truth
 
 from .models import CHUNKS, ROOT, ledger_complete
 from .test_direct_light import ROOMS

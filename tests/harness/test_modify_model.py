@@ -10,7 +10,7 @@ import json
 import os
 
 from harness.options import Options
-from harness.runners import bulk
+from harness.runners.bulk import command as bulk
 
 from .models import MODIFY_MODEL
 

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from harness.runners import morph_pseudo
+from harness.runners.cases import morph_pseudo
 from harness.options import ROOT, Options
 
 

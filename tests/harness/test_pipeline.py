@@ -11,7 +11,7 @@ import time
 import pytest
 
 from harness.options import DEFAULT_DATA, ROOT
-from harness.runners import edge_chunks
+from harness.runners.cases import edge_chunks
 
 PY = sys.executable
 CHECK_MARKERS = ("controllers", "materials", "playback", "notes", "morph", "fobj")

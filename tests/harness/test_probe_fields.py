@@ -13,7 +13,7 @@ from elftools.elf.elffile import ELFFile
 
 from eemu_ext.loading.elf import load_image
 from harness.driver.game import FORWARD, INIT_WORK
-from harness.runners.probe_fields import FIELDS, check_offsets
+from harness.runners.probing.probe_fields import FIELDS, check_offsets
 from harness.volume import VOLUMES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

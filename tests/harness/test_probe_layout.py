@@ -8,7 +8,7 @@ import pytest
 from eemu_ext.loading.elf import load_image
 from harness.driver import objects
 from harness.driver.game import REQUIRED
-from harness.runners.probe_layout import layout_lines
+from harness.runners.probing.probe_layout import layout_lines
 from tests.machine.test_elf_loader import make_elf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

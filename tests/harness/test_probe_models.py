@@ -17,7 +17,8 @@ import pytest
 
 from harness import HarnessError
 from harness.options import Options
-from harness.runners import bulk, morph_pseudo
+from harness.runners.bulk import command as bulk
+from harness.runners.cases import morph_pseudo
 from harness.truth import probes, protocol
 
 from .models import CHUNKS, MODELS, ROOT, ledger_complete
@@ -88,8 +89,8 @@ def test_a_run_of_every_check_says_what_the_probe_was_not_asked_and_is_not_green
 
 
 def test_check_truth_with_the_c_probe_compares_the_modify_queries_of_a_truth_file(built, tmp_path, capsys):
-    from harness.runners import truth_export
-    from harness.runners.check_truth import check_truth
+    from harness.runners.truth_runs import truth_export
+    from harness.runners.truth_runs.check_truth import check_truth
     path = str(tmp_path / "truth.jsonl")
     truth_export.export(Options(seed=4, profile="nightly", chunk_ids=list(CHUNKS), checks=["morph"]), path,
                         progress=None)

@@ -12,7 +12,7 @@ import pytest
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 
 PROFILES = [("nightly", "hw"), ("nightly", "trunc"), ("quick", "hw"), ("first-contact", "trunc")]
 # single-value rotations beyond ±180°: elements of order 10³ (animation-semantics.md §3.3)
@@ -66,7 +66,7 @@ def test_the_first_contact_sample_is_the_default_of_n_and_a_given_n_widens_it():
     import io
     import os
     import subprocess
-    from harness.runners.staged import apply_profile
+    from harness.runners.bulk.staged import apply_profile
     opts = Options(profile="first-contact", n=100)
     note = io.StringIO()
     assert apply_profile(opts, out=note).n == 40 and "n = 40 (was 100)" in note.getvalue()

@@ -6,7 +6,7 @@ import pytest
 
 from corpus.chunk_quirks import quirks_by_chunk
 from harness.options import Options
-from harness.runners import selection
+from harness.runners.bulk import selection
 
 
 @pytest.fixture(scope="module")

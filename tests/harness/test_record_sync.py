@@ -3,8 +3,8 @@ SYNC_EVERY records and one before the summary; a record torn by a machine crash 
 resume, removed, and its chunk checked again."""
 import os
 
-from harness.runners import run as run_mod
-from harness.runners.run import RunDir
+from harness.runners.bulk import run as run_mod
+from harness.runners.bulk.run import RunDir
 
 PARAMS = {"seed": 4, "profile": "quick", "float_model": "hw", "n": 3, "chunks": ["a", "b", "c"],
           "image": {"sha256": "x"}, "data": {"sha256": "y"}}
@@ -38,7 +38,7 @@ def test_a_sync_that_fails_is_one_clear_error_naming_the_directory(tmp_path, mon
     import ctypes
     import errno
     import pytest
-    from harness.runners.run import RunDirError
+    from harness.runners.bulk.run import RunDirError
     rd = RunDir.create(PARAMS, runs=str(tmp_path))
     rd.write_chunk(rec(0))
 

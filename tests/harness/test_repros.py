@@ -84,7 +84,7 @@ def test_a_time_with_no_mismatch_says_how_many_it_hid_and_the_chunk_still_fails(
 def test_the_repro_of_every_case_built_by_code_runs_it(capsys):
     # a bulk's record of a synthetic case carries `one --case <its id>`: that command checks it
     from harness.__main__ import main
-    from harness.runners.bulk import synthetic_ids
+    from harness.runners.bulk.command import synthetic_ids
     for cid in synthetic_ids():
         assert main(["one", "--case", cid, "--profile", "nightly"]) == 0, cid
         out = capsys.readouterr().out

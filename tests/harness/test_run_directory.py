@@ -85,7 +85,7 @@ def test_merge_out_where_nothing_can_be_written_is_a_one_line_error(small, tmp_p
 
 
 def test_a_second_bulk_on_a_run_directory_in_use_is_refused(small, tmp_path):
-    from harness.runners.run import RunDir
+    from harness.runners.bulk.run import RunDir
     run = copy_run(small, tmp_path)
     (run / "chunks" / "00001.json").unlink()
     with RunDir(run).lock():
@@ -141,7 +141,7 @@ def test_a_run_resumed_with_another_sidecar_is_refused(small, tmp_path):
 
 
 def test_every_identity_parameter_changes_the_automatic_resume_key():
-    from harness.runners.run import RESUME_PARAMS, params_key
+    from harness.runners.bulk.run import RESUME_PARAMS, params_key
     base = {"seed": 4, "profile": "quick", "float_model": "hw", "n": 100, "chunks": ["a"], "code": "c"}
     variants = {"seed": {"seed": 5}, "profile": {"profile": "nightly"}, "float model": {"float_model": "soft"},
                 "checks": {"checks": ["notes"]}, "n": {"n": 7}, "executable sha256": {"image": {"sha256": "1"}},

@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from harness.options import ROOT
-from harness.runners import edge_chunks
+from harness.runners.cases import edge_chunks
 
 from corpus.ccsf import CcsfFile
 
@@ -376,7 +376,7 @@ def test_an_unwritable_run_directory_gives_one_clear_error(tmp_path):
 
 def test_the_closing_summary_survives_machine_cpu_that_rounds_to_zero():
     """Before: ZeroDivisionError in the closing summary (and no report.html or junit.xml)."""
-    from harness.runners.bulk import format_summary
+    from harness.runners.bulk.command import format_summary
     s = {"run_id": "r", "status": "pass", "chunks_done": 1, "chunks_total": 1, "chunks_failed": 0,
          "mismatches": 0, "errors": 0, "seconds": 0.1, "chunks_per_minute": 600, "counters": {},
          "quirks": {}, "machine_steps": 1200, "chunk_seconds": 0.01, "cpu_seconds": 0.01,

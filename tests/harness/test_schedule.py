@@ -4,7 +4,7 @@ import json
 import os
 import struct
 
-from harness.runners import schedule
+from harness.runners.bulk import schedule
 
 
 def chunk(frames, words):
@@ -38,7 +38,7 @@ def test_the_last_runs_measured_times_win_over_the_proxy(tmp_path):
 
 
 def test_a_bulk_run_writes_its_timings_and_the_next_run_reads_them(tmp_path):
-    from harness.runners.run import RunDir
+    from harness.runners.bulk.run import RunDir
     params = {"seed": 4, "profile": "quick", "float_model": "hw", "n": 2, "chunks": ["x", "y"],
               "image": {"sha256": "x"}, "data": {"sha256": "y"}}
     rd = RunDir.create(params, runs=str(tmp_path))

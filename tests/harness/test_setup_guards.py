@@ -12,14 +12,14 @@ from eemu_ext.errors import MemoryFault, StepLimitExceeded
 from harness.driver import memory_map as mm
 from harness.driver import stubs
 from harness.driver.budgets import MARGIN, MEASURED, parse_overrides
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 from harness import HarnessError
-from harness.runners.failfast import FailFast, signature
+from harness.runners.bulk.failfast import FailFast, signature
 from harness.driver.game import CONV, SET_WORK, Game, derived_budgets
 from harness.compare.keys import sample_times
 from harness.runners.mutants import MUTANT_ELF_DIR, find_mutants
 from harness.options import DEFAULT_IMAGE, Options
-from harness.runners.probe import format_report, probe
+from harness.runners.probing.probe import format_report, probe
 from harness.profiles import profile
 
 from .minicorpus import mini_corpus

@@ -9,9 +9,9 @@ import re
 import reports
 from reports.records import ChunkRecord, Mismatch, Summary
 from reports.summary import complete
-from harness.runners import bulk
-from harness.runners.merge import merge_runs
-from harness.runners.run import RunDir
+from harness.runners.bulk import command as bulk
+from harness.runners.bulk.merge import merge_runs
+from harness.runners.bulk.run import RunDir
 
 from . import archives
 from .test_bulk import opts_for

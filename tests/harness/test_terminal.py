@@ -5,8 +5,8 @@ ETA follows the recent rate."""
 import io
 import re
 
-from harness.runners import terminal
-from harness.runners.terminal import Progress, format_summary
+from harness.runners.bulk import terminal
+from harness.runners.bulk.terminal import Progress, format_summary
 
 
 def summary(**kw):

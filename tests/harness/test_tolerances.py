@@ -16,7 +16,7 @@ from harness.compare.bits import f32_array
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
-from harness.runners.chunk import check_chunk
+from harness.runners.cases.chunk import check_chunk
 
 E011 = "e011.cmp::ANM_e011002"
 DUN015 = "dun015.cmp::ANM_dun015025"

@@ -21,10 +21,10 @@ from harness import HarnessError
 from harness.__main__ import main
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
 from harness.profiles import profile
-from harness.runners.chunk import check_chunk
-from harness.runners import truth_export as export
+from harness.runners.cases.chunk import check_chunk
+from harness.runners.truth_runs import truth_export as export
 from harness.truth import fileformat
-from harness.runners.check_truth import check_truth
+from harness.runners.truth_runs.check_truth import check_truth
 
 from .models import BAD_MODEL, CHUNKS, MISBEHAVIOURS, MODELS, NOTES_MODEL, ROOT, SERVE
 ALL_CHECKS = set(vocabulary.CHECKS)

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from harness.driver import memory_map as mm
-from harness.runners import selection
+from harness.runners.bulk import selection
 from harness.driver import stubs
 from harness.compare.bits import f32_bits, trans_add, ulp
 from harness.checks.morph import MINUS_1_8192, NEG_ZERO, edge_cases, generator_a, generator_b
@@ -17,9 +17,9 @@ from harness.compare.keys import boundary_times, sample_times
 from harness.compare.mismatch import CaseContext, record
 from harness.runners.mutants import parse_patch
 from harness.profiles import rng
-from harness.runners.run import RunDir
+from harness.runners.bulk.run import RunDir
 from harness.compare.steps import note_plan, note_step
-from harness.runners.suites import unmet
+from harness.runners.cases.suites import unmet
 from harness.compare.tables import entries_by_record
 from harness.driver.game import Entry
 from corpus.records import ABSENT1, ABSENT3, Controller, Track

@@ -14,7 +14,7 @@ from harness.compare.mismatch import CaseContext
 from harness.compare.tally import Tally
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
-from harness.runners.chunk import parse_reference
+from harness.runners.cases.chunk import parse_reference
 from benchmarks.shortcuts import check_playback_each
 
 from .mutant_elfs import built

@@ -113,8 +113,8 @@ def test_the_probe_names_the_volume_and_its_row():
 
 
 def test_the_run_header_and_the_truth_file_header_name_the_volume(tmp_path):
-    from harness.runners.bulk import game_side
-    from harness.runners.truth_export import header
+    from harness.runners.bulk.command import game_side
+    from harness.runners.truth_runs.truth_export import header
     from tests.harness.test_stripped_image import opts_of
     for image in (ELF, STRIPPED):
         opts = opts_of("--image", image)
@@ -157,7 +157,7 @@ def test_a_volumes_index_tables_come_from_its_row_unless_the_sidecar_names_them(
 
 
 def test_the_probe_counts_the_executable_up_to_its_volumes_heap():
-    from harness.runners.probe import Report, Watch
+    from harness.runners.probing.probe import Report, Watch
     from harness.driver.game import Game
     exe = os.path.join(ROOT, "standin", "volumes", "qua", "standin-stripped.elf")
     r = Report(exe, [])

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from harness.runners.volumes import answers, differences
+from harness.runners.truth_runs.volumes import answers, differences
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STANDIN = os.path.join(ROOT, "standin")

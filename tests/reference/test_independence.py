@@ -42,9 +42,9 @@ def test_no_reference_module_imports_eemu_ext_or_harness():
 def test_scanner_catches_a_forbidden_import(tmp_path):
     """The scan above can fail: it sees plain, from- and dynamic imports."""
     p = tmp_path / "x.py"
-    p.write_text("import os\nfrom eemu_ext.eefloat import hw_add\nimport harness.runners.run as h\n"
+    p.write_text("import os\nfrom eemu_ext.eefloat import hw_add\nimport harness.runners.bulk.run as h\n"
                  "__import__('eemu_ext')\n")
-    assert [m for _, m in _imports(str(p))] == ["os", "eemu_ext.eefloat", "harness.runners.run", "eemu_ext"]
+    assert [m for _, m in _imports(str(p))] == ["os", "eemu_ext.eefloat", "harness.runners.bulk.run", "eemu_ext"]
 
 
 def test_no_node_id_selected_by_the_harness_note_filter():

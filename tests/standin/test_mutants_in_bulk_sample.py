@@ -62,7 +62,7 @@ def _vals(c):
 
 @pytest.fixture(scope="module")
 def sample():
-    from harness.runners import selection
+    from harness.runners.bulk import selection
     from harness.options import Options
     opts = Options(seed=SEED, n=N)
     corpus = opts.open_corpus()
@@ -71,7 +71,7 @@ def sample():
 
 @pytest.mark.parametrize("mutant", sorted(QUIRKS))
 def test_the_default_bulk_sample_catches(mutant, sample):
-    from harness.runners.chunk import check_chunk
+    from harness.runners.cases.chunk import check_chunk
     from harness.driver.game import Game
     from harness.runners.mutants import MUTANT_ELF_DIR
     from harness.options import ROOT

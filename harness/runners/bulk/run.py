@@ -9,7 +9,7 @@ from pathlib import Path
 
 from reports.records import check_chunk
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))   # harness/runners/ -> the checkout
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))   # harness/runners/bulk/ -> the checkout
 from harness.options import RUNS  # noqa: E402  (run directories live under build/runs)
 
 
@@ -432,7 +432,7 @@ class RunDir:
         from reports.summary import summarize
         results = list(self.results())
         summary = summarize(self.params(), results, seconds=seconds, interrupted=interrupted)
-        from harness.runners.schedule import write_timings
+        from harness.runners.bulk.schedule import write_timings
         write_timings(self.path, {str(r["chunk"]): r.get("seconds", 0.0) or 0.0 for r in results})
         _unsynced.append(self.chunks_dir)   # every worker's records are on disk before the summary
         sync_records()

@@ -193,12 +193,12 @@ def probe(image, corpus, float_model="hw", n_chunks=3, budgets=None, machine_arg
     report = Report(str(image), ids)
     report.machine_args = dict(machine_args or {})
     game = new_game(image, float_model, report, budgets)
-    from harness.runners.probe_layout import layout_lines, loaded_layout
+    from harness.runners.probing.probe_layout import layout_lines, loaded_layout
     img = game.img if game is not None else loaded_layout(image, report.machine_args)
     if img is not None:              # the layout shows even when the image cannot be driven
         report.layout, found = layout_lines(img, str(image))
         if volume is not None:
-            from harness.runners.probe_fields import offset_lines
+            from harness.runners.probing.probe_fields import offset_lines
             report.offsets, more = offset_lines(img, volume)
             found = list(found) + more
         for severity, kind, text in found:

@@ -1,6 +1,6 @@
 """`make bulk CLUSTER=...`: the run's tasks on a Dask distributed scheduler instead of the process pool.
 
-The task loop is the pool's (harness/runners/tasks.py) over `Client.get_executor()`. Workers need
+The task loop is the pool's (harness/runners/bulk/tasks.py) over `Client.get_executor()`. Workers need
 only the installed package: a plugin gives each worker the run's set-up once (options, the
 executable's bytes, the code version), and each worker keeps its loaded machine between tasks;
 a task is a batch of chunks carrying their bytes (and, for a chunk with F_Morpher records, its
@@ -18,7 +18,7 @@ import os
 import zlib
 
 from harness import HarnessError
-from harness.runners.tasks import LostWorkers, Workers
+from harness.runners.bulk.tasks import LostWorkers, Workers
 
 LOCAL = "local:"
 # DECISION: a LocalCluster has at most 4 worker processes per core: more only share the cores
@@ -162,7 +162,7 @@ def ship(corpus, cid, only):
     F_Morpher records (formats.md §4.1, computed once per corpus for the selection), not after a
     parse of the chunk on the client (the client's own time per chunk; the worker parses it)."""
     from corpus.synth.edge import is_synthetic
-    from harness.runners import selection
+    from harness.runners.bulk import selection
     if is_synthetic(cid):             # the Modify blends and the edge chunks, built on the worker
         return None
     try:
@@ -192,12 +192,12 @@ def _dask_config():
 
 class ClusterWorkers(Workers):
     """The run's tasks on a Dask scheduler: `distributed.Client.get_executor()`. The workers are set
-    up by a plugin (harness/runners/dask_executor.py), each task carries its chunks (ship), and
+    up by a plugin (harness/runners/bulk/dask_executor.py), each task carries its chunks (ship), and
     the records come back to this process, which writes them."""
 
     def __init__(self, opts, rd):
-        from harness.runners import codecov
-        from harness.runners.worker import Setup
+        from harness.runners.bulk import codecov
+        from harness.runners.bulk.worker import Setup
         from eemu_ext.loading.sidecar import beside
         args = opts.machine_args()
         if args["syms"] or args["overlay"] or beside(opts.image):
@@ -215,7 +215,7 @@ class ClusterWorkers(Workers):
         self.setup = Setup(opts, rd.path, writes=False, image=image, sha=hashlib.sha256(image).hexdigest(),
                            engine=os.environ.get("EEMU_ENGINE"), code=rd.params().get("code"),
                            counting=codecov.enabled())
-        from harness.runners.dask_executor import RunSetUp
+        from harness.runners.bulk.dask_executor import RunSetUp
         self.client.register_plugin(RunSetUp(self.setup))
         self.slots = sum(self.client.nthreads().values()) or 1
         self.corpus = opts.open_corpus()
@@ -225,7 +225,7 @@ class ClusterWorkers(Workers):
                 + ("" if self.cluster is not None else f" (dashboard {self.client.dashboard_link})"))
 
     def executor(self):
-        from harness.runners.dask_executor import NamedExecutor
+        from harness.runners.bulk.dask_executor import NamedExecutor
         return NamedExecutor(self.client, self.run_key)
 
     def carry(self, task):
@@ -299,6 +299,6 @@ def wait_closed():
 def check_on_worker(opts, index, cid, only, shipped, image, sha):
     """One chunk's record as a cluster worker makes it: set up with the executable's bytes, given
     the chunk as a task carries it (ship), reading no file of the client."""
-    from harness.runners.worker import Batch, Setup, check_batch
+    from harness.runners.bulk.worker import Batch, Setup, check_batch
     setup = Setup(opts, "", writes=False, image=image, sha=sha, counting=False)
     return check_batch(Batch([(index, cid, only, shipped)]), setup).records[0]

@@ -27,7 +27,7 @@ AHEAD = 2
 
 def _identity_or_refuse(label, recorded, path, flag, file_label):
     """Refuse a file whose SHA-256 is not the one the truth file was made with."""
-    from harness.runners.run import file_identity
+    from harness.runners.bulk.run import file_identity
     if not recorded:
         return
     if not path or not os.path.isfile(path):

@@ -3,7 +3,7 @@
 Every bulk worker's machine counts (Machine(coverage=True), eemu_ext/engines/coverage.py): after each
 batch of chunks the worker takes the counts (`take`) and returns them with the batch; the bulk
 process sums them and writes `coverage/<host>-<pid>.json` in the run directory
-(harness/runners/tasks.py); `finish` sums the files into `coverage.json` (interfaces.md §4),
+(harness/runners/bulk/tasks.py); `finish` sums the files into `coverage.json` (interfaces.md §4),
 `make merge` sums the parts' coverage.json files. `report` gives per function, over the functions
 reached from the harness's entry points, instructions covered/total and branch directions
 covered/total with the annotated disassembly (eemu_ext.engines.coverage.function_report); with the counts
@@ -62,7 +62,7 @@ class Total:
             self.cov.merge(cov)
 
     def write(self, run_path):
-        from harness.runners.run import write_json
+        from harness.runners.bulk.run import write_json
         d = os.path.join(run_path, PARTS)
         os.makedirs(d, exist_ok=True)
         write_json(os.path.join(d, f"{socket.gethostname()}-{os.getpid()}.json"), self.cov.to_json(),
@@ -80,7 +80,7 @@ def parse(d, where):
 
 
 def load(path):
-    from harness.runners.run import read_json
+    from harness.runners.bulk.run import read_json
     return parse(read_json(path), path)
 
 
@@ -98,7 +98,7 @@ def _sum_into(paths, out_dir):
     """The coverage files at `paths` summed into out_dir's coverage.json (and its per-function
     file); None when there is none."""
     from eemu_ext.engines.coverage import CodeCoverage
-    from harness.runners.run import write_json
+    from harness.runners.bulk.run import write_json
     if not paths:
         return None
     total = CodeCoverage()
@@ -190,7 +190,7 @@ def functions_json(image, cov) -> dict:
 def write_functions(run_path, cov):
     """coverage_functions.json of the run's counts; the path, or None when the run's executable
     is not there to disassemble (the report then says so)."""
-    from harness.runners.run import write_json
+    from harness.runners.bulk.run import write_json
     try:
         image = run_image(run_path)
     except (OSError, ValueError):
@@ -215,7 +215,7 @@ def totals(funcs):
 
 
 def run_image(run_path):
-    from harness.runners.run import read_json
+    from harness.runners.bulk.run import read_json
     params = read_json(os.path.join(run_path, "params.json"))
     img = params.get("image")
     return img.get("path") if isinstance(img, dict) else img

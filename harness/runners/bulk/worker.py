@@ -5,7 +5,7 @@ executable (a `Game`, built at the first chunk and kept; a fresh one after an em
 and its shrink budget. A task is a `Batch` of chunks; `check_batch` checks them in order and
 returns a `BatchResult`: each chunk's status, the records themselves when the worker may not
 write the run directory (a cluster worker), and the game's code coverage the batch counted. The
-process pool, the serial loop and a Dask cluster run the same function (harness/runners/tasks.py).
+process pool, the serial loop and a Dask cluster run the same function (harness/runners/bulk/tasks.py).
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from typing import List, Optional
 
 from harness import HarnessError, provenance
 from harness.profiles import run_profile
-from harness.runners import codecov, cpu_profile, edge_chunks, morph_pseudo
-from harness.runners.chunk import check_chunk, setup_failed
-from harness.runners.run import RunDir
+from harness.runners.bulk import codecov, cpu_profile
+from harness.runners.cases import edge_chunks, morph_pseudo
+from harness.runners.cases.chunk import check_chunk, setup_failed
+from harness.runners.bulk.run import RunDir
 
 _SETUP = {}                 # {"setup": the Setup this process was set up with}
 _LOCAL = threading.local()  # .w: this thread's state (setup, opts, corpus, game, shrunk chunks)
@@ -52,7 +53,7 @@ class Setup:
 @dataclass
 class Batch:
     """One task: chunks (index, chunk id, only, shipped) checked in this order by one worker.
-    shipped is the chunk as the task carries it (harness/runners/cluster.py), or None: the worker
+    shipped is the chunk as the task carries it (harness/runners/bulk/cluster.py), or None: the worker
     reads it from its own corpus."""
     chunks: List[tuple]
 
@@ -132,7 +133,7 @@ _CODE = {}
 
 def worker_code_version():
     if "v" not in _CODE:
-        from harness.runners.run import code_version
+        from harness.runners.bulk.run import code_version
         _CODE["v"] = code_version()
     return _CODE["v"]
 
@@ -218,7 +219,7 @@ def check_record(opts, index, cid, only, chunk_of, game_of):
     w = _thread_state(opts)
     plots = w.get("plotted_chunks", 0) < PLOTTED_CHUNKS
     if opts.model:                    # a model in place of the built-in reference (no plots, no provenance)
-        from harness.runners.model_chunk import ModelSlot, model_record
+        from harness.runners.cases.model_chunk import ModelSlot, model_record
         slot = w.get("model")
         if slot is None or (slot.command, slot.timeout) != (opts.model, opts.model_timeout):
             slot = w["model"] = ModelSlot(opts.model, opts.model_timeout)

@@ -1,7 +1,7 @@
 """The task loop of a bulk: batches of chunks on a `concurrent.futures.Executor`, one loop for all.
 
 The serial run (`Inline`, in this process), the process pool (`Pool`, a ProcessPoolExecutor of
-forked workers that write their own records) and a Dask cluster (harness/runners/cluster.py,
+forked workers that write their own records) and a Dask cluster (harness/runners/bulk/cluster.py,
 `distributed.Client.get_executor()`, whose workers return their records) differ only in their
 `Workers`: how an executor is made, how many tasks run at once, how a task carries its chunks, and
 what a lost worker means. `run_tasks` keeps a few batches per slot in flight, writes the records
@@ -11,7 +11,7 @@ into this process's coverage file, and stops early for the fail-fast rule.
 DECISION: a task is a batch of chunks, sized by guided self-scheduling: remaining chunks over
 BATCHES_PER_SLOT x slots, at most MAX_BATCH, so the per-task cost (a pickle, a scheduler round
 trip, a coverage take) is paid once per several chunks while the run is long, and the last
-tasks are single chunks (the chunks are ordered most expensive first, harness/runners/schedule.py),
+tasks are single chunks (the chunks are ordered most expensive first, harness/runners/bulk/schedule.py),
 so no worker waits long on another at the end.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ import sys
 import time
 from concurrent.futures.process import BrokenProcessPool
 
-from harness.runners import codecov
-from harness.runners.worker import Batch, Setup, check_batch, init_pool_worker, set_up
+from harness.runners.bulk import codecov
+from harness.runners.bulk.worker import Batch, Setup, check_batch, init_pool_worker, set_up
 
 MAX_BATCH = 8
 BATCHES_PER_SLOT = 4

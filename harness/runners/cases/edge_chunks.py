@@ -4,7 +4,7 @@ Every wrap and saturation boundary the spec documents that the disc never reache
 past s16, rotations past +-180 and at the quantisation wrap, a key back in time on every channel
 kind, zero-exponent positions, a morph rescale leaving s16) is checked by every profile, whatever
 archive the run reads: the chunks are built by code, so they do not depend on it. An Anime edge
-chunk gets every check that applies to it (harness/runners/chunk.py); the morph edge chunk is
+chunk gets every check that applies to it (harness/runners/cases/chunk.py); the morph edge chunk is
 Modify blends, compared exactly. The per-chunk record is interfaces.md §4's.
 """
 from __future__ import annotations
@@ -57,7 +57,7 @@ def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True, blend=No
     """The record of edge chunk `cid`: every applicable check (or `only` those), or the Modify
     blends of the morph edge chunk (against `blend`, a model run's, when given). plots: as
     check_chunk's."""
-    from harness.runners.chunk import check_chunk, describe_error, result
+    from harness.runners.cases.chunk import check_chunk, describe_error, result
     if cid == PREFIX + edge.MORPH_NAME:
         t0 = _time.time()
         tally = Tally()

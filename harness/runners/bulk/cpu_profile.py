@@ -135,7 +135,7 @@ def install(worker) -> None:
         return
     from eemu_ext.core.machine import Machine
     from harness.driver import game as game_mod
-    from harness.runners import run
+    from harness.runners.bulk import run
     import importlib
     import reference
     from reference import batch

@@ -29,7 +29,7 @@ from ground.exits import NOTHING_COMPARED
 from harness import HarnessError
 from harness.checks import parse_reference
 from harness.profiles import run_profile
-from harness.runners import truth_export
+from harness.runners.truth_runs import truth_export
 from harness.truth import fixture
 from harness.truth.queries import chunk_line
 

@@ -2,7 +2,7 @@
 selection, written one chunk at a time (docs/truth.md §1-§2).
 
 DECISION: only the archive's chunks are exported. The synthetic Modify blends and the edge chunks
-beyond the disc are built by code (harness/runners/morph_pseudo.py, edge_chunks.py), not read
+beyond the disc are built by code (harness/runners/cases/morph_pseudo.py, edge_chunks.py), not read
 from the archive a truth file names, so `make bulk` keeps checking them.
 """
 from __future__ import annotations
@@ -48,7 +48,7 @@ def _one(task):
 def selection(opts):
     """The chunk ids `make bulk` would check with these options (its selection code), without the
     cases built by code (see the module's DECISION)."""
-    from harness.runners import selection as sel
+    from harness.runners.bulk import selection as sel
     corpus = opts.open_corpus()
     if opts.chunk_ids:
         known = set(corpus.chunk_ids())
@@ -61,7 +61,7 @@ def selection(opts):
 
 
 def header(opts, ids, digests=False):
-    from harness.runners.run import code_version, file_identity
+    from harness.runners.bulk.run import code_version, file_identity
     h = {"format": fileformat.FORMAT, "version": fileformat.VERSION,
             "image": file_identity(opts.image), "data": file_identity(opts.data_path()),
             "disc": file_identity(opts.disc) if opts.disc else None,
@@ -125,7 +125,7 @@ class _Silent:
 def progress_line(out, total, label):
     """bulk's progress line (a line a minute without a terminal, an ETA, the time elapsed) for an
     export of `total` chunks, or a silent one when out is None."""
-    from harness.runners.terminal import Progress
+    from harness.runners.bulk.terminal import Progress
     return _Silent() if out is None else Progress(total, 0, out, label=label)
 
 

@@ -2,7 +2,7 @@
 
 The disc's F_Morpher weights all lie in [0, 8) (corpus-stats.md §6), so negative, -0 and >= 8
 weights, wrapping differences and saturating adds exist only here. Each pseudo-chunk has its own id
-and its own fixed cases; its record has the per-chunk format of harness/runners/chunk.py, under check
+and its own fixed cases; its record has the per-chunk format of harness/runners/cases/chunk.py, under check
 "morph". Every draw comes from the generators' fixed seeds (harness/suites.py SEEDS) or from
 (seed, pseudo-chunk id).
 """
@@ -15,7 +15,7 @@ from harness.checks import morph
 from reference import morph as reference_morph
 from harness.compare.bits import f32_bits
 from harness.checks.morph import MorphCase
-from harness.runners.suites import SEEDS
+from harness.runners.cases.suites import SEEDS
 from harness.compare.tally import Tally
 
 PREFIX = "synthetic::morph/"
@@ -72,7 +72,7 @@ def cases(cid):
 def check_pseudo(game, cid, ctx, index=None, blend=None):
     """Run the pseudo-chunk's Modify cases against the reference (or `blend(base, base_scale,
     targets)`, a model run's); the per-chunk record."""
-    from harness.runners.chunk import describe_error, result
+    from harness.runners.cases.chunk import describe_error, result
     t0 = _time.time()
     tally = Tally()
     tally.checks.append("morph")

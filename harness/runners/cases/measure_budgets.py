@@ -1,7 +1,7 @@
 """Measure the step budgets' basis (harness/driver/budgets.py MEASURED): the largest steps one call
 of each game function takes over the largest chunks of the stand-in's corpus.
 
-    .venv/bin/python -m harness.runners.measure_budgets     # prints MEASURED and MEASURED_ON
+    .venv/bin/python -m harness.runners.cases.measure_budgets     # prints MEASURED and MEASURED_ON
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ def measure(n=40, seed=4, prof="quick"):
     from harness.driver.game import Game
     from harness.options import Options
     from harness.profiles import profile
-    from harness.runners.chunk import check_chunk
+    from harness.runners.cases.chunk import check_chunk
     opts = Options(profile=prof, seed=seed)
     corpus = opts.open_corpus()
     ids = sorted(corpus.chunk_ids(), key=lambda c: -len(corpus.chunk(c).data))[:n]

@@ -1,7 +1,7 @@
 """make bulk: check a sample of chunks in worker processes, write the run directory, resume, summarise.
 
 DECISION: workers are a process pool (fork), not pytest-xdist: each worker loads the
-executable once, checks a batch of chunks per task (harness/runners/tasks.py) and writes
+executable once, checks a batch of chunks per task (harness/runners/bulk/tasks.py) and writes
 chunks/<index>.json itself (atomically), so a killed run loses at most the chunks in flight, and
 the parent only counts and prints progress.
 The pytest layer (tests/differential) stays the developer's loop; bulk needs no pytest machinery.
@@ -19,16 +19,18 @@ from ground.exits import EXIT
 import reports
 from reports.origins import headline as origin_headline
 
-from harness.runners import morph_pseudo, schedule, selection, shard
-from harness.runners import edge_chunks
-from harness.runners import codecov
+from harness.runners.cases import morph_pseudo
+
+from harness.runners.bulk import schedule, selection, shard
+from harness.runners.cases import edge_chunks
+from harness.runners.bulk import codecov
 from harness import HarnessError
-from harness.runners.failfast import DEFAULT_K, FailFast
+from harness.runners.bulk.failfast import DEFAULT_K, FailFast
 from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, Options
-from harness.runners.run import RunDir, code_version, file_identity, moves_latest, param_differences
-from harness.runners.terminal import Progress, format_summary, run_header
-from harness.runners.tasks import Inline, Pool, run_tasks
-from harness.runners.worker import Setup, check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
+from harness.runners.bulk.run import RunDir, code_version, file_identity, moves_latest, param_differences
+from harness.runners.bulk.terminal import Progress, format_summary, run_header
+from harness.runners.bulk.tasks import Inline, Pool, run_tasks
+from harness.runners.bulk.worker import Setup, check_record  # noqa: F401  (bulk.check_record: a record as a worker checks it)
 
 REAL_DISC_CHUNKS = 4091
 
@@ -58,7 +60,7 @@ def prepare(opts: Options, argv):
     if opts.chunk_ids:
         ids = opts.chunk_ids
     shard_info = None
-    if opts.shard:                    # one balanced slice of the selection (harness/runners/shard.py)
+    if opts.shard:                    # one balanced slice of the selection (harness/runners/bulk/shard.py)
         ids, shard_info = shard.select(ids, [shard.predicted_cost(corpus, c) for c in ids], *opts.shard)
     params = {"started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "argv": list(argv),
               "seed": opts.seed, "profile": opts.profile, "float_model": opts.float_model,
@@ -133,7 +135,7 @@ def hold_run_dir(rd, params, opts):
     """One bulk at a time writes a run directory: a second one on the same --out/--resume is
     refused. DECISION: an identical incomplete run that another bulk is writing is not resumed
     automatically; this bulk starts a run directory of its own."""
-    from harness.runners.run import RunDirBusy
+    from harness.runners.bulk.run import RunDirBusy
     try:
         rd.hold()
     except RunDirBusy as exc:
@@ -166,7 +168,7 @@ def same_run_or_refuse(rd, params, opts):
 def run_options(params, opts):
     """The options of this run as (option, value) pairs (harness.commands.bulk_pairs)."""
     from harness.commands import bulk_pairs
-    from harness.runners.failfast import DEFAULT_K
+    from harness.runners.bulk.failfast import DEFAULT_K
     return bulk_pairs(params, opts, DEFAULT_IMAGE, DEFAULT_DATA, DEFAULT_K)
 
 
@@ -247,7 +249,7 @@ def run_bulk(opts: Options, argv=()):
 def previous_seconds(rd):
     """Wall time already spent on a resumed run (from its interim summary), else 0."""
     try:
-        from harness.runners.run import read_json
+        from harness.runners.bulk.run import read_json
         return float(read_json(os.path.join(rd.path, "summary.json")).get("seconds") or 0.0)
     except (OSError, ValueError):
         return 0.0
@@ -276,7 +278,7 @@ def workers_for(opts, rd, todo):
     """The run's Workers: a Dask cluster (CLUSTER), the serial loop (one job, or one chunk to
     check), else the process pool."""
     if opts.cluster:
-        from harness.runners.cluster import ClusterWorkers
+        from harness.runners.bulk.cluster import ClusterWorkers
         return ClusterWorkers(opts, rd)
     setup = Setup(opts, rd.path, counting=codecov.enabled())
     if opts.jobs <= 1 or len(todo) <= 1:
@@ -285,10 +287,10 @@ def workers_for(opts, rd, todo):
 
 
 def start_early(opts):
-    """CLUSTER=local:N's cluster starting while the run is prepared (harness/runners/cluster.py);
+    """CLUSTER=local:N's cluster starting while the run is prepared (harness/runners/bulk/cluster.py);
     the returned object's cancel() closes it if the run never takes it over."""
     if opts.cluster:
-        from harness.runners.cluster import start_early as start
+        from harness.runners.bulk.cluster import start_early as start
         return start(opts) or _Nothing()
     return _Nothing()
 

@@ -151,7 +151,7 @@ def _nightly(opts, run, err):
     """The volume's nightly into `run`: resumed when `run` holds one of the same parameters and code."""
     from dataclasses import replace
 
-    from harness.runners.bulk import OtherParameters, run_bulk
+    from harness.runners.bulk.command import OtherParameters, run_bulk
     if os.path.isfile(os.path.join(run, "params.json")):
         try:
             return run_bulk(replace(opts, out=run))
@@ -164,7 +164,7 @@ def _nightly(opts, run, err):
 def _answers_done(opts, path, err) -> bool:
     """True when `path` is a whole digest truth file of this volume's selection, written by this
     code with these parameters (its header is the one an export would write now)."""
-    from harness.runners.truth_export import header, selection
+    from harness.runners.truth_runs.truth_export import header, selection
     if not os.path.isfile(path):
         return False
     try:
@@ -185,7 +185,7 @@ def run_volumes(option_sets, out_dir, jobs=1, err=None) -> int:
     """option_sets: one Options per volume (IMAGE with DATA, or DISC). Writes out_dir/<volume>.answers (digests), <volume>.run
     and out_dir/volumes.json; prints the verdicts and the differences; the exit status is the worst
     verdict's."""
-    from harness.runners.truth_export import run_truth
+    from harness.runners.truth_runs.truth_export import run_truth
     from harness.volume import of_options
     os.makedirs(out_dir, exist_ok=True)
     rows, status = [], 0

@@ -15,9 +15,9 @@ from ground.exits import EXIT
 
 from harness import HarnessError
 from harness.commands import merge_command
-from harness.runners import codecov
-from harness.runners.run import RunDir, RunDirError, param_differences, read_json, refuse_foreign
-from harness.runners.shard import label, selection_digest
+from harness.runners.bulk import codecov
+from harness.runners.bulk.run import RunDir, RunDirError, param_differences, read_json, refuse_foreign
+from harness.runners.bulk.shard import label, selection_digest
 
 # DECISION: what may differ between the shards of one run: their own chunk lists and shard
 # numbers; everything else that makes two runs the same run (run.RESUME_PARAMS) must agree.
@@ -145,8 +145,8 @@ def merge_runs(paths, out, argv=None):
     # DECISION: the merged run's duration is the sum of its shards' durations (the machine time
     # the run took, wherever it ran); chunks/minute is then per machine, as for one bulk.
     summary = rd.summarize(seconds)
-    from harness.runners.bulk import render_report
-    from harness.runners.terminal import format_summary
+    from harness.runners.bulk.command import render_report
+    from harness.runners.bulk.terminal import format_summary
     print(printable_lines(format_summary(summary)))
     print(f"merged {len(shards)} shards into {rd.path}")
     render_report(rd.path)

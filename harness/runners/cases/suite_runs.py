@@ -4,7 +4,7 @@ from reference import morph as reference_morph
 from harness.checks import parse_reference
 from harness.profiles import profile, rng
 from harness.compare.steps import note_plan
-from harness.runners.suites import (CONTROLLER_CASES, FOBJ_CASES, MORPH_CASES, NOTE_CASES, NOTE_STEPS, PLAYBACK_RUNS,
+from harness.runners.cases.suites import (CONTROLLER_CASES, FOBJ_CASES, MORPH_CASES, NOTE_CASES, NOTE_STEPS, PLAYBACK_RUNS,
                      SEEDS, find)
 from harness.compare.tally import Tally
 

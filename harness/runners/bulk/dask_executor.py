@@ -1,6 +1,6 @@
 """The two Dask classes a cluster run subclasses (imported with CLUSTER= only, as distributed is optional).
 
-`RunSetUp`, a worker plugin, sets each worker up for the run once (harness/runners/worker.py's
+`RunSetUp`, a worker plugin, sets each worker up for the run once (harness/runners/bulk/worker.py's
 `Setup`), and so each worker that starts later (the nanny's replacement of a dead one); its tasks
 then carry only their chunks. `NamedExecutor` is `Client.get_executor()`'s executor with each
 task named by the run and its first chunk (eediff-<run key>-chunk-<index>), as the scheduler and
@@ -20,7 +20,7 @@ class RunSetUp(distributed.WorkerPlugin):
         self.name = f"eediff-{setup.token}"
 
     def setup(self, worker):  # noqa: ARG002  (distributed.WorkerPlugin.setup: called as setup(worker=...))
-        from harness.runners.worker import set_up
+        from harness.runners.bulk.worker import set_up
         set_up(self.run)
 
 

@@ -28,7 +28,7 @@ def probe_gate(opts, budgets=None, out=sys.stdout):
     """Run the probe when the profile asks for it; True when the bulk may start."""
     if not profile(opts.profile).probe_first:
         return True
-    from harness.runners.probe import format_report, probe
+    from harness.runners.probing.probe import format_report, probe
     r = probe(opts.image, opts.open_corpus(), opts.float_model, budgets=budgets)
     print(format_report(r), file=out)
     if not r.ready:

@@ -5,7 +5,7 @@ Per chunk, the game answers the checks' queries live (harness.truth.queries: the
 drawn by the checks' own functions from the same seeded generators), the model answers them over
 the protocol (one request line, one answer line), and the truth comparison (harness.truth.check)
 records the mismatches, counters and ledger into the chunk's record. The record is the one
-check_chunk writes (harness.runners.chunk.result), so the run directory, its verdict, summary,
+check_chunk writes (harness.runners.cases.chunk.result), so the run directory, its verdict, summary,
 reports, fail-fast, resume and repros take it as any other.
 
 A model run shrinks as bulk does (harness.shrinking), each candidate asked of the game and the
@@ -32,7 +32,7 @@ from corpus.names import printable
 from harness import HarnessError, checks
 from harness.checks import parse_reference
 from harness.compare.tally import Tally
-from harness.runners.chunk import describe_error, describe_refusal, ledger_fields, result, setup_failed
+from harness.runners.cases.chunk import describe_error, describe_refusal, ledger_fields, result, setup_failed
 from harness.truth import check as cmp
 from harness.truth import probes, protocol
 from harness.truth.queries import chunk_line, replay_queries
@@ -124,7 +124,7 @@ def model_record(opts, slot, index, cid, only, chunk_of, game_of, shrink):
     archive, an edge chunk, or synthetic Modify blends. shrink: shrink the first mismatch of
     each check (harness.shrinking, through the model)."""
     from harness.profiles import run_profile
-    from harness.runners import edge_chunks, morph_pseudo
+    from harness.runners.cases import edge_chunks, morph_pseudo
     ctx, prof = opts.context(cid), run_profile(opts)
     try:
         game = game_of()

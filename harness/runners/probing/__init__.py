@@ -1,0 +1,1 @@
+"""The readiness probe: the executable's layout, symbols and structure offsets, checked before a run."""
