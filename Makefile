@@ -199,7 +199,7 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 
 # -q once: a -q in PYTEST_ARGS on top of it (-qq) would hide the pass count
 test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
-	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 $(PYTEST_ARGS)
+	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --durations=20 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is
 # here (CI installs it). Without it those tests skip and say why.
