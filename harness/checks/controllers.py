@@ -107,8 +107,7 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
                               track=tr.record.index, floats=False,
                               context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
             continue
-        for k, v in track_quirks(tr.record, anim.frames).items():
-            tally.quirk(k, v)
+        count_track(anim, tr, tally)
         work, coord = game.work(entry.ctrl)
         ts, holds = track_times(anim, tr, rng, prof)
         before = len(tally.mismatches)
@@ -165,21 +164,42 @@ def compare_times(anim, tr, ts, words, localtp, ctx, tally):
     n = len(ts)
     P = anim.poses(tr, ts)
     T = P.time.astype(np.int64)
-    tally.count("cases", n)
-    if rec.rot.kind and not tr.keyed_rotation:
-        tally.count("single-value rotations", n)
-        tally.quirk("single_value_rotations", n)
-    elif rec.rot.kind:
-        tally.count("keyed rotations", n)
+    count_times(tr, T, P.passed, tally)
+    tally.count("localtp cases", n)
     got = {"pos": words[:, 0:3], "scale": words[:, SCALE_WORDS], "alpha": words[:, 52],
            "rot": words[:, 36:52][:, NINE], "localtp": localtp}
     failures, keyed = pose_failures(got, *reference_words(P, n, rotation_of(tr)), localtp=True)
     if keyed is not None:
         keyed_samples(tally, ctx, rec, ts, *keyed, P.passed)
-        tally.quirk("final_hold_creep", int((T > max(f for f, _ in rec.rot.keys) * 256).sum()))
-        tally.quirk("keyed_keys_passed", int(P.passed.sum()))
-    tally.count("localtp cases", n)
     report_failures(failures, tr, ts, T, P.passed, ctx, tally)
+
+
+def count_track(anim, tr, tally):
+    """The coverage of one track the game compiled a controller for (its channels' kinds and keys)."""
+    for k, v in track_quirks(tr.record, anim.frames).items():
+        tally.quirk(k, v)
+
+
+def track_of(anim, index):
+    """The object track of record `index`, or None."""
+    return next((t for t in anim.tracks if t.record.index == index), None)
+
+
+def count_times(tr, T, passed, tally):
+    """The cases of one track at its pose times T (each clamped to last, Animation.clamp) with
+    passed(T) of a keyed rotation: the counters and the rotations' coverage, in process and from a
+    model's answers alike."""
+    n = len(T)
+    tally.count("cases", n)
+    rotation = rotation_of(tr)
+    if rotation == "exact":
+        tally.count("single-value rotations", n)
+        tally.quirk("single_value_rotations", n)
+    elif rotation == "keyed":
+        tally.count("keyed rotations", n)
+        tally.quirk("final_hold_creep", int((np.asarray(T, dtype=np.int64) > max(f for f, _ in tr.record.rot.keys)
+                                             * 256).sum()))
+        tally.quirk("keyed_keys_passed", int(np.sum(passed)))
 
 
 def rotation_of(tr):
@@ -312,16 +332,9 @@ def compare_pose(got: Scratch, pose, tr, t, T, ctx, tally, check="controllers", 
     want_r = tolerance.rs_elements(pose.rot_matrix)[None] if rotation == "keyed" else None
     failures, keyed = pose_failures(one, want, rotation, want_r, [pose.passed])
     if count:
-        tally.count("cases")
-        if rotation == "exact":
-            tally.count("single-value rotations")
-            tally.quirk("single_value_rotations")
+        count_times(tr, [T], [pose.passed], tally)
         if rotation == "keyed":
-            tally.count("keyed rotations")
             tally.keyed(float(keyed[0][0]), float(keyed[1][0]), ctx.chunk, rec.index, t, check, pose.passed)
-            if T > max(f for f, _ in rec.rot.keys) * 256:
-                tally.quirk("final_hold_creep")
-            tally.quirk("keyed_keys_passed", pose.passed)
     report_failures(failures, tr, [t], [T], [pose.passed], ctx, tally, check)
 
 
@@ -420,7 +433,7 @@ def replay_times(case, times, track):
     """One track evaluated at an explicit time list (checks.md §2.1 step 4.4 and §2.3)."""
     game, anim, ctx, tally = case.game, case.anim, case.ctx, case.tally
     entries = game.load(case.ch.data)
-    tr = next((t for t in anim.tracks if t.record.index == track), None)
+    tr = track_of(anim, track)
     if tr is None:
         raise HarnessError(f"track {track}: no such object track in {case.ch.id} (its tracks: "
                            f"{', '.join(str(t.record.index) for t in anim.tracks[:20]) or 'none'})")

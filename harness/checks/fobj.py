@@ -4,7 +4,7 @@ from harness.checks.playback import coord_field
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
-from harness.compare.steps import note_plan, time_after
+from harness.compare.steps import note_plan, planned, restarted
 from harness.driver import memory_map as mm
 
 
@@ -46,26 +46,56 @@ def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
     # is in force instead (a game that applied it would differ there): it counts compared with it.
     never_in_force = never_in_force_of(anim)
     state = {}
-    time = 0
-    for i, (s, restart) in enumerate(plan):
+    for i, s, restart, time, want in planned(anim, plan):
         got = game.forward(s)
-        want = anim.forward(time, s)
         tally.count("fobj steps")
         where = {"plan": [list(p) for p in plan[:i + 1]], "time_before": time, "a1": a1}
         if got != (want.time, int(bool(want.ended))):
             tally.fail(record(ctx, "fobj", "frame counter", [want.time, int(bool(want.ended))], list(got),
                               step=i, time=time, floats=False, context=where))
             return False
-        read = anim.fobj_poses_read(time, want, coords)
-        if read is not None:
-            state.update(read)
-            tally.quirk("fobj_persisted", len(state) - len(read))
+        if poses_read(anim, time, want, coords, state, tally) is not None:
             for obj, rec in state.items():
                 compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, want.pose_at >> 8, where)
                 for r in never_in_force.get((obj, rec.frame), []) + [rec]:
                     mark(tally, "F_Obj records", r.offset)
-        time = time_after(game, anim, want, restart, tally, "fobj restarts")
+        if restarted(anim, want, restart, tally, "fobj restarts"):
+            game.restart()
     return True
+
+
+def poses_read(anim, time, want, objects, state, tally=None):
+    """The step's new F_Obj poses (Animation.fobj_poses_read; None when it reads no frame), added
+    to `state`, the poses in force; the poses that persist from earlier steps counted (tally)."""
+    read = anim.fobj_poses_read(time, want, objects)
+    if read is not None:
+        state.update(read)
+        if tally is not None:
+            tally.quirk("fobj_persisted", len(state) - len(read))
+    return read
+
+
+def count_steps(anim, plan, n, objects, tally):
+    """What the check counts of the first n steps of `plan` besides its comparisons (the poses
+    that persist, the restarts): the steps a comparison of the game's words with a model's answers
+    compared (harness.truth.check). objects: the F_Obj objects with a coord, in order."""
+    state = {}
+    for i, s, restart, time, want in planned(anim, plan):
+        if i >= n:
+            break
+        poses_read(anim, time, want, objects, state, tally)
+        restarted(anim, want, restart, tally, "fobj restarts")
+
+
+def count_pose(tally):
+    """One F_Obj pose compared: its coord's matrix, translation first, then the exact 3x3."""
+    tally.count("F_Obj poses")
+    tally.count("exact F_Obj matrices")
+
+
+def fobj_objects(anim):
+    """The objects the F_Obj records name, in order: the objects whose coords the check reads."""
+    return sorted({r.object for r in anim.fobjs})
 
 
 def start_fobj(game, anim, entries, names, a1):
@@ -74,7 +104,7 @@ def start_fobj(game, anim, entries, names, a1):
     game.playback(entries, names, 256)
     game.give_every_entry_an_instance(entries, mm.COORD_SIZE, kind=mm.INDEX_KIND_OBJ)
     coords, missing = {}, []
-    for obj in sorted({r.object for r in anim.fobjs}):
+    for obj in fobj_objects(anim):
         e = first_entry(entries, obj)
         if e is None:
             missing.append(obj)
@@ -98,7 +128,7 @@ def never_in_force_of(anim):
 
 def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
     """Coord +0x40 (translation exact, 3x3), +0x88 localtp, +0xA2 bits 0-1 (checks.md §7.4)."""
-    tally.count("F_Obj poses")
+    count_pose(tally)
     words = game.coord_matrix(coord)
     def fail(field, e, g, floats=True, **kw):
         tally.fail(record(ctx, "fobj", field, e, g, object=rec.object, step=step, time=frame << 8,
@@ -108,7 +138,6 @@ def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
     for i in range(3):
         if words[12 + i] != exact[12 + i]:
             fail(coord_field(9 + i), exact[12 + i], words[12 + i])
-    tally.count("exact F_Obj matrices")
     for c in range(3):
         for r in range(3):
             if words[4 * c + r] != exact[4 * c + r]:

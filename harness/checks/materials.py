@@ -17,6 +17,13 @@ def run(case):
     check_materials(case.game, case.anim, case.game.load(case.ch.data), case.ctx, case.tally, case.prof, case.rng)
 
 
+def count_material(rec, tally):
+    """The coverage of one material record the game compiled a controller for: keyed channels,
+    negative texture offsets."""
+    tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
+    tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
+
+
 def check_materials(game, anim, entries, ctx, tally, prof, rng):
     """checks.md §2.2: texture offsets U, V and the ccMaterial u, v with random crops, exactly."""
     first = first_records(anim)
@@ -32,8 +39,7 @@ def check_materials(game, anim, entries, ctx, tally, prof, rng):
             continue
         crop_u, crop_v, times = material_case(anim, rec, rng, prof)
         work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
-        tally.quirk("material_keyed_channels", (rec.u.kind == 2) + (rec.v.kind == 2))
-        tally.quirk("negative_uv", sum(1 for c in (rec.u, rec.v) for w in channel_words(c) if w >> 31 and w & 0x7FFFFFFF))
+        count_material(rec, tally)
         for t in times:
             game.reset_work(work)
             game.set_work(work, t)
@@ -63,6 +69,14 @@ def first_records(anim):
     for mt in anim.materials:
         first.setdefault(mt.material, mt)
     return first
+
+
+def record_of(anim, index):
+    """The material record `index` of the chunk; KeyError."""
+    for mt in anim.materials:
+        if mt.record.index == index:
+            return mt.record
+    raise KeyError(f"material record {index}: no such record in the chunk")
 
 
 def material_case(anim, rec, rng, prof):

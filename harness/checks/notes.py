@@ -3,7 +3,7 @@ from harness.checks import Check, Replay
 from harness.checks.playback import forward_mismatches, step_quirks
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
-from harness.compare.steps import note_plan, note_step_count, time_after
+from harness.compare.steps import note_plan, note_step_count, planned, restarted
 
 
 
@@ -28,10 +28,8 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
     game.playback(entries, names, 256)
     game.give_every_entry_an_instance(entries, 0x100)
     game.enable_notes()
-    tally.count("note runs")
-    tally.quirk("frame0_notes", sum(1 for n in anim.notes if n.frame == 0))
-    time = 0
-    for i, (s, restart) in enumerate(plan):
+    count_run(anim, tally)
+    for i, s, restart, time, want in planned(anim, plan):
         got = game.forward(s)
         first = game.note_process()
         def where(i=i, time=time):
@@ -39,12 +37,10 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
             return {"plan": [list(p) for p in plan[:i + 1]], "time_before": time}
         if i % 5 == 0:
             again = game.note_process()
-            tally.count("repeated NoteProcess")
-            tally.quirk("repeated_noteprocess")
+            count_repeated(tally)
             if again != first:
                 tally.fail(record(ctx, "notes", "repeated NoteProcess", [list(n) for n in first],
                                   [list(n) for n in again], step=i, time=time, floats=False, context=where()))
-        want = anim.forward(time, s)
         passed = anim.passed_notes(time, s)
         exp = [(n.event, n.param, n.time, n.object) for n in passed]
         tally.count("note steps")
@@ -67,12 +63,38 @@ def check_notes(game, anim, entries, names, ctx, tally, plan):
             for n in anim.notes:
                 if n.frame == 0:
                     mark(tally, "F_Note records", n.offset)
-        count_notes(anim, s, want, passed, tally)
-        time = time_after(game, anim, want, restart, tally, "note restarts")
+        if count_step(anim, s, restart, time, want, tally, passed):
+            game.restart()
     return True
 
 
-def count_notes(anim, s, want, passed, tally):
+def count_run(anim, tally):
+    """A run of a note plan: its count and the chunk's frame-0 notes (never delivered, §10)."""
+    tally.count("note runs")
+    tally.quirk("frame0_notes", sum(1 for n in anim.notes if n.frame == 0))
+
+
+def count_repeated(tally):
+    """NoteProcess called again after a step (every fifth, checks.md §6.2)."""
+    tally.count("repeated NoteProcess")
+    tally.quirk("repeated_noteprocess")
+
+
+def count_steps(anim, plan, n, tally):
+    """count_step of each of the first n steps of `plan`: the steps a comparison of the game's
+    words with a model's answers compared (harness.truth.check), counted as the check counts them."""
+    for i, s, restart, time, want in planned(anim, plan):
+        if i >= n:
+            break
+        count_step(anim, s, restart, time, want, tally)
+
+
+def count_step(anim, s, restart, time, want, tally, passed=None):
+    """The counters and quirks of one compared step from `time` (want = the reference's Forward,
+    equal to the game's frame counter and return value): the notes it hands on, its kind, and
+    whether the plan restarts after it (returned: the caller restarts the game). passed: the
+    step's notes, when the caller has them."""
+    passed = anim.passed_notes(time, s) if passed is None else passed
     tally.count("notes delivered", len(passed))
     if len(passed) > 1:
         tally.count("steps with several notes")
@@ -92,6 +114,7 @@ def count_notes(anim, s, want, passed, tally):
         tally.quirk("three_notes_steps")
     if s >= anim.frames * 256:
         tally.quirk("steps_past_end")
+    return restarted(anim, want, restart, tally, "note restarts")
 
 
 def replay_plan(case, plan):

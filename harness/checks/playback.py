@@ -32,9 +32,14 @@ def run(case):
     for k, (s, n) in enumerate(plan(anim, prof, rng, speed)):
         if k:
             entries = game.load(ch.data)
-        tally.count(f"playback steps at {s}", n)
-        tally.count(f"playbacks at {s}")
+        count_plan(s, n, tally)
         check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
+
+
+def count_plan(speed, n, tally):
+    """One playback of n steps at `speed` (the speeds' coverage)."""
+    tally.count(f"playback steps at {speed}", n)
+    tally.count(f"playbacks at {speed}")
 
 
 def plan(anim, prof, rng, speed=None):
@@ -101,7 +106,7 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         G = np.stack(mats)                   # (n, ntracks, 16)
         A = np.stack(alphas)                 # (n, ntracks)
         bad_m, bad_a, keyed = _compare_tracks(ref, posed, G, A, n, exact_local, tally)
-    _keyed_samples(tally, ctx, posed, keyed, ref.times[:n])
+    keyed_samples(tally, ctx, [tr.record.index for tr, _ in posed], keyed, ref.times[:n])
     bad_rows = (bad_m.any(axis=1) | bad_a.any(axis=1)) if n and posed else np.zeros(n, dtype=bool)
     for k, (i, before, looped_before, frame, got_w) in enumerate(rows):
         if not bad_rows[k] and got_w is None:
@@ -140,9 +145,11 @@ def mark_posed(tally, posed):
         mark(tally, "tracks", tr.record.index)
 
 
-def _keyed_samples(tally, ctx, posed, keyed, times):
+def keyed_samples(tally, ctx, tracks, keyed, times):
     """Every keyed deviation of the playback into the tally at once, in the per-entry path's order
-    (step by step, tracks in order), so the samples and the worst case are the same."""
+    (step by step, tracks in order), so the samples and the worst case are the same. tracks: the
+    posed tracks' record indices; keyed: per posed track (d, bound, passed) over the read steps,
+    or None; times: the read steps' pose times."""
     cols = [j for j, kd in enumerate(keyed) if kd is not None]
     if not cols or not len(times):
         return
@@ -164,8 +171,7 @@ def _keyed_samples(tally, ctx, posed, keyed, times):
     k, c = divmod(w, len(cols))
     d = float(D[w])
     if tally.worst_keyed is None or d > tally.worst_keyed["d"]:
-        tr = posed[cols[c]][0]
-        tally.keyed_worst(d, float(B[w]), ctx.chunk, tr.record.index, int(times[k]), "playback")
+        tally.keyed_worst(d, float(B[w]), ctx.chunk, tracks[cols[c]], int(times[k]), "playback")
 
 
 def start_playback(game, anim, entries, names, tally, speed, steps, ctx=None):
@@ -297,6 +303,19 @@ def _compare_tracks_each(ref, posed, G, A, n, exact_local, tally):
 def pairs_json(pairs):
     """Morph pairs as [target object (int), weight bits ("0x...")] for the report."""
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
+
+
+def count_steps(anim, steps, n, tally):
+    """count_step_kind of each of the first n of `steps` from time 0: the steps a comparison of the
+    game's words with a model's answers compared (harness.truth.check), counted as the check counts
+    them. Returns the reference's Forwards of those steps."""
+    time, wants = 0, []
+    for s in steps[:n]:
+        want = anim.forward(time, s)
+        count_step_kind(anim, s, want, tally)
+        time = want.time
+        wants.append(want)
+    return wants
 
 
 def count_step_kind(anim, s, want, tally):

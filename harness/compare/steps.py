@@ -38,12 +38,31 @@ def note_step_count(frames, lo=30, hi=200):
     return max(lo, min(hi, 3 * frames))
 
 
-def time_after(game, anim, want, restart, tally, counter):
-    """The time after one planned step: the reference's, or 0 when the plan restarts a play-once
-    animation that ended (the reference's rule, Animation.restarts; the game restarted and the
-    restart counted under `counter`)."""
+def restarted(anim, want, restart, tally, counter):
+    """Whether a plan restarts after this step (the reference's rule, Animation.restarts: a
+    play-once animation that ended, with the step's restart drawn), counted under `counter`."""
     if anim.restarts(want, restart):
-        game.restart()
         tally.count(counter)
         tally.quirk("restarts")
+        return True
+    return False
+
+
+def time_after(game, anim, want, restart, tally, counter):
+    """The time after one planned step: the reference's, or 0 when the plan restarts a play-once
+    animation that ended (the game restarted and the restart counted under `counter`)."""
+    if restarted(anim, want, restart, tally, counter):
+        game.restart()
     return anim.time_after(want, restart)
+
+
+def planned(anim, plan):
+    """A plan [(step, restart)] from time 0 as the reference plays it: per step (its index, the
+    step, its restart, the time before it, the reference's Forward). The next step starts from
+    Animation.time_after: 0 after a restart. What the checks count of the steps they compared, in
+    process and from a model's answers alike, walks the plan this way."""
+    time = 0
+    for i, (s, restart) in enumerate(plan):
+        want = anim.forward(time, s)
+        yield i, s, restart, time, want
+        time = anim.time_after(want, restart)

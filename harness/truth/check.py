@@ -8,6 +8,9 @@ the game's words under "game") and the model's answer, and records into a Tally.
 
 DECISION: where a check stops at the first frame counter that differs (playback, notes, F_Obj),
 the comparison of that query stops there too: after it the two sides play different times.
+What a check counts of the steps and cases it compared (their kinds, the restarts, the coverage
+quirks) is counted by the check's own functions from the chunk's parse (`anim`), as in process, so
+a model's run and the in-process run count alike.
 DECISION: a bound is never taken from the answer being judged. A 3x3's keys passed and scale
 come from the query's `bound` (the export's, from the chunk's own records at the pose time: the
 values the in-process checks bound with); a count, a skip or a stop comes from the query or from a
@@ -19,6 +22,11 @@ import numpy as np
 
 from harness.checks import controllers as c_controllers
 from harness.checks.controllers import LIGHT_FIELDS, same_pose
+from harness.checks import fobj as c_fobj
+from harness.checks import materials as c_materials
+from harness.checks import morph as c_morph
+from harness.checks import notes as c_notes
+from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
 from ground.fields import Field
 from harness.driver import memory_map as mm
@@ -58,7 +66,7 @@ def _u32(v):
 
 
 # -- controllers, multistep (checks.md §2.1, §2.3) --------------------------------------------------
-def controller(q, a, ctx, tally):
+def controller(q, a, ctx, tally, anim):
     g = q["game"]
     obj, track = q.get("object"), q.get("track")
     if g.get("compiled") is False:
@@ -67,24 +75,31 @@ def controller(q, a, ctx, tally):
                           floats=False, context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
         return False
     times = q["times"]
-    n = len(times)
-    tally.count("cases", n)
-    tally.count("localtp cases", n)
     rot = q.get("rotation")
-    if rot == "exact":
-        tally.count("single-value rotations", n)
-    elif rot == "keyed":
-        tally.count("keyed rotations", n)
+    tr = _track(anim, q)
+    c_controllers.count_track(anim, tr, tally)
+    c_controllers.count_times(tr, [anim.clamp(t) for t in times],
+                              q["bound"]["passed"] if rot == "keyed" else [0] * len(times), tally)
+    tally.count("localtp cases", len(times))
     got = {c: _u32(g[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
     want = {c: _u32(a[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
     passed = np.asarray(q["bound"]["passed"], dtype=np.int64) if rot == "keyed" else None
     want_r = f32_array(want["rot"]) if rot == "keyed" else None
-    failures, _ = c_controllers.pose_failures(got, want, rot, want_r, passed, localtp=True)
+    failures, keyed = c_controllers.pose_failures(got, want, rot, want_r, passed, localtp=True)
+    if keyed is not None:
+        c_controllers.keyed_samples(tally, ctx, tr.record, times, *keyed, passed)
     for k, field, _, e, v, bound in failures:
         tally.fail(record(ctx, "controllers", field, e, v, object=obj, track=track, time=times[k],
                           context={"passed": int(passed[k])} if bound else None, **(bound or {})))
     running_matrix(q, ctx, tally)
     return True
+
+
+def _track(anim, q):
+    tr = c_controllers.track_of(anim, q["track"])
+    if tr is None:
+        raise KeyError(f"track {q['track']}: no such object track in the chunk")
+    return tr
 
 
 def running_matrix(q, ctx, tally):
@@ -109,7 +124,7 @@ def running_matrix(q, ctx, tally):
                                               "(animation-semantics.md §3.6)"}))
 
 
-def multistep(q, a, ctx, tally):
+def multistep(q, a, ctx, tally, _anim):
     g = q["game"]
     tally.count("multistep checks")
     t = sum(q["deltas"])
@@ -135,7 +150,7 @@ def multistep(q, a, ctx, tally):
 
 
 # -- the direct light (docs/lights.md) ----------------------------------------------------------------
-def light(q, a, ctx, tally):
+def light(q, a, ctx, tally, _anim):
     """The present channels' words against the model's; an absent channel's words keep the
     harness's poison (the game against itself: needs no model)."""
     g = q["game"]
@@ -159,13 +174,14 @@ def light(q, a, ctx, tally):
 
 
 # -- materials (checks.md §2.2) ---------------------------------------------------------------------
-def material(q, a, ctx, tally):
+def material(q, a, ctx, tally, anim):
     g = q["game"]
     if g.get("compiled") is False:
         tally.fail(record(ctx, "materials", "material controller", None, None, object=q.get("material"),
                           track=q.get("track"), floats=False,
                           context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
         return False
+    c_materials.count_material(c_materials.record_of(anim, q["track"]), tally)
     tally.count("material cases", len(q["times"]))
     for k, t in enumerate(q["times"]):
         for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
@@ -196,7 +212,7 @@ def _forwards(check, G, A, ctx, tally, where, pair=False):
     return len(G)
 
 
-def playback(q, a, ctx, tally):
+def playback(q, a, ctx, tally, anim):
     g = q["game"]
     for idx in g.get("unposed") or ():
         tally.fail(record(ctx, "playback", "instance", "compiled", "none", track=idx, floats=False,
@@ -208,10 +224,11 @@ def playback(q, a, ctx, tally):
                                           f"entry with an MPH_ name, so its morph state is never read"}))
     speed = q["speed"]
     tally.count("playbacks")
-    tally.count(f"playbacks at {speed}")
+    c_playback.count_plan(speed, q["steps"], tally)
     # the step sizes so far: what a replay (and the shrinker) plays again (checks.Replay "steps")
     where = lambda i: {"speed": speed, "steps": i + 1, "step_sizes": [speed] * (i + 1)}
     stop = _forwards("playback", g["forward"], a["forward"], ctx, tally, where)
+    wants = c_playback.count_steps(anim, [speed] * q["steps"], stop, tally)
     times = [f[0] for f in g["forward"]]
     tracks, rots = q["tracks"], q["rotation"]
     rows = [k for k, i in enumerate(q["read"]) if i < stop]
@@ -226,8 +243,9 @@ def playback(q, a, ctx, tally):
         bad[:, :, 9:12] = G[:, :, 9:12] != A[:, :, 9:12]
         exact_cols = ~tolerant
         bad[:, exact_cols, :9] = G[:, exact_cols, :9] != A[:, exact_cols, :9]
-        tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
-        dev = {}
+        if exact_cols.any():
+            tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
+        dev, samples = {}, [None] * len(tracks)
         if tolerant.any():
             cols = np.array(q["tolerance"], dtype=np.int64)
             passed = np.asarray(q["bound"]["passed"], dtype=np.int64)[rows]          # (n, len(tolerance))
@@ -237,6 +255,12 @@ def playback(q, a, ctx, tally):
                                               scale, keyed[cols][None, :])
             for k, jj in zip(*np.nonzero(~ok)):
                 dev[(k, cols[jj])] = (int(w[k, jj]), float(dw[k, jj]), float(bw[k, jj]))
+            for jj, j in enumerate(cols):
+                if keyed[j]:
+                    samples[j] = (dw[:, jj], bw[:, jj], passed[:, jj])
+        # the keyed deviations at each read step's pose time, as the check keeps them
+        c_playback.keyed_samples(tally, ctx, tracks, samples,
+                                 [anim.clamp(wants[q["read"][k]].pose_at) for k in rows])
         for k, j in sorted(set(zip(*np.nonzero(bad.any(axis=2)))) | set(dev)):
             i = q["read"][rows[k]]
             ctx_ = where(i)
@@ -270,15 +294,16 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def notes(q, a, ctx, tally):
+def notes(q, a, ctx, tally, anim):
     g = q["game"]
     plan = q["plan"]
-    tally.count("note runs")
+    c_notes.count_run(anim, tally)
     where = lambda i: {"plan": plan[:i + 1]}
     stop = _forwards("note", g["forward"], a["forward"], ctx, tally, where)
+    c_notes.count_steps(anim, [tuple(p) for p in plan], stop, tally)
     for i, again in g.get("repeated") or ():   # the game against itself: needs no model
-        if i < stop:
-            tally.count("repeated NoteProcess")
+        if i <= stop and i < len(plan):        # the check calls it again before it compares the step
+            c_notes.count_repeated(tally)
             if [list(n) for n in again] != [list(n) for n in g["notes"][i]]:
                 tally.fail(record(ctx, "notes", "repeated NoteProcess", g["notes"][i], again, step=i,
                                   floats=False, context=where(i)))
@@ -287,13 +312,12 @@ def notes(q, a, ctx, tally):
         if [list(n) for n in g["notes"][i]] != [list(n) for n in a["notes"][i]]:
             tally.fail(record(ctx, "notes", "notes", a["notes"][i], g["notes"][i], step=i, time=before,
                               floats=False, context=dict(where(i), time_before=before)))
-        tally.count("notes delivered", len(g["notes"][i]))
         # the time the next step starts from (a mismatch's context only): 0 after a restart
         before = 0 if a["forward"][i][1] and plan[i][1] else a["forward"][i][0]
     return stop == len(plan)
 
 
-def fobj(q, a, ctx, tally):
+def fobj(q, a, ctx, tally, anim):
     g = q["game"]
     for obj in g.get("objects_without_entry") or ():
         tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
@@ -302,12 +326,15 @@ def fobj(q, a, ctx, tally):
     a1 = q["a1"]
     where = lambda i: {"plan": q["plan"][:i + 1], "a1": a1}
     stop = _forwards("fobj", g["forward"], a["forward"], ctx, tally, where, pair=True)
+    missing = set(g.get("objects_without_entry") or ())
+    c_fobj.count_steps(anim, [tuple(p) for p in q["plan"]], stop,
+                       [o for o in c_fobj.fobj_objects(anim) if o not in missing], tally)
     for k, (i, objs) in enumerate(q["read"]):
         if i >= stop:
             break
         frame = g["forward"][i][0] >> 8
         for j, obj in enumerate(objs):
-            tally.count("F_Obj poses")
+            c_fobj.count_pose(tally)
             gp, ap = g["poses"][k][j], a["poses"][k][j]
             ctx_ = {"plan_step": i, "a1": a1, "plan": q["plan"][:i + 1]}
             if ap is None:
@@ -328,24 +355,25 @@ def fobj(q, a, ctx, tally):
     return stop == len(q["plan"])
 
 
-def modify(q, a, ctx, tally):
+def modify(q, a, ctx, tally, _anim):
     got, exp = q["game"]["vertices"], a["vertices"]
+    targets = [(t["positions"], t["scale"], t["weight"]) for t in q["targets"]]
     tally.count("morph cases")
     tally.count("morph vertices", len(got))
+    c_morph.morph_quirks(c_morph.MorphCase(None, q["base"], q["base_scale"], targets), got, tally)
     time = None if q.get("frame") is None else q["frame"] * 256
     desc = {"morpher": q.get("morpher"), "frame": q.get("frame"), "mmat": q.get("mmat"), "vertices": len(q["base"])}
     for i, (e, v) in enumerate(zip(exp, got)):
         for k in range(3):
             if e[k] != v[k]:
                 tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], v[k], object=q.get("morpher"),
-                                  time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], [
-                                      (t["positions"], t["scale"], t["weight"]) for t in q["targets"]], i)))
+                                  time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], targets, i)))
     if len(exp) != len(got):
         tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
     return True
 
 
-def objects(q, a, ctx, tally):
+def objects(q, a, ctx, tally, _anim):
     """The model's view of the anm's objects against the game's, as the objects check compares."""
     from harness.checks import objects as c_objects
     from corpus.objects import Scene
@@ -355,7 +383,7 @@ def objects(q, a, ctx, tally):
     return ok
 
 
-def world(q, a, ctx, tally):
+def world(q, a, ctx, tally, _anim):
     """The model's Draws of one playback against the game's, as the world check compares them."""
     from harness.checks import world as c_world
     want = {"forward": a["forward"], "pose_at": a["pose_at"], "order": [tuple(x) for x in a["order"]],
@@ -369,12 +397,13 @@ COMPARE = {"controller": controller, "multistep": multistep, "light": light, "ma
            "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
 
 
-def compare(q, a, ctx, tally):
-    """Compare the answer `a` to query `q` (its kind's function above) and, when the query was
+def compare(q, a, ctx, tally, anim):
+    """Compare the answer `a` to query `q` of the chunk whose parse is `anim` (its kind's function
+    above: the chunk's parse says what the check counts of what it compared) and, when the query was
     compared to its end (no step stopped it, the game compiled what it asks), mark the records it
     covers in the ledger (the query's "ledger": [kind, key, weight], from the export): the ledger
     of a model's run is the checks' (harness/compare/ledger.py)."""
-    complete = COMPARE[q["kind"]](q, a, ctx, tally)
+    complete = COMPARE[q["kind"]](q, a, ctx, tally, anim)
     if complete:
         for kind, key, weight in q.get("ledger") or ():
             mark(tally, kind, tuple(key) if isinstance(key, list) else key, weight)

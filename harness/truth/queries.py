@@ -25,9 +25,8 @@ from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
-from harness.compare.steps import time_after
+from harness.compare.steps import planned
 from harness.compare.tables import entries_by_record
-from harness.compare.tally import Tally
 from harness.driver import memory_map as mm
 from harness.profiles import rng
 
@@ -234,10 +233,8 @@ def notes_query(game, ch, anim, entries, plan):
     game.playback(entries, ch.names, 256)
     game.give_every_entry_an_instance(entries, 0x100)
     game.enable_notes()
-    t = Tally()
-    time = 0
     forward, delivered, ledger, repeated = [], [], {}, []
-    for i, (s, restart) in enumerate(plan):
+    for i, s, restart, time, want in planned(anim, plan):
         got = game.forward(s)
         first = game.note_process()
         if i % 5 == 0:          # NoteProcess again: it must hand on the same notes (checks.md §6.2)
@@ -250,7 +247,8 @@ def notes_query(game, ch, anim, entries, plan):
             ledger.update((n.offset, 1) for n in anim.notes if n.frame == 0)
         # DECISION: the restart follows the reference's end of the step, as the check's does, so
         # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
-        time = time_after(game, anim, anim.forward(time, s), restart, t, "note restarts")
+        if anim.restarts(want, restart):
+            game.restart()
     return {"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
             "ledger": [["F_Note records", k, 1] for k in ledger],
             "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
@@ -271,18 +269,13 @@ def fobj(game, ch, anim, prof, r):
 def fobj_query(game, ch, anim, entries, a1, plan):
     """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
     coords, missing = c_fobj.start_fobj(game, anim, entries, ch.names, a1)
-    t = Tally()
     state = {}
-    time = 0
     forward, read, poses, ledger = [], [], [], {}
     never_in_force = c_fobj.never_in_force_of(anim)
-    for i, (s, restart) in enumerate(plan):
+    for i, s, restart, time, want in planned(anim, plan):
         got = game.forward(s)
         forward.append([int(got[0]), int(got[1])])
-        want = anim.forward(time, s)
-        read_now = anim.fobj_poses_read(time, want, coords)
-        if read_now is not None:
-            state.update(read_now)
+        if c_fobj.poses_read(anim, time, want, coords, state) is not None:
             for obj, rec in state.items():
                 ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
             if state:
@@ -294,7 +287,8 @@ def fobj_query(game, ch, anim, entries, a1, plan):
                                 "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
                                 "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
                 poses.append(row)
-        time = time_after(game, anim, want, restart, t, "fobj restarts")
+        if anim.restarts(want, restart):
+            game.restart()
     return {"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
             "ledger": [["F_Obj records", k, 1] for k in ledger],
             "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}}
@@ -324,7 +318,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     entries = game.load(ch.data)
     if check == "controllers":
         track = args["track"]
-        tr = next((t for t in anim.tracks if t.record.index == track), None)
+        tr = c_controllers.track_of(anim, track)
         if tr is None:
             raise HarnessError(f"track {track}: no such object track in {ch.id}")
         entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)

@@ -138,9 +138,9 @@ def test_the_truth_light_query_answered_by_the_reference_serve_matches_and_a_wro
     assert lq["fields"] == list(range(15)) and lq["ledger"] == [["direct light records", 0, 1]]
     (a,) = answer(ch.data, {}, "hw", [lq])
     tally = Tally()
-    assert tcheck.compare(lq, a, CaseContext(ch.id, 4), tally) and not tally.mismatches
+    assert tcheck.compare(lq, a, CaseContext(ch.id, 4), tally, anim) and not tally.mismatches
     assert tally.ledger["direct light records"] == {0: 1}
     a["words"][0][3] ^= 1
-    tcheck.compare(lq, a, CaseContext(ch.id, 4), tally)
+    tcheck.compare(lq, a, CaseContext(ch.id, 4), tally, anim)
     (m,) = tally.mismatches
     assert m["field"] == "light.rotation.x"

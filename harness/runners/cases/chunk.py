@@ -44,9 +44,7 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
         timing[check] = round(_time.time() - c0, 4)
         tally.by_check[check] = dict(tally.counters - before)
     if game is not None:
-        for how in ("fresh", "restored", "reloaded"):
-            if game.loads[how] - loads0.get(how, 0):
-                tally.count(f"loads {how}", game.loads[how] - loads0.get(how, 0))
+        count_loads(game, loads0, tally)
     info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
             "cpu_seconds": round(_time.process_time() - cpu0, 4),
             "machine_cpu": {k: round(v - mcpu0.get(k, 0.0), 4) for k, v in game.cpu.items()
@@ -56,6 +54,13 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     if drawn:
         info["draw"] = drawn
     return result(ch, index, t0, tally, timing, error, ctx, info)
+
+
+def count_loads(game, loads0, tally):
+    """The chunk's loads since `loads0` (the game's load counts before it), by how each was made."""
+    for how in ("fresh", "restored", "reloaded"):
+        if game.loads[how] - loads0.get(how, 0):
+            tally.count(f"loads {how}", game.loads[how] - loads0.get(how, 0))
 
 
 def ledger_fields(anim, ch, tally, prof):

@@ -12,10 +12,8 @@ from __future__ import annotations
 import time as _time
 
 from corpus.synth import edge
-from harness.checks import morph
 from harness.checks.morph import MorphCase
 from harness.compare.tally import Tally
-from reference import morph as reference_morph
 
 PREFIX = edge.PREFIX
 
@@ -58,27 +56,14 @@ def check_edge(game, cid, ctx, prof, index=None, only=None, plots=True, blend=No
     blends of the morph edge chunk (against `blend`, a model run's, when given). plots: as
     check_chunk's."""
     from harness.runners.cases.chunk import check_chunk, describe_error, result
+    from harness.runners.cases.morph_pseudo import check_blends
     if cid == PREFIX + edge.MORPH_NAME:
-        t0 = _time.time()
-        tally = Tally()
-        tally.checks.append("morph")
-        tally.applicable = ["morph"]
-        error = None
-        steps0 = game.steps if game is not None else 0
-        if not only or "morph" in only:
-            try:
-                cases = morph_cases()
-                morph.run_cases(game, cases, ctx, tally,
-                                blend or (lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model)))
-                tally.quirk("morph_rescale_leaves_s16", sum(1 for c in cases for ps, s, _ in c.targets
-                                                            for p in rescaled(ps, s, c.base_scale)
-                                                            for x in p if not -32768 <= x <= 32767))
-            except Exception as exc:
-                error = describe_error(exc, "morph")
-                tally.count("errors")
-        info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
-                "cpu_seconds": round(_time.time() - t0, 4), "machine_cpu": {}}
-        return result(_Named(cid), index, t0, tally, {"morph": round(_time.time() - t0, 4)}, error, ctx, info)
+        def coverage(cases, tally):
+            tally.quirk("morph_rescale_leaves_s16", sum(1 for c in cases for ps, s, _ in c.targets
+                                                        for p in rescaled(ps, s, c.base_scale)
+                                                        for x in p if not -32768 <= x <= 32767))
+        return check_blends(game, _Named(cid), ctx, index, morph_cases, coverage, blend,
+                            run=not only or "morph" in only)
     try:
         ch = chunk(cid)
     except Exception as exc:

@@ -32,7 +32,7 @@ from corpus.names import printable
 from harness import HarnessError, checks
 from harness.checks import parse_reference
 from harness.compare.tally import Tally
-from harness.runners.cases.chunk import describe_error, describe_refusal, ledger_fields, result, setup_failed
+from harness.runners.cases.chunk import count_loads, describe_error, describe_refusal, ledger_fields, result, setup_failed
 from harness.truth import check as cmp
 from harness.truth import probes, protocol
 from harness.truth.queries import chunk_line, replay_queries
@@ -158,10 +158,12 @@ def check_with_model(game, ch, ctx, prof, slot, opts, only=None, index=None):
     except Exception as exc:                      # the chunk's parse (the queries come from it)
         return result(ch, index, t0, tally, timing, describe_refusal(exc), ctx, {})
     tally.applicable = checks.applicable(checks.Case(anim, prof))
+    loads0 = dict(game.loads)
     try:
         line = chunk_line(game, ch, index, opts, prof, only, anim=anim, timing=timing)
     except Exception as exc:
         line = {"checks": [], "queries": [], "error": describe_error(exc, "game")}
+    count_loads(game, loads0, tally)
     tally.checks = list(line["checks"])
     if line.get("error"):
         error = dict(line["error"])
@@ -201,7 +203,7 @@ def _compared(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim
             tally.count("errors")
             err = describe_error(exc, cmp.CHECK_OF.get((q or {}).get("kind"), "model"))
             return finish(ch, index, t0, cpu0, steps0, game, tally, timing, err, ctx, anim, prof, m0)
-        compare_answers(queries, answers, ctx, tally)
+        compare_answers(queries, answers, ctx, tally, anim)
         return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0)
     return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof)
 
@@ -230,12 +232,13 @@ class ModelReplay:
             self.slot.discard()
             raise
         tally = Tally()
-        compare_answers(qs, answers, ctx, tally)
+        compare_answers(qs, answers, ctx, tally, anim)
         return tally
 
 
-def compare_answers(queries, answers, ctx, tally):
-    """Each answer against the game's words of its query, the counters kept per check."""
+def compare_answers(queries, answers, ctx, tally, anim):
+    """Each answer against the game's words of its query (of the chunk whose parse is `anim`), the
+    counters kept per check."""
     start, kept = 0, len(tally.mismatches)
     while start < len(queries):
         check = cmp.CHECK_OF[queries[start]["kind"]]
@@ -244,7 +247,7 @@ def compare_answers(queries, answers, ctx, tally):
             end += 1
         before = Counter(tally.counters)
         for q, a in zip(queries[start:end], answers[start:end]):
-            cmp.compare(q, a, ctx, tally)
+            cmp.compare(q, a, ctx, tally, anim)
         tally.by_check[check] = dict(Counter(tally.counters) - before)
         start = end
     for m in tally.mismatches[kept:]:       # not the game's own (the running matrix): the model's

@@ -72,25 +72,36 @@ def cases(cid):
 def check_pseudo(game, cid, ctx, index=None, blend=None):
     """Run the pseudo-chunk's Modify cases against the reference (or `blend(base, base_scale,
     targets)`, a model run's); the per-chunk record."""
+    def coverage(cs, tally):
+        tally.quirk("morph_weight_8_up", sum(1 for c in cs for _, _, w in c.targets
+                                             if not w >> 31 and w >= f32_bits(8.0)))
+    return check_blends(game, _Pseudo(cid), ctx, index, lambda: cases(cid), coverage, blend)
+
+
+def check_blends(game, named, ctx, index, cases_of, coverage, blend=None, run=True):
+    """The per-chunk record of Modify blends built by code (a pseudo-chunk, the morph edge chunk;
+    named.id its id): the cases of cases_of() through Modify against the reference (or `blend`, a
+    model run's), coverage(cases, tally) counting what they exercise. run=False: the check is
+    selected out and nothing runs."""
     from harness.runners.cases.chunk import describe_error, result
     t0 = _time.time()
     tally = Tally()
     tally.checks.append("morph")
-    tally.applicable = ["morph"]        # a pseudo-chunk is all Modify cases: morph applies
+    tally.applicable = ["morph"]        # the blends are all Modify cases: morph applies
     error = None
     steps0 = game.steps if game is not None else 0
-    try:
-        cs = cases(cid)
-        morph.run_cases(game, cs, ctx, tally,
-                        blend or (lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model)))
-        tally.quirk("morph_weight_8_up", sum(1 for c in cs for _, _, w in c.targets
-                                             if not w >> 31 and w >= f32_bits(8.0)))
-    except Exception as exc:
-        error = describe_error(exc, "morph")
-        tally.count("errors")
+    if run:
+        try:
+            cs = cases_of()
+            morph.run_cases(game, cs, ctx, tally,
+                            blend or (lambda b, s, t: reference_morph(b, s, t, float_model=ctx.float_model)))
+            coverage(cs, tally)
+        except Exception as exc:
+            error = describe_error(exc, "morph")
+            tally.count("errors")
     info = {"machine_steps": (game.steps - steps0) if game is not None else 0,
             "cpu_seconds": round(_time.time() - t0, 4), "machine_cpu": {}}
-    return result(_Pseudo(cid), index, t0, tally, {"morph": round(_time.time() - t0, 4)}, error, ctx, info)
+    return result(named, index, t0, tally, {"morph": round(_time.time() - t0, 4)}, error, ctx, info)
 
 
 class _Pseudo:

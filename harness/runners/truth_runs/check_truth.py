@@ -17,6 +17,7 @@ from corpus.names import counted, printable
 from ground.exits import NOTHING_COMPARED
 
 from harness import HarnessError
+from harness.checks import parse_reference
 from harness.truth import check as cmp
 from harness.truth import fileformat, outputs, protocol
 
@@ -103,12 +104,12 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
     def settle(limit):
         nonlocal mismatches, shown, queries_done, dropped
         while len(pending) > limit:
-            line, queries, ctx = pending.popleft()
+            line, queries, ctx, anim = pending.popleft()
             answers = protocol.checked_answers(line["chunk"], queries, model.receive())
             tally = cmp_tally()
             for q, a in zip(queries, answers):
                 try:
-                    cmp.compare(q, a, ctx, tally)
+                    cmp.compare(q, a, ctx, tally, anim)
                 except (KeyError, IndexError, TypeError, ValueError) as exc:
                     raise fileformat.TruthFileError(
                         f"{label}:{line['_line']}: chunk {printable(line['chunk'])}, query "
@@ -158,11 +159,16 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
                 raise HarnessError(f"{label}:{line['_line']}: chunk {printable(cid)} is not in "
                                    f"{printable(data or disc)}")
             ch = corpus.chunk(cid)
+            try:               # what the checks count of what they compared reads the chunk's parse
+                anim = parse_reference(ch, float_model)
+            except Exception as exc:
+                raise HarnessError(f"{label}:{line['_line']}: chunk {printable(cid)}: the reference refuses it "
+                                   f"({type(exc).__name__}: {printable(exc)})") from None
             chunks += 1
             ctx = cmp.TruthContext(cid, header["seed"], header["profile"], float_model, path, model_cmd,
                                    image, data, disc, defaults=defaults)
             model.send(cid, ch.data, ch.ext, float_model, queries)
-            pending.append((line, queries, ctx))
+            pending.append((line, queries, ctx, anim))
             settle(AHEAD)
         settle(0)
     except BaseException:
