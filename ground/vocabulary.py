@@ -34,6 +34,20 @@ LEDGER_KINDS = {
     "index entries": "objects",
     "drawn entries": "world",
 }
+# the query kinds of the truth files and the model protocol (docs/truth.md §3) -> the check whose
+# queries they are, in the order a chunk's queries come (the checks' run order)
+QUERY_KINDS = {
+    "controller": "controllers",
+    "multistep": "controllers",
+    "light": "controllers",
+    "material": "materials",
+    "playback": "playback",
+    "notes": "notes",
+    "modify": "morph",
+    "fobj": "fobj",
+    "objects": "objects",
+    "world": "world",
+}
 # the light records SetAnmCtrlWork does not evaluate (docs/lights.md): in the ledger by name,
 # nothing compared, never left out
 DISTANT_LIGHTS, SPOT_LIGHTS, OMNI_LIGHTS = "distant light records", "spot light records", "omni light records"

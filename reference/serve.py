@@ -22,6 +22,7 @@ from typing import Dict, List
 import numpy as np
 
 from corpus.objects import Scene
+from ground.vocabulary import QUERY_KINDS
 
 from .animation import Animation
 from .morph import morph
@@ -240,7 +241,10 @@ def world(anim: Animation, q) -> dict:
             .reshape(len(calls), n, 16), "alpha": np.array([A for _, _, A in calls], dtype=np.uint32).reshape(len(calls), n)}
 
 
-KINDS = ("controller", "multistep", "light", "material", "playback", "notes", "fobj", "modify", "objects", "world")
+KINDS = tuple(QUERY_KINDS)          # every query kind (ground/vocabulary.py), each answered by its function here
+if any(not callable(globals().get(k)) for k in KINDS):
+    raise ImportError(f"reference/serve.py answers no query kind "
+                      f"{', '.join(k for k in KINDS if not callable(globals().get(k)))} (ground/vocabulary.py's QUERY_KINDS)")
 
 
 def answer(data: bytes, ext, float_model: str, queries: List[dict], where=None) -> List[dict]:

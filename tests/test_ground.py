@@ -1,6 +1,7 @@
 """The ground floor (ground/): the plumbing every package shares. A file is written whole or not
 at all, and a failed write names the file in the caller's own error; the vocabulary lists each
-alias after the check it selects."""
+alias after the check it selects, and the query kinds are the ones the truth comparison, the
+export and the reference's serve know."""
 import os
 
 import pytest
@@ -36,3 +37,25 @@ def test_the_vocabulary_names_every_alias_after_its_check_in_run_order():
     assert vocabulary.CHECK_NAMES[:2] == ("controllers", "multistep")
     assert [n for n in vocabulary.CHECK_NAMES if n not in vocabulary.ALIASES] == list(vocabulary.CHECKS)
     assert set(vocabulary.LEDGER_KINDS.values()) <= set(vocabulary.CHECKS)
+
+
+def test_the_query_kinds_are_said_once_and_each_is_compared_exported_and_answered():
+    from harness.truth import check, queries
+    from reference import serve
+    assert set(vocabulary.QUERY_KINDS.values()) == set(vocabulary.CHECKS)
+    assert check.CHECK_OF == vocabulary.QUERY_KINDS and set(check.COMPARE) == set(vocabulary.QUERY_KINDS)
+    assert [k for c in vocabulary.CHECKS for k in queries.KINDS_OF[c]] == list(vocabulary.QUERY_KINDS)
+    assert serve.KINDS == tuple(vocabulary.QUERY_KINDS)
+
+
+@pytest.mark.parametrize("module", ["harness.truth.check", "reference.serve"])
+def test_a_query_kind_the_vocabulary_gains_without_its_function_is_an_import_error(module, monkeypatch):
+    import importlib
+    mod = importlib.import_module(module)
+    monkeypatch.setitem(vocabulary.QUERY_KINDS, "toy", "playback")
+    try:
+        with pytest.raises(ImportError, match="toy"):
+            importlib.reload(mod)
+    finally:
+        monkeypatch.undo()
+        importlib.reload(mod)

@@ -28,6 +28,7 @@ from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
+from ground import vocabulary
 from ground.fields import Field
 from harness.driver import memory_map as mm
 from harness.compare import tolerance
@@ -395,6 +396,9 @@ def world(q, a, ctx, tally, _anim):
 
 COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": material, "playback": playback,
            "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
+if set(COMPARE) != set(vocabulary.QUERY_KINDS):
+    raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
+                      f"QUERY_KINDS {sorted(vocabulary.QUERY_KINDS)}")
 
 
 def compare(q, a, ctx, tally, anim):
@@ -410,6 +414,4 @@ def compare(q, a, ctx, tally, anim):
     return complete
 
 
-CHECK_OF = {"controller": "controllers", "multistep": "controllers", "light": "controllers", "material": "materials",
-            "playback": "playback", "notes": "notes", "fobj": "fobj", "modify": "morph", "objects": "objects",
-            "world": "world"}
+CHECK_OF = vocabulary.QUERY_KINDS         # query kind -> the check whose query it is

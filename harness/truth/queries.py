@@ -16,6 +16,7 @@ import time as _time
 
 import numpy as np
 
+from ground import vocabulary
 from harness import EXPLAINED, HarnessError, checks
 from harness.checks import parse_reference
 from harness.checks import controllers as c_controllers
@@ -395,9 +396,7 @@ def _world_calls(draws):
 EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
              "morph": modify, "fobj": fobj, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
-KINDS_OF = {"controllers": ("controller", "multistep", "light"), "materials": ("material",), "playback": ("playback",),
-            "notes": ("notes",), "morph": ("modify",), "fobj": ("fobj",), "objects": ("objects",),
-            "world": ("world",)}
+KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
 
 
 def chunk_line(game, ch, index, opts, prof, only=None, anim=None, timing=None):
