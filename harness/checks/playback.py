@@ -71,17 +71,20 @@ def bulk_steps(anim, speed, cap):
 def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
     """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1).
 
-    The game is stepped and its coords read into arrays as it plays; the reference evaluates every
+    The game plays every step in one batch of machine calls, its coords read into arrays after each
+    step that evaluates a pose (play, which a truth file's query reads through too); a step the
+    game cannot finish is the check's error once the steps before it are counted, unless a step
+    before it already differed (a step by step run stops there); the reference evaluates every
     track at every step's pose time in one call (anim.playback); the exact comparisons are array
     equality over raw u32 words and the keyed deviations are computed over all steps at once. Only
     the failing entries go through compare_matrix / compare_localtp, which build the records."""
     pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
     ref = anim.playback(steps)
-    read_coords = game.coord_reader([c for _, c in posed])
+    forwards, coords, states, stopped = play(game, pb, posed, morphers, ref, steps)
     mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
     time, looped, stop = 0, False, None
-    for i, s in enumerate(steps):
-        got = game.forward(s)
+    for i, s in enumerate(steps[:len(forwards)]):
+        got = forwards[i]
         want = ref.forwards[i]
         tally.count("steps")
         if got != (want.time, int(bool(want.ended))):
@@ -92,13 +95,12 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is None:
             continue
-        got_m, got_a = read_coords()
+        got_m, got_a = coords[i]
         mats.append(got_m)
         alphas.append(got_a)
-        frame = want.pose_at >> 8
-        got_w = ([(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
-                 if frame >= 1 and morphers else None)
-        rows.append((i, before, looped_before, frame, got_w))
+        rows.append((i, before, looped_before, want.pose_at >> 8, states.get(i)))
+    if stopped is not None and stop is None:
+        raise stopped                        # the game stopped before any step differed
     n = len(rows)
     bad_m = bad_a = np.zeros((n, 0), dtype=bool)
     keyed = []
@@ -137,6 +139,29 @@ def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, ex
         return False
     mark_posed(tally, posed)
     return True
+
+
+def play(game, pb, posed, morphers, ref, steps):
+    """The game's side of a playback (checks.md §4.1): every step of `steps` in one batch of
+    machine calls (Game.play) and, after each step that evaluates a pose (ref, the reference's
+    Playback, says which: a step that moves no time evaluates nothing), the posed tracks' coord
+    words and, from frame 1, the morphers' states. Returns ([(time, return value)] per step that
+    ran, {step: ((ntracks, 16) matrices, (ntracks,) localtp)}, {step: [(object, pairs)]}, the
+    exception that stopped the game or None). The check and a truth file's query read the game
+    through it alike."""
+    read_coords = game.coord_reader([c for _, c in posed])
+    coords, states = {}, {}
+
+    def after(i):
+        want = ref.forwards[i]
+        if want.pose_at is None:
+            return
+        coords[i] = read_coords()
+        if (want.pose_at >> 8) >= 1 and morphers:
+            states[i] = [(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
+
+    forwards, stopped = game.play(steps, after)
+    return forwards, coords, states, stopped
 
 
 def mark_posed(tally, posed):

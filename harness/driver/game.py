@@ -12,7 +12,7 @@ from harness.driver import budgets as bud
 from harness.driver import memory_map as mm
 from harness.driver import stubs
 from harness.driver import volumes
-from harness import HarnessError
+from harness import EXPLAINED, HarnessError
 
 # The functions the harness calls (executable-abi.md §4) with the spec's step budgets (the ceiling;
 # the budgets used are derived from measured need, harness/driver/budgets.py).
@@ -568,6 +568,31 @@ class Game:
         self.m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, min(dt, FRAME_SPD_MAX))
         ret = self.call(FORWARD, mm.ANM, dt)
         return self.time(), ret
+
+    def play(self, steps, after=None):
+        """_AnimateForward(ANM, s) for each step size s of `steps`, frameSpd written before each as
+        forward() writes it, as one batch of machine calls (call_each: the ABI checked after each).
+        after(i) runs after the i-th step (memory only). Returns ([(time, return value)] of the
+        steps that returned, the exception that stopped the batch or None): a caller compares the
+        steps that ran before it raises what stopped the game, as a step by step run would."""
+        m, forwards = self.m, []
+        spd = [min(s & 0xFFFFFFFF, FRAME_SPD_MAX) for s in steps]
+
+        def each(i):
+            forwards.append((self.time(), m.returned_gprs()[2] & 0xFFFFFFFF))
+            if after is not None:
+                after(i)
+            if i + 1 < len(spd):
+                m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd[i + 1])
+
+        if not steps:
+            return forwards, None
+        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd[0])
+        try:
+            self.call_each(FORWARD, [(mm.ANM, s & 0xFFFFFFFF) for s in steps], after=each)
+        except EXPLAINED as exc:           # the game stopped at step len(forwards); a defect of ours raises
+            return forwards, exc
+        return forwards, None
 
     def restart(self):
         """checks.md §6.2 step 9: mimic a loop's reset (works reset, reader rewound, time 0)."""

@@ -172,27 +172,16 @@ def playback_query(game, ch, anim, entries, speed, n, exact_local):
              if tr.record.index in paired]
     morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
     ref = anim.playback(steps)
-    read_coords = game.coord_reader([c for _, c in posed]) if posed else None
     tolerant = [j for j, (tr, _) in enumerate(posed) if tr.keyed_rotation or not exact_local]
-    forward, read, morph_read, mats, tps, states = [], [], [], [], [], []
-    for i, s in enumerate(steps):
-        got = game.forward(s)
-        forward.append([int(got[0]), int(got[1])])
-        want = ref.forwards[i]
-        if want.pose_at is None:
-            continue
-        read.append(i)
-        if read_coords is not None:
-            m, a = read_coords()
-            mats.append(m[:, NINE_AND_T].tolist())
-            tps.append(a.tolist())
-        else:
-            mats.append([])
-            tps.append([])
-        if (want.pose_at >> 8) >= 1 and morphers:
-            morph_read.append(i)
-            states.append([[[int(t), int(w)] for t, w in game.morph_state(addr, pb.models)]
-                           for _, addr in morphers])
+    got, coords, got_states, stopped = c_playback.play(game, pb, posed, morphers, ref, steps)
+    if stopped is not None:
+        raise stopped
+    forward = [[int(t), int(r)] for t, r in got]
+    read = sorted(coords)
+    morph_read = sorted(got_states)
+    mats = [coords[i][0][:, NINE_AND_T].tolist() if posed else [] for i in read]
+    tps = [coords[i][1].tolist() if posed else [] for i in read]
+    states = [[[[int(t), int(w)] for t, w in pairs] for _, pairs in got_states[i]] for i in morph_read]
     have = {obj for obj, _ in morphers}
     return {"kind": "playback", "speed": speed, "steps": n,
             "tracks": [tr.record.index for tr, _ in posed],

@@ -100,7 +100,7 @@ def test_a_wrong_matrix_or_frame_counter_is_a_playback_mismatch(game, monkeypatc
     res = run(game, LOOP, only=["playback"])
     assert res["mismatches"][0]["field"] == "translation.y"
     monkeypatch.undo()
-    corrupt(monkeypatch, game, "forward", lambda r: (r[0] + 1, r[1]))
+    corrupt(monkeypatch, game, "play", lambda r: ([(t + 1, v) for t, v in r[0]], r[1]))   # the steps' batch
     res = run(game, LOOP, only=["playback"])
     # each playback (one per speed) stops at its first step
     assert [(m["field"], m["step"]) for m in res["mismatches"]] == [("frame counter", 0)] * res["counters"]["playbacks"]
@@ -131,8 +131,37 @@ def test_an_emulation_error_becomes_the_chunk_error_not_a_crash(game, monkeypatc
     def boom(*a, **k):
         raise MemoryFault("load from 0x00000004 at pc 0x00100000")
     monkeypatch.setattr(game, "forward", boom)
+    monkeypatch.setattr(game, "call_each", boom)          # a playback's steps run as one batch
     res = run(game, LOOP, only=["playback"])
     assert res["error"]["type"] == "MemoryFault" and res["error"]["check"] == "playback"
+
+
+def test_a_playback_batch_answers_as_its_steps_one_by_one(game):
+    steps = [256, 100, 0, 700, 384, 256, 1, 255] * 3
+    ch = CORPUS.chunk(LOOP)
+    game.playback(game.load(ch.data), ch.names, steps[0])
+    one_by_one = [game.forward(s) for s in steps]
+    game.playback(game.load(ch.data), ch.names, steps[0])
+    seen = []
+    forwards, stopped = game.play(steps, seen.append)
+    assert stopped is None and forwards == one_by_one and seen == list(range(len(steps)))
+
+
+def test_a_step_the_game_cannot_finish_is_the_chunk_error_after_the_steps_before_it_are_counted(game, monkeypatch):
+    from eemu_ext import MemoryFault
+    real = game.play
+
+    def stops_after_four(steps, after=None):
+        def each(i):
+            if after is not None:
+                after(i)
+            if i == 3:
+                raise MemoryFault("load from 0x00000004 at pc 0x00100000")
+        return real(steps, each)
+    monkeypatch.setattr(game, "play", stops_after_four)
+    res = run(game, LOOP, only=["playback"])
+    assert res["error"]["type"] == "MemoryFault" and res["error"]["check"] == "playback"
+    assert res["counters"]["steps"] == 4 and res["mismatches"] == []
 
 
 def test_synthetic_blends_match_the_reference_exactly(game):
