@@ -18,9 +18,10 @@ def put_words(m: Machine, addr: int, words: Iterable[int]) -> int:
     return addr + 4 * len(words)
 
 
-def run_words(m: Optional[Machine], words: Iterable[int], setup: Optional[Callable[[Machine], None]] = None,
+def run_words(m: Optional[Machine], words: Optional[Iterable[int]], setup: Optional[Callable[[Machine], None]] = None,
               base: int = CODE_BASE, limit: int = 1_000_000) -> Machine:
-    """Run ``words`` then ``jr ra; nop`` at ``base`` and return the machine.
+    """Run ``words`` then ``jr ra; nop`` at ``base`` and return the machine (``words`` None: the
+    code is already there, written with put_words and ending in ``jr ra; nop``).
 
     Registers are NOT zeroed, so set them before the call or in ``setup(m)``; ra is set to the
     return sentinel and sp to the stack top (if sp is 0) before ``setup`` runs. ``m`` may be None
@@ -31,7 +32,8 @@ def run_words(m: Optional[Machine], words: Iterable[int], setup: Optional[Callab
     """
     if m is None:
         m = Machine()
-    put_words(m, base, list(words) + [JR_RA, NOP])
+    if words is not None:
+        put_words(m, base, list(words) + [JR_RA, NOP])
     m.R[31] = sx32(SENTINEL)
     if m.R[29] == 0:
         m.R[29] = STACK_TOP

@@ -126,18 +126,16 @@ def run_machine(words, st: St, regs=None, m=None, slot: int = 0):
     if m is None:
         from eemu_ext import Machine
         m = Machine(coverage=True)
+    return m, run_program(m, put_program(m, words, sorted(set(regs or ()) | set(st.gpr)), slot), st)
+
+
+def put_program(m, words, regs, slot: int = 0):
+    """Write run_machine's program for ``words`` (loading the GPRs ``regs``) at code slot ``slot``;
+    returns its address. Programs put first and declared entries (Machine.declare_entries) are
+    one native program, where each new start alone is a compile of its own."""
     assert 0 <= slot < CODE_SLOTS, slot
     code_at = CODE + CODE_STRIDE * slot
-    regs = sorted(set(regs or ()) | set(st.gpr))
     assert not set(regs) & set(SCRATCH), regs
-    data = bytearray(0x240)
-    for r in range(32):
-        v = st.g(r)
-        data[16 * r:16 * r + 16] = v.to_bytes(16, "little")
-    data[0x200:0x210] = st.hi.to_bytes(16, "little")
-    data[0x210:0x220] = st.lo.to_bytes(16, "little")
-    data[0x220:0x230] = st.sa.to_bytes(16, "little")
-    m.write(DATA, bytes(data))
     LQ, SQ, SD, LUI = 0x1E, 0x1F, 0x3F, 0x0F
     k0 = 26
     code = [_w(LUI, 0, 1, DATA >> 16)]
@@ -153,13 +151,25 @@ def run_machine(words, st: St, regs=None, m=None, slot: int = 0):
     code += [(31 << 21) | 8, 0]                          # jr ra; nop
     assert 4 * len(code) <= CODE_STRIDE, len(code)
     m.write(code_at, struct.pack(f"<{len(code)}I", *code))
+    return code_at
+
+
+def run_program(m, code_at, st: St) -> St:
+    """Run the program put at code_at from state ``st``; the state after."""
+    data = bytearray(0x240)
+    for r in range(32):
+        v = st.g(r)
+        data[16 * r:16 * r + 16] = v.to_bytes(16, "little")
+    data[0x200:0x210] = st.hi.to_bytes(16, "little")
+    data[0x210:0x220] = st.lo.to_bytes(16, "little")
+    data[0x220:0x230] = st.sa.to_bytes(16, "little")
+    m.write(DATA, bytes(data))
     m.call(code_at, limit=10_000)
     raw = m.read(OUT, 0x230)
     gpr = {r: int.from_bytes(raw[16 * r:16 * r + 16], "little")
            for r in range(2, 32) if r not in SCRATCH}
-    after = St(gpr, int.from_bytes(raw[0x200:0x210], "little"),
-               int.from_bytes(raw[0x210:0x220], "little"), int.from_bytes(raw[0x220:0x228], "little"))
-    return m, after
+    return St(gpr, int.from_bytes(raw[0x200:0x210], "little"),
+              int.from_bytes(raw[0x210:0x220], "little"), int.from_bytes(raw[0x220:0x228], "little"))
 
 
 # --- comparing states ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import random
 
 import pytest
 
-from tests.machine.cases_fpu import ROWS_BY_MN, enc, machine, run
+from tests.machine.cases_fpu import ROWS_BY_MN, enc, run_each
 from tests.machine.floatcheck.state import Cop1State
 
 POOL = ["add.s", "sub.s", "mul.s", "div.s", "sqrt.s", "rsqrt.s", "adda.s", "suba.s", "mula.s",
@@ -30,6 +30,8 @@ def value(rng):
 
 
 def one_sequence(model, seed, length=12):
+    """(words, setup, want, listing) of the seeded sequence: its instruction words, the machine
+    set-up of its starting state and the state model's result."""
     rng = random.Random(f"cop1seq:{model}:{seed}")
     ref = Cop1State(model)
     for r in range(1, 7):
@@ -53,27 +55,31 @@ def one_sequence(model, seed, length=12):
         f, acc, latch, fcr = init
         m.F[:7] = f[:7]
         m.S.acc, m.S.acc_ovf, m.S.fcr31 = acc, (1 << 32) if latch else 0, fcr
-    m = run(machine(model), words, setup)
-    got = (list(m.F[:7]), m.S.acc, bool(m.S.acc_ovf), m.S.fcr31)
     want = (ref.f[:7], ref.acc, ref.latch, ref.fcr31)
-    if got != want:
-        listing = "\n".join(f"  {mn} {f}" for mn, f in prog)
-        names = ("F0-6", "ACC", "latch", "FCR31")
-        diff = [(n, g, w) for n, g, w in zip(names, got, want) if g != w]
-        raise AssertionError(f"cop1 sequence {model}:{seed} differs in {[d[0] for d in diff]}:\n"
-                             f"{listing}\n got  {diff[0][1]}\n want {diff[0][2]}")
+    return words, setup, want, "\n".join(f"  {mn} {f}" for mn, f in prog)
+
+
+def check_sequences(model, seeds, length=12):
+    """Each seeded sequence on the machine against the state model (run_each: one native program
+    for the lot)."""
+    cases = [one_sequence(model, seed, length) for seed in seeds]
+    for seed, (_, _, want, listing), m in zip(seeds, cases, run_each(model, [c[:2] for c in cases])):
+        got = (list(m.F[:7]), m.S.acc, bool(m.S.acc_ovf), m.S.fcr31)
+        if got != want:
+            names = ("F0-6", "ACC", "latch", "FCR31")
+            diff = [(n, g, w) for n, g, w in zip(names, got, want) if g != w]
+            raise AssertionError(f"cop1 sequence {model}:{seed} differs in {[d[0] for d in diff]}:\n"
+                                 f"{listing}\n got  {diff[0][1]}\n want {diff[0][2]}")
 
 
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 def test_random_cop1_sequences(model, request):
     seed = request.config.getoption("--seed")
-    for k in range(200):
-        one_sequence(model, f"{seed}:{k}")
+    check_sequences(model, [f"{seed}:{k}" for k in range(200)])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 def test_random_cop1_sequences_slow(model, request):
     seed = request.config.getoption("--seed")
-    for k in range(10000):
-        one_sequence(model, f"slow{seed}:{k}", length=24)
+    check_sequences(model, [f"slow{seed}:{k}" for k in range(10000)], length=24)

@@ -11,7 +11,8 @@ import random
 
 import pytest
 
-from tests.machine.cases_mmi import (MODEL_MNEMONICS, diff, edge_value, enc, run_machine)
+from tests.machine.cases_mmi import (MODEL_MNEMONICS, diff, edge_value, enc, put_program, run_machine,
+                                      run_program)
 from tests.machine.mmi_ref import St, ref
 
 REGS = (0, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)
@@ -38,16 +39,21 @@ def test_random_sequences_match_model_long(request):
 
 
 def check_sequences(seed, count):
-    m = None
+    from eemu_ext import Machine
+    m = Machine(coverage=True)
+    cases = []
     for i in range(count):
         rng = random.Random(f"{seed}:mmi-sequence:{i}")
         st = St({r: edge_value(rng) for r in REGS if r}, hi=edge_value(rng), lo=edge_value(rng),
                 sa=rng.randrange(16))
         prog = random_sequence(rng)
+        cases.append((st, prog, put_program(m, [enc(mn, **f) for mn, f in prog], sorted(st.gpr), slot=i)))
+    m.declare_entries([at for _, _, at in cases])       # one native program for every sequence
+    for i, (st, prog, at) in enumerate(cases):
         want = st
         for mn, f in prog:
             want = ref(mn, want, f["rd"], f["rs"], f["rt"], f["sa"])
-        m, got = run_machine([enc(mn, **f) for mn, f in prog], st, m=m, slot=i)
+        got = run_program(m, at, st)
         d = diff(got, want, REGS)
         if d:
             # replay prefix by prefix to name the first instruction that diverges

@@ -11,7 +11,7 @@ import random
 
 import pytest
 
-from tests.machine.cases_fpu import FMAC_MNEMONICS, ROWS_BY_MN, enc, machine, run
+from tests.machine.cases_fpu import FMAC_MNEMONICS, ROWS_BY_MN, enc, run_each
 from tests.machine.floatcheck.state import Vu0State
 
 POOL = FMAC_MNEMONICS + ["vopmula", "vopmsub", "vmove", "vmr32", "vabs", "vitof0", "vitof4",
@@ -51,6 +51,8 @@ def fields_for(mn, rng):
 
 
 def one_sequence(model, seed, length=10):
+    """(words, setup, want, listing) of the seeded sequence: its instruction words, the machine
+    set-up of its starting state and the state model's result."""
     rng = random.Random(f"vu0seq:{model}:{seed}")
     ref = Vu0State(model)
     for r in range(1, 7):
@@ -77,27 +79,31 @@ def one_sequence(model, seed, length=10):
             m.VF[r][:] = vf[r]
         m.S.vacc[:] = acc
         m.S.i, m.S.q, m.S.mac, m.S.status, m.S.clip = i, q, mac, status, clip
-    m = run(machine(model), words, setup)
-    got = ([list(m.VF[r]) for r in range(7)], list(m.S.vacc), m.S.mac, m.S.status, m.S.clip, m.S.q)
     want = (ref.vf[:7], ref.acc, ref.mac, ref.status, ref.clip, ref.q)
-    if got != want:
-        names = ("VF0-6", "ACC", "MAC", "status", "clip", "Q")
-        diff = [(n, g, w) for n, g, w in zip(names, got, want) if g != w]
-        listing = "\n".join(f"  {mn} {f}" for mn, f in prog)
-        raise AssertionError(f"vu0 sequence {model}:{seed} differs in {[d[0] for d in diff]}:\n"
-                             f"{listing}\n got  {diff[0][1]}\n want {diff[0][2]}")
+    return words, setup, want, "\n".join(f"  {mn} {f}" for mn, f in prog)
+
+
+def check_sequences(model, seeds, length=10):
+    """Each seeded sequence on the machine against the state model (run_each: one native program
+    for the lot)."""
+    cases = [one_sequence(model, seed, length) for seed in seeds]
+    for seed, (_, _, want, listing), m in zip(seeds, cases, run_each(model, [c[:2] for c in cases])):
+        got = ([list(m.VF[r]) for r in range(7)], list(m.S.vacc), m.S.mac, m.S.status, m.S.clip, m.S.q)
+        if got != want:
+            names = ("VF0-6", "ACC", "MAC", "status", "clip", "Q")
+            diff = [(n, g, w) for n, g, w in zip(names, got, want) if g != w]
+            raise AssertionError(f"vu0 sequence {model}:{seed} differs in {[d[0] for d in diff]}:\n"
+                                 f"{listing}\n got  {diff[0][1]}\n want {diff[0][2]}")
 
 
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 def test_random_vu0_sequences(model, request):
     seed = request.config.getoption("--seed")
-    for k in range(150):
-        one_sequence(model, f"{seed}:{k}")
+    check_sequences(model, [f"{seed}:{k}" for k in range(150)])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("model", ["hw", "trunc"])
 def test_random_vu0_sequences_slow(model, request):
     seed = request.config.getoption("--seed")
-    for k in range(5000):
-        one_sequence(model, f"slow{seed}:{k}", length=20)
+    check_sequences(model, [f"slow{seed}:{k}" for k in range(5000)], length=20)
