@@ -9,6 +9,7 @@ from harness.checks.controllers import NINE, compare_localtp
 from harness.compare.keys import keys_around
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
+from harness.compare.steps import planned
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.compare import tolerance
@@ -334,11 +335,9 @@ def count_steps(anim, steps, n, tally):
     """count_step_kind of each of the first n of `steps` from time 0: the steps a comparison of the
     game's words with a model's answers compared (harness.truth.check), counted as the check counts
     them. Returns the reference's Forwards of those steps."""
-    time, wants = 0, []
-    for s in steps[:n]:
-        want = anim.forward(time, s)
+    wants = []
+    for _, s, _, _, want in planned(anim, [(s, False) for s in steps[:n]]):   # a playback never restarts
         count_step_kind(anim, s, want, tally)
-        time = want.time
         wants.append(want)
     return wants
 
