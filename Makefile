@@ -116,7 +116,7 @@ help:
 	@echo '  make volumes   each volume (IMAGES= with DATAS=, or DISCS=) against the reference, then the volumes'"'"' answers compared (OUT=, default build/volumes)'
 	@echo '  make mutants   build every stand-in mutant; each must be caught by its check'
 	@echo '  make mutant-elfs  build the mutant ELFs the tests use (needs gcc-mipsel-linux-gnu)'
-	@echo '  make bench     interpreter, float-model and corpus speed, nightly_realtime, objects_cost'
+	@echo '  make bench     interpreter, float-model and corpus speed, nightly_realtime, objects_cost, against'
 	@echo '  make lint      ruff, vulture and the import contracts (pyproject.toml), as make test runs them'
 	@echo '  make standin   rebuild standin/standin.elf;  make cross  install the cross compiler'
 	@echo '  make venv      .venv from pyproject.toml;  make corpus  the synthetic DATA.BIN'
@@ -253,7 +253,7 @@ probe: $(STAMP) $(CORPUS_DEP)
 	@EEDIFF_VIA_MAKE=1 $(PY) -m harness probe $(HARNESS_OPTS)
 
 bench: $(STAMP) $(SYNTH_DATA)
-	@status=0; for bench in benchmarks.machine benchmarks.bulk benchmarks.archive benchmarks.realtime benchmarks.objects_cost; do \
+	@status=0; for bench in benchmarks.machine benchmarks.bulk benchmarks.archive benchmarks.realtime benchmarks.objects_cost benchmarks.against; do \
 	  $(PY) -m $$bench || status=1; done; \
 	  [ $$status = 0 ] || echo 'make bench: a goal was NOT met (above)' >&2; exit $$status
 

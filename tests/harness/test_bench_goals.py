@@ -85,3 +85,33 @@ def test_objects_cost_within_the_goal_is_met_only_when_matrices_were_compared_wi
     assert "1.20x CPU" in capsys.readouterr().out
     assert fake_objects_cost(monkeypatch, with_cpu=12.0, errors=1).main(200) == 1
     assert fake_objects_cost(monkeypatch, with_cpu=10.0, matrices=0).main(200) == 1
+
+
+def fake_against(monkeypatch, here_walls, earlier_walls, status="pass", done=35):
+    from benchmarks import against, goals
+
+    def rounds(walls):
+        return [{"wall": w, "cpu": 2 * w, "summary": {"chunks_done": done, "chunks_total": 35, "status": status,
+                                                      "machine_steps": 10}} for w in walls]
+    monkeypatch.setattr(against, "against", lambda rev, n, data: {"earlier": rounds(earlier_walls),
+                                                                  "here": rounds(here_walls)})
+    monkeypatch.setattr(goals, "UNMET", [])
+    return against
+
+
+def test_against_an_earlier_tree_each_side_is_its_best_round_and_the_goal_is_the_ratio(monkeypatch, capsys):
+    against = fake_against(monkeypatch, here_walls=[12.0, 10.4], earlier_walls=[30.0, 10.0])
+    assert against.main([against.PIPELINE_BASE]) == 0                # 10.4 / 10.0 = 1.04 <= 1.05
+    out = capsys.readouterr().out
+    assert "here / earlier = 1.04x wall" in out and "goal <= 1.05x: met" in out
+    against = fake_against(monkeypatch, here_walls=[10.6], earlier_walls=[10.0])
+    assert against.main([against.PIPELINE_BASE]) == 1
+    assert "goals NOT met: nightly within 1.05x" in capsys.readouterr().out
+
+
+def test_against_a_side_that_fails_or_checks_nothing_is_no_goal_met(monkeypatch, capsys):
+    against = fake_against(monkeypatch, here_walls=[1.0], earlier_walls=[10.0], status="fail")
+    assert against.main([against.SPEED_BASE]) == 1                   # fast, but not a pass
+    against = fake_against(monkeypatch, here_walls=[1.0], earlier_walls=[10.0], done=0)
+    assert against.main([against.SPEED_BASE]) == 1
+    assert "not measured: a side checked no chunk" in capsys.readouterr().out
