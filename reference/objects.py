@@ -235,21 +235,33 @@ def view(anime, scene, tp: int) -> dict:
 def pose_series(anim, index, table, speed, n):
     """(per step: Forward; {identity: (n, 16) local words}; {identity: (n,) localtp words};
     identities whose local comes from a keyed rotation): what the reference's works and F_Obj
-    records leave in each entry's object after every step. A work writes its object's local
-    matrix and localtp at every step that evaluates (pose_at), holding them otherwise; an F_Obj
-    record read by a step's DecodeFrameChunk, which runs after the works, writes its pose, which
-    holds until the object's work next evaluates."""
-    fws, time = [], 0
-    for _ in range(n):
-        fw = anim.forward(time, speed)
-        fws.append(fw)
-        time = fw.time
+    records leave in each entry's object after every step of one playback (pose_playbacks with
+    one playback)."""
+    fws, locals_, tps, keyed = pose_playbacks(anim, index, table, [(speed, n)])
+    return fws[0], locals_, tps, keyed
+
+
+def pose_playbacks(anim, index, table, playbacks):
+    """pose_series for several playbacks [(speed, n)], each from time 0 on the table SetAnm left,
+    in one batch: (per playback its Forwards; {identity: (N, 16) local words}; {identity: (N,)
+    localtp words}; the keyed identities), the N rows being the playbacks' steps one after the
+    other. A work writes its object's local matrix and localtp at every step that evaluates
+    (pose_at), holding them otherwise; an F_Obj record read by a step's DecodeFrameChunk, which
+    runs after the works, writes its pose, which holds until the object's work next evaluates.
+    Nothing holds from one playback into the next."""
+    runs, held = [], []
+    for speed, n in playbacks:
+        fws, time, last = [], 0, None
+        for _ in range(n):
+            fw = anim.forward(time, speed)
+            fws.append(fw)
+            time = fw.time
+            last = fw.pose_at if fw.pose_at is not None else last
+            held.append(last)
+        runs.append(fws)
+    N = len(held)
     position = positions(anim.anime)
-    held = [fw.pose_at for fw in fws]
-    for j in range(1, n):
-        if held[j] is None:
-            held[j] = held[j - 1]
-    posed = np.array([h is not None for h in held])
+    posed = np.array([h is not None for h in held], dtype=bool)
     T = np.array([h or 0 for h in held], dtype=np.uint32)
     ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
     locals_, tps, keyed, worked = {}, {}, set(), set()
@@ -262,30 +274,33 @@ def pose_series(anim, index, table, speed, n):
         L = anim.local_matrices(tr, T, P)
         if L.ndim == 3:                                     # keyed rotation: double, math orientation
             keyed.add(ident)
-            L = L.swapaxes(1, 2).reshape(n, 16).astype(np.float32).view(np.uint32)
+            L = L.swapaxes(1, 2).reshape(N, 16).astype(np.float32).view(np.uint32)
         A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32), np.uint32(ONE))
         locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
         tps[ident] = A.astype(np.uint32)
     first = {}
     for i, e in enumerate(index):
         first.setdefault(e.object, i)
-    time = 0
-    for j, fw in enumerate(fws):
-        recs = anim.records_read(time, speed) if fw.read is not None else ()
-        for r in recs:
-            if not isinstance(r, FObj) or r.object not in first:
-                continue
-            e = table.entries[first[r.object]]
-            if e.kind == K_EFF or e.identity[0] not in ("node", "made"):
-                continue
-            L = locals_.setdefault(e.identity, np.tile(ident16, (n, 1)))
-            A = tps.setdefault(e.identity, np.full(n, ONE, dtype=np.uint32))
-            upto = n if e.identity not in worked else next(
-                (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
-            L[j:upto] = np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32)
-            A[j:upto] = anim.fobj_localtp(r)
-        time = fw.time
-    return fws, locals_, tps, keyed
+    base = 0
+    for (speed, n), fws in zip(playbacks, runs):
+        time = 0
+        for j, fw in enumerate(fws):
+            recs = anim.records_read(time, speed) if fw.read is not None else ()
+            for r in recs:
+                if not isinstance(r, FObj) or r.object not in first:
+                    continue
+                e = table.entries[first[r.object]]
+                if e.kind == K_EFF or e.identity[0] not in ("node", "made"):
+                    continue
+                L = locals_.setdefault(e.identity, np.tile(ident16, (N, 1)))
+                A = tps.setdefault(e.identity, np.full(N, ONE, dtype=np.uint32))
+                upto = n if e.identity not in worked else next(
+                    (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
+                L[base + j:base + upto] = np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32)
+                A[base + j:base + upto] = anim.fobj_localtp(r)
+            time = fw.time
+        base += n
+    return runs, locals_, tps, keyed
 
 
 def positions(anime):

@@ -51,6 +51,8 @@ def run(case):
                                           "check names how; the world matrices are not compared"}))
         return
     kept = ob.keep()
+    # the reference's side of every playback at once (its steps are rows of one batch)
+    wants = expected_playbacks(anim, want_index, want, speeds, exact_local)
     for k, (speed, n) in enumerate(speeds):
         if k:
             ob.restore(kept)
@@ -58,7 +60,8 @@ def run(case):
                 ob = objects_check.build(case, anm_matrix=ANM_MATRIX)[0]
                 ob.same_as(kept)
         tally.count(f"world playbacks at {speed}")
-        if not check_speed(ob, anim, want_index, want, speed, n, ctx, tally, exact_local):
+        got_forward, got_calls = game_series(ob, speed, n)
+        if not compare_series(ctx, tally, speed, wants[k], got_forward, got_calls):
             return
         if k == 0:
             for i in range(len(want_index)):
@@ -81,13 +84,6 @@ def chain(table, ident):
     return out
 
 
-def check_speed(ob, anim, index, table, speed, n, ctx, tally, exact_local) -> bool:
-    """One playback at `speed` of n steps: the game's Draw after every step against the reference's."""
-    got_forward, got_calls = game_series(ob, speed, n)
-    want = expected(anim, index, table, speed, n, exact_local)
-    return compare_series(ctx, tally, speed, want, got_forward, got_calls)
-
-
 def game_series(ob, speed, n):
     """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it
     (a driver Draws: per step the identities, and every call's world and alpha words)."""
@@ -98,17 +94,30 @@ def game_series(ob, speed, n):
 def expected(anim, index, table, speed, n, exact_local=True) -> dict:
     """The reference's side of one playback: forward, the order of ccModel::Draw's calls, their
     (n, 16) world words and (n,) alpha words, and per call its bound (None: exact)."""
-    fws, locals_, tps, keyed = ref.pose_series(anim, index, table, speed, n)
-    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, n, anim.float_model,
+    return expected_playbacks(anim, index, table, [(speed, n)], exact_local)[0]
+
+
+def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
+    """`expected` of each playback [(speed, n)], computed as one batch: the playbacks' steps are
+    the rows of one series (every row is composed on its own, so a row's words are those of its
+    playback alone), split back per playback."""
+    runs, locals_, tps, keyed = ref.pose_playbacks(anim, index, table, playbacks)
+    N = sum(n for _, n in playbacks)
+    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, N, anim.float_model,
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
     loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
-    found = chain_bounds(table, loose, worlds, locals_, delta, n)
-    bounds = [found.get(obj) for obj, _, _ in want]
-    return {"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
-            "order": [obj for obj, _, _ in want], "world": [W for _, W, _ in want],
-            "alpha": [A for _, _, A in want], "bounds": bounds}
+    found = chain_bounds(table, loose, worlds, locals_, delta, N)
+    out, base = [], 0
+    for fws, (_, n) in zip(runs, playbacks):
+        rows = slice(base, base + n)
+        out.append({"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
+                    "order": [obj for obj, _, _ in want], "world": [W[rows] for _, W, _ in want],
+                    "alpha": [A[rows] for _, _, A in want],
+                    "bounds": [None if found.get(obj) is None else found[obj][rows] for obj, _, _ in want]})
+        base += n
+    return out
 
 
 def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
