@@ -1,5 +1,5 @@
 """MakeAnimeIndex, SetAnm, Draw and DeleteAnmIndex as the reference models them (anim-objects.md §2-§5)."""
-from corpus.anime import build_anime, fobj, material_track, note, obj_track, one, parse_anime
+from corpus.anime import build_anime, fobj, keyed, material_track, note, obj_track, one, parse_anime
 from corpus.objects import Scene
 from reference import eefloat
 from reference import objects as O
@@ -162,3 +162,32 @@ def test_world_series_composes_down_each_chain_parents_first_and_cuts_a_parent_c
                 wa = mul_matrix(wb, loc[A], o)
                 want = {B: wb, A: wa, C: mul_matrix(wa, loc[C], o), D: mul_matrix(anm, loc[D], o)}
                 assert {x: tuple(int(v) for v in got[x][k]) for x in got} == want
+
+
+def test_several_playbacks_posed_in_one_batch_are_each_playback_posed_alone():
+    """pose_playbacks: the steps of several playbacks (each from time 0 on the table SetAnm left)
+    are the rows of one batch, and each playback's rows are what pose_series gives it alone:
+    the works' local matrices and localtps, an F_Obj pose held until the object's work next
+    evaluates, and nothing held from one playback into the next."""
+    from reference import Animation
+    data = build_anime(object=1, frames=6, loops=True,
+                       tracks=[obj_track(3, pos=keyed((0, 0, 0, 0), (5, 4, 2, 1)), rot=keyed((0, 0, 0, 0), (5, 1, 2, 3))),
+                               obj_track(4, pos=one(1, 2, 3), alpha=keyed((0, 1), (4, 0.25)))],
+                       fobjs=[fobj(2, 4, pos=(7, 7, 7)), fobj(3, 6, pos=(1, 2, 3), alpha=0.5)])
+    anim = Animation.parse(data, ext={5: 4, 11: 3})
+    sc = scene()
+    index = O.make_anime_index(anim.anime, sc)
+    table = O.set_anm(index, sc)
+    playbacks = [(0x3F800000, 9), (0x40400000, 5), (0x3F000000, 11)]     # 1, 3 and 0.5 frames a step
+    runs, L, A, keyed_ = O.pose_playbacks(anim, index, table, playbacks)
+    assert sum(len(r) for r in runs) == sum(n for _, n in playbacks)
+    base = 0
+    for (speed, n), fws in zip(playbacks, runs):
+        one_fws, one_L, one_A, one_keyed = O.pose_series(anim, index, table, speed, n)
+        assert [(f.time, f.pose_at) for f in fws] == [(f.time, f.pose_at) for f in one_fws]
+        assert set(one_L) == set(L) and one_keyed == keyed_
+        for ident in L:
+            assert (L[ident][base:base + n] == one_L[ident]).all(), (speed, ident)
+            assert (A[ident][base:base + n] == one_A[ident]).all(), (speed, ident)
+        base += n
+    assert keyed_ and any((A[i] != 0x3F800000).any() for i in A)          # keyed rotation, a non-1 localtp
