@@ -14,13 +14,13 @@ summary's member since dropped), and a merge writes the records it reads, so not
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any, Optional, TypedDict, Union
 
 import msgspec
 
 from corpus.names import printable
+from ground.typed import Refusal, member, path_text
 
 
 class ReportError(Exception):
@@ -189,10 +189,6 @@ _DECODE = msgspec.json.Decoder().decode
 # msgspec's names of JSON types, as the records' readers call them
 _TYPE_NAMES = {"object": "dict", "array": "list", "null": "None", "bool": "bool", "float": "float", "int": "int",
                "str": "str"}
-_AT = re.compile(r" - at `\$(.*)`$")
-_STEP = re.compile(r"\.([^.\[]+)|\[(\d+)\]")
-_EXPECTED = re.compile(r"Expected `(.+?)`, got `(.+?)`")
-_MISSING = re.compile(r"Object missing required field `(.+?)`")
 
 
 def _show(value) -> str:
@@ -204,35 +200,24 @@ def _invalid(path: Path, obj, exc: msgspec.ValidationError, what: str) -> Report
     """msgspec's ValidationError, said of the record: the file, the member (as a path from the
     record: member 'index', mismatches[0].repro), the chunk where there is one, the type wanted and
     the value found."""
-    msg = str(exc)
-    at = _AT.search(msg)
-    loc = at.group(1) if at else ""
-    msg = msg[:at.start()] if at else msg
-    keys = [k if k else int(i) for k, i in _STEP.findall(loc)]
-    value = obj
-    for k in keys:
-        try:
-            value = value[k]
-        except (KeyError, IndexError, TypeError):
-            value = None
-            break
+    r = Refusal(exc)
+    keys, value = r.keys, member(obj, r.keys)
     cid = obj.get("chunk") if isinstance(obj, dict) else None
-    member = f"member '{printable(keys[0])}'" if len(keys) == 1 else printable(loc.lstrip("."))
+    name = f"member '{printable(keys[0])}'" if len(keys) == 1 else printable(path_text(keys)) or f"the {what}"
     of = f" of chunk {printable(cid)}" if isinstance(cid, str) and keys != ["chunk"] else ""
-    missing, expected = _MISSING.match(msg), _EXPECTED.match(msg)
     if not keys and not isinstance(obj, dict):
         return ReportError(f"{path}: expected a JSON object, found {type(obj).__name__}")
-    if missing and not keys and missing.group(1) == "chunk" and what == "chunk record":
+    if r.missing == "chunk" and not keys and what == "chunk record":
         return ReportError(f"{path}: member 'chunk' must be the chunk id string (the {what} has none)")
-    if missing:
-        return ReportError(f"{path}: {member or 'the ' + what}{of} has no '{printable(missing.group(1))}'")
+    if r.missing:
+        return ReportError(f"{path}: {name}{of} has no '{printable(r.missing)}'")
     if keys == ["chunk"] and what == "chunk record":
         return ReportError(f"{path}: member 'chunk' must be the chunk id string, found {_show(value)}")
-    if expected:
-        want = " or ".join(_TYPE_NAMES.get(t, t) for t in expected.group(1).split(" | "))
-        return ReportError(f"{path}: {member}{of} must be {'an' if want[0] in 'aeiou' else 'a'} {want}, "
+    if r.wanted:
+        want = " or ".join(_TYPE_NAMES.get(t, t) for t in r.wanted.split(" | "))
+        return ReportError(f"{path}: {name}{of} must be {'an' if want[0] in 'aeiou' else 'a'} {want}, "
                            f"found {_show(value)}")
-    return ReportError(f"{path}: {member or 'the ' + what}{of}: {printable(msg)}")
+    return ReportError(f"{path}: {name}{of}: {printable(r.what)}")
 
 
 def _typed(path: Path, obj, kind, what: str):
