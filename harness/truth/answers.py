@@ -43,7 +43,11 @@ class Shape(ValueError):
 
 class Answer(msgspec.Struct, tag_field="kind"):
     """What every answer holds: the query's i (and, as the tag that picks the kind's structure,
-    its kind)."""
+    its kind).
+
+    DECISION: the built-in reference's answers (numpy arrays in the same process, never JSON) are
+    not typed again: they go through their kind's fit() alone, whose one numpy pass per array
+    checks the words' range as the types do."""
     i: int
 
     @classmethod
@@ -234,11 +238,17 @@ class World(Answer, tag="world"):
 # the list fields of an "objects" answer (reference/objects.py view, docs/truth.md §3)
 OBJECTS_FIELDS = ("index", "entries", "parents", "claims", "node_tables", "inits", "draws", "frees")
 
-# query kind -> its answer's structure; a kind of ground.vocabulary without one is an ImportError
-ANSWERS = {cls.__struct_config__.tag: cls for cls in Answer.__subclasses__()}
-if set(ANSWERS) != set(QUERY_KINDS):
-    raise ImportError(f"harness.truth.answers: the query kinds {sorted(set(QUERY_KINDS) ^ set(ANSWERS))} "
-                      f"have no answer structure, or are no query kind (ground.vocabulary.QUERY_KINDS)")
+def structures(kinds) -> dict:
+    """query kind -> its answer's structure, for each of `kinds`; a kind without one (or a
+    structure of no kind) is an ImportError naming it."""
+    out = {cls.__struct_config__.tag: cls for cls in Answer.__subclasses__()}
+    if set(out) != set(kinds):
+        raise ImportError(f"harness.truth.answers: the query kinds {sorted(set(kinds) ^ set(out))} have no "
+                          f"answer structure, or are no query kind (ground.vocabulary.QUERY_KINDS)")
+    return out
+
+
+ANSWERS = structures(QUERY_KINDS)
 
 
 AnyAnswer = Union[tuple(ANSWERS.values())]       # the kind's structure, picked by "kind"

@@ -54,6 +54,10 @@ def answered(answers_):
 
 def test_every_query_kind_has_its_answer_structure_and_a_good_line_decodes_to_the_dicts_compared():
     assert set(answers.ANSWERS) == set(QUERY_KINDS) == {q["kind"] for q in QUERIES}
+    with pytest.raises(ImportError, match="toy"):
+        answers.structures(dict(QUERY_KINDS, toy="playback"))
+    with pytest.raises(ImportError, match="world"):
+        answers.structures({k: c for k, c in QUERY_KINDS.items() if k != "world"})
     got = answered(ANSWERS)
     assert [a["kind"] for a in got] == [q["kind"] for q in QUERIES]
     assert got[0]["pos"].shape == (2, 3) and got[0]["scale"].tolist() == [[W] * 3] * 2
