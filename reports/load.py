@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .records import ReportError, check_chunk, read_object  # noqa: F401  (the record schema: reports.records)
+from .records import ReportError, load_chunk, load_summary, read_object  # noqa: F401  (the record schema: reports.records)
 
 
 @dataclass
@@ -83,7 +83,7 @@ def load_run(run_dir) -> Run:
     selection = selection_of(params)
     if chunk_dir.is_dir():
         for p in sorted(chunk_dir.glob("*.json")):
-            rec = check_chunk(p, read_object(p))
+            rec = load_chunk(p)
             mtimes.append(p.stat().st_mtime)
             why = stray(p.name, rec, selection)
             if why:
@@ -94,7 +94,7 @@ def load_run(run_dir) -> Run:
         problems.append("chunks/ is missing: no chunk finished")
     chunks.sort(key=lambda c: (c["index"] is None, c["index"] or 0, c["chunk"]))
     summary_path = path / "summary.json"
-    summary = read_object(summary_path) if summary_path.exists() else None
+    summary = load_summary(summary_path) if summary_path.exists() else None
     if selection is not None and len(chunks) < len(selection):
         problems.append(f"{len(selection) - len(chunks)} of {len(selection)} selected chunks "
                         "have no result (run incomplete or still running)")

@@ -7,8 +7,9 @@
 Written one chunk at a time (a run never holds more than one chunk's queries); a path ending in
 `.gz` is written and read gzip-compressed. Reading checks every line as it comes and names the
 file and line of anything wrong: a file is read as whole only when the header's chunk count,
-the closing line's and the lines' agree, every chunk id is new, each line's index is its place and
-its queries are the n_queries its line says, numbered 0, 1, ... (docs/truth.md §1). A line or a
+the closing line's and the lines' agree, every chunk line is of its type (ChunkLine: each member's
+type, every query's i and kind), every chunk id is new, each line's index is its place and its
+queries are the n_queries its line says, numbered 0, 1, ... (docs/truth.md §1). A line or a
 file past harness.truth.limits is refused at the limit, never held whole.
 """
 from __future__ import annotations
@@ -18,10 +19,13 @@ import hashlib
 import json
 import os
 import zlib
+from typing import Annotated, TypedDict
 
+import msgspec
 import orjson
 
 from corpus.names import printable
+from ground.typed import Refusal, json_text, member, path_text
 
 from harness import HarnessError
 from harness.truth import limits
@@ -34,6 +38,37 @@ HEADER_KEYS = ("format", "version", "image", "data", "seed", "profile", "float_m
 
 class TruthFileError(HarnessError):
     """A truth file that cannot be read as one (named: file, line, what is wrong)."""
+
+
+# -- the lines' types: each chunk line is checked against its type as it is read -------------------
+class Query(TypedDict):
+    """What every query of a chunk line holds (docs/truth.md §3; the rest is its kind's)."""
+    i: int
+    kind: str
+
+
+class _Chunk(TypedDict):
+    chunk: str
+
+
+class ChunkLine(_Chunk, total=False):
+    index: int
+    n_queries: int
+    queries: list[Query]
+
+
+Digest = Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+
+class DigestQuery(Query):
+    """A query of the digest form: its kind and i, and SHA-256 digests of what it asks and of the
+    game's answers."""
+    asked: Digest
+    game: Digest
+
+
+class DigestLine(ChunkLine, total=False):
+    queries: list[DigestQuery]
 
 
 def _open(path, mode, gz=None):
@@ -175,9 +210,7 @@ def read(path):
                         if next(text, None) is not None:
                             raise TruthFileError(f"{label}:{n + 1}: a line after the closing line")
                         return
-                    _check_chunk(obj, count, seen, label, n)
-                    if is_digests(header):
-                        _check_digests(obj, label, n)
+                    _check_chunk(obj, count, seen, label, n, is_digests(header))
                     seen[obj["chunk"]] = n
                     chunk = obj["chunk"]
                     count += 1
@@ -198,13 +231,17 @@ def _check_end(obj, header, count, label, n):
                                  f"{count} (chunk lines were cut or added)")
 
 
-def _check_chunk(obj, count, seen, label, n):
-    """A chunk line is whole: its id new, its index its place, its queries the n_queries it says,
-    numbered 0, 1, ..."""
+def _check_chunk(obj, count, seen, label, n, digests=False):
+    """A chunk line is whole: of its type (ChunkLine, or DigestLine in the digest form), its id new,
+    its index its place, its queries the n_queries it says, numbered 0, 1, ..."""
     cid, queries = obj.get("chunk"), obj.get("queries", [])
     if not isinstance(cid, str) or not isinstance(queries, list):
         raise TruthFileError(f"{label}:{n}: not a chunk line (needs \"chunk\" and \"queries\")")
     where = f"{label}:{n}: chunk {printable(cid)}"
+    try:
+        msgspec.convert(obj, DigestLine if digests else ChunkLine)
+    except msgspec.ValidationError as exc:
+        raise TruthFileError(_invalid(where, obj, exc)) from None
     if cid in seen:
         raise TruthFileError(f"{where} is in the file twice (lines {seen[cid]} and {n})")
     if obj.get("index") != count:
@@ -214,31 +251,39 @@ def _check_chunk(obj, count, seen, label, n):
         raise TruthFileError(f"{where}: the line holds {len(queries)} queries, its n_queries says "
                              f"{printable(obj.get('n_queries'))} (queries were cut or added)")
     for k, q in enumerate(queries):
-        if not isinstance(q, dict) or q.get("i") != k:
-            raise TruthFileError(f"{where}: query {k} is numbered "
-                                 f"{printable(q.get('i') if isinstance(q, dict) else q)}, not {k}")
+        if q["i"] != k:
+            raise TruthFileError(f"{where}: query {k} is numbered {printable(q['i'])}, not {k}")
 
 
-def _is_digest(x) -> bool:
-    return isinstance(x, str) and len(x) == 64 and all(c in "0123456789abcdef" for c in x)
+def _invalid(where, obj, exc) -> str:
+    """msgspec's ValidationError of a chunk line, said of the line: the member's path
+    (queries[3].kind) and the kind of the query it is in, what it must be and what it is."""
+    r = Refusal(exc)
+    value = member(obj, r.keys)
+    query = member(obj, r.keys[:2]) if r.keys[:1] == ["queries"] else None
+    kind = query.get("kind") if isinstance(query, dict) and isinstance(query.get("kind"), str) else None
+    if len(r.keys) == 3 and r.keys[2] in ("asked", "game") and not r.missing:
+        return (f"{where} query {r.keys[1]}: its {r.keys[2]} is {printable(str(value))[:40]}, "
+                f"not a SHA-256 digest (64 hex digits)")
+    text = f"{where}: {printable(path_text(r.keys)) or 'the line'}{f' (a {printable(kind)} query)' if kind else ''}: "
+    text += printable(r.lowered())
+    return text if r.missing else f"{text}, found {printable(json_text(value))}"
 
 
-def _check_digests(obj, label, n):
-    """A chunk line of the digest form: each query's kind a name, its asked and game SHA-256 digests."""
-    for q in obj["queries"]:
-        for key in ("asked", "game"):
-            if not _is_digest(q.get(key)):
-                raise TruthFileError(f"{label}:{n}: chunk {printable(obj['chunk'])} query {q['i']}: its {key} is "
-                                     f"{printable(str(q.get(key)))[:40]}, not a SHA-256 digest (64 hex digits)")
-        if not isinstance(q.get("kind"), str):
-            raise TruthFileError(f"{label}:{n}: chunk {printable(obj['chunk'])} query {q['i']}: no kind")
+_DECODE = msgspec.json.Decoder().decode
 
 
 def _json(text, label, n):
+    """A line's JSON object. DECISION: msgspec decodes it (faster than json on the game's words);
+    a line it refuses is read by json, which names what is wrong, and which reads the NaN and
+    Infinity json writes for a non-finite float."""
     try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise TruthFileError(f"{label}:{n}: not JSON ({exc})") from None
+        obj = _DECODE(text)
+    except msgspec.DecodeError:
+        try:
+            obj = json.loads(text)
+        except ValueError as exc:
+            raise TruthFileError(f"{label}:{n}: not JSON ({exc})") from None
     if not isinstance(obj, dict):
         raise TruthFileError(f"{label}:{n}: not a JSON object")
     return obj

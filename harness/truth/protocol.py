@@ -24,19 +24,16 @@ import threading
 import time as _time
 from collections import deque
 
-import numpy as np
+import msgspec
 
 from corpus.names import printable
+from ground.typed import Refusal, json_text, member, path_text
 
 from harness import HarnessError
 from harness.truth import limits
+from harness.truth.answers import ANSWER_LINE, Shape, check_shape, same_query
 
 DEFAULT_TIMEOUT = 120.0        # seconds for one chunk's answers
-U32 = 0xFFFFFFFF
-# DECISION: an answer's array of u32 words may also be one string, "u32:" and the base64 of its
-# words little-endian, in the query's shape: the built-in reference's serve answers so (JSON
-# lists of ints cost it and the harness more than the model's own work); a list is as good.
-PACKED = "u32:"
 
 
 class ModelError(HarnessError):
@@ -221,22 +218,7 @@ class External:
                                        f"(the model was stopped){self._stderr_tail()}",
                              queries[0] if len(queries) == 1 else None) from None
         self._check_line(chunk_id, queries, line)
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            raise ModelError(chunk_id, f"its answer line is not JSON: {printable(line[:120].decode('utf-8', 'replace'))!s}"
-                                       f"{'...' if len(line) > 120 else ''}") from None
-        if not isinstance(obj, dict):
-            raise ModelError(chunk_id, "its answer line is not a JSON object")
-        if obj.get("error") is not None:
-            raise ModelError(chunk_id, f"the model answered with an error: {printable(str(obj['error'])[:300])}")
-        if obj.get("chunk") != chunk_id:
-            raise ModelError(chunk_id, f"the answer line is for chunk {printable(obj.get('chunk'))}, "
-                                       f"not this one (answers must come in request order)")
-        answers = obj.get("answers")
-        if not isinstance(answers, list):
-            raise ModelError(chunk_id, "the answer line has no \"answers\" list")
-        return answers
+        return decoded(chunk_id, queries, line)
 
     def _end_group(self):
         """End every process left in the model's group (its children, once it has exited)."""
@@ -336,195 +318,75 @@ def model(command=None, timeout=DEFAULT_TIMEOUT):
     return external(command, timeout) if command else BuiltIn()
 
 
-# -- answer shapes (docs/truth.md §3) ---------------------------------------------------------------
-class Shape(ValueError):
-    pass
-
-
-def _words(v, n=None, what="", lo=0, hi=U32):
-    if isinstance(v, np.ndarray):
-        v = v.tolist()
-    if not isinstance(v, list) or (n is not None and len(v) != n):
-        raise Shape(f"{what}: expected a list of {n if n is not None else 'some'} words, got "
-                    f"{_kind(v)}")
-    for x in v:
-        if type(x) is not int or not lo <= x <= hi:
-            raise Shape(f"{what}: {printable(json.dumps(x))[:40]} is not a whole number {lo}..{hi}")
-    return v
-
-
-def _rows(v, n, width, what, lo=0, hi=U32):
-    return _block(v, (n, width), what, lo, hi)
-
-
-def _block(v, shape, what, lo=0, hi=U32):
-    """v is an array of whole numbers lo..hi of exactly this shape (nested lists, or a numpy array
-    from the built-in model). One numpy pass decides; only a bad block is walked, to name the
-    first bad element."""
-    shape = tuple(shape)
-    if isinstance(v, str) and v.startswith(PACKED) and hi == U32 and lo == 0:
-        try:
-            raw = base64.b64decode(v[len(PACKED):], validate=True)
-        except ValueError:
-            raise Shape(f"{what}: {PACKED}... is not base64") from None
-        n = int(np.prod(shape))
-        if len(raw) != 4 * n:
-            raise Shape(f"{what}: {PACKED}... holds {len(raw)} bytes, not the {4 * n} of "
-                        f"{' x '.join(map(str, shape))} u32 words")
-        return np.frombuffer(raw, dtype="<u4").astype(np.int64).reshape(shape)
-    if shape[0] == 0 and (isinstance(v, list) and not v or isinstance(v, np.ndarray) and v.size == 0):
-        return v
-    try:
-        arr = np.asarray(v)
-    except (ValueError, TypeError, OverflowError):
-        arr = None
-    if (arr is not None and arr.shape == shape and arr.dtype.kind in "iu"
-            and (arr.size == 0 or (int(arr.min()) >= lo and int(arr.max()) <= hi))):
-        return arr
-    if arr is not None and 0 in shape and arr.size == 0:
-        z = shape.index(0) + 1          # JSON cannot say the widths past an empty dimension
-        if arr.shape[:z] == shape[:z]:
-            return np.zeros(shape, dtype=np.int64)
-    _walk(v, shape, what, lo, hi)
-    raise Shape(f"{what}: not an array of {' x '.join(map(str, shape))} whole numbers {lo}..{hi}")
-
-
-def _walk(v, shape, what, lo, hi):
-    if isinstance(v, np.ndarray):
-        v = v.tolist()
-    if len(shape) == 1:
-        _words(v, shape[0], what, lo, hi)
-        return
-    if not isinstance(v, list) or len(v) != shape[0]:
-        raise Shape(f"{what}: expected {shape[0]} rows, got {_kind(v)}")
-    for k, row in enumerate(v):
-        _walk(row, shape[1:], f"{what}[{k}]", lo, hi)
-
-
-def _kind(v):
-    if isinstance(v, list):
-        return f"a list of {len(v)}"
-    return f"{type(v).__name__} {printable(json.dumps(v))[:40]}"
-
-
-def _field(a, name, what):
-    if name not in a:
-        raise Shape(f"{what}: no field {name!r}")
-    return a[name]
-
-
-def _array(a, name, shape, lo=0, hi=U32):
-    """Field `name` of answer `a` checked as a block of that shape, and kept as the numpy array
-    the comparison reads (converted once)."""
-    a[name] = _block(_field(a, name, name), shape, name, lo, hi)
-
-
-def check_shape(q, a):
-    """Raise Shape when answer `a` cannot be the answer to query `q` (a clear message: the field)."""
-    if not isinstance(a, dict):
-        raise Shape(f"the answer is {_kind(a)}, not a JSON object")
-    if a.get("kind") != q["kind"] or a.get("i") != q["i"]:
-        raise Shape(f"the answer is for query {printable(a.get('kind'))} #{printable(a.get('i'))}; answers "
-                    f"come one per query, in order")
-    kind = q["kind"]
-    if kind == "controller":
-        n = len(q["times"])
-        for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
-            _array(a, f, (n, w))
-        _array(a, "alpha", (n,))
-        _array(a, "localtp", (n,))
-    elif kind == "multistep":
-        for f, w in (("pos", 3), ("scale", 3), ("rot", 9)):
-            _array(a, f, (w,))
-        _words([_field(a, "alpha", "alpha")], 1, "alpha")
-    elif kind == "light":
-        _array(a, "words", (len(q["times"]), len(q["fields"])))
-    elif kind == "material":
-        n = len(q["times"])
-        for f in ("U", "V"):
-            _array(a, f, (n,))
-        for f in ("u", "v"):
-            _array(a, f, (n,), 0, 0xFFFF)
-    elif kind == "playback":
-        nt, nr, nm = len(q["tracks"]), len(q["read"]), len(q["morph_read"])
-        _rows(_field(a, "forward", "forward"), q["steps"], 2, "forward")
-        _array(a, "matrix", (nr, nt, 12))
-        _array(a, "localtp", (nr, nt))
-        morph = _field(a, "morph", "morph")
-        if not isinstance(morph, list) or len(morph) != nm:
-            raise Shape(f"morph: expected {nm} rows (one per morph read step), got {_kind(morph)}")
-        for k, row in enumerate(morph):
-            if not isinstance(row, list) or len(row) != len(q["morphers"]):
-                raise Shape(f"morph[{k}]: expected {len(q['morphers'])} morphers, got {_kind(row)}")
-            for j, pairs in enumerate(row):
-                if not isinstance(pairs, list):
-                    raise Shape(f"morph[{k}][{j}]: expected a list of [target, weight] pairs")
-                for p in pairs:
-                    _words(p, 2, f"morph[{k}][{j}]")
-    elif kind == "notes":
-        n = len(q["plan"])
-        _rows(_field(a, "forward", "forward"), n, 2, "forward")
-        notes = _field(a, "notes", "notes")
-        if not isinstance(notes, list) or len(notes) != n:
-            raise Shape(f"notes: expected {n} lists (one per step), got {_kind(notes)}")
-        for k, step in enumerate(notes):
-            if not isinstance(step, list):
-                raise Shape(f"notes[{k}]: expected a list of notes")
-            for note in step:
-                _words(note, 4, f"notes[{k}]", -(1 << 31), U32)
-    elif kind == "fobj":
-        _rows(_field(a, "forward", "forward"), len(q["plan"]), 2, "forward")
-        poses = _field(a, "poses", "poses")
-        if not isinstance(poses, list) or len(poses) != len(q["read"]):
-            raise Shape(f"poses: expected {len(q['read'])} rows (one per read step), got {_kind(poses)}")
-        for k, ((_, objs), row) in enumerate(zip(q["read"], poses)):
-            if not isinstance(row, list) or len(row) != len(objs):
-                raise Shape(f"poses[{k}]: expected {len(objs)} objects, got {_kind(row)}")
-            for j, p in enumerate(row):
-                if p is None:
-                    continue
-                if not isinstance(p, dict):
-                    raise Shape(f"poses[{k}][{j}]: expected an object or null")
-                _words(_field(p, "matrix", f"poses[{k}][{j}]"), 12, f"poses[{k}][{j}].matrix")
-                _words([_field(p, "localtp", f"poses[{k}][{j}]")], 1, f"poses[{k}][{j}].localtp")
-                _words([_field(p, "flags", f"poses[{k}][{j}]")], 1, f"poses[{k}][{j}].flags", 0, 3)
-    elif kind == "modify":
-        _rows(_field(a, "vertices", "vertices"), len(q["base"]), 3, "vertices", -32768, 32767)
-    elif kind == "objects":
-        for f in OBJECTS_FIELDS:
-            v = _field(a, f, f)
-            if not isinstance(v, list):
-                raise Shape(f"{f}: expected a list, got {_kind(v)}")
-        _words([_field(a, "count", "count")], 1, "count")
-        _words([_field(a, "anm_index", "anm_index")], 1, "anm_index")
-    elif kind == "world":
-        n = q["steps"]
-        _rows(_field(a, "forward", "forward"), n, 2, "forward")
-        order = _field(a, "order", "order")
-        if not isinstance(order, list) or not all(isinstance(x, list) for x in order):
-            raise Shape(f"order: expected a list of identities, got {_kind(order)}")
-        _array(a, "world", (len(order), n, 16))
-        _array(a, "alpha", (len(order), n))
-        pose_at = _field(a, "pose_at", "pose_at")
-        if not isinstance(pose_at, list) or len(pose_at) != n:
-            raise Shape(f"pose_at: expected {n} times (or nulls), got {_kind(pose_at)}")
-        if len(q["bounds"]) != len(order):
-            raise Shape(f"order: {len(order)} calls, the game's Draw makes {len(q['bounds'])}")
-    return a
-
-
-# the list fields of an "objects" answer (reference/objects.py view, docs/truth.md §3)
-OBJECTS_FIELDS = ("index", "entries", "parents", "claims", "node_tables", "inits", "draws", "frees")
-
-
 def checked_answers(chunk_id, queries, answers):
-    """The answers, each checked against its query's shape; a ModelError names the first bad one."""
+    """The answers (decoded, harness.truth.answers, or the built-in reference's dicts), each checked
+    against its query's shape, as the dicts the comparison reads; a ModelError names the first bad
+    one."""
+    _count(chunk_id, queries, answers)
+    out = []
+    for q, a in zip(queries, answers):
+        try:
+            out.append(check_shape(q, a))
+        except Shape as exc:
+            raise ModelError(chunk_id, f"wrong shape: {exc}", q) from None
+    return out
+
+
+def decoded(chunk_id, queries, line):
+    """The answers of a model's answer line (bytes) to the chunk's queries, decoded and typed in one
+    step (harness.truth.answers.ANSWER_LINE); a ModelError names what is wrong: the line, or the
+    first answer of the wrong type with its query (kind and index) and the field's path."""
+    try:
+        obj = ANSWER_LINE.decode(line)
+    except msgspec.ValidationError as exc:
+        raise _invalid(chunk_id, queries, line, exc) from None
+    except msgspec.DecodeError:
+        raise ModelError(chunk_id, f"its answer line is not JSON: {printable(line[:120].decode('utf-8', 'replace'))!s}"
+                                   f"{'...' if len(line) > 120 else ''}") from None
+    return _line_answers(chunk_id, {"chunk": obj.chunk, "answers": obj.answers, "error": obj.error})
+
+
+def _count(chunk_id, queries, answers):
     if len(answers) != len(queries):
         raise ModelError(chunk_id, f"{len(answers)} answers to {len(queries)} queries "
                                    f"(one answer per query, in order)")
-    for q, a in zip(queries, answers):
-        try:
-            check_shape(q, a)
-        except Shape as exc:
-            raise ModelError(chunk_id, f"wrong shape: {exc}", q) from None
+
+
+def _invalid(chunk_id, queries, line, exc):
+    """The ModelError of an answer line that is JSON but not of the answers' types (msgspec's
+    ValidationError, with its path): the line's own faults first, as receive() names them, then
+    the answer's query (kind and index), the field's path in the answer and what is wrong."""
+    answers = _line_answers(chunk_id, json.loads(line))
+    _count(chunk_id, queries, answers)
+    r = Refusal(exc)
+    if len(r.keys) < 2 or r.keys[0] != "answers":
+        return ModelError(chunk_id, f"the answer line: {printable(path_text(r.keys)) or 'itself'}: "
+                                    f"{printable(r.lowered())}")
+    k, inside = r.keys[1], r.keys[2:]
+    q, a = queries[k], answers[k]
+    try:
+        same_query(q, a)
+    except Shape as e:
+        return ModelError(chunk_id, f"wrong shape: {e}", q)
+    field = printable(path_text(inside))
+    if r.missing:
+        return ModelError(chunk_id, f"wrong shape: {field or r.missing}: no field {r.missing!r}", q)
+    return ModelError(chunk_id, f"wrong shape: {field or 'the answer'}: {printable(r.lowered())}, "
+                                f"found {printable(json_text(member(a, inside)))}", q)
+
+
+def _line_answers(chunk_id, obj):
+    """The answers of a model's line (a JSON value): a ModelError when it is not an object, says
+    an error, is for another chunk or holds no answers list."""
+    if not isinstance(obj, dict):
+        raise ModelError(chunk_id, "its answer line is not a JSON object")
+    if obj.get("error") is not None:
+        raise ModelError(chunk_id, f"the model answered with an error: {printable(str(obj['error'])[:300])}")
+    if obj.get("chunk") != chunk_id:
+        raise ModelError(chunk_id, f"the answer line is for chunk {printable(obj.get('chunk'))}, "
+                                   f"not this one (answers must come in request order)")
+    answers = obj.get("answers")
+    if not isinstance(answers, list):
+        raise ModelError(chunk_id, "the answer line has no \"answers\" list")
     return answers
+

@@ -36,6 +36,9 @@ def test_bulk_merge_and_report_write_the_same_summary(tmp_path, monkeypatch):
     for k in (1, 2):
         assert bulk.run_bulk(opts_for(tmp_path, shard=(k, 2), out=str(tmp_path / f"s{k}")), ["test"]) == 0
     assert merge_runs([str(tmp_path / "s2"), str(tmp_path / "s1")], str(merged), ["test"]) == 0
+    # a merge reads each shard's records through their types and writes them again: the same bytes
+    shard_files = {p.name: p.read_bytes() for k in (1, 2) for p in (tmp_path / f"s{k}" / "chunks").glob("*.json")}
+    assert shard_files == {p.name: p.read_bytes() for p in (merged / "chunks").glob("*.json")}
     for run in (pool, merged):
         by_harness = summary(run)
         reports.render(run)

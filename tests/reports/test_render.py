@@ -243,7 +243,7 @@ def test_a_draw_that_is_not_an_object_is_named_and_any_object_is_accepted(tmp_pa
     run = write_run(tmp_path / "b", [{"chunk": c, "draw": [256]}])
     with pytest.raises(ReportError) as exc:
         reports.render(run)
-    assert str(exc.value) == f"{run}/chunks/00000.json: member 'draw' of chunk {c} must be a dict, found list '[256]'"
+    assert str(exc.value) == f"{run}/chunks/00000.json: member 'draw' of chunk {c} must be a dict, found list [256]"
 
 
 def test_bad_chunk_file_names_the_file_and_offset(tmp_path):

@@ -16,7 +16,8 @@ from ground.exits import EXIT
 from harness import HarnessError
 from harness.commands import merge_command
 from harness.runners.bulk import codecov
-from harness.runners.bulk.run import RunDir, RunDirError, param_differences, read_json, refuse_foreign
+from harness.runners.bulk.run import (RunDir, RunDirError, chunk_record, param_differences, read_json,
+                                      refuse_foreign)
 from harness.runners.bulk.shard import label, selection_digest
 
 # DECISION: what may differ between the shards of one run: their own chunk lists and shard
@@ -97,7 +98,7 @@ def shard_records(rd, p):
                            f"it before merging")
     for i in sorted(want):
         path = rd.chunk_path(i)
-        rec = read_json(path)
+        rec = chunk_record(path)            # as the shard wrote it, validated (reports.records)
         if rec.get("index") != i or rec.get("chunk") != want[i]:
             raise HarnessError(f"{path}: the record is of {printable(rec.get('chunk'))} at index "
                                f"{rec.get('index')}, not {printable(want[i])} at index {i}")

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from reports.records import check_chunk
+from reports.records import ReportError, load_chunk, read_chunk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))   # harness/runners/bulk/ -> the checkout
 from harness.options import RUNS  # noqa: E402  (run directories live under build/runs)
@@ -223,6 +223,16 @@ def read_json(path):
         return json.load(f)
 
 
+def chunk_record(path, load=read_chunk):
+    """A chunk record read and validated by the record schema (reports.records: load_chunk fills
+    its optional members, read_chunk keeps it as written); a bad one is RunDirInvalid naming the
+    file, the member and the chunk."""
+    try:
+        return load(Path(path))
+    except ReportError as exc:
+        raise RunDirInvalid(str(exc)) from None
+
+
 def status(s):
     """The verdict of a summary: one rule, kept in reports.summary (the report shows the same)."""
     from reports.summary import status as verdict
@@ -412,10 +422,9 @@ class RunDir:
         sel = self.selection()
         for name in sorted(os.listdir(self.chunks_dir)):
             if name.endswith(".json"):
-                path = os.path.join(self.chunks_dir, name)
-                rec = read_json(path)
-                if isinstance(rec, dict) and not stray(name, rec, sel):
-                    yield check_chunk(Path(path), rec)      # the record schema (reports.records)
+                rec = chunk_record(os.path.join(self.chunks_dir, name), load_chunk)
+                if not stray(name, rec, sel):
+                    yield rec
 
     def is_complete(self):
         s = os.path.join(self.path, "summary.json")
