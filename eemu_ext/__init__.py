@@ -16,7 +16,8 @@ from eemu_ext.errors import (EemuError, EmulationError, EngineError, HostError, 
                              UnimplementedInstruction, MemoryFault, ElfError, TrapError, SyscallError,
                              DelaySlotError, MachineError, LockstepMismatch)
 from eemu_ext.core.machine import Machine
+from eemu_ext.core.callio import CallIO
 
-__all__ = ["Machine", "EemuError", "EmulationError", "EngineError", "HostError", "StepLimitExceeded",
+__all__ = ["Machine", "CallIO", "EemuError", "EmulationError", "EngineError", "HostError", "StepLimitExceeded",
            "UnimplementedInstruction", "MemoryFault", "ElfError", "TrapError", "SyscallError", "DelaySlotError",
            "MachineError", "LockstepMismatch"]
