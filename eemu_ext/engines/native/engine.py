@@ -92,7 +92,7 @@ class EeBatch(ctypes.Structure):
                 ("tap_counts", ctypes.c_void_p), ("nguard", ctypes.c_uint32), ("nruns", ctypes.c_uint32),
                 ("guard_reg", ctypes.c_void_p), ("guard_val", ctypes.c_void_p), ("runs", ctypes.c_void_p),
                 ("tap_from", ctypes.c_int32), ("stop", ctypes.c_int32),
-                ("room_gathered", ctypes.c_uint32), ("room_tapped", ctypes.c_uint32)]
+                ("room_gathered", ctypes.c_uint32), ("room_tapped", ctypes.c_uint32), ("resume", ctypes.c_int32)]
 
 
 STOP_DONE, STOP_LEFT, STOP_CHECK, STOP_ROOM = range(4)      # runtime.h EE_STOP_*
@@ -664,16 +664,19 @@ class NativeEngine:
         def flush():
             """C's output so far onto io's, before Python adds a call's own (call order)."""
             if b.ngathered:
-                io._gathered.append(np.frombuffer(bytes(gathered)[:4 * b.ngathered], dtype=np.uint32))
+                io._gathered.append(np.frombuffer(gathered, dtype=np.uint32, count=b.ngathered).copy())
             if b.ntapped:
-                io._tapped.append(np.frombuffer(bytes(tapped)[:4 * b.ntapped], dtype=np.uint32))
+                io._tapped.append(np.frombuffer(tapped, dtype=np.uint32, count=b.ntapped).copy())
             b.ngathered = b.ntapped = 0
 
         def marks():
             """Drain the tap buffer; per gathered tap, where the current call's calls start."""
-            n_tap = st.tap_n
-            rows = np.frombuffer(self._taps, dtype=np.uint32, count=TAP_WORDS * n_tap).reshape(n_tap, TAP_WORDS)
-            mine = {a: int((rows[b.tap_from:, 0] == a).sum()) for a in taps}
+            n_tap, first = st.tap_n, b.tap_from
+            mine = dict.fromkeys(taps, 0)
+            if n_tap > first and taps:
+                for a in self._taps[TAP_WORDS * first:TAP_WORDS * n_tap:TAP_WORDS]:
+                    if a in mine:
+                        mine[a] += 1
             if n_tap:
                 self._drain_taps()
             return {a: len(t.calls) - mine[a] for a, t in taps.items()}
@@ -689,7 +692,10 @@ class NativeEngine:
                 current = True
             self._ensure(pcs[b.i])
             prog = self.prog
-            b.tap_from = st.tap_n
+            if not b.resume:
+                b.tap_from = st.tap_n
+            else:
+                b.tap_from = 0              # the finished call's taps, moved back (_taps_back)
             if self.timing:
                 t0 = time.perf_counter()
                 prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
@@ -716,6 +722,9 @@ class NativeEngine:
                 out[2 * i], out[2 * i + 1] = v0 & 0xFFFFFFFF, steps
                 if st.tap_n:
                     self._drain_taps()
+                if current and self._taps_back(taps, at):
+                    b.resume = 1            # its guard and ops in C, as for a call C finished
+                    continue
             else:
                 self._ended_in_c = True
             io.after_call(m, i, at)
@@ -729,6 +738,25 @@ class NativeEngine:
         if current:
             self.sync_out(lazy=True)
         return [(out[2 * i], out[2 * i + 1]) for i in range(n)]
+
+    def _taps_back(self, taps, marks) -> bool:
+        """A batch's call that Python finished: its calls of the gathered taps (those after
+        marks[address] in each hook's calls) moved back into the emptied tap buffer, in call
+        order per tap, for C to gather; False (nothing moved) when they do not fit."""
+        st = self.st
+        rows = []
+        for a, t in taps.items():
+            got = t.calls[marks[a]:]
+            rows.extend((a,) + tuple(r) for r in got)
+        if len(rows) > TAP_CAP // 2:
+            return False
+        for a, t in taps.items():
+            del t.calls[marks[a]:]
+        buf = self._taps
+        for k, row in enumerate(rows):
+            buf[TAP_WORDS * k:TAP_WORDS * (k + 1)] = row
+        st.tap_n = len(rows)
+        return True
 
     def _loop(self, pc: int, limit: int, sync: bool = True, steps: int = 0) -> Tuple[int, int]:
         """The run from pc (its registers in C) to the sentinel, `steps` already run. sync=False

@@ -84,6 +84,8 @@ typedef struct ee_batch {
     int32_t tap_from;              /* tap_n when the current call started */
     int32_t stop;
     uint32_t room_gathered, room_tapped;  /* the most a call's ops may add (words) */
+    int32_t resume;                /* call i was finished by Python (its taps back in tap_buf from
+                                    * tap_from): its guard and ops here, then the next call */
 } ee_batch;
 
 int ee_batch_guard(const ee_state *st, const ee_batch *b) {
@@ -151,6 +153,12 @@ void ee_batch_ops(ee_state *st, ee_batch *b, uint32_t i) {
 }
 
 int ee_call_batch(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, ee_batch *b) {
+    if (b->resume) {
+        b->resume = 0;
+        if (ee_batch_guard(st, b) || !ee_batch_taps_ok(st, b, b->i)) return b->stop = EE_STOP_CHECK;
+        ee_batch_ops(st, b, b->i);
+        b->i++;
+    }
     while (b->i < b->n) {
         uint32_t i = b->i;
         if (2 * st->tap_n > st->tap_cap || b->ngathered + b->room_gathered > b->gathered_cap
