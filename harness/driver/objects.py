@@ -517,14 +517,26 @@ class Objects:
         m.write_u16(mm.ANM + mm.ANM_FRAME_CNT, 0)
         m.write_u32(mm.ANM + mm.ANM_WORKS, 0)
         arr = g.u32(mm.ANM + mm.ANM_INDEX)
-        works = {}
-        for i, ctrl in enumerate(self.anm_index.ctrls):
-            e = arr + ENTRY_SIZE * i
-            if ctrl and m.read_u16(ctrl) == mm.KIND_OBJECT and self.identity(g.u32(e + ENTRY_OBJECT))[0] in ("node", "made"):
-                g.call(INIT_WORK, mm.ANM, ctrl, e)
-                works[i] = g.u32(mm.ANM + mm.ANM_WORKS)
+        before = self._work_entries(arr)
+        todo = [(i, ctrl) for i, (ctrl, ok) in enumerate(before) if ok]
+        io = CallIO()
+        io.gather(0, [mm.ANM + mm.ANM_WORKS])
+        g.call_each(INIT_WORK, [(mm.ANM, ctrl, arr + ENTRY_SIZE * i) for i, ctrl in todo], io=io)
+        if self._work_entries(arr) != before:
+            raise HarnessError("InitAnmCtrlWork changed an entry's object or its controller's kind: the "
+                               "entries that get works are read once, before the first")
         g.open_reader()
-        return works
+        return dict(zip([i for i, _ in todo], io.gathered.tolist()))
+
+    def _work_entries(self, arr):
+        """Per entry (its compiled controller, whether it gets a work: an object record's
+        controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
+        ANM +0x104 gathered after each), and again after them: the calls make works and leave
+        the entries and controllers alone (HarnessError if not)."""
+        g, m = self.g, self.g.m
+        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT
+                 and self.identity(g.u32(arr + ENTRY_SIZE * i + ENTRY_OBJECT))[0] in ("node", "made"))
+                for i, ctrl in enumerate(self.anm_index.ctrls)]
 
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
