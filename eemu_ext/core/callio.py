@@ -22,8 +22,8 @@ Every engine does the same: the native engine in C (runtime.h ee_call_batch), an
 (and the native one where a call leaves compiled code) through `after_call`, here. Only RAM is
 touched: every address is checked when the batch starts (ValueError naming it).
 DECISION: check(i) is the guard's authority: the native engine calls it only for a call whose
-registers or pages the fast test did not pass (or that Python finished); any other engine calls
-it after every call. It raises, or returns to let the batch go on.
+registers or pages the fast test did not pass, or that ended in the Python engine (its budget met
+mid-block); any other engine calls it after every call. It raises, or returns to let the batch go on.
 """
 from __future__ import annotations
 
