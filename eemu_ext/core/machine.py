@@ -343,7 +343,7 @@ class Machine(MemoryAccess):
         finally:
             R[:], RH[:], self.pc, self.steps = saved
 
-    def call_each(self, target, arglists, limit: int = DEFAULT_LIMIT, after=None):
+    def call_each(self, target, arglists, limit: int = DEFAULT_LIMIT, after=None, io=None):
         """call(target, *args, limit=limit) for each args of arglists, in order, as one outermost
         call after another; returns [(v0, steps)] of each (m.steps is the last one's). The native
         engine keeps its state in C from one call to the next, so a call costs little more than
@@ -351,31 +351,62 @@ class Machine(MemoryAccess):
 
         target and limit may also be lists, one per call (a batch that alternates functions);
         after(i), when given, runs after the i-th call, with memory as that call left it (it may
-        read and write memory, not registers)."""
+        read and write memory, not registers). io (a core.callio.CallIO), instead of after: the
+        guard and the memory ops between the calls described as data, which the native engine
+        does in C, with no Python between the calls (callio.py); io's outputs are set after."""
         n = len(arglists)
         targets = list(target) if isinstance(target, (list, tuple)) else [target] * n
         limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
         if len(targets) != n or len(limits) != n:
             raise ValueError(f"call_each: {n} calls but {len(targets)} targets and {len(limits)} limits")
+        if io is not None and after is not None:
+            raise ValueError("call_each: after and io are two ways of the same thing; give one")
         addrs = [self.resolve(t) for t in targets]
-        if self._depth > 0 or not all(self._fast(a) for a in set(addrs)):
+        fast = self._depth == 0 and all(self._fast(a) for a in set(addrs))
+        run, batch = self._engine.call_each, False
+        if io is not None:
+            if fast and n and self._io_native(io):
+                run, batch = self.native.call_batch, True
+            else:
+                after = io.callback(self, n)
+        if not fast:
             out = []
             for i, (t, args, lim) in enumerate(zip(targets, arglists, limits)):
                 out.append((self.call(t, *args, limit=lim), self.steps))
                 if after is not None:
                     after(i)
-            return out
-        images = [self._call_image(t, args) for t, args in zip(targets, arglists)]
-        if not images:
-            return []
-        self._batch = True
-        try:
-            with _Calling(self, targets[0]):
-                out = self._guarded(self._engine.call_each, addrs, images, limits, after)
-        finally:
-            self._batch = False
-        self.pc, self.steps = SENTINEL, out[-1][1]
+        elif n:
+            images = [self._call_image(t, args) for t, args in zip(targets, arglists)]
+            self._batch = True
+            try:
+                with _Calling(self, targets[0]):
+                    out = self._guarded(run, addrs, images, limits, io if batch else after)
+            finally:
+                self._batch = False
+            self.pc, self.steps = SENTINEL, out[-1][1]
+        else:
+            out = []
+        if io is not None and not batch:
+            io.finish()
         return out
+
+    def _io_native(self, io) -> bool:
+        """Whether the native engine may do io's ops itself: it takes the runs (not lockstep,
+        which checks every block from Python) and no write lands on code or a hooked page.
+        DECISION: judged when the batch starts; the ops write the harness's data, never code."""
+        nat = self.native
+        if nat is None or self._engine is not nat or nat.lockstep:
+            return False
+        for op in io.ops:
+            if op[0] in (1, 2):
+                offs = [op[2]] if op[0] == 1 else op[3]
+                size = len(op[3]) if op[0] == 1 else 1
+                for lo in offs:
+                    if nat.covers(lo, lo + size) or any(
+                            p in self.python.code_pages or p in self.hooks.pages
+                            for p in range(lo >> 12, ((lo + size - 1) >> 12) + 1)):
+                        return False
+        return True
 
     def returned_gprs(self):
         """The GPRs' low 64 bits as the outermost call that just ended left them: after call(),

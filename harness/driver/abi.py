@@ -101,6 +101,21 @@ class Contract:
         """Note the forbidden pages dirty before a call (or a batch): only the call's own count."""
         self.known = self._dirty() if self._any_dirty() else ()
 
+    def clean_runs(self):
+        """[(lo, hi)) runs of RAM pages a call may not dirty, less those dirty before it (before()):
+        the pages check() looks at, for a batch's fast test of them (Machine.call_each's io)."""
+        known = sorted(self.known)
+        out = []
+        for lo, hi in self.runs:
+            for p in known:
+                if lo <= p < hi:
+                    if lo < p:
+                        out.append((lo, p))
+                    lo = p + 1
+            if lo < hi:
+                out.append((lo, hi))
+        return out
+
     def check(self, name):
         """AbiViolation naming the function and what it broke, else None."""
         R = self.m.returned_gprs()

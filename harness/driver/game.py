@@ -225,28 +225,37 @@ class Game:
                 self.max_steps[short] = n
             self.cpu[short] += time.perf_counter() - c0
 
-    def call_each(self, name, arglists, after=None):
+    def call_each(self, name, arglists, after=None, io=None):
         """call(name, *args) for each args of arglists, in order, as the machine's call_each (the
         native engine keeps its state in C between them); returns the v0s. name may be a list
-        (one function per call); after(i) runs after the i-th call (Machine.call_each)."""
+        (one function per call); after(i) runs after the i-th call (Machine.call_each), or io (a
+        machine CallIO) does its memory ops between the calls. Every call's ABI check runs after
+        it either way: with io, the CallIO's guard is the check's fast test (the registers and
+        pages it looks at), and the check itself runs for any call that does not pass it."""
         if not arglists:
             return []
         names = name if isinstance(name, (list, tuple)) else None
         self.calls += len(arglists)
         self.abi.before()
 
-        def each(i):
+        def check(i):
             self.abi.check(SHORT.get(names[i] if names else name, names[i] if names else name))
+
+        def each(i):
+            check(i)
             if after is not None:
                 after(i)
+        if io is not None:
+            io.guard(dict(self.abi.expect), self.abi.clean_runs(), check)
+        how = {"io": io} if io is not None else {"after": each}
         c0 = time.perf_counter()
         out = []
         try:
             if names is None:
-                out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name], after=each)
+                out = self.m.call_each(self.sym[name], arglists, limit=self.budget[name], **how)
             else:
                 out = self.m.call_each([self.sym[n] for n in names], arglists,
-                                       limit=[self.budget[n] for n in names], after=each)
+                                       limit=[self.budget[n] for n in names], **how)
         finally:
             spent = time.perf_counter() - c0
             if names is None:

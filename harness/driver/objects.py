@@ -75,12 +75,12 @@ DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear c
 from __future__ import annotations
 
 import struct
-from operator import itemgetter
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from eemu_ext import CallIO
 from harness import HarnessError
 from harness.driver import memory_map as mm
 from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, symbols_of
@@ -122,7 +122,6 @@ ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
-_OBJ, _ALPHA = itemgetter(1), itemgetter(4)     # a ccModel::Draw tap's object (a1) and alpha ($f12)
 
 
 @dataclass
@@ -251,7 +250,8 @@ class Objects:
         m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW])
         # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
         # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
-        self._model_calls = m.hooks.add("tap", addr=self.sym[MODEL_DRAW]).calls
+        self._model_tap = m.hooks.add("tap", addr=self.sym[MODEL_DRAW])
+        self._model_calls = self._model_tap.calls
         self._obj_hook_on = False
 
     # -- §2 -----------------------------------------------------------------------------------
@@ -468,12 +468,7 @@ class Objects:
         return list(self.worlds)
 
     def _clear_world_flags(self):
-        names = self.names                      # a layout makes a new dict; then it only grows
-        held, size, flags = self._coords
-        if held is not names or size != len(names):
-            flags = [addr + OBJ_FLAGS for addr, ident in names.items() if ident[0] in ("node", "made", "anm")]
-            self._coords = (names, len(names), flags)
-        self.g.m.and_u8(flags, 0xFE)
+        self.g.m.and_u8(self._coord_flags(), 0xFE)
 
     # -- one table, several playbacks ---------------------------------------------------------
     def keep(self):
@@ -522,14 +517,26 @@ class Objects:
         m.write_u16(mm.ANM + mm.ANM_FRAME_CNT, 0)
         m.write_u32(mm.ANM + mm.ANM_WORKS, 0)
         arr = g.u32(mm.ANM + mm.ANM_INDEX)
-        works = {}
-        for i, ctrl in enumerate(self.anm_index.ctrls):
-            e = arr + ENTRY_SIZE * i
-            if ctrl and m.read_u16(ctrl) == mm.KIND_OBJECT and self.identity(g.u32(e + ENTRY_OBJECT))[0] in ("node", "made"):
-                g.call(INIT_WORK, mm.ANM, ctrl, e)
-                works[i] = g.u32(mm.ANM + mm.ANM_WORKS)
+        before = self._work_entries(arr)
+        todo = [(i, ctrl) for i, (ctrl, ok) in enumerate(before) if ok]
+        io = CallIO()
+        io.gather(0, [mm.ANM + mm.ANM_WORKS])
+        g.call_each(INIT_WORK, [(mm.ANM, ctrl, arr + ENTRY_SIZE * i) for i, ctrl in todo], io=io)
+        if self._work_entries(arr) != before:
+            raise HarnessError("InitAnmCtrlWork changed an entry's object or its controller's kind: the "
+                               "entries that get works are read once, before the first")
         g.open_reader()
-        return works
+        return dict(zip([i for i, _ in todo], io.gathered.tolist()))
+
+    def _work_entries(self, arr):
+        """Per entry (its compiled controller, whether it gets a work: an object record's
+        controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
+        ANM +0x104 gathered after each), and again after them: the calls make works and leave
+        the entries and controllers alone (HarnessError if not)."""
+        g, m = self.g, self.g.m
+        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT
+                 and self.identity(g.u32(arr + ENTRY_SIZE * i + ENTRY_OBJECT))[0] in ("node", "made"))
+                for i, ctrl in enumerate(self.anm_index.ctrls)]
 
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
@@ -537,40 +544,56 @@ class Objects:
 
     def play(self, dt, n):
         """n steps of forward(dt), each followed by draw_world(), as one batch of machine calls
-        (Game.call_each: every call's ABI check right after it, the harness's writes and reads
-        between the calls): ([time, return value] per step, Draws)."""
-        g, m = self.g, self.g.m
+        (Game.call_each: every call's ABI check right after it) whose work between the calls is
+        described as data (a machine CallIO), which the native engine does in C: after a forward,
+        the time words, then a new frame (bit 0 of every coord's +0x8C cleared); after a Draw, per
+        ccModel::Draw call its object, alpha and the 16 world words the object holds, then
+        frameSpd written again. ([time, return value] per step, Draws).
+
+        DECISION: the coords a frame clears are the ones named when the playback starts (the
+        table's, as _clear_world_flags names them); a ccObj::Init under _AnimateForward or Draw
+        would make another, and is refused (HarnessError) rather than missed."""
+        g = self.g
         dt &= 0xFFFFFFFF
         spd = min(dt, FRAME_SPD_MAX)       # as Game.forward writes frameSpd before each step
-        ram, taps = g._ram_u32(), self._model_calls
+        spd_bytes = (spd & 0xFFFF).to_bytes(2, "little")
+        io = CallIO(period=2)
+        io.gather(0, [mm.ANM + mm.ANM_FRAME_NOW, mm.ANM + mm.ANM_FRAME_SPD])
+        io.and_bytes(0, self._coord_flags(), 0xFE)
+        io.gather_taps(1, self._model_tap, regs=(1, 4), arg=1, offset=OBJ_WORLD, n=16)
+        io.write(1, mm.ANM + mm.ANM_FRAME_SPD, spd_bytes)
+        inits = len(self.inits)
+        del self._model_calls[:]
+        self.draws = []
+        g.m.write(mm.ANM + mm.ANM_FRAME_SPD, spd_bytes)
+        out = g.call_each([FORWARD, DRAW] * n, [(mm.ANM, dt), (mm.ANM,)] * n, io=io)
+        self.draws = []
+        if len(self.inits) != inits:
+            raise HarnessError(f"a playback step called ccObj::Init ({len(self.inits) - inits} times): the "
+                               f"frame's coords are the table's (anim-objects.md §3.6)")
+        now, cnt = io.gathered.reshape(n, 2).astype(np.uint64).T
+        times = ((now << np.uint64(8)) | (cnt >> np.uint64(16))) & np.uint64(0xFFFFFFFF)
+        rows = io.tapped.reshape(-1, 18)
+        objs_all = rows[:, 0].tolist()
         names, ident = self.names, self.identity
-        times, identities, words = [], [], []
-        del taps[:]
-        seen = [0]
-        last = [None, None, None]          # the objects of the last Draw, their identities, word index
-
-        def after(i):
-            if not i & 1:                  # a step's forward returned: its time, then a new frame
-                times.append(g.time())
-                self._clear_world_flags()
-                self.draws = []
-                return
-            objs = tuple(map(_OBJ, taps[seen[0]:]))
-            seen[0] = len(taps)
+        identities, last, k = [], (None, None), 0
+        for c in io.tap_counts[1::2].tolist():
+            objs = tuple(objs_all[k:k + c])
+            k += c
             if objs != last[0]:            # most Draws call for the same objects as the one before
-                last[:] = objs, [names.get(obj) or ident(obj) for obj in objs], \
-                    g._word_index(objs, OBJ_WORLD, 16) if objs else None
+                last = objs, [names.get(obj) or ident(obj) for obj in objs]
             identities.append(last[1])
-            if objs:
-                words.append(ram[last[2]])
-            m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
+        draws = Draws(identities, np.ascontiguousarray(rows[:, 2:]), np.ascontiguousarray(rows[:, 1]))
+        return [[t, v0] for t, v0 in zip(times.tolist(), out[0::2])], draws
 
-        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd)
-        out = g.call_each([FORWARD, DRAW] * n, [(mm.ANM, dt), (mm.ANM,)] * n, after=after)
-        alpha = np.fromiter(map(_ALPHA, taps), dtype=np.uint32, count=len(taps))
-        world = np.concatenate(words) if words else np.zeros((0, 16), dtype=np.uint32)
-        del taps[:]
-        return [[t, v0] for t, v0 in zip(times, out[0::2])], Draws(identities, world, alpha)
+    def _coord_flags(self):
+        """The +0x8C flag byte of the anm and of every object the table holds."""
+        names = self.names                      # a layout makes a new dict; then it only grows
+        held, size, flags = self._coords
+        if held is not names or size != len(names):
+            flags = [addr + OBJ_FLAGS for addr, ident in names.items() if ident[0] in ("node", "made", "anm")]
+            self._coords = (names, len(names), flags)
+        return flags
 
     # -- §5, §6 -----------------------------------------------------------------------------------
     def delete_anm_index(self) -> Frees:

@@ -8,6 +8,7 @@ import shutil
 
 import pytest
 
+from eemu_ext import CallIO
 from eemu_ext.engines.native.build import compiler
 from eemu_ext.core.testing import asm
 from harness.__main__ import main
@@ -71,6 +72,25 @@ def test_the_check_runs_on_every_call_of_a_batch(engine, lines, message):
     with pytest.raises(AbiViolation, match=message):
         g.call_each(SET_WORK, [(0, 0)] * 3, after=seen.append)
     assert seen == [0]
+
+
+@pytest.mark.parametrize("lines,message", BROKEN[:2] + BROKEN[-2:], ids=["sp", "s0", "code", "gap"])
+def test_the_check_runs_on_every_call_of_a_batch_whose_work_between_the_calls_is_a_callio(engine, lines, message):
+    """Game.call_each(io=...): the native engine runs the batch in C with the check's registers
+    and pages as the CallIO's guard; the second call breaks the convention and is named."""
+    g = game_running(["lui t0, 0x100", "lw t1, 0x20(t0)", "addiu t1, t1, 1", "sw t1, 0x20(t0)",
+                      "addiu t2, zero, 2", "bne t1, t2, 0x1000f8", "nop"] + lines)
+    g.m.write_u32(0x01000020, 0)
+    io = CallIO()
+    io.gather(0, [0x01000020])
+    with pytest.raises(AbiViolation, match=rf"^SetAnmCtrlWork {message}"):
+        g.call_each(SET_WORK, [(0, 0)] * 3, io=io)
+    assert g.m.read_u32(0x01000020) == 2                 # the third call never ran
+    g = game_running(["lui t0, 0x100", "lw t1, 0x20(t0)", "addiu t1, t1, 1", "jr ra", "sw t1, 0x20(t0)"])
+    g.m.write_u32(0x01000020, 0)
+    io = CallIO()
+    io.gather(0, [0x01000020])
+    assert g.call_each(SET_WORK, [(0, 0)] * 3, io=io) == [0] * 3 and io.gathered.tolist() == [1, 2, 3]
 
 
 def test_stores_to_the_harness_memory_and_the_executables_data_and_a_saved_register_pass(engine):

@@ -112,9 +112,22 @@ def test_float_set_evaluates_a_compiled_transparency_channel(objects):
     assert objects.alpha_channel(index.ctrls[0]) == 0
 
 
-def test_play_is_forward_then_draw_world_at_every_step_in_one_batch(objects):
+@pytest.fixture(params=["python", "native"])
+def objects_on(request, monkeypatch):
+    """Objects on each engine, the native one compiled at once (its batch runs in C)."""
+    from eemu_ext.engines.native.build import compiler
+    if request.param == "native" and compiler() is None:
+        pytest.skip("no host C compiler: the native engine cannot run here")
+    monkeypatch.setenv("EEMU_ENGINE", request.param)
+    monkeypatch.setenv("EEMU_COMPILE_AFTER", "0")
+    return ob.Objects(Game(os.path.join(ROOT, "standin", "standin.elf"), "hw"))
+
+
+def test_play_is_forward_then_draw_world_at_every_step_in_one_batch(objects_on):
     """Objects.play(dt, n): the same times, return values, identities, world and alpha words as
-    forward(dt) and draw_world() called step by step, on a looping clip past its end."""
+    forward(dt) and draw_world() called step by step, on a looping clip past its end, on every
+    engine (the native one does the work between the calls in C)."""
+    objects = objects_on
     tracks = [obj_track(BODY, pos=keyed((0, (1, 0, 0)), (4, (9, 0, 0))), scale=(2, 2, 2)),
               obj_track(LEG0, pos=(0, 2, 0)), obj_track(WING, pos=(0, 16, 0), alpha=keyed((0, 1.0), (4, 0.5)))]
     objects.make_anime_index(build_anime(object=50, frames=4, loops=True, tracks=tracks), scene())

@@ -75,6 +75,29 @@ def _buffer_address(buf) -> int:
     return ctypes.addressof(ctypes.c_char.from_buffer(buf))
 
 
+class EeOp(ctypes.Structure):
+    """runtime.h's ee_op, field for field."""
+    _fields_ = [("kind", ctypes.c_uint32), ("phase", ctypes.c_uint32), ("a", ctypes.c_uint32), ("n", ctypes.c_uint32),
+                ("arg", ctypes.c_uint32), ("off", ctypes.c_uint32), ("nregs", ctypes.c_uint32),
+                ("regs", ctypes.c_uint32), ("data", ctypes.c_void_p)]
+
+
+class EeBatch(ctypes.Structure):
+    """runtime.h's ee_batch, field for field."""
+    _fields_ = [("n", ctypes.c_uint32), ("i", ctypes.c_uint32), ("period", ctypes.c_uint32), ("nops", ctypes.c_uint32),
+                ("pc", ctypes.c_void_p), ("gpr", ctypes.c_void_p), ("limit", ctypes.c_void_p), ("out", ctypes.c_void_p),
+                ("ops", ctypes.c_void_p),
+                ("gathered", ctypes.c_void_p), ("ngathered", ctypes.c_uint32), ("gathered_cap", ctypes.c_uint32),
+                ("tapped", ctypes.c_void_p), ("ntapped", ctypes.c_uint32), ("tapped_cap", ctypes.c_uint32),
+                ("tap_counts", ctypes.c_void_p), ("nguard", ctypes.c_uint32), ("nruns", ctypes.c_uint32),
+                ("guard_reg", ctypes.c_void_p), ("guard_val", ctypes.c_void_p), ("runs", ctypes.c_void_p),
+                ("tap_from", ctypes.c_int32), ("stop", ctypes.c_int32),
+                ("room_gathered", ctypes.c_uint32), ("room_tapped", ctypes.c_uint32), ("resume", ctypes.c_int32)]
+
+
+STOP_DONE, STOP_LEFT, STOP_CHECK, STOP_ROOM = range(4)      # runtime.h EE_STOP_*
+
+
 class Program:
     """One compiled translation of a machine's code: the library and its block table."""
 
@@ -85,6 +108,9 @@ class Program:
         lib.ee_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int]
         lib.ee_run.restype = ctypes.c_int
         lib.ee_size.restype = ctypes.c_uint32
+        lib.ee_call_batch.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32,
+                                      ctypes.c_void_p]
+        lib.ee_call_batch.restype = ctypes.c_int
         lib.ee_offset.restype = ctypes.c_long
         lib.ee_offset.argtypes = [ctypes.c_int]
         try:
@@ -575,13 +601,169 @@ class NativeEngine:
             self.sync_out(lazy=True)
         return out
 
-    def _loop(self, pc: int, limit: int, sync: bool = True) -> Tuple[int, int]:
-        """The run from pc (its registers in C) to the sentinel. sync=False leaves the registers
-        in C at the end (call_each); _ended_in_c says whether C holds the newest state then (a run
-        that met its budget ends in the Python engine, on the lists)."""
+    def call_batch(self, pcs, gprs, limits, io) -> List[Tuple[int, int]]:
+        """call_each with io (a core.callio.CallIO the machine checked: RAM only, no code) doing
+        its guard and ops between the calls in C (runtime.h ee_call_batch): Python is entered
+        only for a call that leaves compiled code (a hook, a Python-only unit, its budget's last
+        units), whose rest, guard and ops it does here as call_each would, for a call the guard's
+        fast test did not pass, and to make room; then the batch goes on in C."""
+        n = len(pcs)
+        m, st = self.m, self.st
+        io.start(n)
+        b = EeBatch()
+        b.n, b.period = n, io.period
+        keep = []                       # what the C side points to lives as long as the batch
+
+        def arr(ctype, values):
+            a = (ctype * max(len(values), 1))(*values)
+            keep.append(a)
+            return ctypes.addressof(a)
+
+        b.pc = arr(ctypes.c_uint32, pcs)
+        joined = b"".join(bytes(g) for g in gprs)
+        gbuf = ctypes.create_string_buffer(joined, len(joined))
+        keep.append(gbuf)
+        b.gpr = ctypes.addressof(gbuf)
+        b.limit = arr(ctypes.c_uint64, limits)
+        out = (ctypes.c_uint64 * (2 * n))()
+        b.out = ctypes.addressof(out)
+        ops = (EeOp * max(len(io.ops), 1))()
+        for k, op in enumerate(io.ops):
+            e = ops[k]
+            e.kind, e.phase = op[0], op[1]
+            if op[0] == 1:                                  # write
+                e.a, e.n, e.data = op[2], len(op[3]), arr(ctypes.c_uint8, op[3])
+            elif op[0] == 2:                                # and8
+                e.a, e.n, e.data = op[2], len(op[3]), arr(ctypes.c_uint32, op[3])
+            elif op[0] == 3:                                # gather
+                e.n, e.data = len(op[2]), arr(ctypes.c_uint32, op[2])
+            else:                                           # taps: row word k is tuple index k - 1
+                _, _, tap, regs, arg, offset, nw = op
+                e.a, e.arg, e.off, e.n, e.nregs = tap.addr, arg + 1, offset, nw, len(regs)
+                e.regs = sum((r + 1) << (4 * j) for j, r in enumerate(regs))
+        keep.append(ops)
+        b.ops, b.nops = ctypes.addressof(ops), len(io.ops)
+        per_call, per_tap = io.per_call(), io.per_tap()
+        b.room_gathered = max(per_call.values(), default=0)
+        b.room_tapped = TAP_CAP * max(per_tap.values(), default=0)
+        gathered = (ctypes.c_uint32 * max(sum(per_call.get(i % io.period, 0) for i in range(io.period))
+                                          * (n // io.period + 1), 1))()
+        tapped = (ctypes.c_uint32 * max(2 * b.room_tapped, 1))()
+        b.gathered, b.gathered_cap = ctypes.addressof(gathered), len(gathered)
+        b.tapped, b.tapped_cap = ctypes.addressof(tapped), len(tapped)
+        counts = (ctypes.c_uint32 * max(n, 1))()
+        b.tap_counts = ctypes.addressof(counts)
+        regs = sorted(io.guard_regs.items())
+        b.nguard = len(regs)
+        b.guard_reg = arr(ctypes.c_uint32, [r for r, _ in regs])
+        b.guard_val = arr(ctypes.c_uint64, [v for _, v in regs])
+        b.nruns = len(io.guard_runs)
+        b.runs = arr(ctypes.c_uint32, [x for run in io.guard_runs for x in run])
+        taps = {t.addr: t for t in io.taps()}
+
+        def flush():
+            """C's output so far onto io's, before Python adds a call's own (call order)."""
+            if b.ngathered:
+                io._gathered.append(np.frombuffer(gathered, dtype=np.uint32, count=b.ngathered).copy())
+            if b.ntapped:
+                io._tapped.append(np.frombuffer(tapped, dtype=np.uint32, count=b.ntapped).copy())
+            b.ngathered = b.ntapped = 0
+
+        def marks():
+            """Drain the tap buffer; per gathered tap, where the current call's calls start."""
+            n_tap, first = st.tap_n, b.tap_from
+            mine = dict.fromkeys(taps, 0)
+            if n_tap > first and taps:
+                for a in self._taps[TAP_WORDS * first:TAP_WORDS * n_tap:TAP_WORDS]:
+                    if a in mine:
+                        mine[a] += 1
+            if n_tap:
+                self._drain_taps()
+            return {a: len(t.calls) - mine[a] for a, t in taps.items()}
+
+        self._ensure(pcs[0])
+        self._sync_rest_in()
+        baddr = ctypes.addressof(b)
+        current = True                  # the C state holds everything but the next call's R, RH
+        self._ended_in_c = True
+        while b.i < n:
+            if not current:
+                self._sync_rest_in()
+                current = True
+            self._ensure(pcs[b.i])
+            prog = self.prog
+            if not b.resume:
+                b.tap_from = st.tap_n
+            else:
+                b.tap_from = 0              # the finished call's taps, moved back (_taps_back)
+            if self.timing:
+                t0 = time.perf_counter()
+                prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
+                self.c_seconds += time.perf_counter() - t0
+                self.c_runs += 1
+            else:
+                prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
+            stop, i = b.stop, b.i
+            if stop == STOP_DONE:
+                break
+            if stop == STOP_ROOM:
+                if st.tap_n:
+                    self._drain_taps()
+                flush()
+                continue
+            flush()                 # call i's rest, guard and ops in Python, in call order
+            at = marks()
+            if stop == STOP_LEFT:
+                self.m._call_target = pcs[i]
+                _, steps = self._loop(st.pc, limits[i], sync=False, steps=st.steps)
+                current = self._ended_in_c
+                # a call the Python engine finished (its budget met mid-block) left v0 in the lists
+                v0 = _V0.unpack_from(self.mv, _OFF_R + 2 * _V0.size)[0] if current else m.R[2]
+                out[2 * i], out[2 * i + 1] = v0 & 0xFFFFFFFF, steps
+                if st.tap_n:
+                    self._drain_taps()
+                if current and self._taps_back(taps, at):
+                    b.resume = 1            # its guard and ops in C, as for a call C finished
+                    continue
+            else:
+                self._ended_in_c = True
+            io.after_call(m, i, at)
+            b.i = i + 1
+        if st.tap_n:
+            self._drain_taps()
+        flush()
+        done = np.frombuffer(bytes(counts)[:4 * n], dtype=np.uint32)
+        io.tap_counts = np.maximum(io.tap_counts, done)
+        io.finish()
+        if current:
+            self.sync_out(lazy=True)
+        return [(out[2 * i], out[2 * i + 1]) for i in range(n)]
+
+    def _taps_back(self, taps, marks) -> bool:
+        """A batch's call that Python finished: its calls of the gathered taps (those after
+        marks[address] in each hook's calls) moved back into the emptied tap buffer, in call
+        order per tap, for C to gather; False (nothing moved) when they do not fit."""
+        st = self.st
+        rows = []
+        for a, t in taps.items():
+            got = t.calls[marks[a]:]
+            rows.extend((a,) + tuple(r) for r in got)
+        if len(rows) > TAP_CAP // 2:
+            return False
+        for a, t in taps.items():
+            del t.calls[marks[a]:]
+        buf = self._taps
+        for k, row in enumerate(rows):
+            buf[TAP_WORDS * k:TAP_WORDS * (k + 1)] = row
+        st.tap_n = len(rows)
+        return True
+
+    def _loop(self, pc: int, limit: int, sync: bool = True, steps: int = 0) -> Tuple[int, int]:
+        """The run from pc (its registers in C) to the sentinel, `steps` already run. sync=False
+        leaves the registers in C at the end (call_each); _ended_in_c says whether C holds the
+        newest state then (a run that met its budget ends in the Python engine, on the lists)."""
         m = self.m
         st = self.st
-        steps = 0
         self._ended_in_c = False
         while pc != SENTINEL:
             prog = self.prog
