@@ -112,3 +112,28 @@ def test_a_failing_compiler_is_a_host_error_naming_the_compiler(cache, monkeypat
         run_words(None, _sum_words())
     assert not isinstance(e.value, EmulationError)
     assert "/bin/false" in str(e.value) and "pc 0x" not in str(e.value)
+
+
+STANDIN = os.path.join(os.path.dirname(__file__), "..", "..", "standin", "standin.elf")
+PATCHED = "SetAnmCtrlWork__5ccAnmFP13ccAnmCtrlWorki"
+
+
+def _patched_call(lines):
+    """The stand-in with PATCHED's first instructions replaced by `lines`, called once: its v0."""
+    from eemu_ext.core.machine import Machine
+    m = Machine()
+    m.load_elf(STANDIN)
+    at = m.symbol(PATCHED)
+    for i, line in enumerate(lines):
+        m.write_u32(at + 4 * i, asm(line, at + 4 * i))
+    return m.call(PATCHED, 0, 0)
+
+
+def test_code_patched_after_loading_runs_as_patched_not_as_a_program_of_other_code(cache):
+    """The walk of the code is kept per image; a function patched after loading (as the ABI tests
+    patch SetAnmCtrlWork) reaches code that walk never saw. Two patches that agree on the bytes
+    the first walk found and differ beyond them each run their own code."""
+    assert _patched_call(["addiu v0, zero, 1", "jr ra", "nop"]) == 1      # the walk: 3 words there
+    head = ["nop", "nop", "nop"]
+    assert _patched_call(head + ["addiu v0, zero, 2", "jr ra", "nop"]) == 2
+    assert _patched_call(head + ["addiu v0, zero, 3", "jr ra", "nop"]) == 3

@@ -151,7 +151,8 @@ def _image_identity(img) -> str:
     return ident
 
 
-_SPANS: Dict[str, List[Tuple[int, int]]] = {}     # image identity -> the code the walk found
+# image identity -> (the code the walk found, the digest of the bytes it found there)
+_SPANS: Dict[str, Tuple[List[Tuple[int, int]], str]] = {}
 
 
 def _spans_file(ident: str) -> str:
@@ -159,23 +160,32 @@ def _spans_file(ident: str) -> str:
 
 
 def _load_spans(ident: str):
-    """The spans an earlier process's walk found for this image and translator, or None."""
+    """(spans, digest) an earlier process's walk found for this image and translator, or None."""
     try:
         with open(_spans_file(ident), encoding="utf-8") as f:
             got = json.load(f)
-        return [(int(a), int(b)) for a, b in got]
-    except (OSError, ValueError, TypeError):
+        return [(int(a), int(b)) for a, b in got["spans"]], str(got["digest"])
+    except (OSError, ValueError, TypeError, KeyError):
         return None
 
 
-def _save_spans(ident: str, spans) -> None:
+def _spans_digest(m, spans) -> str:
+    """The digest of the bytes now in memory at `spans`."""
+    h = hashlib.sha256()
+    for a, b in spans:
+        h.update(a.to_bytes(4, "little"))
+        h.update(m.read(a, b - a))
+    return h.hexdigest()
+
+
+def _save_spans(ident: str, spans, digest: str) -> None:
     """Write atomically: a worker that reads a half-written file would walk again, no harm, but a
     torn list must never be taken for the code."""
     try:
         os.makedirs(build.cache_dir(), exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".spans-", dir=build.cache_dir())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump([[a, b] for a, b in spans], f)
+            json.dump({"spans": [[a, b] for a, b in spans], "digest": digest}, f)
         os.replace(tmp, _spans_file(ident))
     except OSError as e:
         raise HostError(f"native engine: the build cache {build.cache_dir()} cannot be written ({e})") from None
@@ -202,7 +212,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     hi = max((b for _, b in ranges), default=0)
     th = translator_hash(m.decoder.rows)
     ident = f"{_image_identity(m.image)}-{th}" if m.image is not None else None
-    spans = _SPANS.get(ident) if ident is not None else None
+    walked = _SPANS.get(ident) if ident is not None else None
     found = None
 
     def inside(pc):
@@ -213,25 +223,31 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     # forever);
     # anything past that runs in the Python engine.
     budget = 200_000 if m.image is not None else NO_IMAGE_BLOCKS * max(1, len(roots))
-    if spans is None and ident is not None:
+    if walked is None and ident is not None:
         # DECISION: the walk's result is cached on disk beside the libraries, keyed by the image
         # (segment bytes, entry, function symbols) and the translator: every worker of a bulk run
         # and every run after the first skips the walk (0.8 s on the stand-in).
-        spans = _load_spans(ident)
-        if spans is not None:
-            _SPANS[ident] = spans
+        walked = _load_spans(ident)
+    # DECISION: a walk's spans hold only for the code it walked: where the bytes at the spans are
+    # no longer the ones the walk saw (code written after loading: a patched function, a test's
+    # broken one), the code may reach further or elsewhere, so the walk is done again. The image's
+    # identity alone would reuse a walk of other code, and the program key, which hashes only the
+    # bytes at the spans, could then name a program compiled from other code.
+    spans = digest = None
+    if walked is not None and _spans_digest(m, walked[0]) == walked[1]:
+        spans, digest = walked
     if spans is None:
         if not build_it:
             return None
         found = Translator(m).discover(roots, inside, budget, text=False)
         spans = _merge((b.start, b.end) for b in found.values())
+        digest = _spans_digest(m, spans)
         if ident is not None:
-            _SPANS[ident] = spans
-            _save_spans(ident, spans)
+            _save_spans(ident, spans, digest)
+    if ident is not None:
+        _SPANS[ident] = (spans, digest)
     h = hashlib.sha256()
-    for a, b in spans:
-        h.update(a.to_bytes(4, "little"))
-        h.update(m.read(a, b - a))
+    h.update(digest.encode())
     h.update(repr(sorted(roots)).encode())
     cc = build.compiler() or ""
     h.update(build.compiler_version(cc).encode() if cc else b"")      # a new compiler is a new program
