@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.checks import answered
 from harness.checks import controllers as c_controllers
 from harness.checks.controllers import LIGHT_FIELDS, same_pose
 from harness.checks import fobj as c_fobj
@@ -34,7 +35,6 @@ from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
 from harness.compare.blend_inputs import blend_context
-from harness.compare.ledger import mark
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
 
@@ -171,24 +171,6 @@ def light(q, a, ctx, tally, _anim):
                           object=q.get("object"), time=times[k],
                           context={"light": q.get("light"), "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
                                    "absent": int(j) not in fields}))
-    return True
-
-
-# -- materials (checks.md §2.2) ---------------------------------------------------------------------
-def material(q, a, ctx, tally, anim):
-    g = q["game"]
-    if g.get("compiled") is False:
-        tally.fail(record(ctx, "materials", "material controller", None, None, object=q.get("material"),
-                          track=q.get("track"), floats=False,
-                          context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
-        return False
-    c_materials.count_material(c_materials.record_of(anim, q["track"]), tally)
-    tally.count("material cases", len(q["times"]))
-    for k, t in enumerate(q["times"]):
-        for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
-            if int(g[field][k]) != int(a[field][k]):
-                tally.fail(record(ctx, "materials", field, int(a[field][k]), int(g[field][k]), object=q.get("material"),
-                                  track=q.get("track"), time=t, floats=fl, context={"crop": q["crop"]}))
     return True
 
 
@@ -394,7 +376,7 @@ def world(q, a, ctx, tally, _anim):
     return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
 
 
-COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": material, "playback": playback,
+COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": c_materials.compare, "playback": playback,
            "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
@@ -402,16 +384,11 @@ if set(COMPARE) != set(vocabulary.QUERY_KINDS):
 
 
 def compare(q, a, ctx, tally, anim):
-    """Compare the answer `a` to query `q` of the chunk whose parse is `anim` (its kind's function
-    above: the chunk's parse says what the check counts of what it compared) and, when the query was
-    compared to its end (no step stopped it, the game compiled what it asks), mark the records it
-    covers in the ledger (the query's "ledger": [kind, key, weight], from the export): the ledger
+    """Compare the answer `a` to query `q` of the chunk whose parse is `anim` by its kind's
+    comparison (the chunk's parse says what the check counts of what it compared) and mark the
+    records it covers in the ledger when it was compared to its end (checks.answered): the ledger
     of a model's run is the checks' (harness/compare/ledger.py)."""
-    complete = COMPARE[q["kind"]](q, a, ctx, tally, anim)
-    if complete:
-        for kind, key, weight in q.get("ledger") or ():
-            mark(tally, kind, tuple(key) if isinstance(key, list) else key, weight)
-    return complete
+    return answered(COMPARE[q["kind"]], q, a, ctx, tally, anim)
 
 
 CHECK_OF = vocabulary.QUERY_KINDS         # query kind -> the check whose query it is

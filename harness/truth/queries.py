@@ -116,41 +116,6 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     return [q, m]
 
 
-def materials(game, ch, anim, prof, r):
-    """checks.md §2.2: per material (its first record) the crops, times, U, V and the u16 u, v."""
-    entries = game.load(ch.data)
-    first = c_materials.first_records(anim)
-    game.new_anm()
-    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
-    out = []
-    for mt in first.values():
-        rec = mt.record
-        q = {"kind": "material", "track": rec.index, "material": rec.material}
-        entry = paired.get(rec.index)
-        if entry is None:
-            q.update(crop=[0, 0], times=[], game={"compiled": False})
-            out.append(q)
-            continue
-        crop_u, crop_v, times = c_materials.material_case(anim, rec, r, prof)
-        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
-        g = {"U": [], "V": [], "u": [], "v": []}
-        for t in times:
-            game.reset_work(work)
-            game.set_work(work, t)
-            su, sv = game.words(mm.SCRATCH, 2)
-            u, v = game.material_uv(mat)
-            g["U"].append(su)
-            g["V"].append(sv)
-            g["u"].append(u)
-            g["v"].append(v)
-        # formats.md §4.6: the later records of a material are compared through its first
-        ledger = [["material records", later.record.index, 1] for later in anim.materials
-                  if later.material == mt.material]
-        q.update(crop=[crop_u, crop_v], times=[int(t) for t in times], game=g, ledger=ledger)
-        out.append(q)
-    return out
-
-
 def playback(game, ch, anim, prof, r):
     """checks.md §4: per drawn speed, every step's frame counter and return value, the posed
     tracks' coord words at each step that evaluates a pose, the morphers' states from frame 1."""
@@ -382,7 +347,7 @@ def _world_calls(draws):
 
 
 # check name -> the function that asks the game its queries (the checks' run order)
-EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
+EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": notes,
              "morph": modify, "fobj": fobj, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}

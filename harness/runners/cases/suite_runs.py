@@ -30,7 +30,7 @@ def controllers_suite(game, corpus, opts, cases=CONTROLLER_CASES):
             controllers.check_tracks(game, anim, game.load(ch.data), ctx, tally, prof,
                                            rng(seed, cid, "controllers"))
         if anim.materials:
-            materials.check_materials(game, anim, game.load(ch.data), ctx, tally, prof,
+            materials.check_materials(game, ch, anim, ctx, tally, prof,
                                               rng(seed, cid, "materials"))
     return tally
 
