@@ -22,7 +22,7 @@ import numpy as np
 
 from harness.checks import answered
 from harness.checks import controllers as c_controllers
-from harness.checks.controllers import LIGHT_FIELDS, same_pose
+from harness.checks.controllers import same_pose
 from harness.checks import fobj as c_fobj
 from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
@@ -31,7 +31,6 @@ from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
 from ground import vocabulary
 from ground.fields import Field
-from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
 from harness.compare.blend_inputs import blend_context
@@ -147,30 +146,6 @@ def multistep(q, a, ctx, tally, _anim):
             tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
                               track=q.get("track"), time=t, deviation=float(d), tolerance=float(bound),
                               context={"deltas": q["deltas"], "passed": passed}))
-    return True
-
-
-# -- the direct light (docs/lights.md) ----------------------------------------------------------------
-def light(q, a, ctx, tally, _anim):
-    """The present channels' words against the model's; an absent channel's words keep the
-    harness's poison (the game against itself: needs no model)."""
-    g = q["game"]
-    if g.get("compiled") is False:
-        tally.count("no light controller")
-        tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=q.get("object"),
-                          floats=False, context={"light": q.get("light"), "why": "no table entry with a "
-                                                 "kind-0x0605 ctrl for this direct light record"}))
-        return False
-    times, fields = q["times"], list(q["fields"])
-    tally.count("direct light cases", len(times))
-    G, A = _u32(g["words"]).reshape(len(times), len(LIGHT_FIELDS)), _u32(a["words"]).reshape(len(times), len(fields))
-    want = np.full(G.shape, mm.POISON, dtype=np.uint32)
-    want[:, fields] = A
-    for k, j in zip(*np.nonzero(G != want)):
-        tally.fail(record(ctx, "controllers", c_controllers.light_field(j), int(want[k, j]), int(G[k, j]),
-                          object=q.get("object"), time=times[k],
-                          context={"light": q.get("light"), "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
-                                   "absent": int(j) not in fields}))
     return True
 
 
@@ -376,7 +351,7 @@ def world(q, a, ctx, tally, _anim):
     return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
 
 
-COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": c_materials.compare, "playback": playback,
+COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
            "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "

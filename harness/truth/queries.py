@@ -52,31 +52,7 @@ def controllers(game, ch, anim, prof, r):
             continue
         ts, holds = c_controllers.track_times(anim, tr, r, prof)
         out += track_queries(game, anim, tr, entry, ts, holds)
-    return out + light_queries(game, anim, entries, prof, r)
-
-
-def light_queries(game, anim, entries, prof, r):
-    """docs/lights.md: per direct light its times (drawn after every track's, as the check does),
-    the words of its present channels to compare (`fields`, indices into the 15 of
-    controllers.LIGHT_FIELDS), and the game's 15 words after each time."""
-    paired = entries_by_record([lt.record for lt in anim.lights], entries, mm.KIND_DIRECT_LIGHT)
-    out = []
-    for lt in anim.lights:
-        rec = lt.record
-        q = {"kind": "light", "light": rec.index, "object": rec.object}
-        entry = paired.get(rec.index)
-        if entry is None:
-            q.update(times=[], fields=[], game={"compiled": False})
-            out.append(q)
-            continue
-        ts = c_controllers.light_times(anim, lt, r, prof)
-        work, light = game.light_work(entry.ctrl)
-        words = game.light_times(work, light, ts)
-        present = [j for j, w in enumerate(anim.light_words(lt, 0)) if w is not None]
-        q.update(times=[int(t) for t in ts], fields=present, ledger=[["direct light records", rec.index, 1]],
-                 game={"words": words.tolist()})
-        out.append(q)
-    return out
+    return out + c_controllers.light_queries(game, anim, entries, prof, r)
 
 
 def _uncompiled(tr):
