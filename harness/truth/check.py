@@ -252,29 +252,6 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def notes(q, a, ctx, tally, anim):
-    g = q["game"]
-    plan = q["plan"]
-    c_notes.count_run(anim, tally)
-    where = lambda i: {"plan": plan[:i + 1]}
-    stop = _forwards("note", g["forward"], a["forward"], ctx, tally, where)
-    c_notes.count_steps(anim, [tuple(p) for p in plan], stop, tally)
-    for i, again in g.get("repeated") or ():   # the game against itself: needs no model
-        if i <= stop and i < len(plan):        # the check calls it again before it compares the step
-            c_notes.count_repeated(tally)
-            if [list(n) for n in again] != [list(n) for n in g["notes"][i]]:
-                tally.fail(record(ctx, "notes", "repeated NoteProcess", g["notes"][i], again, step=i,
-                                  floats=False, context=where(i)))
-    before = 0
-    for i in range(stop):
-        if [list(n) for n in g["notes"][i]] != [list(n) for n in a["notes"][i]]:
-            tally.fail(record(ctx, "notes", "notes", a["notes"][i], g["notes"][i], step=i, time=before,
-                              floats=False, context=dict(where(i), time_before=before)))
-        # the time the next step starts from (a mismatch's context only): 0 after a restart
-        before = 0 if a["forward"][i][1] and plan[i][1] else a["forward"][i][0]
-    return stop == len(plan)
-
-
 def fobj(q, a, ctx, tally, anim):
     g = q["game"]
     for obj in g.get("objects_without_entry") or ():
@@ -352,7 +329,7 @@ def world(q, a, ctx, tally, _anim):
 
 
 COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
-           "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
+           "notes": c_notes.compare, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
                       f"QUERY_KINDS {sorted(vocabulary.QUERY_KINDS)}")

@@ -152,39 +152,6 @@ def _playback_bound(ref, tracks, n):
     return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
-def notes(game, ch, anim, prof, r):
-    """checks.md §6: the plan's steps; after each the frame counter, return value and the notes
-    NoteProcess delivered (NoteProcess called again every fifth step, as the check does)."""
-    entries = game.load(ch.data)
-    return [notes_query(game, ch, anim, entries, c_notes.plan_of(anim, prof, r))]
-
-
-def notes_query(game, ch, anim, entries, plan):
-    """One run of the note plan [(step, restart)] from time 0 on the loaded chunk's entries."""
-    game.playback(entries, ch.names, 256)
-    game.give_every_entry_an_instance(entries, 0x100)
-    game.enable_notes()
-    forward, delivered, ledger, repeated = [], [], {}, []
-    for i, s, restart, time, want in planned(anim, plan):
-        got = game.forward(s)
-        first = game.note_process()
-        if i % 5 == 0:          # NoteProcess again: it must hand on the same notes (checks.md §6.2)
-            repeated.append([i, [[int(x) for x in n] for n in game.note_process()]])
-        forward.append([int(got[0]), int(got[1])])
-        delivered.append([[int(x) for x in n] for n in first])
-        for n in anim.passed_notes(time, s):            # the records the check counts compared
-            ledger[n.record.offset] = 1
-        if time == 0:
-            ledger.update((n.offset, 1) for n in anim.notes if n.frame == 0)
-        # DECISION: the restart follows the reference's end of the step, as the check's does, so
-        # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
-        if anim.restarts(want, restart):
-            game.restart()
-    return {"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
-            "ledger": [["F_Note records", k, 1] for k in ledger],
-            "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
-
-
 def fobj(game, ch, anim, prof, r):
     """checks.md §7: per plan (a1 = 0, 1, then single frames) the steps' frame counters and, at
     each step into another frame, the coord words of every object whose F_Obj pose is in force."""
@@ -256,7 +223,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
         game.new_anm()
         qs = [_uncompiled(tr)] if entry is None else track_queries(game, anim, tr, entry, sorted(set(items)))
     elif check == "notes":
-        qs = [notes_query(game, ch, anim, entries, [tuple(p) for p in items])]
+        qs = [c_notes.query(game, ch, anim, entries, [tuple(p) for p in items])]
     elif check == "fobj":
         qs = [fobj_query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
     elif check == "playback":
@@ -323,7 +290,7 @@ def _world_calls(draws):
 
 
 # check name -> the function that asks the game its queries (the checks' run order)
-EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": notes,
+EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
              "morph": modify, "fobj": fobj, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}

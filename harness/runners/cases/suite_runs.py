@@ -56,7 +56,7 @@ def notes_suite(game, corpus, opts, cases=NOTE_CASES, steps=NOTE_STEPS):
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, seed)
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(seed, cid, "notes"), anim.frames, steps)
-        notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, plan)
+        notes.check_notes(game, ch, anim, ctx, tally, plan)
     return tally
 
 
