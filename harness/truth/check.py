@@ -252,44 +252,6 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def fobj(q, a, ctx, tally, anim):
-    g = q["game"]
-    for obj in g.get("objects_without_entry") or ():
-        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
-                          context={"why": "no table entry for the F_Obj record's object"}))
-    tally.count("fobj runs")
-    a1 = q["a1"]
-    where = lambda i: {"plan": q["plan"][:i + 1], "a1": a1}
-    stop = _forwards("fobj", g["forward"], a["forward"], ctx, tally, where, pair=True)
-    missing = set(g.get("objects_without_entry") or ())
-    c_fobj.count_steps(anim, [tuple(p) for p in q["plan"]], stop,
-                       [o for o in c_fobj.fobj_objects(anim) if o not in missing], tally)
-    for k, (i, objs) in enumerate(q["read"]):
-        if i >= stop:
-            break
-        frame = g["forward"][i][0] >> 8
-        for j, obj in enumerate(objs):
-            c_fobj.count_pose(tally)
-            gp, ap = g["poses"][k][j], a["poses"][k][j]
-            ctx_ = {"plan_step": i, "a1": a1, "plan": q["plan"][:i + 1]}
-            if ap is None:
-                tally.fail(record(ctx, "fobj", "pose in force", None, "read", object=obj, step=i, time=frame << 8,
-                                  floats=False, context=dict(ctx_, why="the model has no F_Obj pose in force "
-                                                                       "for this object at this step")))
-                continue
-            for word in range(12):
-                if gp["matrix"][word] != ap["matrix"][word]:
-                    tally.fail(record(ctx, "fobj", coord_field(word), ap["matrix"][word], gp["matrix"][word],
-                                      object=obj, step=i, time=frame << 8, context=ctx_))
-            if gp["localtp"] != ap["localtp"]:
-                tally.fail(record(ctx, "fobj", "localtp", ap["localtp"], gp["localtp"], object=obj, step=i,
-                                  time=frame << 8, context=ctx_))
-            if gp["flags"] != ap["flags"]:
-                tally.fail(record(ctx, "fobj", "flags", ap["flags"], gp["flags"], object=obj, step=i,
-                                  time=frame << 8, floats=False, context=ctx_))
-    return stop == len(q["plan"])
-
-
 def modify(q, a, ctx, tally, _anim):
     got, exp = q["game"]["vertices"], a["vertices"]
     targets = [(t["positions"], t["scale"], t["weight"]) for t in q["targets"]]
@@ -329,7 +291,7 @@ def world(q, a, ctx, tally, _anim):
 
 
 COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
-           "notes": c_notes.compare, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
+           "notes": c_notes.compare, "fobj": c_fobj.compare, "modify": modify, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
                       f"QUERY_KINDS {sorted(vocabulary.QUERY_KINDS)}")

@@ -26,7 +26,6 @@ from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
-from harness.compare.steps import planned
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.profiles import rng
@@ -152,46 +151,6 @@ def _playback_bound(ref, tracks, n):
     return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
-def fobj(game, ch, anim, prof, r):
-    """checks.md §7: per plan (a1 = 0, 1, then single frames) the steps' frame counters and, at
-    each step into another frame, the coord words of every object whose F_Obj pose is in force."""
-    out = []
-    entries = game.load(ch.data)
-    for k, (a1, plan) in enumerate(c_fobj.plans(anim, prof, r)):
-        if k:
-            entries = game.load(ch.data)
-        out.append(fobj_query(game, ch, anim, entries, a1, plan))
-    return out
-
-
-def fobj_query(game, ch, anim, entries, a1, plan):
-    """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
-    coords, missing = c_fobj.start_fobj(game, anim, entries, ch.names, a1)
-    state = {}
-    forward, read, poses, ledger = [], [], [], {}
-    never_in_force = c_fobj.never_in_force_of(anim)
-    for i, s, restart, time, want in planned(anim, plan):
-        got = game.forward(s)
-        forward.append([int(got[0]), int(got[1])])
-        if c_fobj.poses_read(anim, time, want, coords, state) is not None:
-            for obj, rec in state.items():
-                ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
-            if state:
-                read.append([i, list(state)])
-                row = []
-                for obj in state:
-                    words = game.coord_matrix(coords[obj])
-                    row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
-                                "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
-                                "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
-                poses.append(row)
-        if anim.restarts(want, restart):
-            game.restart()
-    return {"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
-            "ledger": [["F_Obj records", k, 1] for k in ledger],
-            "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}}
-
-
 def modify(game, ch, anim, prof, r):
     """checks.md §5.1: each real blend of the chunk's F_Morpher records through ccMorpher::Modify.
     The query carries every input (the base and target vertices, scales and weights)."""
@@ -225,7 +184,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     elif check == "notes":
         qs = [c_notes.query(game, ch, anim, entries, [tuple(p) for p in items])]
     elif check == "fobj":
-        qs = [fobj_query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
+        qs = [c_fobj.query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
     elif check == "playback":
         if not items or len(set(items)) != 1:
             raise HarnessError(f"steps {items}: a model's playback query plays n steps of one speed "
@@ -291,7 +250,7 @@ def _world_calls(draws):
 
 # check name -> the function that asks the game its queries (the checks' run order)
 EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
-             "morph": modify, "fobj": fobj, "objects": objects, "world": world}
+             "morph": modify, "fobj": c_fobj.queries, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
 

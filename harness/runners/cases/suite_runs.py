@@ -96,5 +96,5 @@ def fobj_suite(game, corpus, opts, cases=FOBJ_CASES, steps=60):
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(opts.seed, cid, "fobj"), anim.frames, steps)
         for a1 in (0, 1):
-            fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, plan, a1)
+            fobj.check_fobj(game, ch, anim, game.load(ch.data), ctx, tally, plan, a1)
     return tally
