@@ -30,10 +30,8 @@ from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
 from ground import vocabulary
-from ground.fields import Field
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
-from harness.compare.blend_inputs import blend_context
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
 
@@ -252,24 +250,6 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def modify(q, a, ctx, tally, _anim):
-    got, exp = q["game"]["vertices"], a["vertices"]
-    targets = [(t["positions"], t["scale"], t["weight"]) for t in q["targets"]]
-    tally.count("morph cases")
-    tally.count("morph vertices", len(got))
-    c_morph.morph_quirks(c_morph.MorphCase(None, q["base"], q["base_scale"], targets), got, tally)
-    time = None if q.get("frame") is None else q["frame"] * 256
-    desc = {"morpher": q.get("morpher"), "frame": q.get("frame"), "mmat": q.get("mmat"), "vertices": len(q["base"])}
-    for i, (e, v) in enumerate(zip(exp, got)):
-        for k in range(3):
-            if e[k] != v[k]:
-                tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], v[k], object=q.get("morpher"),
-                                  time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], targets, i)))
-    if len(exp) != len(got):
-        tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
-    return True
-
-
 def objects(q, a, ctx, tally, _anim):
     """The model's view of the anm's objects against the game's, as the objects check compares."""
     from harness.checks import objects as c_objects
@@ -291,7 +271,7 @@ def world(q, a, ctx, tally, _anim):
 
 
 COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
-           "notes": c_notes.compare, "fobj": c_fobj.compare, "modify": modify, "objects": objects, "world": world}
+           "notes": c_notes.compare, "fobj": c_fobj.compare, "modify": c_morph.compare, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
                       f"QUERY_KINDS {sorted(vocabulary.QUERY_KINDS)}")

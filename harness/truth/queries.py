@@ -151,22 +151,6 @@ def _playback_bound(ref, tracks, n):
     return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
-def modify(game, ch, anim, prof, r):
-    """checks.md §5.1: each real blend of the chunk's F_Morpher records through ccMorpher::Modify.
-    The query carries every input (the base and target vertices, scales and weights)."""
-    out = []
-    for case in c_morph.real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices):
-        got = game.modify(case.base, case.base_scale, case.targets)
-        out.append({"kind": "modify", "morpher": case.morpher, "frame": case.frame, "mmat": case.mmat,
-                    "base": [list(v) for v in case.base], "base_scale": case.base_scale,
-                    "targets": [{"positions": [list(v) for v in pos], "scale": sc, "weight": w}
-                                for pos, sc, w in case.targets],
-                    "ledger": ([["morph vertices", [case.record.offset, case.mmat], len(case.base)]]
-                               + ([["F_Morpher records", case.record.offset, 1]] if case.last_mmat else [])),
-                    "game": {"vertices": [list(v) for v in got]}})
-    return out
-
-
 # -- a replay: one check on an explicit input (shrinking and `harness replay` with a model) -------
 def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     """The queries of check `check` (a name, not an alias) on chunk `ch` with the replay input
@@ -250,7 +234,7 @@ def _world_calls(draws):
 
 # check name -> the function that asks the game its queries (the checks' run order)
 EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
-             "morph": modify, "fobj": c_fobj.queries, "objects": objects, "world": world}
+             "morph": c_morph.queries, "fobj": c_fobj.queries, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
 
