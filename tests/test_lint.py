@@ -47,8 +47,10 @@ def contracts_tree(tmp_path, files):
     for pkg in conf["root_packages"]:
         (tmp_path / pkg).mkdir()
         (tmp_path / pkg / "__init__.py").write_text("")
-    for c in conf["contracts"]:                     # every layer a layers contract names
-        for layer in (m.strip() for entry in c.get("layers", ()) for m in entry.split("|")):
+    for c in conf["contracts"]:                     # every layer a layers contract names, every
+        named = [m.strip() for entry in c.get("layers", ()) for m in entry.split("|")]
+        named += [m for m in c.get("source_modules", ()) + c.get("forbidden_modules", ()) if "." in m]
+        for layer in named:                         # module a forbidden contract names below a package
             *pkgs, last = layer.split(".")
             if last == "__main__":
                 (tmp_path.joinpath(*pkgs) / "__main__.py").write_text("")
@@ -72,6 +74,8 @@ def contracts_tree(tmp_path, files):
     ({"reference/y.py": "import eemu_ext\n"}, "the reference is independent"),
     ({"harness/compare/z.py": "from harness.checks import w\n", "harness/checks/w.py": ""},
      "harness layers"),
+    ({"harness/checks/w.py": "from harness.truth import check\n", "harness/truth/check.py": ""},
+     "the checks import nothing of the truth files"),
     ({"corpus/a.py": "from corpus import b\n", "corpus/b.py": "from corpus import a\n"},
      "no import circle"),
     ({"eemu_ext/isa/row.py": "from eemu_ext.core import machine\n", "eemu_ext/core/machine.py": ""},

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple
 
 from ground import vocabulary
+from harness.compare.ledger import mark
 
 
 @dataclass
@@ -123,6 +124,19 @@ def parse_reference(ch, float_model):
     """The reference model of corpus chunk `ch` under `float_model`: what a check compares against."""
     from reference import Animation
     return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
+
+
+def answered(compare, q, a, ctx, tally, anim):
+    """Compare the answer `a` (docs/truth.md §3: the reference's in process, or a model's) to query
+    `q` (with the game's words under "game") by the check's `compare(q, a, ctx, tally, anim)` and,
+    when the query was compared to its end (no step stopped it, the game compiled what it asks),
+    mark the records it covers in the ledger (the query's "ledger": [kind, key, weight]). True
+    when it was compared to its end."""
+    complete = compare(q, a, ctx, tally, anim)
+    if complete:
+        for kind, key, weight in q.get("ledger") or ():
+            mark(tally, kind, tuple(key) if isinstance(key, list) else key, weight)
+    return complete
 
 
 def replay(check, game, ch, ctx, items, **args):

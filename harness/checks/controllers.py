@@ -13,9 +13,10 @@ from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
 from harness.compare import tolerance
 from harness import HarnessError
-from harness.checks import Check, Replay
+from harness.checks import Check, Replay, answered
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
+from reference import serve
 
 
 
@@ -48,33 +49,57 @@ def light_times(anim, lt, rng, prof):
 
 def check_lights(game, anim, entries, ctx, tally, prof, rng):
     """docs/lights.md: each direct light record, at the controller check's times, word for word:
-    a present channel's words equal the reference's, an absent channel's keep the harness's
-    poison (SetAnmCtrlWork leaves them as they were)."""
+    the game's words of each light query against the reference's answer (compare_light)."""
+    for q in light_queries(game, anim, entries, prof, rng):
+        answered(compare_light, q, serve.light(anim, q), ctx, tally, anim)
+
+
+def light_queries(game, anim, entries, prof, r):
+    """docs/lights.md: per direct light its times (drawn after every track's, as the check draws
+    them), the words of its present channels to compare (`fields`, indices into the 15 of
+    LIGHT_FIELDS), and the game's 15 words after each time: the light queries (docs/truth.md §3)."""
     paired = entries_by_record([lt.record for lt in anim.lights], entries, mm.KIND_DIRECT_LIGHT)
+    out = []
     for lt in anim.lights:
         rec = lt.record
+        q = {"kind": "light", "light": rec.index, "object": rec.object}
         entry = paired.get(rec.index)
         if entry is None:
-            tally.count("no light controller")
-            tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=rec.object,
-                              floats=False, context={"light": rec.index, "why": "no table entry with a "
-                                                     "kind-0x0605 ctrl for this direct light record"}))
+            q.update(times=[], fields=[], game={"compiled": False})
+            out.append(q)
             continue
-        ts = light_times(anim, lt, rng, prof)
+        ts = light_times(anim, lt, r, prof)
         work, light = game.light_work(entry.ctrl)
-        compare_light(anim, lt, ts, game.light_times(work, light, ts), ctx, tally)
-        mark(tally, "direct light records", rec.index)
+        words = game.light_times(work, light, ts)
+        present = [j for j, w in enumerate(anim.light_words(lt, 0)) if w is not None]
+        q.update(times=[int(t) for t in ts], fields=present, ledger=[["direct light records", rec.index, 1]],
+                 game={"words": words.tolist()})
+        out.append(q)
+    return out
 
 
-def compare_light(anim, lt, ts, words, ctx, tally):
-    """The game's light words (n, 15) at times ts against Animation.light_words."""
-    rec = lt.record
-    tally.count("direct light cases", len(ts))
-    for k, t in enumerate(ts):
-        want = [mm.POISON if w is None else w for w in anim.light_words(lt, t)]
-        for j, (e, g) in enumerate(zip(want, (int(x) for x in words[k]))):
-            if e != g:
-                tally.fail(light_mismatch(ctx, rec, j, e, g, t, anim.clamp(t)))
+def compare_light(q, a, ctx, tally, anim):
+    """The game's 15 words of light query `q` at each time against the answer `a` (the words of
+    the present channels, `fields`): a present channel's words equal the answer's, an absent
+    channel's keep the harness's poison (SetAnmCtrlWork leaves them as they were; the game
+    against itself, needing no answer). False when the game compiled no controller for it."""
+    g = q["game"]
+    if g.get("compiled") is False:
+        tally.count("no light controller")
+        tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=q.get("object"),
+                          floats=False, context={"light": q.get("light"), "why": "no table entry with a "
+                                                 "kind-0x0605 ctrl for this direct light record"}))
+        return False
+    rec = anim.lights[q["light"]].record
+    times, fields = q["times"], list(q["fields"])
+    tally.count("direct light cases", len(times))
+    G = np.asarray(g["words"], dtype=np.int64).astype(np.uint32).reshape(len(times), len(LIGHT_FIELDS))
+    want = np.full(G.shape, mm.POISON, dtype=np.uint32)
+    want[:, fields] = np.asarray(a["words"], dtype=np.int64).astype(np.uint32).reshape(len(times), len(fields))
+    for k, j in zip(*np.nonzero(G != want)):
+        t = times[k]
+        tally.fail(light_mismatch(ctx, rec, int(j), int(want[k, j]), int(G[k, j]), t, anim.clamp(t)))
+    return True
 
 
 def light_mismatch(ctx, rec, j, expected, got, t, T, check="controllers"):

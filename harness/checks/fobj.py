@@ -1,11 +1,12 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
-from harness.checks import Check, Replay
-from harness.checks.playback import coord_field
+from harness.checks import Check, Replay, answered
+from harness.checks.playback import NINE_AND_T, coord_field
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.compare.tables import first_entry
 from harness.compare.steps import note_plan, planned, restarted
 from harness.driver import memory_map as mm
+from reference import serve
 
 
 
@@ -16,13 +17,17 @@ def applies(case):
 
 def run(case):
     """The plan with +0xA1 = 0, again with +0xA1 = 1, then one run of single-frame steps."""
-    game, ch, anim, ctx, tally, prof = case.game, case.ch, case.anim, case.ctx, case.tally, case.prof
-    rng = case.rng
+    for a1, plan, entries in _loaded_plans(case.game, case.ch, case.anim, case.prof, case.rng):
+        check_fobj(case.game, case.ch, case.anim, entries, case.ctx, case.tally, plan, a1)
+
+
+def _loaded_plans(game, ch, anim, prof, rng):
+    """(a1, plan, the chunk's entries loaded afresh for it) of each of the chunk's plans."""
     entries = game.load(ch.data)
-    for k, (a1, p) in enumerate(plans(anim, prof, rng)):
+    for k, (a1, plan) in enumerate(plans(anim, prof, rng)):
         if k:
             entries = game.load(ch.data)
-        check_fobj(game, anim, entries, ch.names, ctx, tally, p, a1)
+        yield a1, plan, entries
 
 
 def plans(anim, prof, rng):
@@ -34,34 +39,118 @@ def plans(anim, prof, rng):
     every_frame = [(256, False)] * min(max(1, anim.frames - 1), prof.playback_max_steps)
     return [(0, plan), (1, plan), (0, every_frame)]
 
-def check_fobj(game, anim, entries, names, ctx, tally, plan, a1):
-    """One run of a plan with coord +0xA1 = a1 (checks.md §7, items 2-5)."""
-    coords, missing = start_fobj(game, anim, entries, names, a1)
-    for obj in missing:
-        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
-                          context={"why": "no table entry for the F_Obj record's object"}))
-    tally.count("fobj runs")
+def check_fobj(game, ch, anim, entries, ctx, tally, plan, a1):
+    """One run of a plan with coord +0xA1 = a1 (checks.md §7, items 2-5) on the loaded chunk's
+    entries: the game's words of the run's query against the reference's answer
+    (reference/serve.py's, in process)."""
+    q = query(game, ch, anim, entries, a1, plan)
+    return answered(compare, q, serve.fobj(anim, q), ctx, tally, anim)
+
+
+def queries(game, ch, anim, prof, r):
+    """The check's queries (docs/truth.md §3, kind "fobj"): one per plan (a1 = 0, 1, then single
+    frames)."""
+    return [query(game, ch, anim, entries, a1, plan) for a1, plan, entries in _loaded_plans(game, ch, anim, prof, r)]
+
+
+def query(game, ch, anim, entries, a1, plan):
+    """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries:
+    the steps' frame counters and, at each step into another frame, the coord words (matrix,
+    localtp, flags) of every object whose F_Obj pose is in force."""
+    coords, missing = start_fobj(game, anim, entries, ch.names, a1)
+    state = {}
+    forward, read, poses = [], [], []
+    for i, s, restart, time, want in planned(anim, plan):
+        got = game.forward(s)
+        forward.append([int(got[0]), int(got[1])])
+        if poses_read(anim, time, want, coords, state) is not None and state:
+            read.append([i, list(state)])
+            row = []
+            for obj in state:
+                words = game.coord_matrix(coords[obj])
+                row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
+                            "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
+                            "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
+            poses.append(row)
+        if anim.restarts(want, restart):
+            game.restart()
+    return {"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
+            "ledger": [["F_Obj records", k, 1] for k in compared_records(anim, plan, len(plan), list(coords))],
+            "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}}
+
+
+def compared_records(anim, plan, n, objects):
+    """The F_Obj records (their file offsets) the first n steps of `plan` compare, of `objects`
+    (those with a coord): each pose in force at a step that reads one, and the records never in
+    force it stands for."""
     # DECISION: a record never in force (animation-semantics.md §11: one at frame 0, or one that a
     # later record of its object in the same frame supersedes) is compared through the pose that
     # is in force instead (a game that applied it would differ there): it counts compared with it.
     never_in_force = never_in_force_of(anim)
+    out, state = {}, {}
+    for i, _, _, time, want in planned(anim, plan):
+        if i >= n:
+            break
+        if poses_read(anim, time, want, objects, state) is not None:
+            for obj, rec in state.items():
+                out.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
+    return list(out)
+
+
+def compare(q, a, ctx, tally, anim):
+    """The game's words of F_Obj query `q` step by step against the answer `a` (per step the
+    frame counter and return value, at each read step the poses in force), walking the plan as
+    the chunk's parse plays it: the first step whose frame counter or return value differs stops
+    the comparison and is recorded, the steps before it count their records compared; what the
+    check counts (the poses that persist, the restarts) comes from the parse. False when a step
+    stopped it."""
+    g, a1 = q["game"], q["a1"]
+    plan = [tuple(p) for p in q["plan"]]
+    missing = g.get("objects_without_entry") or ()
+    for obj in missing:
+        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
+                          context={"why": "no table entry for the F_Obj record's object"}))
+    tally.count("fobj runs")
+    objects = [o for o in fobj_objects(anim) if o not in missing]
+    reads = {int(i): (k, objs) for k, (i, objs) in enumerate(q["read"])}
     state = {}
     for i, s, restart, time, want in planned(anim, plan):
-        got = game.forward(s)
         tally.count("fobj steps")
         where = {"plan": [list(p) for p in plan[:i + 1]], "time_before": time, "a1": a1}
-        if got != (want.time, int(bool(want.ended))):
-            tally.fail(record(ctx, "fobj", "frame counter", [want.time, int(bool(want.ended))], list(got),
-                              step=i, time=time, floats=False, context=where))
+        got, exp = [int(x) for x in g["forward"][i]], [int(x) for x in a["forward"][i]]
+        if got != exp:
+            tally.fail(record(ctx, "fobj", "frame counter", exp, got, step=i, time=time, floats=False, context=where))
+            for k in compared_records(anim, plan, i, objects):
+                mark(tally, "F_Obj records", k)
             return False
-        if poses_read(anim, time, want, coords, state, tally) is not None:
-            for obj, rec in state.items():
-                compare_fobj(game, anim, coords[obj], rec, a1, ctx, tally, i, want.pose_at >> 8, where)
-                for r in never_in_force.get((obj, rec.frame), []) + [rec]:
-                    mark(tally, "F_Obj records", r.offset)
-        if restarted(anim, want, restart, tally, "fobj restarts"):
-            game.restart()
+        if poses_read(anim, time, want, objects, state, tally) is not None and i in reads:
+            k, objs = reads[i]
+            for j, obj in enumerate(objs):
+                compare_pose(g["poses"][k][j], a["poses"][k][j], state[obj], ctx, tally, i,
+                             want.pose_at >> 8, where)
+        restarted(anim, want, restart, tally, "fobj restarts")
     return True
+
+
+def compare_pose(got, want, rec, ctx, tally, step, frame, where):
+    """One coord's words (+0x40's translation and 3x3, +0x88 localtp, +0xA2 bits 0-1; checks.md
+    §7.4) against the answer's pose in force of F_Obj record `rec`'s object, exactly: the
+    translation first, then the 3x3, column by column."""
+    count_pose(tally)
+    def fail(field, e, g, floats=True):
+        tally.fail(record(ctx, "fobj", field, e, g, object=rec.object, step=step, time=frame << 8,
+                          floats=floats, context=dict(where, record_frame=rec.frame,
+                                                      record=[f"0x{w:08x}" for w in rec.words])))
+    if want is None:
+        fail("pose in force", None, "read", floats=False)
+        return
+    for j in (9, 10, 11, *range(9)):                # got/want["matrix"]: NINE_AND_T's words
+        if int(got["matrix"][j]) != int(want["matrix"][j]):
+            fail(coord_field(j), int(want["matrix"][j]), int(got["matrix"][j]))
+    if int(got["localtp"]) != int(want["localtp"]):
+        fail("localtp", int(want["localtp"]), int(got["localtp"]))
+    if int(got["flags"]) != int(want["flags"]):
+        fail("flags", int(want["flags"]), int(got["flags"]), floats=False)
 
 
 def poses_read(anim, time, want, objects, state, tally=None):
@@ -73,18 +162,6 @@ def poses_read(anim, time, want, objects, state, tally=None):
         if tally is not None:
             tally.quirk("fobj_persisted", len(state) - len(read))
     return read
-
-
-def count_steps(anim, plan, n, objects, tally):
-    """What the check counts of the first n steps of `plan` besides its comparisons (the poses
-    that persist, the restarts): the steps a comparison of the game's words with a model's answers
-    compared (harness.truth.check). objects: the F_Obj objects with a coord, in order."""
-    state = {}
-    for i, s, restart, time, want in planned(anim, plan):
-        if i >= n:
-            break
-        poses_read(anim, time, want, objects, state, tally)
-        restarted(anim, want, restart, tally, "fobj restarts")
 
 
 def count_pose(tally):
@@ -126,34 +203,8 @@ def never_in_force_of(anim):
     return out
 
 
-def compare_fobj(game, anim, coord, rec, a1, ctx, tally, step, frame, where):
-    """Coord +0x40 (translation exact, 3x3), +0x88 localtp, +0xA2 bits 0-1 (checks.md §7.4)."""
-    count_pose(tally)
-    words = game.coord_matrix(coord)
-    def fail(field, e, g, floats=True, **kw):
-        tally.fail(record(ctx, "fobj", field, e, g, object=rec.object, step=step, time=frame << 8,
-                          floats=floats, context=dict(where, record_frame=rec.frame,
-                                                      record=[f"0x{w:08x}" for w in rec.words]), **kw))
-    exact = anim.fobj_local_matrix(rec)     # 16 column-major u32 words in EE arithmetic
-    for i in range(3):
-        if words[12 + i] != exact[12 + i]:
-            fail(coord_field(9 + i), exact[12 + i], words[12 + i])
-    for c in range(3):
-        for r in range(3):
-            if words[4 * c + r] != exact[4 * c + r]:
-                fail(coord_field(3 * c + r), exact[4 * c + r], words[4 * c + r])
-    alpha = anim.fobj_localtp(rec)
-    got_tp = game.u32(coord + mm.COORD_LOCALTP)
-    if got_tp != alpha:
-        fail("localtp", alpha, got_tp)
-    flags = game.m.read_u8(coord + mm.COORD_FLAGS) & 3
-    want = anim.fobj_flag_bits(rec, a1)
-    if flags != want:
-        fail("flags", want, flags, floats=False)
-
-
 def replay_plan(case, plan, a1=0):
-    check_fobj(case.game, case.anim, case.game.load(case.ch.data), case.ch.names, case.ctx, case.tally,
+    check_fobj(case.game, case.ch, case.anim, case.game.load(case.ch.data), case.ctx, case.tally,
                [tuple(p) for p in plan], a1)
 
 

@@ -43,27 +43,60 @@ class MorphCase:
 
 
 def run_cases(game, cases, ctx, tally, morph):
-    """Call Modify on each case and require the reference blend exactly."""
+    """Call Modify on each case and require the blend of `morph(base, base_scale, targets)` (the
+    reference's, or a model's) exactly."""
     for case in cases:
         got = game.modify(case.base, case.base_scale, case.targets)
         exp = [tuple(v) for v in morph(case.base, case.base_scale, case.targets)]
-        tally.count("morph cases")
-        tally.count("morph vertices", len(case.base))
-        # the coverage counts are the game's words' (in a model run `exp` is the answer being judged)
-        morph_quirks(case, got, tally)
-        for i, (e, g) in enumerate(zip(exp, got)):
-            for k in range(3):
-                if e[k] != g[k]:
-                    tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], g[k], object=case.morpher,
-                                      time=None if case.frame is None else case.frame * 256,
-                                      floats=False, context=blend_context(case.describe(), case.base,
-                                                                          case.base_scale, case.targets, i)))
-        if len(exp) != len(got):
-            tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
+        compare_case(case, got, exp, ctx, tally)
         if case.record is not None:
             mark(tally, "morph vertices", (case.record.offset, case.mmat), min(len(exp), len(got)))
             if case.last_mmat:
                 mark(tally, "F_Morpher records", case.record.offset)
+
+
+def queries(game, ch, anim, prof, r):
+    """checks.md §5.1: each real blend of the chunk's F_Morpher records through ccMorpher::Modify,
+    the check's queries (docs/truth.md §3, kind "modify"): each carries every input (the base and
+    target vertices, scales and weights) and the game's blended vertices."""
+    out = []
+    for case in real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices):
+        got = game.modify(case.base, case.base_scale, case.targets)
+        out.append({"kind": "modify", "morpher": case.morpher, "frame": case.frame, "mmat": case.mmat,
+                    "base": [list(v) for v in case.base], "base_scale": case.base_scale,
+                    "targets": [{"positions": [list(v) for v in pos], "scale": sc, "weight": w}
+                                for pos, sc, w in case.targets],
+                    "ledger": ([["morph vertices", [case.record.offset, case.mmat], len(case.base)]]
+                               + ([["F_Morpher records", case.record.offset, 1]] if case.last_mmat else [])),
+                    "game": {"vertices": [list(v) for v in got]}})
+    return out
+
+
+def compare(q, a, ctx, tally, _anim):
+    """A chunk's modify query (a real blend, checks.md §5.1) against the answer's vertices, as
+    run_cases compares a blend."""
+    targets = [([tuple(p) for p in t["positions"]], t["scale"], t["weight"]) for t in q["targets"]]
+    case = MorphCase("real", [tuple(v) for v in q["base"]], q["base_scale"], targets, morpher=q.get("morpher"),
+                     frame=q.get("frame"), mmat=q.get("mmat"))
+    compare_case(case, [tuple(v) for v in q["game"]["vertices"]], [tuple(v) for v in a["vertices"]], ctx, tally)
+    return True
+
+
+def compare_case(case, got, exp, ctx, tally):
+    """The game's blended vertices `got` of one Modify case against the expected `exp`, exactly;
+    the coverage counts are the game's words' (in a model run `exp` is the answer being judged)."""
+    tally.count("morph cases")
+    tally.count("morph vertices", len(case.base))
+    morph_quirks(case, got, tally)
+    for i, (e, g) in enumerate(zip(exp, got)):
+        for k in range(3):
+            if e[k] != g[k]:
+                tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], g[k], object=case.morpher,
+                                  time=None if case.frame is None else case.frame * 256,
+                                  floats=False, context=blend_context(case.describe(), case.base,
+                                                                      case.base_scale, case.targets, i)))
+    if len(exp) != len(got):
+        tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
 
 
 def morph_quirks(case, out, tally):

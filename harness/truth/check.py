@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from harness.checks import answered
 from harness.checks import controllers as c_controllers
-from harness.checks.controllers import LIGHT_FIELDS, same_pose
+from harness.checks.controllers import same_pose
 from harness.checks import fobj as c_fobj
 from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
@@ -29,12 +30,8 @@ from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
 from ground import vocabulary
-from ground.fields import Field
-from harness.driver import memory_map as mm
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
-from harness.compare.blend_inputs import blend_context
-from harness.compare.ledger import mark
 from harness.compare.mismatch import CaseContext, record
 from corpus.names import shell_word
 
@@ -150,48 +147,6 @@ def multistep(q, a, ctx, tally, _anim):
     return True
 
 
-# -- the direct light (docs/lights.md) ----------------------------------------------------------------
-def light(q, a, ctx, tally, _anim):
-    """The present channels' words against the model's; an absent channel's words keep the
-    harness's poison (the game against itself: needs no model)."""
-    g = q["game"]
-    if g.get("compiled") is False:
-        tally.count("no light controller")
-        tally.fail(record(ctx, "controllers", "light controller", "compiled", "none", object=q.get("object"),
-                          floats=False, context={"light": q.get("light"), "why": "no table entry with a "
-                                                 "kind-0x0605 ctrl for this direct light record"}))
-        return False
-    times, fields = q["times"], list(q["fields"])
-    tally.count("direct light cases", len(times))
-    G, A = _u32(g["words"]).reshape(len(times), len(LIGHT_FIELDS)), _u32(a["words"]).reshape(len(times), len(fields))
-    want = np.full(G.shape, mm.POISON, dtype=np.uint32)
-    want[:, fields] = A
-    for k, j in zip(*np.nonzero(G != want)):
-        tally.fail(record(ctx, "controllers", c_controllers.light_field(j), int(want[k, j]), int(G[k, j]),
-                          object=q.get("object"), time=times[k],
-                          context={"light": q.get("light"), "offset": f"+0x{mm.LIGHT_WORDS[j]:X}",
-                                   "absent": int(j) not in fields}))
-    return True
-
-
-# -- materials (checks.md §2.2) ---------------------------------------------------------------------
-def material(q, a, ctx, tally, anim):
-    g = q["game"]
-    if g.get("compiled") is False:
-        tally.fail(record(ctx, "materials", "material controller", None, None, object=q.get("material"),
-                          track=q.get("track"), floats=False,
-                          context={"why": "no table entry with a kind-0x0202 ctrl for this material"}))
-        return False
-    c_materials.count_material(c_materials.record_of(anim, q["track"]), tally)
-    tally.count("material cases", len(q["times"]))
-    for k, t in enumerate(q["times"]):
-        for field, fl in (("U", True), ("V", True), ("u", False), ("v", False)):
-            if int(g[field][k]) != int(a[field][k]):
-                tally.fail(record(ctx, "materials", field, int(a[field][k]), int(g[field][k]), object=q.get("material"),
-                                  track=q.get("track"), time=t, floats=fl, context={"crop": q["crop"]}))
-    return True
-
-
 # -- the steps of playback, notes and F_Obj ----------------------------------------------------------
 def _forwards(check, G, A, ctx, tally, where, pair=False):
     """The index of the first step whose frame counter or return value differs (recorded), or the
@@ -295,85 +250,6 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def notes(q, a, ctx, tally, anim):
-    g = q["game"]
-    plan = q["plan"]
-    c_notes.count_run(anim, tally)
-    where = lambda i: {"plan": plan[:i + 1]}
-    stop = _forwards("note", g["forward"], a["forward"], ctx, tally, where)
-    c_notes.count_steps(anim, [tuple(p) for p in plan], stop, tally)
-    for i, again in g.get("repeated") or ():   # the game against itself: needs no model
-        if i <= stop and i < len(plan):        # the check calls it again before it compares the step
-            c_notes.count_repeated(tally)
-            if [list(n) for n in again] != [list(n) for n in g["notes"][i]]:
-                tally.fail(record(ctx, "notes", "repeated NoteProcess", g["notes"][i], again, step=i,
-                                  floats=False, context=where(i)))
-    before = 0
-    for i in range(stop):
-        if [list(n) for n in g["notes"][i]] != [list(n) for n in a["notes"][i]]:
-            tally.fail(record(ctx, "notes", "notes", a["notes"][i], g["notes"][i], step=i, time=before,
-                              floats=False, context=dict(where(i), time_before=before)))
-        # the time the next step starts from (a mismatch's context only): 0 after a restart
-        before = 0 if a["forward"][i][1] and plan[i][1] else a["forward"][i][0]
-    return stop == len(plan)
-
-
-def fobj(q, a, ctx, tally, anim):
-    g = q["game"]
-    for obj in g.get("objects_without_entry") or ():
-        tally.fail(record(ctx, "fobj", "index entry", None, None, object=obj, floats=False,
-                          context={"why": "no table entry for the F_Obj record's object"}))
-    tally.count("fobj runs")
-    a1 = q["a1"]
-    where = lambda i: {"plan": q["plan"][:i + 1], "a1": a1}
-    stop = _forwards("fobj", g["forward"], a["forward"], ctx, tally, where, pair=True)
-    missing = set(g.get("objects_without_entry") or ())
-    c_fobj.count_steps(anim, [tuple(p) for p in q["plan"]], stop,
-                       [o for o in c_fobj.fobj_objects(anim) if o not in missing], tally)
-    for k, (i, objs) in enumerate(q["read"]):
-        if i >= stop:
-            break
-        frame = g["forward"][i][0] >> 8
-        for j, obj in enumerate(objs):
-            c_fobj.count_pose(tally)
-            gp, ap = g["poses"][k][j], a["poses"][k][j]
-            ctx_ = {"plan_step": i, "a1": a1, "plan": q["plan"][:i + 1]}
-            if ap is None:
-                tally.fail(record(ctx, "fobj", "pose in force", None, "read", object=obj, step=i, time=frame << 8,
-                                  floats=False, context=dict(ctx_, why="the model has no F_Obj pose in force "
-                                                                       "for this object at this step")))
-                continue
-            for word in range(12):
-                if gp["matrix"][word] != ap["matrix"][word]:
-                    tally.fail(record(ctx, "fobj", coord_field(word), ap["matrix"][word], gp["matrix"][word],
-                                      object=obj, step=i, time=frame << 8, context=ctx_))
-            if gp["localtp"] != ap["localtp"]:
-                tally.fail(record(ctx, "fobj", "localtp", ap["localtp"], gp["localtp"], object=obj, step=i,
-                                  time=frame << 8, context=ctx_))
-            if gp["flags"] != ap["flags"]:
-                tally.fail(record(ctx, "fobj", "flags", ap["flags"], gp["flags"], object=obj, step=i,
-                                  time=frame << 8, floats=False, context=ctx_))
-    return stop == len(q["plan"])
-
-
-def modify(q, a, ctx, tally, _anim):
-    got, exp = q["game"]["vertices"], a["vertices"]
-    targets = [(t["positions"], t["scale"], t["weight"]) for t in q["targets"]]
-    tally.count("morph cases")
-    tally.count("morph vertices", len(got))
-    c_morph.morph_quirks(c_morph.MorphCase(None, q["base"], q["base_scale"], targets), got, tally)
-    time = None if q.get("frame") is None else q["frame"] * 256
-    desc = {"morpher": q.get("morpher"), "frame": q.get("frame"), "mmat": q.get("mmat"), "vertices": len(q["base"])}
-    for i, (e, v) in enumerate(zip(exp, got)):
-        for k in range(3):
-            if e[k] != v[k]:
-                tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], v[k], object=q.get("morpher"),
-                                  time=time, floats=False, context=blend_context(desc, q["base"], q["base_scale"], targets, i)))
-    if len(exp) != len(got):
-        tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=desc))
-    return True
-
-
 def objects(q, a, ctx, tally, _anim):
     """The model's view of the anm's objects against the game's, as the objects check compares."""
     from harness.checks import objects as c_objects
@@ -394,24 +270,19 @@ def world(q, a, ctx, tally, _anim):
     return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
 
 
-COMPARE = {"controller": controller, "multistep": multistep, "light": light, "material": material, "playback": playback,
-           "notes": notes, "fobj": fobj, "modify": modify, "objects": objects, "world": world}
+COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
+           "notes": c_notes.compare, "fobj": c_fobj.compare, "modify": c_morph.compare, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "
                       f"QUERY_KINDS {sorted(vocabulary.QUERY_KINDS)}")
 
 
 def compare(q, a, ctx, tally, anim):
-    """Compare the answer `a` to query `q` of the chunk whose parse is `anim` (its kind's function
-    above: the chunk's parse says what the check counts of what it compared) and, when the query was
-    compared to its end (no step stopped it, the game compiled what it asks), mark the records it
-    covers in the ledger (the query's "ledger": [kind, key, weight], from the export): the ledger
+    """Compare the answer `a` to query `q` of the chunk whose parse is `anim` by its kind's
+    comparison (the chunk's parse says what the check counts of what it compared) and mark the
+    records it covers in the ledger when it was compared to its end (checks.answered): the ledger
     of a model's run is the checks' (harness/compare/ledger.py)."""
-    complete = COMPARE[q["kind"]](q, a, ctx, tally, anim)
-    if complete:
-        for kind, key, weight in q.get("ledger") or ():
-            mark(tally, kind, tuple(key) if isinstance(key, list) else key, weight)
-    return complete
+    return answered(COMPARE[q["kind"]], q, a, ctx, tally, anim)
 
 
 CHECK_OF = vocabulary.QUERY_KINDS         # query kind -> the check whose query it is

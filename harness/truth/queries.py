@@ -26,7 +26,6 @@ from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
-from harness.compare.steps import planned
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.profiles import rng
@@ -52,31 +51,7 @@ def controllers(game, ch, anim, prof, r):
             continue
         ts, holds = c_controllers.track_times(anim, tr, r, prof)
         out += track_queries(game, anim, tr, entry, ts, holds)
-    return out + light_queries(game, anim, entries, prof, r)
-
-
-def light_queries(game, anim, entries, prof, r):
-    """docs/lights.md: per direct light its times (drawn after every track's, as the check does),
-    the words of its present channels to compare (`fields`, indices into the 15 of
-    controllers.LIGHT_FIELDS), and the game's 15 words after each time."""
-    paired = entries_by_record([lt.record for lt in anim.lights], entries, mm.KIND_DIRECT_LIGHT)
-    out = []
-    for lt in anim.lights:
-        rec = lt.record
-        q = {"kind": "light", "light": rec.index, "object": rec.object}
-        entry = paired.get(rec.index)
-        if entry is None:
-            q.update(times=[], fields=[], game={"compiled": False})
-            out.append(q)
-            continue
-        ts = c_controllers.light_times(anim, lt, r, prof)
-        work, light = game.light_work(entry.ctrl)
-        words = game.light_times(work, light, ts)
-        present = [j for j, w in enumerate(anim.light_words(lt, 0)) if w is not None]
-        q.update(times=[int(t) for t in ts], fields=present, ledger=[["direct light records", rec.index, 1]],
-                 game={"words": words.tolist()})
-        out.append(q)
-    return out
+    return out + c_controllers.light_queries(game, anim, entries, prof, r)
 
 
 def _uncompiled(tr):
@@ -114,41 +89,6 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     if keyed:
         m["bound"] = {"passed": int(anim.passed(tr, sum(deltas)))}
     return [q, m]
-
-
-def materials(game, ch, anim, prof, r):
-    """checks.md §2.2: per material (its first record) the crops, times, U, V and the u16 u, v."""
-    entries = game.load(ch.data)
-    first = c_materials.first_records(anim)
-    game.new_anm()
-    paired = entries_by_record([mt.record for mt in first.values()], entries, mm.KIND_MATERIAL)
-    out = []
-    for mt in first.values():
-        rec = mt.record
-        q = {"kind": "material", "track": rec.index, "material": rec.material}
-        entry = paired.get(rec.index)
-        if entry is None:
-            q.update(crop=[0, 0], times=[], game={"compiled": False})
-            out.append(q)
-            continue
-        crop_u, crop_v, times = c_materials.material_case(anim, rec, r, prof)
-        work, mat = game.material_work(entry.ctrl, crop_u, crop_v)
-        g = {"U": [], "V": [], "u": [], "v": []}
-        for t in times:
-            game.reset_work(work)
-            game.set_work(work, t)
-            su, sv = game.words(mm.SCRATCH, 2)
-            u, v = game.material_uv(mat)
-            g["U"].append(su)
-            g["V"].append(sv)
-            g["u"].append(u)
-            g["v"].append(v)
-        # formats.md §4.6: the later records of a material are compared through its first
-        ledger = [["material records", later.record.index, 1] for later in anim.materials
-                  if later.material == mt.material]
-        q.update(crop=[crop_u, crop_v], times=[int(t) for t in times], game=g, ledger=ledger)
-        out.append(q)
-    return out
 
 
 def playback(game, ch, anim, prof, r):
@@ -211,95 +151,6 @@ def _playback_bound(ref, tracks, n):
     return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
 
 
-def notes(game, ch, anim, prof, r):
-    """checks.md §6: the plan's steps; after each the frame counter, return value and the notes
-    NoteProcess delivered (NoteProcess called again every fifth step, as the check does)."""
-    entries = game.load(ch.data)
-    return [notes_query(game, ch, anim, entries, c_notes.plan_of(anim, prof, r))]
-
-
-def notes_query(game, ch, anim, entries, plan):
-    """One run of the note plan [(step, restart)] from time 0 on the loaded chunk's entries."""
-    game.playback(entries, ch.names, 256)
-    game.give_every_entry_an_instance(entries, 0x100)
-    game.enable_notes()
-    forward, delivered, ledger, repeated = [], [], {}, []
-    for i, s, restart, time, want in planned(anim, plan):
-        got = game.forward(s)
-        first = game.note_process()
-        if i % 5 == 0:          # NoteProcess again: it must hand on the same notes (checks.md §6.2)
-            repeated.append([i, [[int(x) for x in n] for n in game.note_process()]])
-        forward.append([int(got[0]), int(got[1])])
-        delivered.append([[int(x) for x in n] for n in first])
-        for n in anim.passed_notes(time, s):            # the records the check counts compared
-            ledger[n.record.offset] = 1
-        if time == 0:
-            ledger.update((n.offset, 1) for n in anim.notes if n.frame == 0)
-        # DECISION: the restart follows the reference's end of the step, as the check's does, so
-        # the game is driven exactly as `make bulk` drives it (the two agree wherever it passes)
-        if anim.restarts(want, restart):
-            game.restart()
-    return {"kind": "notes", "plan": [[int(s), bool(x)] for s, x in plan],
-            "ledger": [["F_Note records", k, 1] for k in ledger],
-            "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
-
-
-def fobj(game, ch, anim, prof, r):
-    """checks.md §7: per plan (a1 = 0, 1, then single frames) the steps' frame counters and, at
-    each step into another frame, the coord words of every object whose F_Obj pose is in force."""
-    out = []
-    entries = game.load(ch.data)
-    for k, (a1, plan) in enumerate(c_fobj.plans(anim, prof, r)):
-        if k:
-            entries = game.load(ch.data)
-        out.append(fobj_query(game, ch, anim, entries, a1, plan))
-    return out
-
-
-def fobj_query(game, ch, anim, entries, a1, plan):
-    """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries."""
-    coords, missing = c_fobj.start_fobj(game, anim, entries, ch.names, a1)
-    state = {}
-    forward, read, poses, ledger = [], [], [], {}
-    never_in_force = c_fobj.never_in_force_of(anim)
-    for i, s, restart, time, want in planned(anim, plan):
-        got = game.forward(s)
-        forward.append([int(got[0]), int(got[1])])
-        if c_fobj.poses_read(anim, time, want, coords, state) is not None:
-            for obj, rec in state.items():
-                ledger.update((r.offset, 1) for r in never_in_force.get((obj, rec.frame), []) + [rec])
-            if state:
-                read.append([i, list(state)])
-                row = []
-                for obj in state:
-                    words = game.coord_matrix(coords[obj])
-                    row.append({"matrix": [int(words[j]) for j in NINE_AND_T],
-                                "localtp": int(game.u32(coords[obj] + mm.COORD_LOCALTP)),
-                                "flags": int(game.m.read_u8(coords[obj] + mm.COORD_FLAGS) & 3)})
-                poses.append(row)
-        if anim.restarts(want, restart):
-            game.restart()
-    return {"kind": "fobj", "a1": a1, "plan": [[int(s), bool(x)] for s, x in plan], "read": read,
-            "ledger": [["F_Obj records", k, 1] for k in ledger],
-            "game": {"forward": forward, "poses": poses, "objects_without_entry": missing}}
-
-
-def modify(game, ch, anim, prof, r):
-    """checks.md §5.1: each real blend of the chunk's F_Morpher records through ccMorpher::Modify.
-    The query carries every input (the base and target vertices, scales and weights)."""
-    out = []
-    for case in c_morph.real_cases(anim, ch.file, r, prof.morph_limit, prof.morph_max_vertices):
-        got = game.modify(case.base, case.base_scale, case.targets)
-        out.append({"kind": "modify", "morpher": case.morpher, "frame": case.frame, "mmat": case.mmat,
-                    "base": [list(v) for v in case.base], "base_scale": case.base_scale,
-                    "targets": [{"positions": [list(v) for v in pos], "scale": sc, "weight": w}
-                                for pos, sc, w in case.targets],
-                    "ledger": ([["morph vertices", [case.record.offset, case.mmat], len(case.base)]]
-                               + ([["F_Morpher records", case.record.offset, 1]] if case.last_mmat else [])),
-                    "game": {"vertices": [list(v) for v in got]}})
-    return out
-
-
 # -- a replay: one check on an explicit input (shrinking and `harness replay` with a model) -------
 def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     """The queries of check `check` (a name, not an alias) on chunk `ch` with the replay input
@@ -315,9 +166,9 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
         game.new_anm()
         qs = [_uncompiled(tr)] if entry is None else track_queries(game, anim, tr, entry, sorted(set(items)))
     elif check == "notes":
-        qs = [notes_query(game, ch, anim, entries, [tuple(p) for p in items])]
+        qs = [c_notes.query(game, ch, anim, entries, [tuple(p) for p in items])]
     elif check == "fobj":
-        qs = [fobj_query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
+        qs = [c_fobj.query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
     elif check == "playback":
         if not items or len(set(items)) != 1:
             raise HarnessError(f"steps {items}: a model's playback query plays n steps of one speed "
@@ -382,8 +233,8 @@ def _world_calls(draws):
 
 
 # check name -> the function that asks the game its queries (the checks' run order)
-EXPORTERS = {"controllers": controllers, "materials": materials, "playback": playback, "notes": notes,
-             "morph": modify, "fobj": fobj, "objects": objects, "world": world}
+EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
+             "morph": c_morph.queries, "fobj": c_fobj.queries, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
 

@@ -65,9 +65,13 @@ def test_a_light_record_that_does_not_decode_as_object_flags_channels_is_refused
 
 
 def run_compare(words, flags_words=SE1_3):
+    """The light query of the game's `words` at time 256, against the reference's answer."""
+    from reference.serve import light
     anim = Animation.parse(light_chunk(*flags_words), native=False)
+    present = [j for j, w in enumerate(anim.light_words(0, 0)) if w is not None]
+    q = {"kind": "light", "light": 0, "object": 0, "times": [256], "fields": present, "game": {"words": words}}
     tally = Tally()
-    compare_light(anim, anim.lights[0], [256], words, CaseContext("m.cmp::ANM_x", 4), tally)
+    assert compare_light(q, light(anim, q), CaseContext("m.cmp::ANM_x", 4), tally, anim)
     return tally
 
 

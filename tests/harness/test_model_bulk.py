@@ -205,14 +205,14 @@ def test_the_game_against_itself_is_checked_in_a_model_run_as_in_process(tmp_pat
 def test_a_model_run_whose_queries_leave_out_a_record_is_not_green(tmp_path, capsys, monkeypatch):
     # the ledger of a model run comes from its queries: one that covers no F_Note record fails the
     # nightly with a named cause, as the in-process ledger does
-    from harness.truth import queries
-    real = queries.notes_query
+    from harness.checks import notes
+    real = notes.query
 
     def covering_nothing(*args):
         q = real(*args)
         q["ledger"] = []
         return q
-    monkeypatch.setattr(queries, "notes_query", covering_nothing)
+    monkeypatch.setattr(notes, "query", covering_nothing)
     status, _, summary = run_dir(tmp_path, "left", chunks=CHUNKS, checks=["notes"], model=SERVE)
     capsys.readouterr()
     assert status == 1 and summary["status"] == "left out" and summary["mismatches"] == 0

@@ -30,7 +30,7 @@ def controllers_suite(game, corpus, opts, cases=CONTROLLER_CASES):
             controllers.check_tracks(game, anim, game.load(ch.data), ctx, tally, prof,
                                            rng(seed, cid, "controllers"))
         if anim.materials:
-            materials.check_materials(game, anim, game.load(ch.data), ctx, tally, prof,
+            materials.check_materials(game, ch, anim, ctx, tally, prof,
                                               rng(seed, cid, "materials"))
     return tally
 
@@ -56,7 +56,7 @@ def notes_suite(game, corpus, opts, cases=NOTE_CASES, steps=NOTE_STEPS):
         ch, ctx = corpus.chunk(cid), _ctx(opts, cid, seed)
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(seed, cid, "notes"), anim.frames, steps)
-        notes.check_notes(game, anim, game.load(ch.data), ch.names, ctx, tally, plan)
+        notes.check_notes(game, ch, anim, ctx, tally, plan)
     return tally
 
 
@@ -96,5 +96,5 @@ def fobj_suite(game, corpus, opts, cases=FOBJ_CASES, steps=60):
         anim = parse_reference(ch, opts.float_model)
         plan = note_plan(rng(opts.seed, cid, "fobj"), anim.frames, steps)
         for a1 in (0, 1):
-            fobj.check_fobj(game, anim, game.load(ch.data), ch.names, ctx, tally, plan, a1)
+            fobj.check_fobj(game, ch, anim, game.load(ch.data), ctx, tally, plan, a1)
     return tally
