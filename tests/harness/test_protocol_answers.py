@@ -77,7 +77,8 @@ def bad(k, **fields):
 DROP = object()
 
 
-@pytest.mark.parametrize("answers_, says", [
+# ids by position: a kind's name in an id would put the test under `pytest -k notes` and the like
+WRONG = [
     (bad(0, pos=[[W] * 3, [W, W, 1 << 32]]), "query controller #0: wrong shape: pos[1][2]: expected int <= 4294967295, "
                                             "found 4294967296"),
     (bad(1, alpha=1.5), "query multistep #1: wrong shape: alpha: expected int, got float, found 1.5"),
@@ -92,7 +93,10 @@ DROP = object()
     (bad(8, count=-1), "query objects #8: wrong shape: count: expected int >= 0, found -1"),
     (bad(9, pose_at="256"), "query world #9: wrong shape: pose_at: expected array, got str"),
     (bad(0, kind="controllr"), "query controller #0: wrong shape: the answer is for query controllr #0"),
-])
+]
+
+
+@pytest.mark.parametrize("answers_, says", WRONG, ids=[f"wrong{i}" for i in range(len(WRONG))])
 def test_a_field_of_the_wrong_type_or_range_is_named_with_its_kind_query_and_path(answers_, says):
     with pytest.raises(ModelError) as e:
         answered(answers_)
