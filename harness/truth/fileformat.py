@@ -19,7 +19,7 @@ import hashlib
 import json
 import os
 import zlib
-from typing import Annotated, TypedDict
+from typing import Annotated, Literal, Optional, TypedDict
 
 import msgspec
 import orjson
@@ -33,7 +33,38 @@ from harness.truth import limits
 FORMAT = "eediff-truth"
 # version 2: each chunk line carries n_queries; a 3x3 compared within a tolerance carries its bound
 VERSION = 2
-HEADER_KEYS = ("format", "version", "image", "data", "seed", "profile", "float_model", "checks", "chunks")
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class FileIdentity(TypedDict):
+    """A file the truth file was made with (harness.runners.bulk.run.file_identity)."""
+    path: str
+    size: Count
+    sha256: Digest                  # the SHA-256 form of the digest lines' (below)
+
+
+class _HeaderNeeds(TypedDict):
+    format: str
+    version: int
+    image: Optional[FileIdentity]
+    data: Optional[FileIdentity]
+    seed: int
+    profile: str
+    float_model: Literal["hw", "trunc"]
+    checks: Optional[list[str]]
+    chunks: Count
+
+
+class Header(_HeaderNeeds, total=False):
+    """Line 1 (docs/truth.md §1): what check-truth reads of it must be there and of its type; the
+    rest says where the file came from."""
+    disc: Optional[FileIdentity]
+    n: Optional[int]
+    code: str
+    volume: str
+    volume_name: str
+    volume_from: str
+    answers: Literal["sha256"]
 
 
 class TruthFileError(HarnessError):
@@ -290,12 +321,23 @@ def _json(text, label, n):
 
 
 def check_header(h, label):
+    """The header is an eediff truth file's of this version (said first: another file's or version's
+    header is named as such, not by its members), then of its type (Header), each bad member named."""
     if h.get("format") != FORMAT:
         raise TruthFileError(f"{label}:1: not an eediff truth file (format {printable(h.get('format'))!s}, "
                              f"expected {FORMAT})")
     if h.get("version") != VERSION:
         raise TruthFileError(f"{label}:1: truth format version {printable(h.get('version'))}; this eediff "
                              f"reads version {VERSION}")
-    missing = [k for k in HEADER_KEYS if k not in h]
-    if missing:
-        raise TruthFileError(f"{label}:1: the header lacks {', '.join(missing)}")
+    try:
+        msgspec.convert(h, Header)
+    except msgspec.ValidationError as exc:
+        r = Refusal(exc)
+        where = f"{label}:1: the header" + (f"'s {printable(path_text(r.keys))}" if r.keys else "")
+        if r.missing:
+            raise TruthFileError(f"{where} lacks {printable(r.missing)}") from None
+        found = printable(json_text(member(h, r.keys)))
+        if r.wanted:
+            raise TruthFileError(f"{where} must be {printable(r.wanted)}, found {found}") from None
+        raise TruthFileError(f"{where}: {printable(r.lowered())}" + ("" if "enum" in r.what else f", found {found}")) \
+            from None

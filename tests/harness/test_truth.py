@@ -367,6 +367,28 @@ def test_a_cut_or_malformed_file_is_refused_naming_the_file_and_line(truth, tmp_
     assert status == 2 and "other.jsonl:1: not an eediff truth file" in err
 
 
+HEADER_FAULTS = [
+    (lambda h: h.pop("seed"), "the header lacks seed"),
+    (lambda h: h.__setitem__("chunks", -1), "the header's chunks: expected int >= 0, found -1"),
+    (lambda h: h["image"].__setitem__("sha256", "zz"), "the header's image.sha256: expected str matching"),
+    (lambda h: h.__setitem__("float_model", "fast"), "the header's float_model: invalid enum value 'fast'"),
+    (lambda h: h.__setitem__("checks", "notes"), "the header's checks must be array | null, found \"notes\""),
+    (lambda h: h["image"].pop("size"), "the header's image lacks size"),
+]
+
+
+@pytest.mark.parametrize("k", range(len(HEADER_FAULTS)))
+def test_a_header_member_missing_or_of_the_wrong_type_is_refused_naming_it(truth, tmp_path, capsys, k):
+    """docs/truth.md §1.1: the header's members, each of its type; a bad one is named, on line 1."""
+    fault, says = HEADER_FAULTS[k]
+    lines = lines_of(truth)
+    fault(lines[0])
+    path = str(tmp_path / "header.jsonl")
+    write_lines(path, lines)
+    status, out, err = run(["check-truth", path], capsys)
+    assert status == 2 and f"header.jsonl:1: {says}" in err and "PASS" not in out, err
+
+
 def test_nothing_compared_exits_5_and_an_export_error_exits_1(truth, tmp_path, capsys):
     status, out, err = run(["check-truth", truth, "--case", "no.cmp::ANM_such"], capsys)
     assert status == 5 and "NOTHING COMPARED (exit 5)" in out
