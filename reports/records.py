@@ -106,7 +106,7 @@ class FailingChunk(TypedDict, total=False):
     mismatches: int
     error: Optional[str]
     first: dict                     # the first mismatch's check, field, object, track, time, step, expected, got, ulp
-    repro: str                      # the first mismatch's shrunk repro, else its repro
+    repro: Optional[str]            # the first mismatch's shrunk repro, else its repro (None: it has none)
 
 
 class Summary(TypedDict, total=False):

@@ -45,6 +45,34 @@ def test_a_resume_checks_the_lost_chunk_and_names_the_stray_records(small, tmp_p
     assert (chunks / "00002.json").exists()
 
 
+def test_a_resume_whose_interim_summary_is_malformed_is_a_one_line_error_naming_the_member(small, tmp_path):
+    """The harness reads its own summary.json as it reads a report's (reports.records.Summary): the
+    wall time a resume carries on from is a number, or the resume is refused naming it."""
+    run = copy_run(small, tmp_path)
+    s = summary(run)
+    s["seconds"] = "ten"
+    (run / "summary.json").write_text(json.dumps(s))
+    (run / "chunks" / "00002.json").unlink()
+    r = bulk(tmp_path, run, "--data", small[1], "--check", "controllers", "--n", "100000", "--resume", str(run))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    line, = r.stderr.strip().splitlines()[-1:]
+    assert "summary.json" in line and "'seconds'" in line and "ten" in line, r.stderr
+
+
+def test_merge_refuses_a_shard_whose_summary_is_malformed_naming_it(small, tmp_path):
+    for k in (1, 2):
+        r = bulk(tmp_path, tmp_path / f"s{k}", "--data", small[1], "--check", "controllers", "--n", "100000",
+                 "--shard", f"{k}/2")
+        assert r.returncode == 0, r.stdout + r.stderr
+    s = summary(tmp_path / "s2")
+    s["seconds"] = [1]
+    (tmp_path / "s2" / "summary.json").write_text(json.dumps(s))
+    r = harness(tmp_path, "merge", str(tmp_path / "s1"), str(tmp_path / "s2"), "--out", str(tmp_path / "m"))
+    assert r.returncode == 2 and "Traceback" not in r.stderr, r.stdout + r.stderr
+    assert "s2/summary.json" in r.stderr and "'seconds'" in r.stderr, r.stderr
+    assert not (tmp_path / "m" / "summary.json").exists()
+
+
 def test_merge_never_writes_an_input_shard(small, tmp_path):
     data = small[1]
     for k in (1, 2):

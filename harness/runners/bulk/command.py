@@ -248,11 +248,8 @@ def run_bulk(opts: Options, argv=()):
 
 def previous_seconds(rd):
     """Wall time already spent on a resumed run (from its interim summary), else 0."""
-    try:
-        from harness.runners.bulk.run import read_json
-        return float(read_json(os.path.join(rd.path, "summary.json")).get("seconds") or 0.0)
-    except (OSError, ValueError):
-        return 0.0
+    from harness.runners.bulk.run import read_summary
+    return float(read_summary(os.path.join(rd.path, "summary.json"), {}).get("seconds") or 0.0)
 
 
 def render_report(run_path, headline=False):

@@ -16,7 +16,7 @@ from ground.exits import EXIT
 from harness import HarnessError
 from harness.commands import merge_command
 from harness.runners.bulk import codecov
-from harness.runners.bulk.run import (RunDir, RunDirError, chunk_record, param_differences, read_json,
+from harness.runners.bulk.run import (RunDir, RunDirError, chunk_record, param_differences, read_summary,
                                       refuse_foreign)
 from harness.runners.bulk.shard import label, selection_digest
 
@@ -120,10 +120,7 @@ def merge_runs(paths, out, argv=None):
     p0 = shards[0][1]
     merged_from, seconds = [], 0.0
     for rd, p in shards:
-        try:
-            s = read_json(os.path.join(rd.path, "summary.json"))
-        except (OSError, ValueError):
-            s = {}
+        s = read_summary(os.path.join(rd.path, "summary.json"), {})
         seconds += float(s.get("seconds") or 0.0)
         merged_from.append({"shard": label(p), "run": rd.path, "run_id": p.get("run_id"),
                             "started": p.get("started"), "jobs": p.get("jobs"), "seconds": s.get("seconds"),

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-from reports.records import ReportError, load_chunk, read_chunk
+from reports.records import ReportError, load_chunk, load_summary, read_chunk
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))   # harness/runners/bulk/ -> the checkout
 from harness.options import RUNS  # noqa: E402  (run directories live under build/runs)
@@ -223,6 +223,17 @@ def read_json(path):
         return json.load(f)
 
 
+def read_summary(path, missing=None):
+    """A run's summary.json read and checked against its type (reports.records.Summary): `missing`
+    when there is none, RunDirInvalid naming the file and the member when it does not read as one."""
+    if not os.path.isfile(path):
+        return missing
+    try:
+        return load_summary(path)
+    except ReportError as exc:
+        raise RunDirInvalid(str(exc)) from None
+
+
 def chunk_record(path, load=read_chunk):
     """A chunk record read and validated by the record schema (reports.records: load_chunk fills
     its optional members, read_chunk keeps it as written); a bad one is RunDirInvalid naming the
@@ -430,10 +441,7 @@ class RunDir:
         s = os.path.join(self.path, "summary.json")
         if not os.path.isfile(s):
             return False
-        try:
-            return bool(read_json(s).get("complete"))
-        except (OSError, ValueError):
-            return False
+        return bool(read_summary(s, {}).get("complete"))
 
     def summarize(self, seconds=None, interrupted=False):
         """summary.json from params.json and the chunk records (reports.summary.summarize, the one
