@@ -261,7 +261,10 @@ def structures(kinds, declared=None) -> dict:
 def declared_structure(kind, struct):
     """The answer structure of query kind `kind` made from the Struct a check declares (checks.QueryKind):
     its fields after "i", tagged `kind`; its fit(q, a) is the Struct's own (none: the types say all),
-    a ValueError it raises a Shape."""
+    a ValueError it raises a Shape.
+    DECISION: a check declares a plain Struct of its answer's fields, never a subclass of Answer:
+    harness/checks imports nothing of harness/truth (an import contract), so the tagged structure
+    the answer line decodes into is made here from it (msgspec.defstruct), once per kind."""
     fields = []
     for f in msgspec.structs.fields(struct):
         if f.default is not msgspec.NODEFAULT:
@@ -299,7 +302,7 @@ def current() -> dict:
 
 
 _CURRENT = []                   # [the key current() made its table for, the table]
-ANSWERS = current()             # at import: a query kind without its structure is an ImportError
+current()                       # at import: a query kind without its structure is an ImportError
 
 
 def answer_line(structures_=None):

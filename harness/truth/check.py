@@ -288,7 +288,7 @@ def comparisons():
     return out
 
 
-COMPARE = comparisons()             # at import: a kind without its comparison is an ImportError
+comparisons()             # at import: a kind without its comparison is an ImportError (no table kept: the registry may grow)
 
 
 def compare(q, a, ctx, tally, anim):

@@ -89,6 +89,8 @@ class BuiltIn:
         from harness import checks
         from reference import Animation
         declared = checks.query_kinds()
+        # DECISION: the chunk parsed as reference/serve.py parses a request's (no names), so a
+        # declared kind is answered in process from what a model would be sent
         anim = Animation.parse(data, ext=ext or None, float_model=float_model, where=chunk_id)
         answers = []
         for q in asked:

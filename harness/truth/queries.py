@@ -282,6 +282,8 @@ def chunk_line(game, ch, index, opts, prof, only=None, anim=None, timing=None):
         if check not in wanted:
             continue
         if check not in exporting:
+            # DECISION: a check that applies but asks no queries is an error, never left out of
+            # the line: a truth file or a model run would otherwise pass a check it never asked
             raise HarnessError(f"check {check}: asks the game no queries (its Check declares no `queries`), so "
                                f"it has no truth line and no model run")
         t0 = _time.time()
