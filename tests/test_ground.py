@@ -43,8 +43,10 @@ def test_the_query_kinds_are_said_once_and_each_is_compared_exported_and_answere
     from harness.truth import check, queries
     from reference import serve
     assert set(vocabulary.QUERY_KINDS.values()) == set(vocabulary.CHECKS)
-    assert check.CHECK_OF == vocabulary.QUERY_KINDS and set(check.COMPARE) == set(vocabulary.QUERY_KINDS)
-    assert [k for c in vocabulary.CHECKS for k in queries.KINDS_OF[c]] == list(vocabulary.QUERY_KINDS)
+    assert all(check.check_of(k) == c for k, c in vocabulary.QUERY_KINDS.items())
+    assert set(check.comparisons()) == set(vocabulary.QUERY_KINDS)
+    assert [k for c in vocabulary.CHECKS for k in queries.kinds_of(c)] == list(vocabulary.QUERY_KINDS)
+    assert list(queries.exporters()) == list(vocabulary.CHECKS)
     assert serve.KINDS == tuple(vocabulary.QUERY_KINDS)
 
 

@@ -6,6 +6,13 @@ how a mismatch's input is replayed and shrunk, and whether provenance traces its
 runs on one `Case` (the game, the chunk, its parsed Anime, the case context, the tally, the
 profile, the check's rng and the speed).
 
+A check that asks the game queries (docs/truth.md §3: what a truth file holds and a model answers)
+declares them: `queries`, the function that asks the game a chunk's queries, and `query_kinds`,
+one `QueryKind` per kind of query it asks (its comparison, the built-in reference's answer, the
+answer's structure). The truth export, check-truth, a model run and the built-in answering take
+their tables from these declarations (`query_kinds()`, `builders()`); a check whose run is only
+its queries runs by `queries_run`.
+
 To add a check, add one module here that defines `CHECK = Check(...)`, and its name to the shared
 vocabulary (ground/vocabulary.py, which reports, the truth files and the pytest plugin read); the
 registry imports every module of this package, holds them to the vocabulary and runs their checks
@@ -45,11 +52,32 @@ class Replay:
     key: the input's name, also the replay option (`--steps`, `--plan`, `--times`); args: the other
     arguments the replay takes, each a replay option of its own (`--a1`, `--track`); input(m): the
     input of mismatch m as (items, {arg: value}), None when m carries none; run(game, ch, ctx,
-    items, **args): the Tally of one replay."""
+    items, **args): the Tally of one replay; queries(game, ch, anim, items, **args): the queries of
+    one replay with the game's words, what a model is asked when a model run shrinks (None: the
+    first checks', harness/truth/queries.replay_queries)."""
     key: str
     input: Callable[[dict], Optional[Tuple[list, dict]]]
     run: Callable[..., Any]
     args: Tuple[str, ...] = ()
+    queries: Optional[Callable[..., list]] = None
+
+
+@dataclass(frozen=True)
+class QueryKind:
+    """One kind of query a check asks (docs/truth.md §3).
+
+    name: the kind (the query's "kind", a key of ground/vocabulary.py's QUERY_KINDS naming this
+    check); compare(q, a, ctx, tally, anim): the game's words of query q (under "game") against the
+    answer a, recorded into the tally, True when q was compared to its end (checks.answered marks
+    its ledger then); answer(anim, q): the built-in reference's answer to q as a dict of its fields
+    (numpy arrays welcome), anim the chunk's parse; structure: the answer's fields as a msgspec
+    Struct (without "i" and "kind", which every answer has), with an optional classmethod
+    fit(q, a) raising ValueError when the answer's sizes are not those q asks for; None when
+    harness/truth/answers.py holds the kind's structure (the kinds of the first checks)."""
+    name: str
+    compare: Callable[..., bool]
+    answer: Callable[[Any, dict], dict]
+    structure: Optional[type] = None
 
 
 @dataclass(frozen=True)
@@ -62,6 +90,9 @@ class Check:
     aliases: Tuple[str, ...] = ()        # other names that select it (its sub-checks' mismatches)
     replay: Optional[Replay] = None      # None: its mismatches are not shrunk or replayed
     traced_call: Optional[str] = None    # the game call provenance records for its mismatches
+    # (game, ch, anim, prof, r) -> the chunk's queries with the game's words (docs/truth.md §3)
+    queries: Optional[Callable[..., list]] = None
+    query_kinds: Tuple[QueryKind, ...] = ()   # the kinds of query `queries` asks
 
     @property
     def names(self):
@@ -126,6 +157,29 @@ def parse_reference(ch, float_model):
     return Animation.parse(ch.data, names=ch.names, ext=ch.ext, float_model=float_model)
 
 
+def query_kinds():
+    """query kind -> (the name of the check that declares it, its QueryKind), in run order."""
+    return {k.name: (c.name, k) for c in CHECKS for k in c.query_kinds}
+
+
+def builders():
+    """check name -> the function that asks the game its queries, of the checks that declare one."""
+    return {c.name: c.queries for c in CHECKS if c.queries is not None}
+
+
+def queries_run(queries, kinds):
+    """The run of a check whose run is only its queries: ask the game the chunk's queries
+    (`queries`, the check's builder), answer each by its kind's built-in answer and compare it
+    through `answered`, as a model's answer would be."""
+    by_kind = {k.name: k for k in kinds}
+
+    def run(case):
+        for q in queries(case.game, case.ch, case.anim, case.prof, case.rng):
+            kind = by_kind[q["kind"]]
+            answered(kind.compare, q, kind.answer(case.anim, q), case.ctx, case.tally, case.anim)
+    return run
+
+
 def answered(compare, q, a, ctx, tally, anim):
     """Compare the answer `a` (docs/truth.md §3: the reference's in process, or a model's) to query
     `q` (with the game's words under "game") by the check's `compare(q, a, ctx, tally, anim)` and,
@@ -166,6 +220,12 @@ def spoken(found) -> None:
         if odd:
             raise ImportError(f"harness/checks: check {c.name} needs record kind(s) {', '.join(odd)} not in "
                               f"ground/vocabulary.py's RECORD_KINDS")
+        for k in c.query_kinds:
+            if vocabulary.QUERY_KINDS.get(k.name) != c.name:
+                raise ImportError(f"harness/checks: check {c.name} declares the query kind {k.name!r}, which "
+                                  f"ground/vocabulary.py's QUERY_KINDS does not name as its")
+        if c.query_kinds and c.queries is None:
+            raise ImportError(f"harness/checks: check {c.name} declares query kinds but no `queries` to ask them")
 
 
 CHECKS: Tuple[Check, ...] = discover()

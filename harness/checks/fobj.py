@@ -1,5 +1,5 @@
 """F_Obj check (new in eediff): coord poses after playback steps, persistence included (checks.md §7)."""
-from harness.checks import Check, Replay, answered
+from harness.checks import Check, QueryKind, Replay, answered
 from harness.checks.playback import NINE_AND_T, coord_field
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -214,4 +214,5 @@ def replayed_plan(m):
 
 
 CHECK = Check("fobj", order=5, kinds=("fobj",), applies=applies, run=run,
-              replay=Replay("plan", replayed_plan, replay_plan, args=("a1",)))
+              replay=Replay("plan", replayed_plan, replay_plan, args=("a1",)), queries=queries,
+              query_kinds=(QueryKind("fobj", compare, serve.fobj),))

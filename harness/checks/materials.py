@@ -6,7 +6,7 @@ words), the reference answers them in process through reference/serve.py's own a
 an answer in docs/truth.md §3's shape: a model's answer of a truth file goes through the same
 function (harness/truth/check.py).
 """
-from harness.checks import Check, answered
+from harness.checks import Check, QueryKind, answered
 from harness.compare.keys import keys_around, sample_times
 from harness.compare.mismatch import record
 from harness.compare.tables import entries_by_record
@@ -127,4 +127,5 @@ def channel_words(c):
     return []
 
 
-CHECK = Check("materials", order=1, kinds=("material",), applies=applies, run=run)
+CHECK = Check("materials", order=1, kinds=("material",), applies=applies, run=run, queries=queries,
+              query_kinds=(QueryKind("material", compare, serve.material),))

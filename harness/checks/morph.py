@@ -2,12 +2,12 @@
 import random
 
 from ground.fields import Field
-from harness.checks import Check
+from harness.checks import Check, QueryKind
 from harness.compare.bits import f32_bits
 from harness.compare.blend_inputs import blend_context
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
-from reference import morph as reference_morph
+from reference import morph as reference_morph, serve
 
 NEG_ZERO = 0x80000000
 MINUS_1_8192 = 0xB9000000          # -1/8192: lane_z = -1 with lane_x = lane_y = 0
@@ -207,4 +207,11 @@ def edge_cases():
     ]
 
 
-CHECK = Check("morph", order=4, kinds=("morph",), applies=applies, run=run)
+def answer(anim, q):
+    """The built-in reference's blend of modify query q (reference/serve.py's, as it answers a model
+    run), in the float model of the chunk's parse."""
+    return serve.modify(q, anim.float_model)
+
+
+CHECK = Check("morph", order=4, kinds=("morph",), applies=applies, run=run, queries=queries,
+              query_kinds=(QueryKind("modify", compare, answer),))

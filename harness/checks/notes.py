@@ -1,5 +1,5 @@
 """Note checks: _AnimateForward + NoteProcess over generated steps, restarts, repeats (checks.md §6)."""
-from harness.checks import Check, Replay, answered
+from harness.checks import Check, QueryKind, Replay, answered
 from harness.checks.playback import step_quirks
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
@@ -172,4 +172,5 @@ def replayed_plan(m):
 
 
 CHECK = Check("notes", order=3, kinds=("note",), applies=applies, run=run,
-              replay=Replay("plan", replayed_plan, replay_plan))
+              replay=Replay("plan", replayed_plan, replay_plan), queries=queries,
+              query_kinds=(QueryKind("notes", compare, serve.notes),))

@@ -1,6 +1,6 @@
 """The answer of each query kind (docs/truth.md §3), one typed structure per kind.
 
-A model's answer line is decoded into these in one step (msgspec, ANSWER_LINE): the line's JSON
+A model's answer line is decoded into these in one step (msgspec, answer_line()): the line's JSON
 is read straight into its kind's fields (the kind picked by the answer's "kind"), each of its
 type, every word a whole number in its range, a field missing or of another type named with its
 path. What a type cannot say, the sizes the query fixes (so many times, steps, tracks, read
@@ -11,6 +11,7 @@ alone. A wrong answer is a Shape naming the field.
 from __future__ import annotations
 
 import base64
+import functools
 import json
 from typing import Annotated, Any, Optional, TypedDict, Union
 
@@ -18,7 +19,7 @@ import msgspec
 import numpy as np
 
 from corpus.names import printable
-from ground.vocabulary import QUERY_KINDS
+from ground import vocabulary
 
 U32 = 0xFFFFFFFF
 # DECISION: an answer's array of u32 words may also be one string, "u32:" and the base64 of its
@@ -238,30 +239,85 @@ class World(Answer, tag="world"):
 # the list fields of an "objects" answer (reference/objects.py view, docs/truth.md §3)
 OBJECTS_FIELDS = ("index", "entries", "parents", "claims", "node_tables", "inits", "draws", "frees")
 
-def structures(kinds) -> dict:
-    """query kind -> its answer's structure, for each of `kinds`; a kind without one (or a
-    structure of no kind) is an ImportError naming it."""
-    out = {cls.__struct_config__.tag: cls for cls in Answer.__subclasses__()}
-    if set(out) != set(kinds):
-        raise ImportError(f"harness.truth.answers: the query kinds {sorted(set(kinds) ^ set(out))} have no "
-                          f"answer structure, or are no query kind (ground.vocabulary.QUERY_KINDS)")
+# the structures of this module, one per query kind of the checks that declare theirs here (not
+# in their QueryKind): taken once, before any structure is made from a declaration
+BUILT_IN = {cls.__struct_config__.tag: cls for cls in Answer.__subclasses__()}
+
+
+def structures(kinds, declared=None) -> dict:
+    """query kind -> its answer's structure, for each of `kinds`: this module's (BUILT_IN) and one
+    made from each structure a check declares (`declared`: kind -> its QueryKind's structure). A
+    kind without one (or with two), or a structure of no kind, is an ImportError naming it."""
+    declared = declared or {}
+    twice = sorted(set(declared) & set(BUILT_IN))
+    out = dict(BUILT_IN, **{k: declared_structure(k, struct) for k, struct in declared.items()})
+    if twice or set(out) != set(kinds):
+        raise ImportError(f"harness.truth.answers: the query kinds {sorted(set(kinds) ^ set(out)) + twice} have no "
+                          f"answer structure (or two), or are no query kind (ground.vocabulary.QUERY_KINDS)")
     return out
 
 
-ANSWERS = structures(QUERY_KINDS)
+@functools.lru_cache(maxsize=None)
+def declared_structure(kind, struct):
+    """The answer structure of query kind `kind` made from the Struct a check declares (checks.QueryKind):
+    its fields after "i", tagged `kind`; its fit(q, a) is the Struct's own (none: the types say all),
+    a ValueError it raises a Shape.
+    DECISION: a check declares a plain Struct of its answer's fields, never a subclass of Answer:
+    harness/checks imports nothing of harness/truth (an import contract), so the tagged structure
+    the answer line decodes into is made here from it (msgspec.defstruct), once per kind."""
+    fields = []
+    for f in msgspec.structs.fields(struct):
+        if f.default is not msgspec.NODEFAULT:
+            fields.append((f.name, f.type, f.default))
+        elif f.default_factory is not msgspec.NODEFAULT:
+            fields.append((f.name, f.type, msgspec.field(default_factory=f.default_factory)))
+        else:
+            fields.append((f.name, f.type))
+    own = getattr(struct, "fit", None)
+
+    def fit(_cls, q, a):
+        if own is None:
+            return
+        try:
+            own(q, a)
+        except Shape:
+            raise
+        except ValueError as exc:
+            raise Shape(str(exc)) from None
+    return msgspec.defstruct(struct.__name__, fields, bases=(Answer,), tag=kind, module=struct.__module__,
+                             namespace={"fit": classmethod(fit)})
 
 
-AnyAnswer = Union[tuple(ANSWERS.values())]       # the kind's structure, picked by "kind"
+def current() -> dict:
+    """query kind -> answer structure, of the query kinds as they are now (ground/vocabulary.py's
+    QUERY_KINDS, the checks' declarations, harness/checks); made again only when either changes."""
+    from harness import checks
+    key = (checks.CHECKS, vocabulary.QUERY_KINDS, tuple(vocabulary.QUERY_KINDS.items()))
+    if _CURRENT and all(a is b for a, b in zip(_CURRENT[0][:2], key[:2])) and _CURRENT[0][2] == key[2]:
+        return _CURRENT[1]
+    out = structures(vocabulary.QUERY_KINDS, {k: kind.structure for k, (_, kind) in checks.query_kinds().items()
+                                              if kind.structure is not None})
+    _CURRENT[:] = [key, out]
+    return out
 
 
-class AnswerLine(msgspec.Struct):
-    """A model's line for one chunk: {"chunk", "answers"}, or {"chunk", "error"}."""
-    chunk: Any = None
-    answers: Optional[list[AnyAnswer]] = None
-    error: Any = None
+_CURRENT = []                   # [the key current() made its table for, the table]
+current()                       # at import: a query kind without its structure is an ImportError
 
 
-ANSWER_LINE = msgspec.json.Decoder(AnswerLine)
+def answer_line(structures_=None):
+    """The decoder of a model's answer line for one chunk, {"chunk", "answers"} or {"chunk",
+    "error"}: each answer read straight into its kind's structure (picked by "kind"), of the query
+    kinds as they are now (current()) unless given."""
+    return _decoder(tuple((structures_ or current()).values()))
+
+
+@functools.lru_cache(maxsize=None)
+def _decoder(structs):
+    any_answer = Union[structs]                  # the kind's structure, picked by "kind"
+    line = msgspec.defstruct("AnswerLine", [("chunk", Any, None), ("answers", Optional[list[any_answer]], None),
+                                            ("error", Any, None)])
+    return msgspec.json.Decoder(line)
 
 
 def as_dict(a: Answer) -> dict:
@@ -277,7 +333,7 @@ def check_shape(q, a):
     if isinstance(a, Answer):
         a = as_dict(a)
     same_query(q, a)
-    ANSWERS[q["kind"]].fit(q, a)
+    current()[q["kind"]].fit(q, a)
     return a
 
 

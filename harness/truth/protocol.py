@@ -31,7 +31,7 @@ from ground.typed import Refusal, json_text, member, path_text
 
 from harness import HarnessError
 from harness.truth import limits
-from harness.truth.answers import ANSWER_LINE, Shape, check_shape, same_query
+from harness.truth.answers import Shape, answer_line, check_shape, same_query
 
 DEFAULT_TIMEOUT = 120.0        # seconds for one chunk's answers
 
@@ -66,12 +66,14 @@ def bare(q):
 
 
 class BuiltIn:
-    """The reference, called in process (reference/serve.py's answer, as `serve` calls it)."""
+    """The reference, called in process (reference/serve.py's answer, as `serve` calls it); a query
+    of a kind serve does not answer (a check's own, harness/checks QueryKind) is answered by its
+    kind's declared answer on the chunk's parse."""
     name = "the built-in reference"
 
     def __init__(self):
-        from reference.serve import answer
-        self._answer = answer
+        from reference.serve import KINDS, answer
+        self._answer, self._served = answer, KINDS
         self._pending = deque()
 
     def send(self, chunk_id, data, ext, float_model, queries):
@@ -79,7 +81,27 @@ class BuiltIn:
 
     def receive(self):
         chunk_id, data, ext, float_model, queries = self._pending.popleft()
-        return self._answer(data, ext or {}, float_model, [bare(q) for q in queries], where=chunk_id)
+        asked = [bare(q) for q in queries]
+        served = [q for q in asked if q["kind"] in self._served]
+        out = iter(self._answer(data, ext or {}, float_model, served, where=chunk_id) if served else ())
+        if len(served) == len(asked):
+            return list(out)
+        from harness import checks
+        from reference import Animation
+        declared = checks.query_kinds()
+        # DECISION: the chunk parsed as reference/serve.py parses a request's (no names), so a
+        # declared kind is answered in process from what a model would be sent
+        anim = Animation.parse(data, ext=ext or None, float_model=float_model, where=chunk_id)
+        answers = []
+        for q in asked:
+            if q["kind"] in self._served:
+                answers.append(next(out))
+                continue
+            if q["kind"] not in declared:
+                raise ModelError(chunk_id, f"no answer to a query of kind {printable(q['kind'])}: neither "
+                                           f"reference/serve.py nor a check declares it", q)
+            answers.append({"i": q.get("i"), "kind": q["kind"], **declared[q["kind"]][1].answer(anim, q)})
+        return answers
 
     def close(self):
         return None
@@ -334,10 +356,10 @@ def checked_answers(chunk_id, queries, answers):
 
 def decoded(chunk_id, queries, line):
     """The answers of a model's answer line (bytes) to the chunk's queries, decoded and typed in one
-    step (harness.truth.answers.ANSWER_LINE); a ModelError names what is wrong: the line, or the
+    step (harness.truth.answers.answer_line()); a ModelError names what is wrong: the line, or the
     first answer of the wrong type with its query (kind and index) and the field's path."""
     try:
-        obj = ANSWER_LINE.decode(line)
+        obj = answer_line().decode(line)
     except msgspec.ValidationError as exc:
         raise _invalid(chunk_id, queries, line, exc) from None
     except msgspec.DecodeError:

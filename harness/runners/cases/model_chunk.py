@@ -201,7 +201,7 @@ def _compared(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim
             slot.discard()
             q = getattr(exc, "query", None)
             tally.count("errors")
-            err = describe_error(exc, cmp.CHECK_OF.get((q or {}).get("kind"), "model"))
+            err = describe_error(exc, cmp.check_of((q or {}).get("kind"), "model"))
             return finish(ch, index, t0, cpu0, steps0, game, tally, timing, err, ctx, anim, prof, m0)
         compare_answers(queries, answers, ctx, tally, anim)
         return finish(ch, index, t0, cpu0, steps0, game, tally, timing, error, ctx, anim, prof, m0)
@@ -241,9 +241,9 @@ def compare_answers(queries, answers, ctx, tally, anim):
     counters kept per check."""
     start, kept = 0, len(tally.mismatches)
     while start < len(queries):
-        check = cmp.CHECK_OF[queries[start]["kind"]]
+        check = cmp.check_of(queries[start]["kind"])
         end = start
-        while end < len(queries) and cmp.CHECK_OF[queries[end]["kind"]] == check:
+        while end < len(queries) and cmp.check_of(queries[end]["kind"]) == check:
             end += 1
         before = Counter(tally.counters)
         for q, a in zip(queries[start:end], answers[start:end]):

@@ -42,12 +42,12 @@ def _identity_or_refuse(label, recorded, path, flag, file_label):
 
 
 def _kinds(check):
-    from harness.truth.queries import KINDS_OF
+    from harness.truth.queries import kinds_of
     if check is None:
         return None
     if check == "multistep":
         return ("multistep",)
-    return KINDS_OF[check]
+    return kinds_of(check)
 
 
 def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=None, check=None,
@@ -88,6 +88,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
         raise fileformat.TruthFileError(f"{label}:1: {exc}") from None
     float_model = header["float_model"]
     kinds = _kinds(check)
+    compared = cmp.comparisons()        # the query kinds of this format: the registry's, as it is now
     defaults = {"IMAGE": DEFAULT_IMAGE, "DATA": DEFAULT_DATA}
     model = protocol.model(model_cmd, timeout)
     counters, per_check = Counter(), Counter()
@@ -115,7 +116,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
                         f"{label}:{line['_line']}: chunk {printable(line['chunk'])}, query "
                         f"{printable(q.get('kind'))} #{q.get('i')}: the game's words do not fit the query "
                         f"({type(exc).__name__}: {printable(exc)})") from None
-                per_check[cmp.CHECK_OF[q["kind"]]] += 1
+                per_check[cmp.check_of(q["kind"])] += 1
             queries_done += len(queries)
             counters.update(tally.counters)
             n_bad = tally.counters.get("failures", 0)
@@ -151,7 +152,7 @@ def check_truth(path, model_cmd=None, image=None, data=None, disc=None, case=Non
             if not queries:
                 continue
             for q in queries:
-                if q.get("kind") not in cmp.COMPARE or "game" not in q or not isinstance(q.get("i"), int):
+                if q.get("kind") not in compared or "game" not in q or not isinstance(q.get("i"), int):
                     raise fileformat.TruthFileError(
                         f"{label}:{line['_line']}: chunk {printable(cid)}: query #{printable(q.get('i'))} "
                         f"of kind {printable(q.get('kind'))} is not a query of this format")

@@ -69,9 +69,9 @@ def asked_checks(only=None):
     """The checks whose queries the fixture's rows come from, of `only` (CHECK=) when given: the
     game is not asked what no row holds (the anm's objects, the world matrices, F_Obj poses)."""
     from harness import checks
-    from harness.truth.queries import KINDS_OF
+    from harness.truth.queries import kinds_by_check
     given = None if not only else {checks.resolve(w).name for w in only}
-    return [c for c, kinds in KINDS_OF.items() if set(kinds) & set(ROW_KINDS) and (given is None or c in given)]
+    return [c for c, kinds in kinds_by_check().items() if set(kinds) & set(ROW_KINDS) and (given is None or c in given)]
 
 
 def _sha256(path):
