@@ -126,7 +126,7 @@ def test_the_line_itself_is_named_before_its_answers():
 
 # -- the truth file's chunk lines ------------------------------------------------------------------
 def truth_file(tmp_path, queries, digests=False):
-    header = {"format": fileformat.FORMAT, "version": fileformat.VERSION, "image": {}, "data": {}, "seed": 4,
+    header = {"format": fileformat.FORMAT, "version": fileformat.VERSION, "image": None, "data": None, "seed": 4,
               "profile": "quick", "float_model": "hw", "checks": [], "chunks": 1}
     if digests:
         header["answers"] = fileformat.DIGESTS
