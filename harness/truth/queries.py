@@ -30,65 +30,7 @@ from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.profiles import rng
 
-NINE = c_controllers.NINE
-SCALE_WORDS = c_controllers.SCALE_WORDS
 NINE_AND_T = c_playback.NINE_AND_T
-
-
-def controllers(game, ch, anim, prof, r):
-    """checks.md §2.1 and §2.3: per chosen track its sampled times and the scratch words after
-    each, then the multi-step words of the same times' deltas."""
-    entries = game.load(ch.data)
-    tracks = c_controllers.chosen_tracks(anim, prof, r)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    game.new_anm()
-    out = []
-    for tr in tracks:
-        entry = paired.get(tr.record.index)
-        if entry is None:
-            # the game compiled no controller for this record: no times are drawn (as the check)
-            out.append(_uncompiled(tr))
-            continue
-        ts, holds = c_controllers.track_times(anim, tr, r, prof)
-        out += track_queries(game, anim, tr, entry, ts, holds)
-    return out + c_controllers.light_queries(game, anim, entries, prof, r)
-
-
-def _uncompiled(tr):
-    rec = tr.record
-    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-            "times": [], "game": {"compiled": False}}
-
-
-def track_queries(game, anim, tr, entry, ts, holds=()):
-    """The controller query of one track at times ts (the scratch words after each) and the
-    multistep query of the same times' deltas, on the loaded chunk's table entry. holds: the
-    track's held keys [(T, key, its own matrix words)], whose poses at T and T + 1 (both in ts)
-    the comparison checks against each other (checks.md §2.1, the running matrix). A keyed
-    rotation's `bound` holds passed(T) at each time, from the chunk's keys (checks.md §3)."""
-    rec = tr.record
-    work, coord = game.work(entry.ctrl)
-    words, localtp = game.step_times(work, coord, ts)
-    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-         "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
-         "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
-                   for T, k, words in holds],
-         "game": {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
-                  "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
-                  "localtp": localtp.tolist()}}
-    keyed = tr.keyed_rotation
-    if keyed:
-        q["bound"] = {"passed": [int(p) for p in anim.poses(tr, ts).passed]}
-    deltas = [b - a for a, b in zip([0] + list(ts), ts)]
-    game.reset_work(work)
-    game.set_work_each(work, deltas)
-    multi = game.scratch()
-    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-         "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
-                                    "rot": list(multi.rot9), "alpha": multi.alpha}}
-    if keyed:
-        m["bound"] = {"passed": int(anim.passed(tr, sum(deltas)))}
-    return [q, m]
 
 
 def playback(game, ch, anim, prof, r):
@@ -158,13 +100,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     numbered from 0. A HarnessError when the protocol cannot say the input."""
     entries = game.load(ch.data)
     if check == "controllers":
-        track = args["track"]
-        tr = c_controllers.track_of(anim, track)
-        if tr is None:
-            raise HarnessError(f"track {track}: no such object track in {ch.id}")
-        entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
-        game.new_anm()
-        qs = [_uncompiled(tr)] if entry is None else track_queries(game, anim, tr, entry, sorted(set(items)))
+        qs = c_controllers.replay_queries(game, ch, anim, entries, items, args["track"])
     elif check == "notes":
         qs = [c_notes.query(game, ch, anim, entries, [tuple(p) for p in items])]
     elif check == "fobj":
@@ -233,7 +169,7 @@ def _world_calls(draws):
 
 
 # check name -> the function that asks the game its queries (the checks' run order)
-EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
+EXPORTERS = {"controllers": c_controllers.queries, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
              "morph": c_morph.queries, "fobj": c_fobj.queries, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
