@@ -62,7 +62,7 @@ def run(argv, capsys):
 def test_the_file_is_a_versioned_header_one_line_per_chunk_and_a_closing_line(truth):
     lines = lines_of(truth)
     head = lines[0]
-    assert head["format"] == "eediff-truth" and head["version"] == 2
+    assert head["format"] == "eediff-truth" and head["version"] == 3
     assert head["seed"] == 4 and head["profile"] == "nightly" and head["float_model"] == "hw"
     assert head["image"]["sha256"] and head["data"]["sha256"] and head["chunks"] == len(CHUNKS)
     assert [x["chunk"] for x in lines[1:-1]] == CHUNKS
