@@ -124,11 +124,15 @@ def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
 
 
 def judge(qs, anim, ctx, tally, compare=None):
-    """Controller and multistep queries answered by reference/serve.py's answer functions in
-    process (a keyed rotation's R also in double) and compared as a model's answers are."""
+    """Controller and multistep queries compared as a model's answers are: a controller query
+    against reference/serve.py's controller answer in process (a keyed rotation's R also in
+    double), a multistep query the game against itself.
+
+    DECISION: in process a multistep query is compared with no answer: its comparison reads
+    none (compare_multistep), and serve.multistep's pose would be computed to be thrown away."""
     compares = {"controller": functools.partial(compare_controller, times=compare or compare_times),
                 "multistep": compare_multistep}
-    answer = {"controller": functools.partial(serve.controller, double=True), "multistep": serve.multistep}
+    answer = {"controller": functools.partial(serve.controller, double=True), "multistep": lambda *_: {}}
     for q in qs:
         answered(compares[q["kind"]], q, answer[q["kind"]](anim, q), ctx, tally, anim)
 
@@ -185,7 +189,7 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
          "game": {"pos": words[:, 0:3], "scale": words[:, SCALE_WORDS], "rot": words[:, 36:52][:, NINE],
                   "alpha": words[:, 52], "localtp": localtp}}
     if tr.keyed_rotation:
-        q["bound"] = {"passed": [int(anim.passed(tr, t)) for t in ts]}
+        q["bound"] = {"passed": [int(p) for p in anim.passed_many(tr, ts)]}
     if not len(ts):
         return [q]
     deltas = [b - a for a, b in zip([0] + list(ts), ts)]
