@@ -398,8 +398,8 @@ def rotation_of(tr):
 
 
 def pose_failures(got, want, rotation, want_r=None, passed=None, localtp=False):
-    """The controller comparison of checks.md §2.1, one track at n times at once: the in-process
-    check's and a model's answers' (harness/truth/check.py). got, want: "pos", "scale" (n, 3),
+    """The controller comparison of checks.md §2.1, one track at n times at once (compare_times:
+    the reference's answers in process and a model's alike). got, want: "pos", "scale" (n, 3),
     "alpha" (n,), "rot" (n, 9: word 4c+r at 3c + r) and "localtp" (n,) u32 words; rotation:
     "none" (not compared), "exact" (the nine words equal) or "keyed": the game's nine elements
     within checks.md §3's bound (tolerance.compare) of want_r, the reference's R in double (n, 9),
