@@ -17,7 +17,7 @@ import sys
 
 from harness.checks import controllers as C
 from harness.checks import playback as P
-from harness.checks.controllers import compare_localtp, compare_pose, scratch_of
+from harness.checks.controllers import compare_localtp, compare_pose, game_poses
 from harness.checks.playback import (compare_matrix, count_step_kind, forward_mismatches, mark_posed,
                                      pairs_json, start_playback)
 from harness.compare.mismatch import record
@@ -60,13 +60,14 @@ def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=Non
     return True
 
 
-def compare_times_each(anim, tr, ts, words, localtp, ctx, tally):
-    """controllers.compare_times one time at a time: compare_pose and compare_localtp per time."""
-    for k, t in enumerate(ts):
+def compare_times_each(anim, tr, q, _a, ctx, tally):
+    """controllers.compare_times one time at a time: the reference's pose per time (not the
+    answer's arrays), compare_pose and compare_localtp per time."""
+    for k, (t, got) in enumerate(zip(q["times"], game_poses(q["game"]))):
         T = min(t, anim.last)
         pose = anim.pose(tr, T)
-        compare_pose(scratch_of(words[k]), pose, tr, t, T, ctx, tally)
-        compare_localtp(int(localtp[k]), pose.alpha, tr.record, t, ctx, tally)
+        compare_pose(got, pose, tr, t, T, ctx, tally)
+        compare_localtp(int(q["game"]["localtp"][k]), pose.alpha, tr.record, t, ctx, tally)
 
 
 def per_entry_compare():

@@ -234,6 +234,14 @@ class Animation:
         rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
         return rot_c.passed(self.clamp(time)) if tr.keyed_rotation else 0
 
+    def passed_many(self, track, times) -> List[int]:
+        """passed() at each time of `times`: the track compiled once."""
+        tr = self._track(track)
+        if not tr.keyed_rotation:
+            return [0] * len(times)
+        rot_c = tr.compiled(_rot_fn(self.kernels, self.float_model))[1]
+        return [rot_c.passed(self.clamp(t)) for t in times]
+
     def rotation_holds(self, track) -> List[Tuple[int, int, Tuple[int, ...]]]:
         """[(T, key, words)] for the track's keyed rotation: each key held after a turn into it
         (rotation.KeyedRotation.holds), with that key's own sceVu0RotMatrix words, for T ≤ last − 1.

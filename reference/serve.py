@@ -68,7 +68,9 @@ def _rotation9(P, n: int) -> np.ndarray:
     return np.tile(np.asarray(P.rot, dtype=np.uint32), (n, 1))
 
 
-def controller(anim: Animation, q) -> dict:
+def controller(anim: Animation, q, double: bool = False) -> dict:
+    """The pose at each time. double: a keyed rotation's R also in double, c-major (`rot_r`, never
+    sent: the in-process harness measures the keyed statistics from it, docs/truth.md §5)."""
     tr = anim.tracks[q["track"]]
     times = [int(t) & M32 for t in q["times"]]
     n = len(times)
@@ -77,6 +79,8 @@ def controller(anim: Animation, q) -> dict:
     out = {"pos": P.pos, "scale": P.scale, "rot": _rotation9(P, n), "alpha": P.alpha, "localtp": P.alpha}
     if P.rot_keyed:
         out["passed"] = np.asarray(P.passed)
+        if double:
+            out["rot_r"] = np.asarray(P.rot_matrix, dtype=np.float64).swapaxes(1, 2).reshape(n, 9)
     return out
 
 

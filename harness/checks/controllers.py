@@ -1,11 +1,13 @@
 """Controller checks: object records at sampled times and multi-step consistency (checks.md §2.1,
 §2.3), and the direct light records SetAnmCtrlWork evaluates into their light (docs/lights.md)."""
+import functools
+from typing import NamedTuple, Sequence
+
 import numpy as np
 
 from corpus.quirks import held_rotation_keys
 from ground.fields import Field
 from harness.compare.bits import f32, f32_array, f32_bits, zero_exponent
-from harness.compare.ledger import mark
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.driver.game import Scratch
 from harness.compare.keys import keys_around, sample_times, track_quirks
@@ -13,7 +15,7 @@ from corpus.lights import DIRECT_FIELDS, KIND_DIRECT_LIGHT
 from harness.compare.mismatch import record
 from harness.compare import tolerance
 from harness import HarnessError
-from harness.checks import Check, Replay, answered
+from harness.checks import Check, QueryKind, Replay, answered
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from reference import serve
@@ -113,39 +115,178 @@ def light_mismatch(ctx, rec, j, expected, got, t, T, check="controllers"):
 
 
 def check_tracks(game, anim, entries, ctx, tally, prof, rng, compare=None):
-    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk. compare(anim, tr, ts, words,
-    localtp, ctx, tally) compares one track's sampled times (default compare_times, all at once)."""
-    compare = compare or compare_times
-    tracks = chosen_tracks(anim, prof, rng)
+    """checks.md §2.1 and §2.3 for the chosen tracks of one loaded chunk: each track's controller
+    and multistep queries (track_queries) answered by reference/serve.py's answer functions in
+    process and judged by compare_controller and compare_multistep, a model's comparisons.
+    compare(anim, tr, q, a, ctx, tally) compares one track's sampled times (default compare_times,
+    all at once)."""
+    judge(track_queries_of(game, anim, entries, prof, rng), anim, ctx, tally, compare)
+
+
+def judge(qs, anim, ctx, tally, compare=None):
+    """Controller and multistep queries compared as a model's answers are: a controller query
+    against reference/serve.py's controller answer in process (a keyed rotation's R also in
+    double), a multistep query the game against itself.
+
+    DECISION: in process a multistep query is compared with no answer: its comparison reads
+    none (compare_multistep), and serve.multistep's pose would be computed to be thrown away."""
+    compares = {"controller": functools.partial(compare_controller, times=compare or compare_times),
+                "multistep": compare_multistep}
+    answer = {"controller": functools.partial(serve.controller, double=True), "multistep": lambda *_: {}}
+    for q in qs:
+        answered(compares[q["kind"]], q, answer[q["kind"]](anim, q), ctx, tally, anim)
+
+
+def queries(game, ch, anim, prof, r):
+    """The check's queries (docs/truth.md §3, kinds "controller", "multistep" and "light"): per
+    chosen track its controller query at the sampled times and the multistep query of their
+    deltas, then the direct lights', drawn as the check draws them; the words as JSON lists."""
+    entries = game.load(ch.data)
+    out = [listed(q) for q in track_queries_of(game, anim, entries, prof, r)]
+    return out + light_queries(game, anim, entries, prof, r)
+
+
+def track_queries_of(game, anim, entries, prof, r):
+    """The controller and multistep queries of the chosen tracks of the loaded chunk's entries
+    (checks.md §2.1 step 4), the game's words as numpy arrays."""
+    tracks = chosen_tracks(anim, prof, r)
     # pair over ALL records: the k-th record of an object is counted in file order, sample or not
     paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
     game.new_anm()
+    out = []
     for tr in tracks:
         entry = paired.get(tr.record.index)
         if entry is None:
-            # DECISION (checks.md §2.1 step 4.1 counts and skips): the reference compiles a
-            # controller for every object record, so a game that compiled none for it is a
-            # mismatch, not a case to skip; an executable whose ConvLCNum2ALCNum does nothing
-            # must not pass.
-            tally.count("no controller")
-            tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=tr.record.object,
-                              track=tr.record.index, floats=False,
-                              context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
+            # the game compiled no controller for this record: no times are drawn
+            out.append(uncompiled(tr))
             continue
-        count_track(anim, tr, tally)
-        work, coord = game.work(entry.ctrl)
-        ts, holds = track_times(anim, tr, rng, prof)
-        before = len(tally.mismatches)
-        words, localtp = game.step_times(work, coord, ts)
-        compare(anim, tr, ts, words, localtp, ctx, tally)
-        if holds:
-            at = {t: k for k, t in enumerate(ts)}
-            check_running_matrix({t: scratch_of(words[at[t]]) for T, _, _ in holds for t in (T, T + 1)},
-                                 holds, tr, ctx, tally)
-        if len(tally.mismatches) > before:
-            attach_series(tally.mismatches[before], anim, tr, [(t, scratch_of(w)) for t, w in zip(ts, words)])
-        check_multistep(game, work, ts, scratch_of(words[-1]), tr, ctx, tally)
-        mark(tally, "object records", tr.record.index)
+        out += track_queries(game, anim, tr, entry, *track_times(anim, tr, r, prof))
+    return out
+
+
+def uncompiled(tr):
+    """The controller query of a record the game compiled no controller for (a mismatch)."""
+    rec = tr.record
+    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": rotation_of(tr),
+            "times": [], "game": {"compiled": False}}
+
+
+def track_queries(game, anim, tr, entry, ts, holds=()):
+    """The controller query of one track at times ts (the scratch words after each) and the
+    multistep query of the same times' deltas, on the loaded chunk's table entry. holds: the
+    track's held keys [(T, key, its own matrix words)], whose poses at T and T + 1 (both in ts)
+    the comparison checks against each other (checks.md §2.1, the running matrix). A keyed
+    rotation's `bound` holds passed(T) at each time, from the chunk's keys (checks.md §3). The
+    multistep query's `single` is the game's pose after one step to the last time (checks.md
+    §2.3 step 2: the controller query's last words). The words are numpy arrays (listed())."""
+    rec = tr.record
+    work, coord = game.work(entry.ctrl)
+    words, localtp = game.step_times(work, coord, ts)
+    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": rotation_of(tr),
+         "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
+         "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
+                   for T, k, words in holds],
+         "game": {"pos": words[:, 0:3], "scale": words[:, SCALE_WORDS], "rot": words[:, 36:52][:, NINE],
+                  "alpha": words[:, 52], "localtp": localtp}}
+    if tr.keyed_rotation:
+        q["bound"] = {"passed": [int(p) for p in anim.passed_many(tr, ts)]}
+    if not len(ts):
+        return [q]
+    deltas = [b - a for a, b in zip([0] + list(ts), ts)]
+    game.reset_work(work)
+    game.set_work_each(work, deltas)
+    multi = game.scratch()
+    single = scratch_of(words[-1])
+    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": rotation_of(tr),
+         "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
+                                    "rot": list(multi.rot9), "alpha": multi.alpha,
+                                    "single": {"pos": list(single.pos), "scale": list(single.scale),
+                                               "rot": list(single.rot9), "alpha": single.alpha}}}
+    return [q, m]
+
+
+def listed(q):
+    """Query q with the game's words as JSON lists (a truth file's, a model's)."""
+    g = q["game"]
+    return dict(q, game={k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in g.items()})
+
+
+def replay_queries(game, ch, anim, times, track):
+    """The controller and multistep queries of track `track` at an explicit time list (a replay's,
+    a shrinking candidate's: what a model is asked), the words as JSON lists. HarnessError: no such
+    track."""
+    entries = game.load(ch.data)
+    tr = track_of(anim, track)
+    if tr is None:
+        raise HarnessError(f"track {track}: no such object track in {ch.id}")
+    entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
+    game.new_anm()
+    return [uncompiled(tr)] if entry is None else [listed(q) for q in track_queries(game, anim, tr, entry,
+                                                                                     sorted(set(times)))]
+
+
+def compare_controller(q, a, ctx, tally, anim, times=None):
+    """The game's words of controller query `q` against the answer `a` (checks.md §2.1): the
+    sampled times (times(anim, tr, q, a, ctx, tally), default compare_times), then the running
+    matrix after each held key (the game against itself), and the first mismatch of the track
+    carries the reference's series for a plot (attach_series). False when the game compiled no
+    controller for the record (a mismatch)."""
+    g = q["game"]
+    if g.get("compiled") is False:
+        # DECISION (checks.md §2.1 step 4.1 counts and skips): the reference compiles a
+        # controller for every object record, so a game that compiled none for it is a
+        # mismatch, not a case to skip; an executable whose ConvLCNum2ALCNum does nothing
+        # must not pass.
+        tally.count("no controller")
+        tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=q.get("object"),
+                          track=q.get("track"), floats=False,
+                          context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
+        return False
+    tr = track_of(anim, q["track"])
+    if tr is None:
+        raise KeyError(f"track {q['track']}: no such object track in the chunk")
+    count_track(anim, tr, tally)
+    before = len(tally.mismatches)
+    (times or compare_times)(anim, tr, q, a, ctx, tally)
+    ts, rot = q["times"], _u32(g["rot"])
+    holds = q.get("holds") or ()
+    if holds:
+        at = {t: k for k, t in enumerate(ts)}
+        check_running_matrix({t: tuple(int(x) for x in rot[at[t]]) for T, _, _ in holds for t in (T, T + 1)},
+                             holds, tr, ctx, tally)
+    if len(tally.mismatches) > before:
+        attach_series(tally.mismatches[before], anim, tr, list(zip(ts, game_poses(g))))
+    return True
+
+
+def compare_multistep(q, _a, ctx, tally, _anim):
+    """checks.md §2.3: the game's pose after the deltas of ts in turn (step 1) is bit-identical to
+    its pose after one step to the last time (step 2, the query's `single`): position, scale,
+    transparency, and the rotation's words (keyed bits included) when the record has one.
+
+    DECISION: the game against itself, as checks.md §2.3 says, whoever answers: the answer (the
+    pose at the deltas' sum) is read for its shape only. The controller query judges the game's
+    pose at that time (ts[-1]) against the answer already, so an answer here adds no comparison.
+    DECISION: the single-step result is the last sampled time's (reset, then one step of ts[-1]),
+    which is exactly §2.3 step 2, so it is not recomputed."""
+    g = q["game"]
+    one = g["single"]
+    tally.count("multistep checks")
+    fields = [("position", g["pos"], one["pos"]), ("scale", g["scale"], one["scale"]),
+              ("transparency", [g["alpha"]], [one["alpha"]])]
+    if q["rotation"] != "none":
+        fields.append(("rotation", g["rot"], one["rot"]))
+    deltas = [int(d) for d in q["deltas"]]
+    for name, got, exp in fields:
+        got, exp = [int(x) for x in got], [int(x) for x in exp]
+        if got != exp:
+            tally.fail(record(ctx, "multistep", name, exp, got, object=q.get("object"), track=q.get("track"),
+                              time=sum(deltas), context={"deltas": deltas}))
+    return True
+
+
+def _u32(v):
+    return np.asarray(v, dtype=np.int64).astype(np.uint32)
 
 
 def chosen_tracks(anim, prof, rng):
@@ -181,22 +322,45 @@ def scratch_of(row):
     return Scratch(tuple(w[0:3]), (w[20], w[25], w[30]), tuple(w[36:52]), w[52])
 
 
-def compare_times(anim, tr, ts, words, localtp, ctx, tally):
-    """checks.md §2.1 at every time of ts at once: the reference evaluates the record at all of
-    them in one call (Animation.poses) and pose_failures compares over arrays; only the failing
-    times build records (report_failures)."""
-    rec = tr.record
+def compare_times(anim, tr, q, a, ctx, tally):
+    """checks.md §2.1 at every time of controller query `q` at once against the answer `a` (the
+    reference evaluates the record at all of them in one call, Animation.poses, in process):
+    pose_failures compares over arrays; only the failing times build records (report_failures).
+    A keyed rotation's bound is the query's passed(T); its statistics measure the game's 3x3
+    from the answer's double R when the answer gives one (in process, `rot_r`), else from its
+    f32 words (docs/truth.md §5)."""
+    g, ts = q["game"], q["times"]
     n = len(ts)
-    P = anim.poses(tr, ts)
-    T = P.time.astype(np.int64)
-    count_times(tr, T, P.passed, tally)
+    rotation = q["rotation"]
+    T = np.minimum(np.asarray(ts, dtype=np.int64) & 0xFFFFFFFF, anim.last)
+    passed = np.asarray(q["bound"]["passed"] if rotation == "keyed" else np.zeros(n), dtype=np.int64)
+    count_times(tr, T, passed, tally)
     tally.count("localtp cases", n)
-    got = {"pos": words[:, 0:3], "scale": words[:, SCALE_WORDS], "alpha": words[:, 52],
-           "rot": words[:, 36:52][:, NINE], "localtp": localtp}
-    failures, keyed = pose_failures(got, *reference_words(P, n, rotation_of(tr)), localtp=True)
+    got = {c: _u32(g[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
+    want = {c: _u32(a[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
+    want_r = None
+    if rotation == "keyed":
+        if a.get("rot_r") is not None:
+            want_r, want["rot"] = np.asarray(a["rot_r"], dtype=np.float64), None
+        else:
+            want_r = f32_array(want["rot"])
+    failures, keyed = pose_failures(got, want, rotation, want_r, passed, localtp=True)
     if keyed is not None:
-        keyed_samples(tally, ctx, rec, ts, *keyed, P.passed)
-    report_failures(failures, tr, ts, T, P.passed, ctx, tally)
+        keyed_samples(tally, ctx, tr.record, ts, *keyed, passed)
+    report_failures(failures, tr, ts, T, passed, ctx, tally)
+
+
+class GamePose(NamedTuple):
+    """The game's words of one time of a controller query (field_value reads it as a Scratch)."""
+    pos: Sequence[int]
+    scale: Sequence[int]
+    rot9: Sequence[int]
+    alpha: int
+
+
+def game_poses(g):
+    """The game's poses of a controller query's words `g`, one per time."""
+    return [GamePose(*row) for row in zip(*(_u32(g[c]).tolist() for c in ("pos", "scale", "rot", "alpha")))]
 
 
 def count_track(anim, tr, tally):
@@ -235,21 +399,9 @@ def rotation_of(tr):
     return "keyed" if tr.keyed_rotation else "exact"
 
 
-def reference_words(P, n, rotation):
-    """pose_failures' want, rotation, want_r and passed of n poses of the reference (Poses): the
-    words, and for a keyed rotation R in double (its words are shown from it, f32_bits)."""
-    want = {"pos": P.pos, "scale": P.scale, "alpha": P.alpha, "localtp": P.alpha}
-    want_r = None
-    if rotation == "exact":
-        want["rot"] = np.broadcast_to(np.asarray(P.rot, dtype=np.uint32), (n, 9))
-    elif rotation == "keyed":
-        want_r = tolerance.rs_elements(np.asarray(P.rot_matrix, dtype=np.float64).reshape(n, 3, 3))
-    return want, rotation, want_r, np.asarray(P.passed, dtype=np.int64).reshape(-1)
-
-
 def pose_failures(got, want, rotation, want_r=None, passed=None, localtp=False):
-    """The controller comparison of checks.md §2.1, one track at n times at once: the in-process
-    check's and a model's answers' (harness/truth/check.py). got, want: "pos", "scale" (n, 3),
+    """The controller comparison of checks.md §2.1, one track at n times at once (compare_times:
+    the reference's answers in process and a model's alike). got, want: "pos", "scale" (n, 3),
     "alpha" (n,), "rot" (n, 9: word 4c+r at 3c + r) and "localtp" (n,) u32 words; rotation:
     "none" (not compared), "exact" (the nine words equal) or "keyed": the game's nine elements
     within checks.md §3's bound (tolerance.compare) of want_r, the reference's R in double (n, 9),
@@ -369,7 +521,8 @@ def same_pose(a, b):
 
 
 def check_running_matrix(seen, holds, tr, ctx, tally):
-    """animation-semantics.md §3.6: the pose is the running matrix W. A held key after a turn
+    """seen: {time: the game's 3x3 words (c-major, Scratch.rot9)}; holds: [(T, key, the key's own
+    3x3 words, c-major)]. animation-semantics.md §3.6: the pose is the running matrix W. A held key after a turn
     has a step with no axis (§3.4 step 4), so from T + 1 the pose is the W that the turn reached,
     which is the pose at T, where the turn ends with frac = 1. An executable that instead starts
     each segment from its key's own matrix poses the held key's sceVu0RotMatrix bits there: it
@@ -381,9 +534,8 @@ def check_running_matrix(seen, holds, tr, ctx, tally):
     polynomial matrix in all nine words only by coincidence. It is not enough for the poses at T
     and T + 1 to differ: that needs only an executable that forms W with other roundings than its
     evaluation does, which the documents allow (executable-abi.md §8.2)."""
-    for T, key, words in holds:
-        end, held = seen[T].rot9, seen[T + 1].rot9
-        own = tuple(words[4 * c + r] for c in range(3) for r in range(3))
+    for T, key, own in holds:
+        end, held = seen[T], seen[T + 1]
         tally.count("running-matrix holds")
         if same_pose(held, end):
             tally.count("running-matrix holds continuous")
@@ -391,7 +543,7 @@ def check_running_matrix(seen, holds, tr, ctx, tally):
             rec = tr.record
             tally.fail(record(ctx, "controllers", "running matrix", list(end), list(held), object=rec.object,
                               track=rec.index, time=T + 1,
-                              context={"keys": keys_around(rec.rot, T), "held_key": key, "turn_ends_at": T,
+                              context={"keys": keys_around(rec.rot, T), "held_key": int(key), "turn_ends_at": int(T),
                                        "why": "the pose after the held key's turn is that key's own "
                                               "sceVu0RotMatrix, not the running matrix the turn reached "
                                               "(animation-semantics.md §3.6)"}))
@@ -407,7 +559,8 @@ def compare_localtp(got, want, rec, t, ctx, tally, check="controllers", count=Tr
 
 
 def field_value(field, scratch=None, pose=None):
-    """A float for a compared field ("position.x", "scale.z", "transparency", "rotation[r][c]")."""
+    """A float for a compared field ("position.x", "scale.z", "transparency", "rotation[r][c]") of
+    the game's words (a Scratch or a GamePose) or of the reference's pose."""
     f = Field.parse(field)
     if f.name in ("position", "scale") and f.axis_index is not None:
         src = scratch or pose
@@ -416,7 +569,7 @@ def field_value(field, scratch=None, pose=None):
         return f32(scratch.alpha if scratch else pose.alpha)
     r, c = f.index
     if scratch:
-        return f32(scratch.rot[4 * c + r])
+        return f32(scratch.rot9[3 * c + r])
     return float(pose.rot_matrix[r][c])
 
 
@@ -433,27 +586,6 @@ def attach_series(m, anim, tr, seen, points=64):
         pass
 
 
-def check_multistep(game, work, ts, single, tr, ctx, tally):
-    """checks.md §2.3: the deltas of ts land bit-identically where one step to ts[-1] does.
-
-    DECISION: the single-step result is the last sampled time's (reset, then one step of ts[-1]),
-    which is exactly §2.3 step 2, so it is not recomputed.
-    """
-    game.reset_work(work)
-    game.set_work_each(work, [b - a for a, b in zip([0] + list(ts), ts)])
-    multi = game.scratch()
-    tally.count("multistep checks")
-    fields = [("position", multi.pos, single.pos), ("scale", multi.scale, single.scale),
-              ("transparency", (multi.alpha,), (single.alpha,))]
-    if tr.record.rot.kind:
-        fields.append(("rotation", multi.rot9, single.rot9))
-    for name, got, exp in fields:
-        if got != exp:
-            tally.fail(record(ctx, "multistep", name, list(exp), list(got), object=tr.record.object,
-                              track=tr.record.index, time=ts[-1],
-                              context={"deltas": [b - a for a, b in zip([0] + ts, ts)]}))
-
-
 def replay_times(case, times, track):
     """One track evaluated at an explicit time list (checks.md §2.1 step 4.4 and §2.3)."""
     game, anim, ctx, tally = case.game, case.anim, case.ctx, case.tally
@@ -466,16 +598,7 @@ def replay_times(case, times, track):
     if entry is None:
         return
     game.new_anm()
-    work, _ = game.work(entry.ctrl)
-    ts = sorted(set(times))
-    single = None
-    for t in ts:
-        game.reset_work(work)
-        single = game.step(work, t)
-        T = min(t, anim.last)
-        compare_pose(single, anim.pose(tr, T), tr, t, T, ctx, tally)
-    if ts:
-        check_multistep(game, work, ts, single, tr, ctx, tally)
+    judge(track_queries(game, anim, tr, entry, sorted(set(times))), anim, ctx, tally)
 
 
 def replayed_times(m):
@@ -498,5 +621,8 @@ def _times(deltas):
 # checks.md §2.3: the multi-step comparison runs inside this check; selecting "multistep" selects it,
 # and its mismatches (check "multistep") are replayed with it.
 CHECK = Check("controllers", order=0, kinds=("object",), applies=applies, run=run, aliases=("multistep",),
-              replay=Replay("times", replayed_times, replay_times, args=("track",)),
-              traced_call="SetAnmCtrlWork")
+              replay=Replay("times", replayed_times, replay_times, args=("track",), queries=replay_queries),
+              traced_call="SetAnmCtrlWork", queries=queries,
+              query_kinds=(QueryKind("controller", compare_controller, serve.controller),
+                           QueryKind("multistep", compare_multistep, serve.multistep),
+                           QueryKind("light", compare_light, serve.light)))

@@ -53,6 +53,12 @@ def queries(game, ch, anim, prof, r):
     return [query(game, ch, anim, entries, a1, plan) for a1, plan, entries in _loaded_plans(game, ch, anim, prof, r)]
 
 
+
+def replay_queries(game, ch, anim, plan, a1=0):
+    """The query of an explicit F_Obj plan with a1 (a replay's, a shrinking candidate's: what a
+    model is asked)."""
+    return [query(game, ch, anim, game.load(ch.data), a1, [tuple(p) for p in plan])]
+
 def query(game, ch, anim, entries, a1, plan):
     """One run of the plan [(step, restart)] with coord +0xA1 = a1 on the loaded chunk's entries:
     the steps' frame counters and, at each step into another frame, the coord words (matrix,
@@ -214,5 +220,5 @@ def replayed_plan(m):
 
 
 CHECK = Check("fobj", order=5, kinds=("fobj",), applies=applies, run=run,
-              replay=Replay("plan", replayed_plan, replay_plan, args=("a1",)), queries=queries,
+              replay=Replay("plan", replayed_plan, replay_plan, args=("a1",), queries=replay_queries), queries=queries,
               query_kinds=(QueryKind("fobj", compare, serve.fobj),))

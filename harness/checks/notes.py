@@ -61,6 +61,12 @@ def query(game, ch, anim, entries, plan):
             "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
 
 
+def replay_queries(game, ch, anim, plan):
+    """The query of an explicit note plan [(step, restart)] (a replay's, a shrinking candidate's:
+    what a model is asked)."""
+    return [query(game, ch, anim, game.load(ch.data), [tuple(p) for p in plan])]
+
+
 def compared_records(anim, plan, n):
     """The F_Note records (their file offsets) the first n steps of `plan` compare: the notes each
     step hands on and, for a step from time 0, the notes at frame 0."""
@@ -172,5 +178,5 @@ def replayed_plan(m):
 
 
 CHECK = Check("notes", order=3, kinds=("note",), applies=applies, run=run,
-              replay=Replay("plan", replayed_plan, replay_plan), queries=queries,
+              replay=Replay("plan", replayed_plan, replay_plan, queries=replay_queries), queries=queries,
               query_kinds=(QueryKind("notes", compare, serve.notes),))

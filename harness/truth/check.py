@@ -22,8 +22,6 @@ import numpy as np
 
 from harness import checks
 from harness.checks import answered
-from harness.checks import controllers as c_controllers
-from harness.checks.controllers import same_pose
 from harness.checks import playback as c_playback
 from harness.checks.playback import coord_field
 from ground import vocabulary
@@ -58,90 +56,6 @@ class TruthContext(CaseContext):
 
 def _u32(v):
     return np.asarray(v, dtype=np.int64).astype(np.uint32)
-
-
-# -- controllers, multistep (checks.md §2.1, §2.3) --------------------------------------------------
-def controller(q, a, ctx, tally, anim):
-    g = q["game"]
-    obj, track = q.get("object"), q.get("track")
-    if g.get("compiled") is False:
-        tally.count("no controller")
-        tally.fail(record(ctx, "controllers", "controller", "compiled", "none", object=obj, track=track,
-                          floats=False, context={"why": "no table entry with a kind-0x0102 ctrl for this object record"}))
-        return False
-    times = q["times"]
-    rot = q.get("rotation")
-    tr = _track(anim, q)
-    c_controllers.count_track(anim, tr, tally)
-    c_controllers.count_times(tr, [anim.clamp(t) for t in times],
-                              q["bound"]["passed"] if rot == "keyed" else [0] * len(times), tally)
-    tally.count("localtp cases", len(times))
-    got = {c: _u32(g[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
-    want = {c: _u32(a[c]) for c in ("pos", "scale", "alpha", "rot", "localtp")}
-    passed = np.asarray(q["bound"]["passed"], dtype=np.int64) if rot == "keyed" else None
-    want_r = f32_array(want["rot"]) if rot == "keyed" else None
-    failures, keyed = c_controllers.pose_failures(got, want, rot, want_r, passed, localtp=True)
-    if keyed is not None:
-        c_controllers.keyed_samples(tally, ctx, tr.record, times, *keyed, passed)
-    for k, field, _, e, v, bound in failures:
-        tally.fail(record(ctx, "controllers", field, e, v, object=obj, track=track, time=times[k],
-                          context={"passed": int(passed[k])} if bound else None, **(bound or {})))
-    running_matrix(q, ctx, tally)
-    return True
-
-
-def _track(anim, q):
-    tr = c_controllers.track_of(anim, q["track"])
-    if tr is None:
-        raise KeyError(f"track {q['track']}: no such object track in the chunk")
-    return tr
-
-
-def running_matrix(q, ctx, tally):
-    """The game against itself (checks.md §2.1, controllers.check_running_matrix): after a held
-    key's turn the pose is the running matrix the turn reached (the pose at T), never the key's
-    own matrix. Needs no model: the words are the game's at T and T + 1."""
-    at = {t: k for k, t in enumerate(q["times"])}
-    rot = q["game"]["rot"]
-    for T, key, own in q.get("holds") or ():
-        if T not in at or T + 1 not in at:
-            continue
-        end, held = [int(x) for x in rot[at[T]]], [int(x) for x in rot[at[T + 1]]]
-        tally.count("running-matrix holds")
-        if same_pose(held, end):
-            tally.count("running-matrix holds continuous")
-        elif same_pose(held, own):
-            tally.fail(record(ctx, "controllers", "running matrix", end, held, object=q.get("object"),
-                              track=q.get("track"), time=T + 1,
-                              context={"held_key": key, "turn_ends_at": T,
-                                       "why": "the pose after the held key's turn is that key's own "
-                                              "sceVu0RotMatrix, not the running matrix the turn reached "
-                                              "(animation-semantics.md §3.6)"}))
-
-
-def multistep(q, a, ctx, tally, _anim):
-    g = q["game"]
-    tally.count("multistep checks")
-    t = sum(q["deltas"])
-    ints = lambda v: [int(x) for x in np.asarray(v).ravel()]
-    fields = [("position", g["pos"], a["pos"]), ("scale", g["scale"], a["scale"]),
-              ("transparency", [g["alpha"]], [a["alpha"]])]
-    rot = q.get("rotation")
-    if rot == "exact":
-        fields.append(("rotation", g["rot"], a["rot"]))
-    for name, got, exp in fields:
-        got, exp = ints(got), ints(exp)
-        if got != exp:
-            tally.fail(record(ctx, "multistep", name, exp, got, object=q.get("object"),
-                              track=q.get("track"), time=t, context={"deltas": q["deltas"]}))
-    if rot == "keyed":
-        passed = int(q["bound"]["passed"])
-        _, d, bound, ok = tolerance.compare(f32_array(_u32(g["rot"])), f32_array(_u32(a["rot"])), passed)
-        if not ok:
-            tally.fail(record(ctx, "multistep", "rotation", ints(a["rot"]), ints(g["rot"]), object=q.get("object"),
-                              track=q.get("track"), time=t, deviation=float(d), tolerance=float(bound),
-                              context={"deltas": q["deltas"], "passed": passed}))
-    return True
 
 
 # -- the steps of playback, notes and F_Obj ----------------------------------------------------------
@@ -270,8 +184,7 @@ def world(q, a, ctx, tally, _anim):
 # TRANSITIONAL: the comparisons of the query kinds no check module declares yet (their checks'
 # QueryKind, harness/checks/__init__.py). The registry's declarations are merged with this table
 # (comparisons()); each kind leaves it when its check module declares it.
-UNDECLARED = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light,
-              "playback": playback, "objects": objects, "world": world}
+UNDECLARED = {"playback": playback, "objects": objects, "world": world}
 
 
 def comparisons():

@@ -32,7 +32,8 @@ from harness.truth import limits
 
 FORMAT = "eediff-truth"
 # version 2: each chunk line carries n_queries; a 3x3 compared within a tolerance carries its bound
-VERSION = 2
+# version 3: a multistep query carries the game's single-step pose (game.single)
+VERSION = 3
 Count = Annotated[int, msgspec.Meta(ge=0)]
 
 

@@ -20,73 +20,13 @@ from ground import vocabulary
 from harness import EXPLAINED, HarnessError, checks
 from harness.checks import parse_reference
 from harness.checks import controllers as c_controllers
-from harness.checks import fobj as c_fobj
-from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
 from harness.compare.bits import f32_array
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.profiles import rng
 
-NINE = c_controllers.NINE
-SCALE_WORDS = c_controllers.SCALE_WORDS
 NINE_AND_T = c_playback.NINE_AND_T
-
-
-def controllers(game, ch, anim, prof, r):
-    """checks.md §2.1 and §2.3: per chosen track its sampled times and the scratch words after
-    each, then the multi-step words of the same times' deltas."""
-    entries = game.load(ch.data)
-    tracks = c_controllers.chosen_tracks(anim, prof, r)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    game.new_anm()
-    out = []
-    for tr in tracks:
-        entry = paired.get(tr.record.index)
-        if entry is None:
-            # the game compiled no controller for this record: no times are drawn (as the check)
-            out.append(_uncompiled(tr))
-            continue
-        ts, holds = c_controllers.track_times(anim, tr, r, prof)
-        out += track_queries(game, anim, tr, entry, ts, holds)
-    return out + c_controllers.light_queries(game, anim, entries, prof, r)
-
-
-def _uncompiled(tr):
-    rec = tr.record
-    return {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-            "times": [], "game": {"compiled": False}}
-
-
-def track_queries(game, anim, tr, entry, ts, holds=()):
-    """The controller query of one track at times ts (the scratch words after each) and the
-    multistep query of the same times' deltas, on the loaded chunk's table entry. holds: the
-    track's held keys [(T, key, its own matrix words)], whose poses at T and T + 1 (both in ts)
-    the comparison checks against each other (checks.md §2.1, the running matrix). A keyed
-    rotation's `bound` holds passed(T) at each time, from the chunk's keys (checks.md §3)."""
-    rec = tr.record
-    work, coord = game.work(entry.ctrl)
-    words, localtp = game.step_times(work, coord, ts)
-    q = {"kind": "controller", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-         "times": [int(t) for t in ts], "ledger": [["object records", rec.index, 1]],
-         "holds": [[int(T), int(k), [int(words[4 * c + r]) for c in range(3) for r in range(3)]]
-                   for T, k, words in holds],
-         "game": {"pos": words[:, 0:3].tolist(), "scale": words[:, SCALE_WORDS].tolist(),
-                  "rot": words[:, 36:52][:, NINE].tolist(), "alpha": words[:, 52].tolist(),
-                  "localtp": localtp.tolist()}}
-    keyed = tr.keyed_rotation
-    if keyed:
-        q["bound"] = {"passed": [int(p) for p in anim.poses(tr, ts).passed]}
-    deltas = [b - a for a, b in zip([0] + list(ts), ts)]
-    game.reset_work(work)
-    game.set_work_each(work, deltas)
-    multi = game.scratch()
-    m = {"kind": "multistep", "track": rec.index, "object": rec.object, "rotation": c_controllers.rotation_of(tr),
-         "deltas": deltas, "game": {"pos": list(multi.pos), "scale": list(multi.scale),
-                                    "rot": list(multi.rot9), "alpha": multi.alpha}}
-    if keyed:
-        m["bound"] = {"passed": int(anim.passed(tr, sum(deltas)))}
-    return [q, m]
 
 
 def playback(game, ch, anim, prof, r):
@@ -164,22 +104,10 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     return qs
 
 
-def undeclared_replay_queries(check, game, ch, anim, items, exact_local=True, **args):
+def undeclared_replay_queries(check, game, ch, anim, items, exact_local=True, **_args):
     """TRANSITIONAL: replay_queries of the checks whose Replay does not declare its queries yet."""
     entries = game.load(ch.data)
-    if check == "controllers":
-        track = args["track"]
-        tr = c_controllers.track_of(anim, track)
-        if tr is None:
-            raise HarnessError(f"track {track}: no such object track in {ch.id}")
-        entry = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT).get(track)
-        game.new_anm()
-        qs = [_uncompiled(tr)] if entry is None else track_queries(game, anim, tr, entry, sorted(set(items)))
-    elif check == "notes":
-        qs = [c_notes.query(game, ch, anim, entries, [tuple(p) for p in items])]
-    elif check == "fobj":
-        qs = [c_fobj.query(game, ch, anim, entries, args.get("a1", 0), [tuple(p) for p in items])]
-    elif check == "playback":
+    if check == "playback":
         if not items or len(set(items)) != 1:
             raise HarnessError(f"steps {items}: a model's playback query plays n steps of one speed "
                                f"(docs/truth.md §3)")
@@ -243,7 +171,7 @@ def _world_calls(draws):
 # TRANSITIONAL: check name -> the function that asks the game its queries, of the checks whose
 # module does not declare it yet (Check.queries, harness/checks/__init__.py); merged with the
 # registry's (exporters()), each leaves this table when its module declares it
-UNDECLARED = {"controllers": controllers, "playback": playback, "objects": objects, "world": world}
+UNDECLARED = {"playback": playback, "objects": objects, "world": world}
 
 
 def exporters():

@@ -130,12 +130,12 @@ def test_the_truth_light_query_answered_by_the_reference_serve_matches_and_a_wro
     from harness.profiles import profile, rng
     from harness.checks import parse_reference
     from harness.truth import check as tcheck
-    from harness.truth.queries import controllers
+    from harness.checks.controllers import queries
     from reference.serve import answer
     opts = Options(seed=4, profile="nightly")
     ch = opts.open_corpus().chunk(ROOMS[1])               # se1_2: every channel keyed
     anim = parse_reference(ch, "hw")
-    qs = controllers(Game(STANDIN, "hw"), ch, anim, profile("nightly"), rng(4, ch.id, "controllers"))
+    qs = queries(Game(STANDIN, "hw"), ch, anim, profile("nightly"), rng(4, ch.id, "controllers"))
     for i, q in enumerate(qs):
         q["i"] = i
     (lq,) = [q for q in qs if q["kind"] == "light"]

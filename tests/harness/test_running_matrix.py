@@ -17,9 +17,10 @@ T = 1024
 
 def run(end, held):
     tally = Tally()
-    seen = {T: Scratch((0, 0, 0), (ONE,) * 3, end, ONE), T + 1: Scratch((0, 0, 0), (ONE,) * 3, held, ONE)}
+    seen = {T: Scratch((0, 0, 0), (ONE,) * 3, end, ONE).rot9, T + 1: Scratch((0, 0, 0), (ONE,) * 3, held, ONE).rot9}
     tr = SimpleNamespace(record=SimpleNamespace(object=7, index=2, rot=None))
-    check_running_matrix(seen, [(T, 1, KEY)], tr, CaseContext("x.cmp::ANM_x", 4), tally)
+    own = Scratch((0, 0, 0), (ONE,) * 3, KEY, ONE).rot9
+    check_running_matrix(seen, [(T, 1, own)], tr, CaseContext("x.cmp::ANM_x", 4), tally)
     return tally
 
 

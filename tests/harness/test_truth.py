@@ -62,7 +62,7 @@ def run(argv, capsys):
 def test_the_file_is_a_versioned_header_one_line_per_chunk_and_a_closing_line(truth):
     lines = lines_of(truth)
     head = lines[0]
-    assert head["format"] == "eediff-truth" and head["version"] == 2
+    assert head["format"] == "eediff-truth" and head["version"] == 3
     assert head["seed"] == 4 and head["profile"] == "nightly" and head["float_model"] == "hw"
     assert head["image"]["sha256"] and head["data"]["sha256"] and head["chunks"] == len(CHUNKS)
     assert [x["chunk"] for x in lines[1:-1]] == CHUNKS
@@ -242,6 +242,11 @@ def test_every_compare_goes_red_on_a_game_word_made_wrong(truth, tmp_path):
             ("fobj", "matrix"), ("morph", "vertex")} <= fields
     keyed = [m for m in records if m["check"] == "playback" and Field.parse(m["field"]).name == "matrix"]
     assert keyed and all(m["deviation"] > m["tolerance"] for m in keyed)
+    # a controller record carries what the in-process check's does: the keys around its pose time,
+    # and the first of a track the reference's series for a plot
+    pos = [m for m in records if m["check"] == "controllers" and m["field"].startswith("position")]
+    assert pos and all({"keys", "pose_time"} <= set(m["context"]) for m in pos)
+    assert all(m["series"]["label"] == m["field"] and m["series"]["game_t"] for m in pos)
     # a record is a mismatch record of interfaces.md §4, with its repro
     for m in records:
         assert {"chunk", "check", "field", "expected", "got", "seed", "repro", "context"} <= set(m)
@@ -509,7 +514,8 @@ def test_a_model_cannot_widen_its_own_bound_with_a_huge_scale_or_keys_it_claims(
     status, s = check_truth(truth, model_cmd=f"{BAD_MODEL} widen", out=io.StringIO(), json_out=json_out)
     records = [json.loads(x) for x in open(json_out)]
     checks = {m["check"] for m in records}
-    assert status == 1 and {"controllers", "multistep", "playback"} <= checks, checks
+    # a multistep query is the game against itself (checks.md §2.3): no answer of a model is judged there
+    assert status == 1 and {"controllers", "playback"} <= checks and "multistep" not in checks, checks
     assert all(m["tolerance"] < 1e-3 for m in records if m.get("tolerance") is not None)
     lines = lines_of(truth)
     keyed = [q for x in lines[1:-1] for q in x["queries"] if q["kind"] == "controller" and q["rotation"] == "keyed"]
