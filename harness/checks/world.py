@@ -103,12 +103,20 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     playback alone), split back per playback."""
     runs, locals_, tps, keyed = ref.pose_playbacks(anim, index, table, playbacks)
     N = sum(n for _, n in playbacks)
-    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, N, anim.float_model,
+    # a step that poses every object as an earlier one did (a loop come round, a held pose, the
+    # same time at another speed) draws the same words and bounds: each distinct row is composed
+    # once and spread back to its steps
+    first, inv = distinct_rows([*locals_.values(), *tps.values()], N)
+    locals_ = {k: v[first] for k, v in locals_.items()}
+    tps = {k: v[first] for k, v in tps.items()}
+    U = len(first)
+    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, U, anim.float_model,
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
     loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
-    found = chain_bounds(table, loose, worlds, locals_, delta, N)
+    found = {obj: B[inv] for obj, B in chain_bounds(table, loose, worlds, locals_, delta, U).items()}
+    want = [(obj, W[inv], A[inv]) for obj, W, A in want]
     out, base = [], 0
     for fws, (_, n) in zip(runs, playbacks):
         rows = slice(base, base + n)
@@ -118,6 +126,27 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
                     "bounds": [None if found.get(obj) is None else found[obj][rows] for obj, _, _ in want]})
         base += n
     return out
+
+
+def distinct_rows(arrays, n):
+    """(first, inverse) over the n rows of `arrays` (uint32, n rows each) taken together: the
+    position of one row of each distinct content, and for every row the index of its content in
+    `first` (rows[first][inverse] == rows). No arrays: every row is the same one."""
+    if not arrays:
+        return np.zeros(min(n, 1), dtype=np.intp), np.zeros(n, dtype=np.intp)
+    M = np.ascontiguousarray(np.concatenate([np.asarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays], axis=1))
+    # rows grouped by a 64-bit hash of their words (wrapping arithmetic), the grouping then
+    # checked word for word; a collision (rows of one hash that differ) groups by the words
+    weights = (2 * np.arange(M.shape[1], dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        keys = (M.astype(np.uint64) * weights).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(n)
+    if not np.array_equal(M[first][inverse], M):
+        _, first, inverse = np.unique(M.view(np.dtype((np.void, 4 * M.shape[1]))).reshape(n),
+                                      return_index=True, return_inverse=True)
+        inverse = inverse.reshape(n)
+    return first, inverse
 
 
 def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
