@@ -286,6 +286,8 @@ def pose_playbacks(anim, index, table, playbacks):
         first.setdefault(e.object, i)
     base = 0
     for (speed, n), fws in zip(playbacks, runs):
+        if not anim.fobjs:                                  # no F_Obj record: no step writes a pose
+            break
         time = 0
         for j, fw in enumerate(fws):
             recs = anim.records_read(time, speed) if fw.read is not None else ()
