@@ -264,25 +264,30 @@ def pose_playbacks(anim, index, table, playbacks):
     posed = np.array([h is not None for h in held], dtype=bool)
     T = np.array([h or 0 for h in held], dtype=np.uint32)
     ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
+    # every pose time once (steps hold poses, loops come round, speeds meet): a pose is its time's
+    Tu, at = np.unique(T, return_inverse=True)
+    at = at.reshape(N)
     locals_, tps, keyed, worked = {}, {}, set(), set()
     for tr in anim.tracks:
         ident = table.entries[position[tr.record.index]].identity
         if ident[0] not in ("node", "made"):
             continue
         worked.add(ident)
-        P = anim.poses(tr, T)
-        L = anim.local_matrices(tr, T, P)
+        P = anim.poses(tr, Tu)
+        L = anim.local_matrices(tr, Tu, P)
         if L.ndim == 3:                                     # keyed rotation: double, math orientation
             keyed.add(ident)
-            L = L.swapaxes(1, 2).reshape(N, 16).astype(np.float32).view(np.uint32)
-        A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32), np.uint32(ONE))
-        locals_[ident] = np.where(posed[:, None], L, ident16[None, :]).astype(np.uint32)
+            L = L.swapaxes(1, 2).reshape(Tu.size, 16).astype(np.float32).view(np.uint32)
+        A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32)[at], np.uint32(ONE))
+        locals_[ident] = np.where(posed[:, None], L[at], ident16[None, :]).astype(np.uint32)
         tps[ident] = A.astype(np.uint32)
     first = {}
     for i, e in enumerate(index):
         first.setdefault(e.object, i)
     base = 0
     for (speed, n), fws in zip(playbacks, runs):
+        if not anim.fobjs:                                  # no F_Obj record: no step writes a pose
+            break
         time = 0
         for j, fw in enumerate(fws):
             recs = anim.records_read(time, speed) if fw.read is not None else ()

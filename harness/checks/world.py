@@ -103,21 +103,64 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     playback alone), split back per playback."""
     runs, locals_, tps, keyed = ref.pose_playbacks(anim, index, table, playbacks)
     N = sum(n for _, n in playbacks)
-    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, N, anim.float_model,
+    # a step that poses every object as an earlier one did (a loop come round, a held pose, the
+    # same time at another speed) draws the same words and bounds: each distinct row is composed
+    # once and spread back to its steps
+    first, inv = distinct_rows([*locals_.values(), *tps.values()], N)
+    locals_ = {k: v[first] for k, v in locals_.items()}
+    tps = {k: v[first] for k, v in tps.items()}
+    U = len(first)
+    want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, U, anim.float_model,
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
     loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
-    found = chain_bounds(table, loose, worlds, locals_, delta, N)
+    found = chain_bounds(table, loose, worlds, locals_, delta, U)
+    order = [obj for obj, _, _ in want]
+    k = len(order)
+    # [distinct row, call, word]: the calls' words, alphas and bounds (0 for an exact call)
+    Wu = np.stack([W for _, W, _ in want], axis=1) if k else np.zeros((U, 0, 16), dtype=np.uint32)
+    Au = np.stack([A for _, _, A in want], axis=1) if k else np.zeros((U, 0), dtype=np.uint32)
+    Bu = np.zeros((U, k, 16))
+    for q, obj in enumerate(order):
+        if obj in found:
+            Bu[:, q] = found[obj]
     out, base = [], 0
     for fws, (_, n) in zip(runs, playbacks):
-        rows = slice(base, base + n)
+        rows = inv[base:base + n]
+        W, A, B = Wu[rows], Au[rows], Bu[rows]
         out.append({"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
-                    "order": [obj for obj, _, _ in want], "world": [W[rows] for _, W, _ in want],
-                    "alpha": [A[rows] for _, _, A in want],
-                    "bounds": [None if found.get(obj) is None else found[obj][rows] for obj, _, _ in want]})
+                    "order": order, "world": [W[:, q] for q in range(k)], "alpha": [A[:, q] for q in range(k)],
+                    "bounds": [B[:, q] if obj in found else None for q, obj in enumerate(order)],
+                    "stacked": (W, A, B)})
         base += n
     return out
+
+
+def distinct_rows(arrays, n):
+    """(first, inverse) over the n rows of `arrays` (uint32, n rows each) taken together: the
+    position of one row of each distinct content, and for every row the index of its content in
+    `first` (rows[first][inverse] == rows). No arrays: every row is the same one."""
+    if not arrays:
+        return np.zeros(min(n, 1), dtype=np.intp), np.zeros(n, dtype=np.intp)
+    cols = [np.asarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays]
+    if sum(c.shape[1] for c in cols) % 2:
+        cols.append(np.zeros((n, 1), dtype=np.uint32))
+    M = np.concatenate(cols, axis=1)
+    # rows grouped by a 64-bit hash of their words (two words a lane, wrapping arithmetic), the
+    # grouping then checked word for word; a collision (rows of one hash that differ) groups by
+    # the words themselves
+    lanes = M.view(np.uint64)
+    weights = (2 * np.arange(lanes.shape[1], dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
+    with np.errstate(over="ignore"):
+        keys = (lanes * weights).sum(axis=1, dtype=np.uint64)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(n)
+    if not np.array_equal(M[first][inverse], M):
+        _, first, inverse = np.unique(M.view(np.dtype((np.void, 4 * M.shape[1]))).reshape(n),
+                                      return_index=True, return_inverse=True)
+        inverse = inverse.reshape(n)
+    return first, inverse
 
 
 def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
@@ -145,9 +188,11 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
     if not k:
         return True
     at = want["pose_at"]
-    # [step, call, word]: every step has the reference's k calls, in its order (checked above)
-    W = np.stack([np.asarray(x, dtype=np.uint32).reshape(n, 16) for x in want["world"]], axis=1)
-    A = np.stack([np.asarray(x, dtype=np.uint32).reshape(n) for x in want["alpha"]], axis=1)
+    # [step, call, word]: every step has the reference's k calls, in its order (checked above);
+    # `expected` gives them so ("stacked": words, alphas, bounds), a model's answer per call
+    W, A, B = want.get("stacked") or (
+        np.stack([np.asarray(x, dtype=np.uint32).reshape(n, 16) for x in want["world"]], axis=1),
+        np.stack([np.asarray(x, dtype=np.uint32).reshape(n) for x in want["alpha"]], axis=1), None)
     G, GA = got.world.reshape(n, k, 16), got.alpha.reshape(n, k)
     bad_alpha = (GA != A).any(axis=0).tolist()
     bad_world = (G != W).any(axis=2).any(axis=0).tolist()
@@ -158,7 +203,7 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
         tally.count("world matrices compared exactly", n * (k - len(loose)))
     # the calls within a bound whose words differ, all at once: their first word beyond the bound
     within = [q for q in loose if bad_world[q]]
-    beyond = dict(zip(within, outside_bounds(W[:, within], G[:, within], np.stack(
+    beyond = dict(zip(within, outside_bounds(W[:, within], G[:, within], B[:, within] if B is not None else np.stack(
         [np.asarray(want["bounds"][q], dtype=np.float64).reshape(n, 16) for q in within], axis=1)))) \
         if within else {}
     for q, obj in enumerate(order):
@@ -228,10 +273,17 @@ def outside_bounds(W, G, bound):
     word; the w column exact. Per call, its first word outside (step, word, deviation, tolerance),
     or None."""
     e, g = W.view(np.float32).astype(np.float64), G.view(np.float32).astype(np.float64)
-    ulp1 = np.abs(np.nextafter(W.view(np.float32), np.float32(np.inf)).astype(np.float64) - e)
-    tol = np.maximum(bound, ulp1)
-    tol[:, :, list(W_COLUMN)] = 0.0
-    bad = (W != G) & ~(np.abs(e - g) <= tol)
+    dev = np.abs(e - g)
+    w_col = np.zeros(16, dtype=bool)
+    w_col[list(W_COLUMN)] = True
+    # the tolerance is max(bound, one ulp) off the w column, 0 on it: a word within the bound
+    # (off the w column) is within it, so the ulp is looked at only for the words beyond
+    bad = (W != G) & ~(dev <= np.where(w_col, 0.0, bound))
+    near = np.nonzero(bad & ~w_col)
+    if near[0].size:
+        e32 = W[near].view(np.float32)
+        ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
+        bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))
     out = []
     for q in range(W.shape[1]):
         at = np.argwhere(bad[:, q])
@@ -239,7 +291,10 @@ def outside_bounds(W, G, bound):
             out.append(None)
             continue
         j, w = int(at[0][0]), int(at[0][1])
-        out.append((j, w, float(abs(e[j, q, w] - g[j, q, w])), float(tol[j, q, w])))
+        ulp = np.abs(np.nextafter(W[j, q, w:w + 1].view(np.float32), np.float32(np.inf)).astype(np.float64)
+                     - e[j, q, w])
+        tol = 0.0 if w_col[w] else float(np.maximum(bound[j, q, w], ulp[0]))
+        out.append((j, w, float(dev[j, q, w]), tol))
     return out
 
 

@@ -84,6 +84,7 @@ from eemu_ext import CallIO
 from harness import HarnessError
 from harness.driver import memory_map as mm
 from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, symbols_of
+from harness.driver.stubs import Staged
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
 SET_ANM = "SetAnm__5ccAnmFP10ccAnmChunkUi"
@@ -278,7 +279,9 @@ class Objects:
         return self.anm_index
 
     def _layout_stream(self, sc: Scene):
-        g, m, a = self.g, self.g.m, self.g.heap.alloc
+        g = self.g
+        m = Staged(g.m, g.heap)                  # every block below written at once, at the end
+        a = m.alloc
         g.zero(mm.STREAM, mm.STREAM_SIZE)
         n = sc.object_count
         arr = a(4 * max(n, 1), "stream index")
@@ -297,14 +300,14 @@ class Objects:
         for o, ci in self.index_of.items():
             kind = sc.kinds[o]
             if kind == KIND_OBJ:
-                m.write_u32(ci + CI_CHUNK, self._words(o, *sc.objs.get(o, (0, 0))))
+                m.write_u32(ci + CI_CHUNK, self._words(m, o, *sc.objs.get(o, (0, 0))))
                 links.append((ci, sc.objs.get(o, (0, 0))[1]))
             elif kind == KIND_EXT:
                 parent, target = sc.ext[o]
-                m.write_u32(ci + CI_CHUNK, self._words(o, parent, target))
+                m.write_u32(ci + CI_CHUNK, self._words(m, o, parent, target))
                 m.write_u32(ci + CI_INST, self.index_of.get(target, 0))
             elif kind in (KIND_PARTICLE, KIND_EFF):
-                m.write_u32(ci + CI_CHUNK, self._words(o, sc.effs.get(o, 0), 0))
+                m.write_u32(ci + CI_CHUNK, self._words(m, o, sc.effs.get(o, 0), 0))
                 inst = a(INSTANCE_SIZE, "effect object")
                 m.write_u32(ci + CI_INST, inst)
                 self.names[inst] = ("instance", o)
@@ -329,20 +332,24 @@ class Objects:
                 self.names[inst] = ("instance", o)
         for ci, model_obj in links:
             m.write_u32(ci + CI_MODEL, self.model_of.get(model_obj, 0))
+        m.commit()
 
-    def _words(self, *w):
-        addr = self.g.heap.alloc(4 * len(w), "run-time chunk")
-        self.g.m.write(addr, struct.pack(f"<{len(w)}I", *w))
+    @staticmethod
+    def _words(staged, *w):
+        addr = staged.alloc(4 * len(w), "run-time chunk")
+        staged.write(addr, struct.pack(f"<{len(w)}I", *w))
         return addr
 
     # -- §3 -----------------------------------------------------------------------------------
     def set_anm(self, mode=0, anm_matrix: Sequence[int] = IDENTITY, anm_tp=ONE) -> Table:
         """Build the anm (clumps with fresh node ccObjs, chunk, stream, matrix and transparency),
         call SetAnm(anm, chunk, mode) and read back the Table. Needs make_anime_index first."""
-        g, m, a = self.g, self.g.m, self.g.heap.alloc
+        g = self.g
         if self.scene is None:
             raise HarnessError("set_anm before make_anime_index")
         sc = self.scene
+        m = Staged(g.m, g.heap)                  # the clumps and their nodes written at once
+        a = m.alloc
         g.new_anm()
         m.write(mm.ANM + ANM_MATRIX, struct.pack("<16I", *anm_matrix))
         m.write_u32(mm.ANM + ANM_TP, anm_tp)
@@ -358,7 +365,7 @@ class Objects:
             for k, node in enumerate(nodes):
                 if node not in self.node_obj:
                     obj = a(OBJ_SIZE, "clump node")
-                    self._construct(obj, self.index_of.get(node, 0))
+                    self._construct(obj, self.index_of.get(node, 0), m)
                     self.node_obj[node] = obj
                     self.names[obj] = ("node", node)
                 m.write_u32(arr + 4 * k, self.node_obj[node])
@@ -369,20 +376,22 @@ class Objects:
         for node, obj in self.node_obj.items():
             if node in self.index_of:
                 m.write_u32(self.index_of[node] + CI_INST, obj)
+        m.commit()
         self.inits = []
         g.call(SET_ANM, mm.ANM, mm.CHUNK, mode & 0xFFFFFFFF)
         return self.table()
 
-    def _construct(self, obj, ci):
-        """What ccObj::Init does (the hook's and the harness's own node objects)."""
-        m = self.g.m
-        m.write(obj, bytes(OBJ_SIZE))
-        m.write(obj + OBJ_LOCAL, struct.pack("<16I", *IDENTITY))
-        m.write_u32(obj + OBJ_TP_FACTOR, ONE)
-        m.write_u32(obj + OBJ_LOCALTP, ONE)
-        m.write_u16(obj + OBJ_KIND, KIND_OBJ)
-        m.write_u32(obj + OBJ_INDEX, ci)
-        m.write_u32(obj + OBJ_MODEL, self.g.u32(ci + CI_MODEL) if ci else 0)
+    def _construct(self, obj, ci, m=None):
+        """What ccObj::Init does (the hook's and the harness's own node objects), written to the
+        machine or to a Staged layout `m` (the ccChunkIndex `ci` is in the machine already)."""
+        block = bytearray(OBJ_SIZE)
+        struct.pack_into("<16I", block, OBJ_LOCAL, *IDENTITY)
+        struct.pack_into("<I", block, OBJ_TP_FACTOR, ONE)
+        struct.pack_into("<I", block, OBJ_LOCALTP, ONE)
+        struct.pack_into("<H", block, OBJ_KIND, KIND_OBJ)
+        struct.pack_into("<I", block, OBJ_INDEX, ci)
+        struct.pack_into("<I", block, OBJ_MODEL, self.g.u32(ci + CI_MODEL) if ci else 0)
+        (m or self.g.m).write(obj, bytes(block))
 
     def _object_of_index(self, ci):
         for o, c in self.index_of.items():

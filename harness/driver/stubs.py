@@ -39,7 +39,9 @@ class Heap:
     def contains(self, addr):
         return self.start <= addr < self.ptr
 
-    def alloc(self, n, who="harness", align=16):
+    def alloc(self, n, who="harness", align=16, fill=True):
+        """A block of n bytes (16-aligned size, `align`-aligned start), zero-filled unless `fill`
+        is False (the caller writes the whole block itself, as a Staged layout does)."""
         n &= 0xFFFFFFFF
         size = (n + 15) & ~15
         addr = (self.ptr + align - 1) & ~(align - 1)
@@ -47,11 +49,53 @@ class Heap:
             raise HeapExhausted(
                 f"heap exhausted: {who} asked for {n} bytes at heap pointer 0x{addr:08X} "
                 f"(HEAP_END 0x{self.end:08X})")
-        if n:
+        if n and fill:
             self.m.write(addr, bytes(n))
         self.ptr = addr + size
         self.high_water = max(self.high_water, self.ptr)
         return addr
+
+
+class Staged:
+    """Fresh heap blocks laid out in one buffer and written to the machine at once by commit():
+    a layout of thousands of words costs one machine write instead of one a word. Blocks come
+    from heap.alloc at the same addresses; the buffer starts as the memory under them (the
+    blocks zeroed, as alloc does), so memory after commit is what alloc and the word-by-word
+    writes would have left. A write outside the blocks goes to the machine at once. Nothing may
+    read the blocks back before commit."""
+
+    def __init__(self, machine, heap):
+        self.m, self.heap = machine, heap
+        self.base = heap.ptr
+        self.buf = bytearray()
+
+    def alloc(self, n, who="harness"):
+        addr = self.heap.alloc(n, who, fill=False)
+        have = self.base + len(self.buf)
+        if self.heap.ptr > have:
+            self.buf += self.m.read(have, self.heap.ptr - have)
+        lo = addr - self.base
+        self.buf[lo:lo + n] = bytes(n)
+        return addr
+
+    def write(self, addr, data):
+        lo = addr - self.base
+        if 0 <= lo and lo + len(data) <= len(self.buf):
+            self.buf[lo:lo + len(data)] = data
+        else:
+            self.m.write(addr, data)
+
+    def write_u32(self, addr, v):
+        self.write(addr, (v & 0xFFFFFFFF).to_bytes(4, "little"))
+
+    def write_u16(self, addr, v):
+        self.write(addr, (v & 0xFFFF).to_bytes(2, "little"))
+
+    def commit(self):
+        if self.buf:
+            self.m.write(self.base, bytes(self.buf))
+        self.buf = bytearray()
+        self.base = self.heap.ptr
 
 
 def is_pow2(x):

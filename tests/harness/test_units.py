@@ -40,6 +40,37 @@ def test_bump_allocator_is_16_aligned_and_zero_filled():
     assert heap.alloc(0) == mm.HEAP
 
 
+def test_a_staged_layout_leaves_memory_as_alloc_and_word_by_word_writes_do():
+    """stubs.Staged: the same blocks at the same addresses, zeroed, the words written into them,
+    the bytes beyond a block's size (up to the next 16) left as they were, and a write outside
+    the blocks made at once; one write of the blocks at commit."""
+    def layout(m, heap, a, w32, write):
+        x = a(5, "x")
+        w32(x, 0x11223344)
+        y = a(0x24, "y")
+        write(y + 0x20, b"\xab\xcd")
+        w32(mm.STREAM, y)                               # outside the blocks
+        z = a(8, "z")
+        w32(z + 4, 0xDEADBEEF)
+        return x, y, z
+
+    mems = []
+    for staged in (False, True):
+        m = FakeMachine()
+        heap = stubs.Heap(m)
+        m.write(mm.HEAP, bytes(range(1, 129)))
+        if staged:
+            st = stubs.Staged(m, heap)
+            got = layout(m, heap, st.alloc, st.write_u32, st.write)
+            assert m.read_u32(mm.STREAM) == got[1] and m.read(got[0], 4) == bytes([1, 2, 3, 4])
+            st.commit()
+        else:
+            got = layout(m, heap, heap.alloc, m.write_u32, m.write)
+        mems.append((got, heap.ptr, m.read(mm.HEAP, 128), m.read_u32(mm.STREAM)))
+    assert mems[0] == mems[1]
+    assert mems[1][2][5:16] == bytes(range(6, 17))      # x's 5 bytes, then what was there
+
+
 def test_heap_exhausted_names_the_caller_and_the_limit():
     m = FakeMachine()
     heap = stubs.Heap(m, start=0x1000, end=0x1040)

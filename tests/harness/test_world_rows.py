@@ -1,0 +1,69 @@
+"""The world check composes each distinct step once (harness/checks/world.py distinct_rows): the
+steps that pose every object alike share one row of words and bounds, spread back to each."""
+import numpy as np
+
+from harness.checks.world import distinct_rows
+
+
+def test_equal_steps_share_a_row_and_every_step_gets_its_own_words_back():
+    L = np.array([[1, 2], [5, 6], [1, 2], [1, 2], [5, 7]], dtype=np.uint32)
+    tp = np.array([9, 9, 9, 8, 9], dtype=np.uint32)
+    first, inv = distinct_rows([L, tp], 5)
+    assert len(first) == 4                               # step 3 differs from step 0 in its localtp
+    assert (L[first][inv] == L).all() and (tp[first][inv] == tp).all()
+    assert inv[0] == inv[2] and len({inv[0], inv[1], inv[3], inv[4]}) == 4
+
+
+def test_rows_of_one_hash_that_differ_are_told_apart_by_their_words():
+    # the hash weighs lane k (words 2k, 2k + 1) by (2k + 1)·c: lanes (3, 0) and (0, 1) both hash to 3c
+    M = np.array([[3, 0, 0, 0], [0, 0, 1, 0], [3, 0, 0, 0]], dtype=np.uint32)
+    first, inv = distinct_rows([M], 3)
+    assert len(first) == 2 and (M[first][inv] == M).all()
+
+
+def test_no_posed_object_is_one_row_for_every_step():
+    first, inv = distinct_rows([], 4)
+    assert list(first) == [0] and list(inv) == [0, 0, 0, 0]
+
+
+def within_tolerance_words(W, G, bound):
+    """docs/tolerances.md "World matrices" word by word: |game − reference| ≤ max(bound, one ulp
+    of the expected word), the w column exact; per call its first word outside, or None."""
+    import math
+    out = []
+    n, m, _ = W.shape
+    for q in range(m):
+        found = None
+        for j in range(n):
+            for w in range(16):
+                e, g = (float(np.asarray(x[j, q, w], dtype=np.uint32).view(np.float32)) for x in (W, G))
+                ulp = abs(float(np.nextafter(np.float32(e), np.float32(np.inf))) - e)
+                tol = 0.0 if w in (3, 7, 11, 15) else float(np.maximum(bound[j, q, w], ulp))
+                if W[j, q, w] != G[j, q, w] and not abs(e - g) <= tol:
+                    found = (j, w, abs(e - g), tol)
+                    break
+            if found:
+                break
+        out.append(found if found is None or not math.isnan(found[2]) else (found[0], found[1], "nan", found[3]))
+    return out
+
+
+def test_a_word_is_outside_when_beyond_both_its_bound_and_one_ulp_and_the_w_column_is_exact():
+    from harness.checks.world import outside_bounds
+    rng = np.random.default_rng(7)
+    n, m = 6, 5
+    W = rng.normal(size=(n, m, 16)).astype(np.float32).view(np.uint32)
+    W[0, 0, :] = np.float32(0.0).view(np.uint32)                  # zeros: +0 against -0
+    W[1, 1, 3] = np.float32(np.nan).view(np.uint32)
+    G = (W.astype(np.int64) + rng.integers(-3, 4, size=W.shape)).astype(np.uint32)
+    G[0, 0, :] = 0x80000000
+    G[:, 4] = W[:, 4]                                             # a call drawn exactly
+    G[:, 3] = W[:, 3] + np.uint32(1)                              # one ulp off (the w column exact)
+    G[:, 3, [3, 7, 11, 15]] = W[:, 3, [3, 7, 11, 15]]
+    ulp = np.abs(np.nextafter(W.view(np.float32), np.float32(np.inf)).astype(np.float64)
+                 - W.view(np.float32).astype(np.float64))
+    bound = ulp * rng.integers(0, 4, size=W.shape)               # 0 to 3 ulps
+    got = outside_bounds(W, G, bound)
+    want = within_tolerance_words(W, G, bound)
+    assert [g if g is None or not np.isnan(g[2]) else (g[0], g[1], "nan", g[3]) for g in got] == want
+    assert any(x is None for x in want) and any(x is not None for x in want)
