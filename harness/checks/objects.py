@@ -7,11 +7,11 @@ from types import SimpleNamespace
 
 from corpus.objects import scene as scene_of, Scene as CorpusScene
 from ground.vocabulary import RECORD_KINDS
-from harness.checks import Check
+from harness.checks import Check, QueryKind
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.driver import objects as drv
-from reference import objects as ref
+from reference import objects as ref, serve
 
 # DECISION: the anm's transparency (+0x88) for the draw-set compare is 0.75, not 1.0, so that a
 # Draw that passes a constant 1.0 instead of the anm's word is told apart.
@@ -204,4 +204,25 @@ def plain(v):
     return v
 
 
-CHECK = Check("objects", order=6, kinds=RECORD_KINDS, applies=applies, run=run)
+def queries(game, ch, anim, prof, _r):
+    """anim-objects.md §2.4-§5.2 as a query (docs/truth.md §3, kind "objects"): the member's scene
+    (each object's kind, every Obj's, ExtObj's and Eff's parent, the clumps, the models) and the
+    anm's tp; the game's view of the index, SetAnm's table, Draw's calls and DeleteAnmIndex's frees."""
+    from harness.checks import Case
+    ob, sc, _, _, got_index, got_table = build(Case(anim, prof, game, ch))
+    view = game_view(ob, got_index, got_table)
+    return [{"kind": "objects", "scene": sc.to_json(), "anm_tp": ANM_TP,
+             "ledger": [[INDEX_KIND, i, 1] for i in range(len(view["index"]))], "game": view}]
+
+
+def compare(q, a, ctx, tally, _anim):
+    """A model's view of the anm's objects (`a`) against the game's words of query `q`, as the
+    check compares the reference's."""
+    ok = compare_views(a, q["game"], lambda field, e, g, position=None, **kw: compare_fail(
+        ctx, tally, a, field, e, g, position, **kw))
+    count(CorpusScene.from_json(q["scene"]), q["game"], tally, ok)
+    return ok
+
+
+CHECK = Check("objects", order=6, kinds=RECORD_KINDS, applies=applies, run=run, queries=queries,
+              query_kinds=(QueryKind("objects", compare, serve.objects),))

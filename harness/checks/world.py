@@ -12,14 +12,14 @@ docs/tolerances.md "World matrices", never below one ulp of the expected word.
 import numpy as np
 
 from ground.fields import Field
-from harness.checks import Check
+from harness.checks import Check, QueryKind
 from harness.checks import objects as objects_check
 from harness.compare import tolerance
 from harness.checks.playback import plan
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
 from harness.driver.objects import Draws
-from reference import objects as ref
+from reference import objects as ref, serve
 
 WORLD_KIND = "drawn entries"
 # the w column (words 3, 7, 11, 15) and the alpha are exact under every profile
@@ -303,4 +303,55 @@ def fail(ctx, tally, obj, field, e, g, j, speed, pose_at, **kw):
                       context={"speed": speed, "identity": objects_check.plain(obj)}, **kw))
 
 
-CHECK = Check("world", order=7, kinds=("object", "fobj"), applies=applies, run=run)
+def queries(game, ch, anim, prof, r):
+    """anim-objects.md §3.6 level 2 as queries (docs/truth.md §3, kind "world"): per playback speed
+    one query (the scene, the speed, the step count, the anm's matrix and tp) with the game's frame
+    counter and ccModel::Draw calls after every step, and, harness-only, each call's bound (None:
+    exact) from the check's rule. The index and table are built once and restored before each
+    further speed, as the check's run does."""
+    from harness.checks import Case
+    out = []
+    exact_local = getattr(prof, "exact_local", True)
+    case = Case(anim, prof, game, ch)
+    kept = ob = None
+    for speed, n in plan(anim, prof, r):
+        if kept is None:
+            ob, sc, want_index, want, _, _ = objects_check.build(case, anm_matrix=ANM_MATRIX)
+            kept = ob.keep()
+        else:
+            ob.restore(kept)
+            if game.reload:
+                ob = objects_check.build(case, anm_matrix=ANM_MATRIX)[0]
+                ob.same_as(kept)
+        forward, draws = game_series(ob, speed, n)
+        bounds = expected(anim, want_index, want, speed, n, exact_local)["bounds"]
+        out.append({"kind": "world", "scene": sc.to_json(), "speed": speed, "steps": n,
+                    "anm_matrix": list(ANM_MATRIX), "anm_tp": objects_check.ANM_TP,
+                    "bounds": [None if b is None else [[float(x) for x in row] for row in b] for b in bounds],
+                    "ledger": [[WORLD_KIND, i, 1] for i in range(len(want_index))],
+                    "game": {"forward": forward, "calls": calls_json(draws)}})
+    return out
+
+
+def calls_json(draws):
+    """Per step [[identity, 16 world words, alpha], ...]: the game's Draw calls as JSON values."""
+    world, alpha = draws.world.tolist(), draws.alpha.tolist()
+    out, k = [], 0
+    for step in draws.identities:
+        out.append([[list(i), world[k + q], alpha[k + q]] for q, i in enumerate(step)])
+        k += len(step)
+    return out
+
+
+def compare(q, a, ctx, tally, _anim):
+    """A model's Draws of one playback (`a`) against the game's words of query `q`, as the check
+    compares the reference's (compare_series)."""
+    want = {"forward": a["forward"], "pose_at": a["pose_at"], "order": [tuple(x) for x in a["order"]],
+            "world": a["world"], "alpha": a["alpha"], "bounds": q["bounds"]}
+    tally.count(f"world playbacks at {q['speed']}")
+    calls = [[(tuple(i), tuple(w), al) for i, w, al in step] for step in q["game"]["calls"]]
+    return compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
+
+
+CHECK = Check("world", order=7, kinds=("object", "fobj"), applies=applies, run=run, queries=queries,
+              query_kinds=(QueryKind("world", compare, serve.world),))

@@ -161,30 +161,10 @@ def _pairs(pairs):
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
 
 
-def objects(q, a, ctx, tally, _anim):
-    """The model's view of the anm's objects against the game's, as the objects check compares."""
-    from harness.checks import objects as c_objects
-    from corpus.objects import Scene
-    ok = c_objects.compare_views(a, q["game"], lambda field, e, g, position=None, **kw: c_objects.compare_fail(
-        ctx, tally, a, field, e, g, position, **kw))
-    c_objects.count(Scene.from_json(q["scene"]), q["game"], tally, ok)
-    return ok
-
-
-def world(q, a, ctx, tally, _anim):
-    """The model's Draws of one playback against the game's, as the world check compares them."""
-    from harness.checks import world as c_world
-    want = {"forward": a["forward"], "pose_at": a["pose_at"], "order": [tuple(x) for x in a["order"]],
-            "world": a["world"], "alpha": a["alpha"], "bounds": q["bounds"]}
-    tally.count(f"world playbacks at {q['speed']}")
-    calls = [[(tuple(i), tuple(w), al) for i, w, al in step] for step in q["game"]["calls"]]
-    return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
-
-
 # TRANSITIONAL: the comparisons of the query kinds no check module declares yet (their checks'
 # QueryKind, harness/checks/__init__.py). The registry's declarations are merged with this table
 # (comparisons()); each kind leaves it when its check module declares it.
-UNDECLARED = {"playback": playback, "objects": objects, "world": world}
+UNDECLARED = {"playback": playback}
 
 
 def comparisons():

@@ -117,61 +117,10 @@ def undeclared_replay_queries(check, game, ch, anim, items, exact_local=True, **
     return qs
 
 
-def objects(game, ch, anim, prof, _r):
-    """anim-objects.md §2.4-§5.2: one query carrying the member's scene (each object's kind, every
-    Obj's, ExtObj's and Eff's parent, the clumps, the models) and the anm's tp; the game's view of
-    the index, SetAnm's table, Draw's calls and DeleteAnmIndex's frees."""
-    from harness.checks import objects as c_objects
-    ob, sc, _, _, got_index, got_table = c_objects.build(checks.Case(anim, prof, game, ch))
-    view = c_objects.game_view(ob, got_index, got_table)
-    return [{"kind": "objects", "scene": sc.to_json(), "anm_tp": c_objects.ANM_TP,
-             "ledger": [[c_objects.INDEX_KIND, i, 1] for i in range(len(view["index"]))], "game": view}]
-
-
-def world(game, ch, anim, prof, r):
-    """anim-objects.md §3.6 level 2: per playback speed one query (the scene, the speed, the step
-    count, the anm's matrix and tp) with the game's frame counter and ccModel::Draw calls after
-    every step, and, harness-only, each call's bound (None: exact) from the check's rule. The index
-    and table are built once and restored before each further speed, as the world check does."""
-    from harness.checks import objects as c_objects
-    from harness.checks import world as c_world
-    out = []
-    exact_local = getattr(prof, "exact_local", True)
-    case = checks.Case(anim, prof, game, ch)
-    kept = ob = None
-    for speed, n in c_playback.plan(anim, prof, r):
-        if kept is None:
-            ob, sc, want_index, want, _, _ = c_objects.build(case, anm_matrix=c_world.ANM_MATRIX)
-            kept = ob.keep()
-        else:
-            ob.restore(kept)
-            if game.reload:
-                ob = c_objects.build(case, anm_matrix=c_world.ANM_MATRIX)[0]
-                ob.same_as(kept)
-        forward, draws = c_world.game_series(ob, speed, n)
-        bounds = c_world.expected(anim, want_index, want, speed, n, exact_local)["bounds"]
-        out.append({"kind": "world", "scene": sc.to_json(), "speed": speed, "steps": n,
-                    "anm_matrix": list(c_world.ANM_MATRIX), "anm_tp": c_objects.ANM_TP,
-                    "bounds": [None if b is None else [[float(x) for x in row] for row in b] for b in bounds],
-                    "ledger": [[c_world.WORLD_KIND, i, 1] for i in range(len(want_index))],
-                    "game": {"forward": forward, "calls": _world_calls(draws)}})
-    return out
-
-
-def _world_calls(draws):
-    """Per step [[identity, 16 world words, alpha], ...]: the game's Draw calls as JSON values."""
-    world, alpha = draws.world.tolist(), draws.alpha.tolist()
-    out, k = [], 0
-    for step in draws.identities:
-        out.append([[list(i), world[k + q], alpha[k + q]] for q, i in enumerate(step)])
-        k += len(step)
-    return out
-
-
 # TRANSITIONAL: check name -> the function that asks the game its queries, of the checks whose
 # module does not declare it yet (Check.queries, harness/checks/__init__.py); merged with the
 # registry's (exporters()), each leaves this table when its module declares it
-UNDECLARED = {"playback": playback, "objects": objects, "world": world}
+UNDECLARED = {"playback": playback}
 
 
 def exporters():
