@@ -28,7 +28,6 @@ from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
-from harness.checks.playback import coord_field
 from ground import vocabulary
 from harness.compare import tolerance
 from harness.compare.bits import f32_array
@@ -147,109 +146,6 @@ def multistep(q, a, ctx, tally, _anim):
     return True
 
 
-# -- the steps of playback, notes and F_Obj ----------------------------------------------------------
-def _forwards(check, G, A, ctx, tally, where, pair=False):
-    """The index of the first step whose frame counter or return value differs (recorded), or the
-    number of steps when none does. pair: one record of [time, return value] (the F_Obj check's)."""
-    before = 0
-    for i, (gf, af) in enumerate(zip(G, A)):
-        tally.count(f"{check} steps" if check != "playback" else "steps")
-        if list(gf) != list(af):
-            ctx_ = dict(where(i), time_before=before)
-            if pair:
-                tally.fail(record(ctx, check, "frame counter", list(af), list(gf), step=i, time=before,
-                                  floats=False, context=ctx_))
-            else:
-                for field, e, v in (("frame counter", af[0], gf[0]), ("return value", af[1], gf[1])):
-                    if e != v:
-                        tally.fail(record(ctx, check, field, e, v, step=i, time=before, floats=False, context=ctx_))
-            return i
-        before = af[0]
-    return len(G)
-
-
-def playback(q, a, ctx, tally, anim):
-    g = q["game"]
-    for idx in g.get("unposed") or ():
-        tally.fail(record(ctx, "playback", "instance", "compiled", "none", track=idx, floats=False,
-                          context={"why": f"object record {idx} has no table entry with a kind-0x0102 ctrl, "
-                                          f"so no instance is posed"}))
-    for obj in g.get("morphers_without_instance") or ():
-        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
-                          context={"why": f"F_Morpher records name morpher object {obj}, which has no table "
-                                          f"entry with an MPH_ name, so its morph state is never read"}))
-    speed = q["speed"]
-    tally.count("playbacks")
-    c_playback.count_plan(speed, q["steps"], tally)
-    # the step sizes so far: what a replay (and the shrinker) plays again (checks.Replay "steps")
-    where = lambda i: {"speed": speed, "steps": i + 1, "step_sizes": [speed] * (i + 1)}
-    stop = _forwards("playback", g["forward"], a["forward"], ctx, tally, where)
-    wants = c_playback.count_steps(anim, [speed] * q["steps"], stop, tally)
-    times = [f[0] for f in g["forward"]]
-    tracks, rots = q["tracks"], q["rotation"]
-    rows = [k for k, i in enumerate(q["read"]) if i < stop]
-    if rows and tracks:
-        G = _u32(g["matrix"])[rows]                            # (n, nt, 12)
-        A = _u32(a["matrix"])[rows]
-        tally.count("object matrices", G.shape[0] * G.shape[1])
-        keyed = np.array([r == "keyed" for r in rots], dtype=bool)
-        tolerant = np.zeros(len(tracks), dtype=bool)
-        tolerant[list(q["tolerance"])] = True          # keyed, or every track without exact_local
-        bad = np.zeros(G.shape[:2] + (12,), dtype=bool)
-        bad[:, :, 9:12] = G[:, :, 9:12] != A[:, :, 9:12]
-        exact_cols = ~tolerant
-        bad[:, exact_cols, :9] = G[:, exact_cols, :9] != A[:, exact_cols, :9]
-        if exact_cols.any():
-            tally.count("exact local matrices", int(G.shape[0] * exact_cols.sum()))
-        dev, samples = {}, [None] * len(tracks)
-        if tolerant.any():
-            cols = np.array(q["tolerance"], dtype=np.int64)
-            passed = np.asarray(q["bound"]["passed"], dtype=np.int64)[rows]          # (n, len(tolerance))
-            passed = np.where(keyed[cols][None, :], passed, 0)
-            scale = f32_array(_u32(q["bound"]["scale"])[rows])[..., None]            # (n, len(tolerance), 1)
-            w, dw, bw, ok = tolerance.compare(f32_array(G[:, cols, :9]), f32_array(A[:, cols, :9]), passed,
-                                              scale, keyed[cols][None, :])
-            for k, jj in zip(*np.nonzero(~ok)):
-                dev[(k, cols[jj])] = (int(w[k, jj]), float(dw[k, jj]), float(bw[k, jj]))
-            for jj, j in enumerate(cols):
-                if keyed[j]:
-                    samples[j] = (dw[:, jj], bw[:, jj], passed[:, jj])
-        # the keyed deviations at each read step's pose time, as the check keeps them
-        c_playback.keyed_samples(tally, ctx, tracks, samples,
-                                 [anim.clamp(wants[q["read"][k]].pose_at) for k in rows])
-        for k, j in sorted(set(zip(*np.nonzero(bad.any(axis=2)))) | set(dev)):
-            i = q["read"][rows[k]]
-            ctx_ = where(i)
-            for word in np.flatnonzero(bad[k, j]):
-                tally.fail(record(ctx, "playback", coord_field(word), int(A[k, j, word]), int(G[k, j, word]),
-                                  track=tracks[j], time=times[i], step=i, context=ctx_))
-            if (k, j) in dev:
-                word, d_, b_ = dev[(k, j)]
-                tally.fail(record(ctx, "playback", coord_field(word), int(A[k, j, word]), int(G[k, j, word]),
-                                  track=tracks[j], time=times[i], step=i, deviation=d_, tolerance=b_, context=ctx_))
-        GT = _u32(g["localtp"])[rows]
-        AT = _u32(a["localtp"])[rows]
-        tally.count("localtp cases", GT.size)
-        for k, j in zip(*np.nonzero(GT != AT)):
-            i = q["read"][rows[k]]
-            tally.fail(record(ctx, "playback", "localtp", int(AT[k, j]), int(GT[k, j]), track=tracks[j],
-                              time=times[i], step=i, context=where(i)))
-    for k, i in enumerate(q["morph_read"]):
-        if i >= stop:
-            break
-        for j, obj in enumerate(q["morphers"]):
-            tally.count("morph states")
-            gp, ap = g["morph"][k][j], a["morph"][k][j]
-            if [list(p) for p in gp] != [list(p) for p in ap]:
-                tally.fail(record(ctx, "playback", "morph state", _pairs(ap), _pairs(gp), object=obj, step=i,
-                                  time=times[i], floats=False, context=where(i)))
-    return stop == len(g["forward"])
-
-
-def _pairs(pairs):
-    return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
-
-
 def objects(q, a, ctx, tally, _anim):
     """The model's view of the anm's objects against the game's, as the objects check compares."""
     from harness.checks import objects as c_objects
@@ -270,7 +166,7 @@ def world(q, a, ctx, tally, _anim):
     return c_world.compare_series(ctx, tally, q["speed"], want, q["game"]["forward"], calls)
 
 
-COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": playback,
+COMPARE = {"controller": controller, "multistep": multistep, "light": c_controllers.compare_light, "material": c_materials.compare, "playback": c_playback.compare,
            "notes": c_notes.compare, "fobj": c_fobj.compare, "modify": c_morph.compare, "objects": objects, "world": world}
 if set(COMPARE) != set(vocabulary.QUERY_KINDS):
     raise ImportError(f"harness/truth/check.py compares the query kinds {sorted(COMPARE)}, not ground/vocabulary.py's "

@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import time as _time
 
-import numpy as np
-
 from ground import vocabulary
 from harness import EXPLAINED, HarnessError, checks
 from harness.checks import parse_reference
@@ -25,14 +23,12 @@ from harness.checks import materials as c_materials
 from harness.checks import morph as c_morph
 from harness.checks import notes as c_notes
 from harness.checks import playback as c_playback
-from harness.compare.bits import f32_array
 from harness.compare.tables import entries_by_record
 from harness.driver import memory_map as mm
 from harness.profiles import rng
 
 NINE = c_controllers.NINE
 SCALE_WORDS = c_controllers.SCALE_WORDS
-NINE_AND_T = c_playback.NINE_AND_T
 
 
 def controllers(game, ch, anim, prof, r):
@@ -91,66 +87,6 @@ def track_queries(game, anim, tr, entry, ts, holds=()):
     return [q, m]
 
 
-def playback(game, ch, anim, prof, r):
-    """checks.md §4: per drawn speed, every step's frame counter and return value, the posed
-    tracks' coord words at each step that evaluates a pose, the morphers' states from frame 1."""
-    out = []
-    entries = game.load(ch.data)
-    for k, (speed, n) in enumerate(c_playback.plan(anim, prof, r)):
-        if k:
-            entries = game.load(ch.data)
-        out.append(playback_query(game, ch, anim, entries, speed, n, prof.exact_local))
-    return out
-
-
-def playback_query(game, ch, anim, entries, speed, n, exact_local):
-    """One playback of n steps of `speed` from time 0 on the loaded chunk's entries."""
-    steps = [speed] * n
-    pb = game.playback(entries, ch.names, speed)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
-             if tr.record.index in paired]
-    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
-    ref = anim.playback(steps)
-    tolerant = [j for j, (tr, _) in enumerate(posed) if tr.keyed_rotation or not exact_local]
-    got, coords, got_states, stopped = c_playback.play(game, pb, posed, morphers, ref, steps)
-    if stopped is not None:
-        raise stopped
-    forward = [[int(t), int(r)] for t, r in got]
-    read = sorted(coords)
-    morph_read = sorted(got_states)
-    mats = [coords[i][0][:, NINE_AND_T].tolist() if posed else [] for i in read]
-    tps = [coords[i][1].tolist() if posed else [] for i in read]
-    states = [[[[int(t), int(w)] for t, w in pairs] for _, pairs in got_states[i]] for i in morph_read]
-    have = {obj for obj, _ in morphers}
-    return {"kind": "playback", "speed": speed, "steps": n,
-            "tracks": [tr.record.index for tr, _ in posed],
-            "rotation": [c_controllers.rotation_of(tr) for tr, _ in posed],
-            # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
-            # rotations, and every track under a profile without exact_local
-            "tolerance": tolerant,
-            "bound": _playback_bound(ref, [posed[j][0] for j in tolerant], len(read)),
-            "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
-            "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
-            "game": {"forward": forward, "matrix": mats, "localtp": tps, "morph": states,
-                     "unposed": [t.record.index for t in anim.tracks if t.record.index not in paired],
-                     "morphers_without_instance": sorted(set(anim.morphs) - have)}}
-
-
-def _playback_bound(ref, tracks, n):
-    """The bound of checks.md §3 for the tolerance tracks at the n read steps, from the chunk's own
-    records at each pose time (the values the in-process check bounds with): `passed` (n, nk),
-    passed(T) of a keyed rotation and 0 otherwise, and `scale` (n, nk), the f32 word of
-    max(|s_x|, |s_y|, |s_z|) (all the formula reads of the scale: one word, not three)."""
-    if not tracks or not n:
-        return {"passed": [[] for _ in range(n)], "scale": [[] for _ in range(n)]}
-    tb = ref.tracks(tracks)
-    passed = np.where(tb.keyed[None, :], tb.passed[:n], 0)
-    words = tb.chan[:n, :, 3:6] & 0x7FFFFFFF                          # |s| of each axis, as EE words
-    big = np.argmax(f32_array(words), axis=2)[..., None]
-    return {"passed": passed.tolist(), "scale": np.take_along_axis(words, big, axis=2)[..., 0].tolist()}
-
-
 # -- a replay: one check on an explicit input (shrinking and `harness replay` with a model) -------
 def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
     """The queries of check `check` (a name, not an alias) on chunk `ch` with the replay input
@@ -173,7 +109,7 @@ def replay_queries(check, game, ch, anim, items, exact_local=True, **args):
         if not items or len(set(items)) != 1:
             raise HarnessError(f"steps {items}: a model's playback query plays n steps of one speed "
                                f"(docs/truth.md §3)")
-        qs = [playback_query(game, ch, anim, entries, items[0], len(items), exact_local)]
+        qs = [c_playback.query(game, ch, anim, entries, items[0], len(items), exact_local)]
     else:
         raise HarnessError(f"check {check}: no replay")
     for i, q in enumerate(qs):
@@ -233,7 +169,7 @@ def _world_calls(draws):
 
 
 # check name -> the function that asks the game its queries (the checks' run order)
-EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": playback, "notes": c_notes.queries,
+EXPORTERS = {"controllers": controllers, "materials": c_materials.queries, "playback": c_playback.queries, "notes": c_notes.queries,
              "morph": c_morph.queries, "fobj": c_fobj.queries, "objects": objects, "world": world}
 # the query kinds each check's queries have (docs/truth.md §3)
 KINDS_OF = {c: tuple(k for k, of in vocabulary.QUERY_KINDS.items() if of == c) for c in vocabulary.CHECKS}
