@@ -71,8 +71,6 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
-
-
 def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
     """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1):
     the game's words of the playback's query (played) against the reference's answer to it
@@ -101,6 +99,7 @@ def query(game, ch, anim, entries, speed, n, exact_local):
         raise stopped
     g = q["game"]
     g["matrix"], g["localtp"] = g["matrix"].tolist(), g["localtp"].tolist()
+    g["morph"] = [[[[int(t), int(w)] for t, w in pairs] for pairs in row] for row in g["morph"]]
     q["bound"] = {k: v.tolist() for k, v in q["bound"].items()}
     return q
 
