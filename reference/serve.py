@@ -178,7 +178,7 @@ def playback(anim: Animation, q, ref=None, products=False) -> dict:
             tps[have] = chan[:, :, 6]
     morphs = []
     looped, looped_before = False, {}
-    for i, f in enumerate(ref.forwards):
+    for i, f in enumerate(ref.forwards if q["morph_read"] else ()):
         looped_before[i] = looped
         looped = looped or f.looped
     for i in q["morph_read"]:

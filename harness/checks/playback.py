@@ -260,7 +260,7 @@ def uninstanced(ctx, tally, anim, unposed, morpherless):
 
 def first_difference(got, want):
     """The index of the first step whose [frame counter, return value] differs, else len(got)."""
-    return next((i for i, (g, w) in enumerate(zip(got, want)) if list(g) != list(w)), len(got))
+    return next((i for i, (g, w) in enumerate(zip(got, want)) if g != w and list(g) != list(w)), len(got))
 
 
 def forward_mismatches(ctx, tally, check, got, want, step, time, where):
@@ -310,13 +310,13 @@ def compare(q, a, ctx, tally, anim):
     ref = anim.playback(steps)               # the steps as the chunk's parse plays them
     reads = {int(i): k for k, i in enumerate(q["read"])}
     rows = []                                # per read step compared: (its row, step, time before, looped before, T)
-    time, looped = 0, False
+    time, looped, pose_times = 0, False, ref.times.tolist()
     for i, (s, want) in enumerate(zip(steps[:stop], ref.forwards)):
         count_step_kind(anim, s, want, tally)
         before, time = time, int(answer[i][0])
         looped_before, looped = looped, looped or want.looped
         if want.pose_at is not None and i in reads:
-            rows.append((reads[i], i, before, looped_before, int(ref.times[ref.row[i]])))
+            rows.append((reads[i], i, before, looped_before, pose_times[ref.row[i]]))
     if stop == len(forward) < len(steps):
         return False                         # the game stopped before any step differed
     of = {t.record.index: t for t in anim.tracks}
