@@ -18,14 +18,15 @@ import sys
 from harness.checks import controllers as C
 from harness.checks import playback as P
 from harness.checks.controllers import compare_localtp, compare_pose, game_poses
-from harness.checks.playback import (compare_matrix, count_step_kind, forward_mismatches, mark_posed,
-                                     pairs_json, start_playback)
+from harness.checks.playback import (compare_matrix, count_plan, count_step_kind, forward_mismatches,
+                                     mark_posed, pairs_json, start_playback)
 from harness.compare.mismatch import record
 from harness.driver import memory_map as mm
 
 
 def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
     """check_playback one entry at a time: the reference per pose, the compare per word."""
+    count_plan(speed if speed is not None else (steps[0] if steps else 256), len(steps), tally)
     pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
     time, looped = 0, False
     for i, s in enumerate(steps):
@@ -33,7 +34,7 @@ def check_playback_each(game, anim, entries, names, ctx, tally, steps, speed=Non
         want = anim.forward(time, s)
         tally.count("steps")
         where = {"step_sizes": list(steps[:i + 1]), "time_before": time}
-        if forward_mismatches(ctx, tally, "playback", got, want, i, time, where):
+        if forward_mismatches(ctx, tally, "playback", got, (want.time, int(bool(want.ended))), i, time, where):
             return False
         count_step_kind(anim, s, want, tally)
         time = want.time

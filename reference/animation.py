@@ -163,6 +163,7 @@ class Animation:
         for r in self.fobjs:
             self._fobj_by_obj.setdefault(r.object, []).append(r)
         self._local_cache = {}
+        self._last_playback = None
         self._material_by_obj = {}
         for m in self.materials:
             self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
@@ -323,8 +324,13 @@ class Animation:
 
     def playback(self, steps, time: int = 0) -> Playback:
         """All steps of a playback from `time`: each step's Forward, and every track's poses and
-        local matrices at the steps' pose times, one call per track (batch.Playback)."""
-        return Playback(self, steps, time)
+        local matrices at the steps' pose times, one call per track (batch.Playback). The last
+        one is kept: the same steps asked again (a query's answer, then its comparison) are
+        played once."""
+        key = (tuple(steps), time)
+        if self._last_playback is None or self._last_playback[0] != key:
+            self._last_playback = (key, Playback(self, steps, time))
+        return self._last_playback[1]
 
     def local_translation(self, track, time: int) -> Tuple[int, int, int]:
         """The exact translation words 12-14 of the local matrix, for every rotation kind (§4 step

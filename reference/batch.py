@@ -160,6 +160,7 @@ class Playback:
         self.row = {i: k for k, i in enumerate(self.evaluated)}
         self._poses = {}
         self._locals = {}
+        self._batches = {}
 
     def poses(self, track) -> Poses:
         tr = self.anim._track(track)
@@ -177,9 +178,17 @@ class Playback:
 
     def tracks(self, tracks) -> TrackBatch:
         """Every track of `tracks` at the pose times, in one call of the compiled kernels (else
-        from each track's poses and local matrices)."""
+        from each track's poses and local matrices); kept, so the same tracks asked again (a
+        query's bound, then its answer) are evaluated once."""
+        trs = [self.anim._track(t) for t in tracks]
+        key = tuple(tr.index for tr in trs)
+        tb = self._batches.get(key)
+        if tb is None:
+            tb = self._batches[key] = self._tracks(trs)
+        return tb
+
+    def _tracks(self, trs) -> TrackBatch:
         anim = self.anim
-        trs = [anim._track(t) for t in tracks]
         keyed = np.array([tr.keyed_rotation for tr in trs], dtype=bool)
         kern = anim.kernels
         if kern is not None and trs:

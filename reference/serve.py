@@ -49,6 +49,8 @@ def ee_doubles(words) -> np.ndarray:
     number (2^128 times the significand), as reference.eefloat.bits_to_double reads one word."""
     w = np.asarray(words, dtype=np.uint32)
     e = (w >> 23) & 0xFF
+    if ((e != 0) & (e != 0xFF)).all():
+        return w.view(np.float32).astype(np.float64)     # every word a normal IEEE single: the same number
     frac = 1.0 + (w & 0x7FFFFF).astype(np.float64) / 8388608.0
     mag = np.where(e == 0, 0.0, np.ldexp(frac, e.astype(np.int64) - 127))
     return np.where(w >> 31 == 1, -mag, mag)
@@ -112,13 +114,17 @@ def material(anim: Animation, q) -> dict:
     return out
 
 
-def playback(anim: Animation, q) -> dict:
+def playback(anim: Animation, q, ref=None, products=False) -> dict:
     """Steps of q["speed"] from time 0: every step's (time, return value); at each step of
     q["read"] every track's matrix (12 words) and localtp, and the scale and keys passed of the
     tracks of q["tolerance"] (whose 3x3 is compared within a bound); at each step of
-    q["morph_read"] every morpher's (target, weight) pairs."""
-    steps = [int(q["speed"])] * int(q["steps"])
-    ref = anim.playback(steps)
+    q["morph_read"] every morpher's (target, weight) pairs. Arrays, as the caller in process
+    keeps them (dumps lists them).
+
+    In process only: ref, the Playback of the query's steps when the caller has it (the
+    harness's, whose tracks it evaluated already); products, also "rs": the tolerance tracks' R·S
+    at each read step in double, c-major (nr, len(tolerance), 9), the 3x3 the words round."""
+    ref = ref if ref is not None else anim.playback([int(q["speed"])] * int(q["steps"]))
     forward = [[f.time, f.ret] for f in ref.forwards]
     tracks = [anim.tracks[i] for i in q["tracks"]]
     tb = ref.tracks(tracks) if tracks and len(ref.evaluated) else None
@@ -134,27 +140,48 @@ def playback(anim: Animation, q) -> dict:
     mats = np.zeros((nr, nt, 12), dtype=np.uint32)
     tps = np.zeros((nr, nt), dtype=np.uint32)
     scales = np.zeros((nr, tol.size, 3), dtype=np.uint32)
+    rs = np.zeros((nr, tol.size, 9)) if products else None
     passed = np.zeros((nr, tol.size), dtype=np.int64)
     have = [r for r, k in enumerate(rows) if tb is not None and k is not None]
     if have and nt:
         at = np.array([rows[r] for r in have])
+        nh = len(have)
+        if at[-1] == nh - 1 and (np.diff(at) == 1).all():
+            at = slice(0, nh)                  # the first rows in order (a playback's reads): views
         chan = tb.chan[at]                                              # (nh, nt, 7)
-        m = np.zeros((len(at), nt, 12), dtype=np.uint32)
-        if (~keyed).any():
-            m[:, ~keyed] = tb.local[at][:, ~keyed][:, :, NINE_AND_T]
+        # every track's local words, a keyed rotation's (which has none) then given its R·S and position
+        m = tb.local[at][:, :, NINE_AND_T].astype(np.uint32, copy=False)
+        prod = None                             # the tolerance tracks' R·S in double, c-major
+        if products and tol.size:
+            R = tb.rot[at][:, tol]                                      # (nh, ntol, 3, 3), R[r][c]
+            for jj in np.flatnonzero(~keyed[tol]):                      # a constant rotation
+                R[:, jj] = ref.poses(tracks[tol[jj]]).rot_matrix
+            prod = (R * ee_doubles(chan[:, tol, 3:6])[:, :, None, :]).swapaxes(2, 3).reshape(nh, tol.size, 9)
+            if nh == nr:
+                rs = prod
+            else:
+                rs[have] = prod
         if nk:
-            M = tb.rot[at][:, keyed]                                    # (nh, nk, 3, 3)
-            sc = ee_doubles(chan[:, keyed, 3:6])                         # (nh, nk, 3)
-            m[:, keyed, :9] = f32_words((M.swapaxes(2, 3) * sc[:, :, :, None]).reshape(len(at), nk, 9))
+            at_tol = {int(j): jj for jj, j in enumerate(tol)}
+            kt = np.flatnonzero(keyed)
+            if prod is not None and all(int(j) in at_tol for j in kt):
+                m[:, keyed, :9] = f32_words(prod[:, [at_tol[int(j)] for j in kt]])
+            else:
+                M = tb.rot[at][:, keyed]                                # (nh, nk, 3, 3)
+                sc = ee_doubles(chan[:, keyed, 3:6])                     # (nh, nk, 3)
+                m[:, keyed, :9] = f32_words((M.swapaxes(2, 3) * sc[:, :, :, None]).reshape(nh, nk, 9))
             m[:, keyed, 9:12] = trans_add(chan[:, keyed, 0:3])
         if tol.size:
             scales[have] = chan[:, tol, 3:6]
             passed[have] = np.where(keyed[tol][None, :], tb.passed[at][:, tol], 0)
-        mats[have] = m
-        tps[have] = chan[:, :, 6]
+        if nh == nr and isinstance(at, slice):
+            mats, tps = m, chan[:, :, 6]
+        else:
+            mats[have] = m
+            tps[have] = chan[:, :, 6]
     morphs = []
     looped, looped_before = False, {}
-    for i, f in enumerate(ref.forwards):
+    for i, f in enumerate(ref.forwards if q["morph_read"] else ()):
         looped_before[i] = looped
         looped = looped or f.looped
     for i in q["morph_read"]:
@@ -162,8 +189,10 @@ def playback(anim: Animation, q) -> dict:
         frame = (f.pose_at if f.pose_at is not None else f.time) >> 8
         w = anim.morph_weights(frame, after_loop=looped_before.get(i, False))
         morphs.append([[[t, wt] for t, wt in w.get(obj, ())] for obj in q["morphers"]])
-    return {"forward": forward, "matrix": mats, "localtp": tps, "scale": scales, "passed": passed,
-            "morph": morphs}
+    out = {"forward": forward, "matrix": mats, "localtp": tps, "scale": scales, "passed": passed, "morph": morphs}
+    if products:
+        out["rs"] = rs
+    return out
 
 
 def notes(anim: Animation, q) -> dict:

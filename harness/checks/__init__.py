@@ -52,9 +52,10 @@ class Replay:
     key: the input's name, also the replay option (`--steps`, `--plan`, `--times`); args: the other
     arguments the replay takes, each a replay option of its own (`--a1`, `--track`); input(m): the
     input of mismatch m as (items, {arg: value}), None when m carries none; run(game, ch, ctx,
-    items, **args): the Tally of one replay; queries(game, ch, anim, items, **args): the queries of
-    one replay with the game's words, what a model is asked when a model run shrinks (None: the
-    first checks', harness/truth/queries.replay_queries)."""
+    items, **args): the Tally of one replay; queries(game, ch, anim, items, exact_local, **args):
+    the queries of one replay with the game's words, what a model is asked when a model run
+    shrinks (exact_local: the profile's, whether a 3x3 without a keyed rotation is compared
+    exactly; None: the check's mismatches are not shrunk through a model)."""
     key: str
     input: Callable[[dict], Optional[Tuple[list, dict]]]
     run: Callable[..., Any]

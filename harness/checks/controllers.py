@@ -211,7 +211,7 @@ def listed(q):
     return dict(q, game={k: v.tolist() if isinstance(v, np.ndarray) else v for k, v in g.items()})
 
 
-def replay_queries(game, ch, anim, times, track):
+def replay_queries(game, ch, anim, times, _exact_local, track):
     """The controller and multistep queries of track `track` at an explicit time list (a replay's,
     a shrinking candidate's: what a model is asked), the words as JSON lists. HarnessError: no such
     track."""

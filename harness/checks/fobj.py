@@ -54,7 +54,7 @@ def queries(game, ch, anim, prof, r):
 
 
 
-def replay_queries(game, ch, anim, plan, a1=0):
+def replay_queries(game, ch, anim, plan, _exact_local, a1=0):
     """The query of an explicit F_Obj plan with a1 (a replay's, a shrinking candidate's: what a
     model is asked)."""
     return [query(game, ch, anim, game.load(ch.data), a1, [tuple(p) for p in plan])]

@@ -61,7 +61,7 @@ def query(game, ch, anim, entries, plan):
             "game": {"forward": forward, "notes": delivered, "repeated": repeated}}
 
 
-def replay_queries(game, ch, anim, plan):
+def replay_queries(game, ch, anim, plan, _exact_local):
     """The query of an explicit note plan [(step, restart)] (a replay's, a shrinking candidate's:
     what a model is asked)."""
     return [query(game, ch, anim, game.load(ch.data), [tuple(p) for p in plan])]

@@ -3,17 +3,18 @@ import numpy as np
 
 from ground.fields import Field
 
-from harness.checks import Check, Replay
+from harness import HarnessError
+from harness.checks import Check, QueryKind, Replay, answered
 from harness.compare.bits import f32, f32_array, f32_bits, trans_add
-from harness.checks.controllers import NINE, compare_localtp
+from harness.checks.controllers import NINE, compare_localtp, rotation_of, track_of
 from harness.compare.keys import keys_around
 from harness.compare.ledger import mark
 from harness.compare.mismatch import record
-from harness.compare.steps import planned
 from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.compare import tolerance
 from harness.driver import memory_map as mm
+from reference import serve
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
 
@@ -27,14 +28,18 @@ def applies(case):
 
 def run(case):
     """One playback run per speed (drawn, or the given one), each on a freshly loaded chunk."""
-    game, ch, anim, ctx, tally, prof, rng, speed = (case.game, case.ch, case.anim, case.ctx, case.tally,
-                                                    case.prof, case.rng, case.speed)
+    for s, n, entries in _loaded(case.game, case.ch, case.anim, case.prof, case.rng, case.speed):
+        check_playback(case.game, case.anim, entries, case.ch.names, case.ctx, case.tally, [s] * n, s,
+                       case.prof.exact_local)
+
+
+def _loaded(game, ch, anim, prof, rng, speed=None):
+    """(speed, steps, the chunk's entries loaded afresh for it) of each of the chunk's playbacks."""
     entries = game.load(ch.data)
     for k, (s, n) in enumerate(plan(anim, prof, rng, speed)):
         if k:
             entries = game.load(ch.data)
-        count_plan(s, n, tally)
-        check_playback(game, anim, entries, ch.names, ctx, tally, [s] * n, s, prof.exact_local)
+        yield s, n, entries
 
 
 def count_plan(speed, n, tally):
@@ -67,79 +72,89 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
-
-
 def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
-    """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1).
-
-    The game plays every step in one batch of machine calls, its coords read into arrays after each
-    step that evaluates a pose (play, which a truth file's query reads through too); a step the
-    game cannot finish is the check's error once the steps before it are counted, unless a step
-    before it already differed (a step by step run stops there); the reference evaluates every
-    track at every step's pose time in one call (anim.playback); the exact comparisons are array
-    equality over raw u32 words and the keyed deviations are computed over all steps at once. Only
-    the failing entries go through compare_matrix / compare_localtp, which build the records."""
-    pb, posed, morphers = start_playback(game, anim, entries, names, tally, speed, steps, ctx)
-    ref = anim.playback(steps)
-    forwards, coords, states, stopped = play(game, pb, posed, morphers, ref, steps)
-    mats, alphas, rows = [], [], []          # per evaluated step: (ntracks, 16), (ntracks,), context
-    time, looped, stop = 0, False, None
-    for i, s in enumerate(steps[:len(forwards)]):
-        got = forwards[i]
-        want = ref.forwards[i]
-        tally.count("steps")
-        if got != (want.time, int(bool(want.ended))):
-            stop = (i, time, got, want)
-            break
-        count_step_kind(anim, s, want, tally)
-        before, time = time, want.time
-        looped_before, looped = looped, looped or want.looped
-        if want.pose_at is None:
-            continue
-        got_m, got_a = coords[i]
-        mats.append(got_m)
-        alphas.append(got_a)
-        rows.append((i, before, looped_before, want.pose_at >> 8, states.get(i)))
-    if stopped is not None and stop is None:
+    """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1):
+    the game's words of the playback's query (played) against the reference's answer to it
+    (reference/serve.py's, in process, in arrays), by the comparison a model's answer gets too
+    (compare). A step the game cannot finish is the check's error once the steps before it are
+    counted, unless a step before it already differed (the comparison stops there)."""
+    q, ref, stopped = played(game, anim, entries, names, steps, speed, exact_local)
+    a = serve.playback(anim, q, ref=ref, products=True)
+    complete = answered(compare, q, a, ctx, tally, anim)
+    if stopped is not None and len(q["game"]["forward"]) == first_difference(q["game"]["forward"], a["forward"]):
         raise stopped                        # the game stopped before any step differed
-    n = len(rows)
-    bad_m = bad_a = np.zeros((n, 0), dtype=bool)
-    keyed = []
-    if n and posed:
-        G = np.stack(mats)                   # (n, ntracks, 16)
-        A = np.stack(alphas)                 # (n, ntracks)
-        bad_m, bad_a, keyed = _compare_tracks(ref, posed, G, A, n, exact_local, tally)
-    keyed_samples(tally, ctx, [tr.record.index for tr, _ in posed], keyed, ref.times[:n])
-    bad_rows = (bad_m.any(axis=1) | bad_a.any(axis=1)) if n and posed else np.zeros(n, dtype=bool)
-    for k, (i, before, looped_before, frame, got_w) in enumerate(rows):
-        if not bad_rows[k] and got_w is None:
-            continue
-        T = int(ref.times[k])
-        where = {"step_sizes": list(steps[:i + 1]), "time_before": before}
-        if bad_rows[k]:
-            for j, (tr, coord) in enumerate(posed):
-                if bad_m[k, j]:
-                    compare_matrix([int(w) for w in G[k, j]], anim, tr, T, ctx, tally, i, where, exact_local,
-                                   count=False)
-                if bad_a[k, j]:
-                    compare_localtp(int(A[k, j]), anim.pose(tr, T).alpha, tr.record, T, ctx, tally,
-                                    check="playback", step=i)
-        if got_w is not None:
-            # after a loop reset a morpher keeps the previous pass's state until read again (§9.1)
-            want_w = anim.morph_weights(frame, after_loop=looped_before)
-            for obj, got_pairs in got_w:
-                tally.count("morph states")
-                exp = [tuple(p) for p in want_w.get(obj, ())]
-                if got_pairs != exp:
-                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got_pairs),
-                                      object=obj, step=i, time=T, floats=False, context=where))
-    if stop is not None:
-        i, time, got, want = stop
-        forward_mismatches(ctx, tally, "playback", got, want, i, time,
-                           {"step_sizes": list(steps[:i + 1]), "time_before": time})
-        return False
-    mark_posed(tally, posed)
-    return True
+    return complete
+
+
+def queries(game, ch, anim, prof, r):
+    """The check's queries (docs/truth.md §3, kind "playback"): one per drawn speed, each on a
+    freshly loaded chunk."""
+    return [query(game, ch, anim, entries, s, n, prof.exact_local) for s, n, entries in _loaded(game, ch, anim, prof, r)]
+
+
+def query(game, ch, anim, entries, speed, n, exact_local):
+    """One playback of n steps of `speed` from time 0 on the loaded chunk's entries, its words as
+    JSON values (a truth file's, a model's request): a game that stops is the query's error."""
+    q, _, stopped = played(game, anim, entries, ch.names, [speed] * n, speed, exact_local)
+    if stopped is not None:
+        raise stopped
+    g = q["game"]
+    g["matrix"], g["localtp"] = g["matrix"].tolist(), g["localtp"].tolist()
+    g["morph"] = [[[[int(t), int(w)] for t, w in pairs] for pairs in row] for row in g["morph"]]
+    q["bound"] = {k: v.tolist() for k, v in q["bound"].items()}
+    return q
+
+
+def played(game, anim, entries, names, steps, speed, exact_local):
+    """The playback query of `steps` (docs/truth.md §3) with the game's words (play), the
+    reference's Playback of the steps, and the exception that stopped the game or None: every
+    step's frame counter and return value, the posed tracks' coord words (12 of +0x40, NINE_AND_T,
+    and the localtp, as arrays) at each step that evaluates a pose ("read"), the morphers' states
+    from frame 1 ("morph_read"); the records without an instance or a morpher. `speed` (default:
+    the first step) sets the playback up.
+
+    DECISION: a model's query plays n steps of one speed; an in-process replay of other step
+    sizes (a shrunk repro) carries them as `step_sizes`, which the comparison plays."""
+    speed = speed if speed is not None else (steps[0] if steps else 256)
+    pb, posed, morphers, unposed = _started(game, anim, entries, names, speed)
+    ref = anim.playback(steps)
+    got, coords, got_states, stopped = play(game, pb, posed, morphers, ref, steps)
+    read, morph_read = sorted(coords), sorted(got_states)
+    nt = len(posed)
+    mats = np.stack([coords[i][0] for i in read])[:, :, NINE_AND_T] if read else np.zeros((0, nt, 12), np.uint32)
+    tps = np.stack([coords[i][1] for i in read]) if read else np.zeros((0, nt), np.uint32)
+    tolerant = [j for j, (tr, _) in enumerate(posed) if tr.keyed_rotation or not exact_local]
+    have = {obj for obj, _ in morphers}
+    q = {"kind": "playback", "speed": speed, "steps": len(steps),
+         "tracks": [tr.record.index for tr, _ in posed],
+         "rotation": [rotation_of(tr) for tr, _ in posed],
+         # the tracks whose 3x3 is compared within checks.md §3's bound: the keyed
+         # rotations, and every track under a profile without exact_local
+         "tolerance": tolerant,
+         "bound": playback_bound(ref, [tr for tr, _ in posed], tolerant, len(read)),
+         "morphers": [obj for obj, _ in morphers], "read": read, "morph_read": morph_read,
+         "ledger": [["tracks", tr.record.index, 1] for tr, _ in posed],
+         "game": {"forward": [[int(t), int(r)] for t, r in got], "matrix": mats, "localtp": tps,
+                  "morph": [[pairs for _, pairs in got_states[i]] for i in morph_read],      # [(target, weight)]
+                  "unposed": unposed, "morphers_without_instance": sorted(set(anim.morphs) - have)}}
+    if list(steps) != [speed] * len(steps):
+        q["step_sizes"] = [int(s) for s in steps]
+    return q, ref, stopped
+
+
+def playback_bound(ref, tracks, tolerant, n):
+    """The bound of checks.md §3 for the tolerance tracks (positions `tolerant` of `tracks`) at the
+    n read steps, from the chunk's own records at each pose time (the values the in-process check
+    bounds with): `passed` (n, nk), passed(T) of a keyed rotation and 0 otherwise, and `scale`
+    (n, nk), the f32 word of max(|s_x|, |s_y|, |s_z|) (all the formula reads of the scale: one
+    word, not three). The tracks are evaluated together (Playback.tracks, which the answer reuses)."""
+    if not tolerant or not n:
+        return {"passed": np.zeros((n, 0), dtype=np.int64), "scale": np.zeros((n, 0), dtype=np.uint32)}
+    tb = ref.tracks(tracks)
+    passed = np.where(tb.keyed[None, tolerant], tb.passed[:n][:, tolerant], 0)
+    words = tb.chan[:n][:, tolerant, 3:6] & 0x7FFFFFFF                 # |s| of each axis, as EE words
+    big = np.argmax(f32_array(words), axis=2)[..., None]
+    return {"passed": passed, "scale": np.take_along_axis(words, big, axis=2)[..., 0]}
 
 
 def play(game, pb, posed, morphers, ref, steps):
@@ -202,38 +217,58 @@ def keyed_samples(tally, ctx, tracks, keyed, times):
 
 def start_playback(game, anim, entries, names, tally, speed, steps, ctx=None):
     """The chunk set up for playback at `speed` (default: the first step): (the game's Playback,
-    [(track, coord)] of every track paired with a table entry, [(object, morpher)])."""
+    [(track, coord)] of every track paired with a table entry, [(object, morpher)]); the records
+    without an instance or a morpher recorded."""
     speed = speed if speed is not None else (steps[0] if steps else 256)
-    pb = game.playback(entries, names, speed)
-    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
-    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
-             if tr.record.index in paired]
-    for tr in anim.tracks:
-        if tr.record.index not in paired:
-            # a record the game compiled no instance for is a mismatch of its own, never dropped
-            tally.fail(record(ctx, "playback", "instance", "compiled", "none", object=tr.record.object,
-                              track=tr.record.index, floats=False,
-                              context={"why": f"object record {tr.record.index} (object {tr.record.object}, "
-                                              f"kind 0x0102) has no table entry with a kind-0x0102 ctrl, "
-                                              f"so no instance is posed"}))
-    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
-    have = {obj for obj, _ in morphers}
-    for obj in sorted(set(anim.morphs) - have):
-        # an F_Morpher record whose morpher has no ccMorpher instance is a mismatch, never dropped
-        recs = anim.morphs[obj]
-        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
-                          context={"why": f"{len(recs)} F_Morpher record(s) (kind 0x1901, the first at "
-                                          f"frame {recs[0].frame}) name morpher object {obj}, which has no "
-                                          f"table entry with an MPH_ name, so its morph state is never read"}))
+    pb, posed, morphers, unposed = _started(game, anim, entries, names, speed)
+    uninstanced(ctx, tally, anim, unposed, sorted(set(anim.morphs) - {obj for obj, _ in morphers}))
     tally.count("playbacks")
     return pb, posed, morphers
 
 
+def _started(game, anim, entries, names, speed):
+    """The chunk set up for playback at `speed`: (the game's Playback, [(track, coord)] of every
+    track paired with a table entry, [(object, morpher)], the record indices of the tracks without)."""
+    pb = game.playback(entries, names, speed)
+    paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+    posed = [(tr, pb.coords[paired[tr.record.index].position]) for tr in anim.tracks
+             if tr.record.index in paired]
+    morphers = [(entries[pos].object, addr) for pos, addr in pb.morphers.items()]
+    return pb, posed, morphers, [t.record.index for t in anim.tracks if t.record.index not in paired]
+
+
+def uninstanced(ctx, tally, anim, unposed, morpherless):
+    """The object records the game compiled no instance for (their indices) and the morpher objects
+    without a ccMorpher instance: each a mismatch of its own, never dropped.
+
+    DECISION: a truth file may name a record or a morpher object the chunk's parse does not have;
+    its mismatch is still recorded, its `why` then without what the parse would add."""
+    for idx in unposed:
+        tr = track_of(anim, idx)
+        obj = tr.record.object if tr is not None else None
+        what = f"object record {idx} (object {obj}, kind 0x0102)" if tr is not None else f"object record {idx}"
+        tally.fail(record(ctx, "playback", "instance", "compiled", "none", object=obj, track=idx, floats=False,
+                          context={"why": f"{what} has no table entry with a kind-0x0102 ctrl, "
+                                          f"so no instance is posed"}))
+    for obj in morpherless:
+        recs = anim.morphs.get(obj)
+        what = (f"{len(recs)} F_Morpher record(s) (kind 0x1901, the first at frame {recs[0].frame}) name"
+                if recs else "F_Morpher records name")
+        tally.fail(record(ctx, "playback", "morpher instance", "ccMorpher", "none", object=obj, floats=False,
+                          context={"why": f"{what} morpher object {obj}, which has no table entry with an "
+                                          f"MPH_ name, so its morph state is never read"}))
+
+
+def first_difference(got, want):
+    """The index of the first step whose [frame counter, return value] differs, else len(got)."""
+    return next((i for i, (g, w) in enumerate(zip(got, want)) if g != w and list(g) != list(w)), len(got))
+
+
 def forward_mismatches(ctx, tally, check, got, want, step, time, where):
-    """The frame counter and the return value of one _AnimateForward against the reference's
-    Forward; True when either differs (each difference recorded)."""
+    """The frame counter and the return value of one _AnimateForward (got) against the expected
+    side's (want: [time, return value]); True when either differs (each difference recorded)."""
     bad = False
-    for field, e, g in (("frame counter", want.time, got[0]), ("return value", int(bool(want.ended)), got[1])):
+    for field, e, g in (("frame counter", want[0], got[0]), ("return value", want[1], got[1])):
         if e != g:
             bad = True
             tally.fail(record(ctx, check, field, e, g, step=step, time=time, floats=False, context=where))
@@ -252,94 +287,116 @@ def coord_field(j):
     return Field.element("matrix", r, c)
 
 
-def _compare_tracks(ref, posed, G, A, n, exact_local, tally):
-    """Which (step, track) entries fail the matrix and the localtp compare; per track the keyed
-    deviations (d, bound, passed) over the steps, or None. Counts the passing entries' cases.
+def compare(q, a, ctx, tally, anim):
+    """The game's words of playback query `q` against the answer `a` (checks.md §4.1), in process
+    (reference/serve.py's answer, in arrays) and for a truth file or a model alike: step by step
+    the frame counter and return value, the first that differs stopping the comparison and
+    recorded after the steps before it; at each read step every posed track's matrix (the
+    translation and, but for the tolerance tracks, the 3x3 exactly; their 3x3 within checks.md
+    §3's bound from the query's `bound`) and localtp, and from frame 1 the morphers' states. The
+    compares run over (step, track) arrays; the records of the failing entries only are built,
+    with their context from the chunk's parse (the pose time, the keys around it, the step sizes).
+    What the check counts (the steps' kinds, the cases, the keyed deviations) comes from the
+    parse and the comparison, never from one answer's word alone. False when a step stopped it
+    or the game stopped before the last step."""
+    g = q["game"]
+    steps = q.get("step_sizes") or [q["speed"]] * q["steps"]
+    count_plan(q["speed"], len(steps), tally)
+    uninstanced(ctx, tally, anim, g.get("unposed") or (), g.get("morphers_without_instance") or ())
+    tally.count("playbacks")
+    forward, answer = g["forward"], a["forward"]
+    stop = first_difference(forward, answer)
+    if forward:
+        tally.count("steps", min(stop + 1, len(forward)))
+    ref = anim.playback(steps)               # the steps as the chunk's parse plays them
+    reads = {int(i): k for k, i in enumerate(q["read"])}
+    rows = []                                # per read step compared: (its row, step, time before, looped before, T)
+    time, looped, pose_times = 0, False, ref.times.tolist()
+    for i, (s, want) in enumerate(zip(steps[:stop], ref.forwards)):
+        count_step_kind(anim, s, want, tally)
+        before, time = time, int(answer[i][0])
+        looped_before, looped = looped, looped or want.looped
+        if want.pose_at is not None and i in reads:
+            rows.append((reads[i], i, before, looped_before, pose_times[ref.row[i]]))
+    if stop == len(forward) < len(steps):
+        return False                         # the game stopped before any step differed
+    of = {t.record.index: t for t in anim.tracks}
+    tracks = [of[idx] for idx in q["tracks"]]
+    bad_m, bad_a, G, A, GT, AT, tol = _compare_matrices(q, a, [r[0] for r in rows], tracks, ctx, tally,
+                                                        [r[4] for r in rows])
+    bad = (bad_m | bad_a).any(axis=1)
+    mreads = {int(i): m for m, i in enumerate(q["morph_read"])}
+    for k, (_, i, before, looped_before, T) in enumerate(rows):
+        where = {"step_sizes": steps[:i + 1], "time_before": before} if bad[k] else None
+        for j in np.flatnonzero(bad_m[k] | bad_a[k]) if bad[k] else ():
+            tr = tracks[j]
+            if bad_m[k, j]:
+                matrix_mismatches(ctx, tally, tr, T, i, where, G[k, j].tolist(), A[k, j].tolist(), tol.get((k, j)))
+            if bad_a[k, j]:
+                compare_localtp(int(GT[k, j]), int(AT[k, j]), tr.record, T, ctx, tally, check="playback", step=i)
+        if i in mreads:
+            m = mreads[i]
+            for obj, got, exp in zip(q["morphers"], g["morph"][m], a["morph"][m]):
+                tally.count("morph states")
+                got, exp = [tuple(p) for p in got], [tuple(p) for p in exp]
+                if got != exp:
+                    where = where or {"step_sizes": steps[:i + 1], "time_before": before}
+                    tally.fail(record(ctx, "playback", "morph state", pairs_json(exp), pairs_json(got),
+                                      object=obj, step=i, time=T, floats=False, context=where))
+    if stop < len(forward):
+        forward_mismatches(ctx, tally, "playback", forward[stop], answer[stop], stop, time,
+                           {"step_sizes": list(steps[:stop + 1]), "time_before": time})
+        return False
+    return True
 
-    Every track at once: the reference evaluates all of them at every pose time in one call
-    (Playback.tracks) and the compares run over (step, track) arrays. DECISION: the tolerance
-    compare of a non-keyed 3x3 (exact_local off, the first-contact profile) goes track by track."""
-    if not exact_local:
-        return _compare_tracks_each(ref, posed, G, A, n, exact_local, tally)
-    nt = len(posed)
-    tb = ref.tracks([tr for tr, _ in posed])
-    C = tb.chan[:n]                                                 # (n, nt, 7): pos, scale, alpha
-    bad_a = A != C[:, :, 6]
+
+def _compare_matrices(q, a, ks, tracks, ctx, tally, times):
+    """Which (row, track) entries of the read rows `ks` fail the matrix and the localtp compare:
+    (bad_m, bad_a, the game's and the answer's 12 words and localtp of those rows, {(row, track):
+    matrix_mismatches' `tolerated`} of the failing entries of the tolerance tracks). Counts the cases and
+    keeps the keyed deviations (keyed_samples). The expected 3x3 of a tolerance track is the
+    answer's `rs` when it gives one (the reference's R·S in double, in process), else its words.
+    DECISION: the keyed-rotation statistics so measure the game's 3x3 from the expected side as
+    that side gives it (docs/truth.md §5)."""
+    n, nt, nr = len(ks), len(tracks), len(q["read"])
+    ks = slice(0, n) if ks == list(range(n)) else ks           # the first n rows: views, no copies
+    G = np.asarray(q["game"]["matrix"], dtype=np.uint32).reshape(nr, nt, 12)[ks]
+    A = np.asarray(a["matrix"], dtype=np.uint32).reshape(nr, nt, 12)[ks]
+    GT = np.asarray(q["game"]["localtp"], dtype=np.uint32).reshape(nr, nt)[ks]
+    AT = np.asarray(a["localtp"], dtype=np.uint32).reshape(nr, nt)[ks]
     bad_m = np.zeros((n, nt), dtype=bool)
-    keyed = [None] * nt
-    tally.count("object matrices", n * nt)
-    plain = np.flatnonzero(~tb.keyed)
-    if plain.size:
-        L = tb.local[:n][:, plain]                                  # (n, np, 16)
-        bad_m[:, plain] = (G[:, plain][:, :, NINE_AND_T] != L[:, :, NINE_AND_T]).any(axis=2)
-        tally.count("exact local matrices", n * plain.size)
-    kc = np.flatnonzero(tb.keyed)
-    if kc.size:
-        W = G[:, kc]                                                # (n, nk, 16)
-        pos = C[:, kc, 0:3]
-        want_t = np.where((pos >> 23) & 0xFF == 0, 0, pos).astype(np.uint32)   # trans_add
-        bm = (W[:, :, 12:15] != want_t).any(axis=2)
-        M = tb.rot[:n][:, kc]                                       # (n, nk, 3, 3)
-        keys = tb.passed[:n][:, kc]                                 # (n, nk)
-        scale = f32_array(C[:, kc, 3:6])                            # (n, nk, 3)
-        _, d, bound, ok = tolerance.compare(f32_array(W[:, :, NINE]), tolerance.rs_elements(M, scale), keys, scale)
-        bad_m[:, kc] = bm | ~ok
-        for i, j in enumerate(kc):
-            keyed[j] = (d[:, i], bound[:, i], keys[:, i])
-    tally.count("localtp cases", int((~bad_a).sum()))
-    return bad_m, bad_a, keyed
-
-
-def _compare_tracks_each(ref, posed, G, A, n, exact_local, tally):
-    """_compare_tracks one track at a time."""
-    nt = len(posed)
-    bad_m = np.zeros((n, nt), dtype=bool)
-    bad_a = np.zeros((n, nt), dtype=bool)
-    keyed = [None] * nt
-    for j, (tr, _) in enumerate(posed):
-        P = ref.poses(tr)
-        W = G[:, j, :]
-        bad_a[:, j] = A[:, j] != P.alpha[:n]
-        tally.count("object matrices", n)
-        if not tr.keyed_rotation:
-            L = ref.local_matrices(tr)[:n]
-            bad_m[:, j] = (W[:, 12:15] != L[:, 12:15]).any(axis=1)
-            if exact_local:
-                tally.count("exact local matrices", n)
-                bad_m[:, j] |= (W[:, NINE] != L[:, NINE]).any(axis=1)
-                continue
-            M = np.broadcast_to(P.rot_matrix, (n, 3, 3))
-            keys = np.zeros(n, dtype=np.int64)
-        else:
-            pos = P.pos[:n]
-            want_t = np.where((pos >> 23) & 0xFF == 0, 0, pos).astype(np.uint32)   # trans_add
-            bad_m[:, j] = (W[:, 12:15] != want_t).any(axis=1)
-            M = P.rot_matrix[:n]
-            keys = P.passed[:n]
-        scale = f32_array(P.scale[:n])                                  # (n, 3)
-        _, d, bound, ok = tolerance.compare(f32_array(W[:, NINE]), tolerance.rs_elements(M, scale), keys, scale,
-                                            tr.keyed_rotation)
-        bad_m[:, j] |= ~ok
-        if tr.keyed_rotation:
-            keyed[j] = (d, bound, keys)
-    tally.count("localtp cases", int((~bad_a).sum()))
-    return bad_m, bad_a, keyed
+    bad_a = GT != AT
+    failing, keyed_dev = {}, [None] * nt
+    if n and nt:
+        tally.count("object matrices", n * nt)
+        cols = np.asarray(q["tolerance"], dtype=np.int64)
+        exact = np.ones(nt, dtype=bool)
+        exact[cols] = False
+        ne = G != A                                                  # (n, nt, 12)
+        bad_m = np.where(exact[None, :], ne.any(axis=2), ne[:, :, 9:12].any(axis=2))   # a translation always exact
+        if exact.any():
+            tally.count("exact local matrices", n * int(exact.sum()))
+        if cols.size:
+            keyed = np.array([tr.keyed_rotation for tr in tracks], dtype=bool)[cols]
+            passed = np.asarray(q["bound"]["passed"], dtype=np.int64).reshape(nr, cols.size)[ks]
+            scale = f32_array(np.asarray(q["bound"]["scale"], dtype=np.uint32).reshape(nr, cols.size)[ks])
+            want = np.asarray(a["rs"])[ks] if "rs" in a else f32_array(A[:, cols, :9])
+            w, d, bound, ok = tolerance.compare(f32_array(G[:, cols, :9]), want, passed, scale[..., None],
+                                                keyed[None, :])
+            bad_m[:, cols] |= ~ok
+            for k, jj in zip(*np.nonzero(bad_m[:, cols])):
+                failing[(k, cols[jj])] = (int(w[k, jj]), float(d[k, jj]), float(bound[k, jj]), bool(ok[k, jj]),
+                                          f32_bits(float(want[k, jj, w[k, jj]])))
+            for jj in np.flatnonzero(keyed):
+                keyed_dev[cols[jj]] = (d[:, jj], bound[:, jj], passed[:, jj])
+        tally.count("localtp cases", int((~bad_a).sum()))
+    keyed_samples(tally, ctx, list(q["tracks"]), keyed_dev, times)
+    return bad_m, bad_a, G, A, GT, AT, failing
 
 
 def pairs_json(pairs):
     """Morph pairs as [target object (int), weight bits ("0x...")] for the report."""
     return [[t, f"0x{w & 0xFFFFFFFF:08x}"] for t, w in pairs]
-
-
-def count_steps(anim, steps, n, tally):
-    """count_step_kind of each of the first n of `steps` from time 0: the steps a comparison of the
-    game's words with a model's answers compared (harness.truth.check), counted as the check counts
-    them. Returns the reference's Forwards of those steps."""
-    wants = []
-    for _, s, _, _, want in planned(anim, [(s, False) for s in steps[:n]]):   # a playback never restarts
-        count_step_kind(anim, s, want, tally)
-        wants.append(want)
-    return wants
 
 
 def count_step_kind(anim, s, want, tally):
@@ -364,47 +421,52 @@ def step_quirks(s, tally):
         tally.quirk("skipped_frames")
 
 
-def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local, count=True):
-    """Coord +0x40: translation exact, 3x3 within the playback tolerance or exact (checks.md §3, §4.1).
-    count=False: the case, its exact-matrix count and its keyed deviation were counted already."""
+def compare_matrix(words, anim, tr, T, ctx, tally, step, where, exact_local):
+    """Coord +0x40 (its 16 words) against the reference's pose at T, one entry at a time (the
+    per-entry compare benchmarks/shortcuts.py measures the check's against): translation exact,
+    3x3 within the playback tolerance or exact (checks.md §3, §4.1)."""
     pose = anim.pose(tr, T)
-    rec = tr.record
-    if count:
-        tally.count("object matrices")
-    def fail(field, e, g, **kw):
-        tally.fail(record(ctx, "playback", field, e, g, object=rec.object, track=rec.index, time=T,
-                          step=step, context=dict(where, keys=keys_around(rec.rot, T)), **kw))
+    tally.count("object matrices")
     local = anim.local_matrix(tr, T) if not tr.keyed_rotation else None
     exact = isinstance(local, (list, tuple)) and len(local) == 16 and isinstance(local[0], int)
-    for i in range(3):
-        # DECISION: sceVu0TransMatrix adds p to +0 (animation-semantics.md §4 step 3.2), so a
-        # zero-exponent position word is expected as +0: the reference's EE local matrix when it
-        # has one, else the same rule applied here.
-        e = local[12 + i] if exact else trans_add(pose.pos[i])
-        if words[12 + i] != e:
-            fail(coord_field(9 + i), e, words[12 + i])
+    # DECISION: sceVu0TransMatrix adds p to +0 (animation-semantics.md §4 step 3.2), so a
+    # zero-exponent position word is expected as +0: the reference's EE local matrix when it
+    # has one, else the same rule applied here.
+    want = [local[i] for i in NINE_AND_T] if exact else [0] * 9 + [trans_add(p) for p in pose.pos]
+    got = [words[i] for i in NINE_AND_T]
     if exact_local and exact:
-        if count:
-            tally.count("exact local matrices")
-        for c in range(3):
-            for r in range(3):
-                if words[4 * c + r] != local[4 * c + r]:
-                    fail(coord_field(3 * c + r), local[4 * c + r], words[4 * c + r])
+        tally.count("exact local matrices")
+        matrix_mismatches(ctx, tally, tr, T, step, where, got, want)
         return
     scale = [f32(w) for w in pose.scale]
     keys = pose.passed if tr.keyed_rotation else 0
     # DECISION: each element within max(formula, 1 ulp of the reference element), never below the
     # float's own resolution (docs/tolerances.md): a rotation element of order 10^3 (a single-value
     # angle beyond +-180 degrees, animation-semantics.md §3.3) has an ulp above the formula.
-    want = tolerance.rs_elements(pose.rot_matrix, scale)
-    w, d, bound, ok = tolerance.compare(f32_array([words[i] for i in NINE]), want, keys, scale,
-                                        tr.keyed_rotation)
-    c, r = divmod(int(w), 3)
+    rs = tolerance.rs_elements(pose.rot_matrix, scale)
+    w, d, bound, ok = tolerance.compare(f32_array(got[:9]), rs, keys, scale, tr.keyed_rotation)
     d, bound = float(d), float(bound)
-    if tr.keyed_rotation and count:
-        tally.keyed(d, bound, ctx.chunk, rec.index, T, "playback", keys)
-    if not ok:
-        fail(coord_field(w), f32_bits(float(want[w])), words[4 * c + r], deviation=d, tolerance=bound)
+    if tr.keyed_rotation:
+        tally.keyed(d, bound, ctx.chunk, tr.record.index, T, "playback", keys)
+    matrix_mismatches(ctx, tally, tr, T, step, where, got, want, (int(w), d, bound, bool(ok), f32_bits(float(rs[w]))))
+
+
+def matrix_mismatches(ctx, tally, tr, T, step, where, got, want, tolerated=None):
+    """The records of one coord's matrix at pose time T (checks.md §3, §4.1): got, want its 12
+    words (NINE_AND_T's) of the game and of the expected side. The translation exactly, then the
+    3x3 column by column exactly, or, when it is compared within the bound, `tolerated` (w, d,
+    bound, ok, the expected word of element w): its worst element when out of the bound."""
+    rec = tr.record
+
+    def fail(j, e, g, **kw):
+        tally.fail(record(ctx, "playback", coord_field(j), e, g, object=rec.object, track=rec.index, time=T,
+                          step=step, context=dict(where, keys=keys_around(rec.rot, T)), **kw))
+    for j in (9, 10, 11, *(range(9) if tolerated is None else ())):
+        if got[j] != want[j]:
+            fail(j, want[j], got[j])
+    if tolerated is not None and not tolerated[3]:
+        w, d, bound, _, e = tolerated
+        fail(w, e, got[w], deviation=d, tolerance=bound)
 
 
 def replay_steps(case, steps):
@@ -418,5 +480,16 @@ def replayed_steps(m):
     return (list(c["step_sizes"]), {}) if "step_sizes" in c else None
 
 
+def replay_queries(game, ch, anim, steps, exact_local):
+    """The query of a replay's steps (a shrinking candidate's: what a model is asked). A model's
+    playback query plays n steps of one speed (docs/truth.md §3): other step lists are a
+    HarnessError."""
+    if not steps or len(set(steps)) != 1:
+        raise HarnessError(f"steps {steps}: a model's playback query plays n steps of one speed (docs/truth.md §3)")
+    return [query(game, ch, anim, game.load(ch.data), steps[0], len(steps), exact_local)]
+
+
 CHECK = Check("playback", order=2, kinds=("morph", "object"), applies=applies, run=run,
-              replay=Replay("steps", replayed_steps, replay_steps), traced_call="_AnimateForward")
+              replay=Replay("steps", replayed_steps, replay_steps, queries=replay_queries),
+              traced_call="_AnimateForward", queries=queries,
+              query_kinds=(QueryKind("playback", compare, serve.playback),))

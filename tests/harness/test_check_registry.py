@@ -76,7 +76,7 @@ def toy_check(broken=False):
     kinds = (checks.QueryKind("toy", compare, answer, ToyAnswer),)
     return checks.Check("toy", order=99, kinds=("fobj",), applies=applies, run=checks.queries_run(queries, kinds),
                         replay=checks.Replay("steps", replayed, replay,
-                                             queries=lambda game, ch, _anim, steps: [query(game, ch, steps)]),
+                                             queries=lambda game, ch, _anim, steps, _exact_local: [query(game, ch, steps)]),
                         queries=queries, query_kinds=kinds)
 
 
