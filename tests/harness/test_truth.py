@@ -222,8 +222,23 @@ def _flip_modify(q):
         return True
 
 
+def _flip_objects(q):
+    if q["kind"] == "objects" and q["game"]["index"]:
+        q["game"]["index"][-1][2] ^= 1 << 8              # the last entry's parent slot
+        return True
+
+
+def _flip_world(q):
+    calls = q["game"]["calls"] if q["kind"] == "world" else None
+    if calls and len(calls) > 1 and calls[0] and calls[1]:
+        calls[0][0][2] ^= 1                             # the first call's alpha
+        calls[1][0][1][12] ^= 1 << 30                   # a translation word far beyond any bound
+        return True
+
+
 MUTATIONS = {"controllers": _flip_pos, "multistep": _flip_multistep, "materials": _flip_material,
-             "playback": _flip_playback, "notes": _flip_notes, "fobj": _flip_fobj, "morph": _flip_modify}
+             "playback": _flip_playback, "notes": _flip_notes, "fobj": _flip_fobj, "morph": _flip_modify,
+             "objects": _flip_objects, "world": _flip_world}
 
 
 def test_every_compare_goes_red_on_a_game_word_made_wrong(truth, tmp_path):
@@ -239,7 +254,8 @@ def test_every_compare_goes_red_on_a_game_word_made_wrong(truth, tmp_path):
     assert {("controllers", "position"), ("multistep", "transparency"), ("materials", "u"),
             ("materials", "U"), ("playback", "translation"), ("playback", "localtp"),
             ("playback", "matrix"), ("playback", "morph state"), ("notes", "notes"),
-            ("fobj", "matrix"), ("morph", "vertex")} <= fields
+            ("fobj", "matrix"), ("morph", "vertex"), ("objects", "parent slot"), ("world", "alpha"),
+            ("world", "world")} <= fields
     keyed = [m for m in records if m["check"] == "playback" and Field.parse(m["field"]).name == "matrix"]
     assert keyed and all(m["deviation"] > m["tolerance"] for m in keyed)
     # a controller record carries what the in-process check's does: the keys around its pose time,
