@@ -74,7 +74,7 @@ class QueryKind:
     (numpy arrays welcome), anim the chunk's parse; structure: the answer's fields as a msgspec
     Struct (without "i" and "kind", which every answer has), with an optional classmethod
     fit(q, a) raising ValueError when the answer's sizes are not those q asks for; None when
-    harness/truth/answers.py holds the kind's structure (the kinds of the first checks)."""
+    harness/truth/answers.py holds the kind's structure (the kinds reference/serve.py answers)."""
     name: str
     compare: Callable[..., bool]
     answer: Callable[[Any, dict], dict]
