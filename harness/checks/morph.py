@@ -1,6 +1,8 @@
 """Morph checks: ccMorpher::Modify on real models and synthetic blends, exactly (checks.md §5)."""
 import random
 
+import numpy as np
+
 from ground.fields import Field
 from harness.checks import Check, QueryKind
 from harness.compare.bits import f32_bits
@@ -88,13 +90,13 @@ def compare_case(case, got, exp, ctx, tally):
     tally.count("morph cases")
     tally.count("morph vertices", len(case.base))
     morph_quirks(case, got, tally)
-    for i, (e, g) in enumerate(zip(exp, got)):
-        for k in range(3):
-            if e[k] != g[k]:
-                tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), e[k], g[k], object=case.morpher,
-                                  time=None if case.frame is None else case.frame * 256,
-                                  floats=False, context=blend_context(case.describe(), case.base,
-                                                                      case.base_scale, case.targets, i)))
+    m = min(len(exp), len(got))
+    differ = np.asarray(exp[:m], dtype=np.int64).reshape(m, 3) != np.asarray(got[:m], dtype=np.int64).reshape(m, 3)
+    for i, k in np.argwhere(differ).tolist():          # row-major: vertex by vertex, x y z
+        tally.fail(record(ctx, "morph", Field.axis("vertex", k, i), exp[i][k], got[i][k], object=case.morpher,
+                          time=None if case.frame is None else case.frame * 256,
+                          floats=False, context=blend_context(case.describe(), case.base,
+                                                              case.base_scale, case.targets, i)))
     if len(exp) != len(got):
         tally.fail(record(ctx, "morph", "vertex count", len(exp), len(got), floats=False, context=case.describe()))
 
@@ -103,9 +105,14 @@ def morph_quirks(case, out, tally):
     """Coverage: rescaled targets, negative weights, wrapping differences, saturated results."""
     tally.quirk("morph_rescaled", sum(1 for _, s, _ in case.targets if s != case.base_scale))
     tally.quirk("morph_negative_weight", sum(1 for _, _, w in case.targets if w >> 31))
-    tally.quirk("morph_wrap", sum(1 for ps, _, _ in case.targets for p, b in zip(ps, case.base)
-                                  for k in range(3) if abs(p[k] - b[k]) > 32767))
-    tally.quirk("morph_saturation", sum(1 for v in out for x in v if x in (32767, -32768)))
+    base = np.asarray(case.base, dtype=np.int64).reshape(-1, 3)
+    wraps = 0
+    for ps, _, _ in case.targets:
+        m = min(len(ps), len(base))
+        wraps += int(np.count_nonzero(np.abs(np.asarray(ps[:m], dtype=np.int64).reshape(m, 3) - base[:m]) > 32767))
+    tally.quirk("morph_wrap", wraps)
+    v = np.asarray(out, dtype=np.int64)
+    tally.quirk("morph_saturation", int(np.count_nonzero((v == 32767) | (v == -32768))))
 
 
 def real_cases(anim, file, rng, limit=3, max_vertices=120, tally=None):
