@@ -10,6 +10,7 @@ process pool, the serial loop and a Dask cluster run the same function (harness/
 from __future__ import annotations
 
 import ctypes
+import gc
 import os
 import signal
 import sys
@@ -26,7 +27,7 @@ from harness.runners.cases import edge_chunks, morph_pseudo
 from harness.runners.cases.chunk import check_chunk, setup_failed
 from harness.runners.bulk.run import RunDir
 
-_SETUP = {}                 # {"setup": the Setup this process was set up with}
+_SETUP = {}                 # {"setup": the Setup this process was set up with, "gc": the pid that tuned its collector}
 _LOCAL = threading.local()  # .w: this thread's state (setup, opts, corpus, game, shrunk chunks)
 
 
@@ -106,6 +107,24 @@ def set_up(setup: Setup):
     """Set this process up for `setup`'s run (a pool worker's initializer, a cluster worker's plugin,
     the serial run); each thread that checks chunks builds its own state from it at its first task."""
     _SETUP["setup"] = setup
+    settle_collector()
+
+
+# DECISION: a worker makes many short-lived containers per chunk (queries, answers, records) and
+# keeps few: young collections every 10,000 allocations rather than 700, and everything alive
+# after start-up (modules, the option table, the setup) frozen out of the older generations'
+# scans. Measured on 60 chunks (seed 4, nightly, jobs 1): the collector's CPU 0.7-0.9 -> 0.4 s
+# for playback, 0.7 -> 0.2 s for controllers. Nothing is left uncollected: cycles still go.
+GC_THRESHOLDS = (10_000, 20, 100)
+
+
+def settle_collector():
+    """Tune the cycle collector for a worker, once per process (set_up may run again)."""
+    if _SETUP.get("gc") != os.getpid():
+        _SETUP["gc"] = os.getpid()
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _state():
