@@ -12,6 +12,16 @@ handle is a context manager that removes its hook on exit. The kinds:
   tuple (a0, a1, a2, a3, $f12, $f13, $f14, $f15), as u32 words, to the handle's ``calls`` (also
   what ``with`` gives). The native engine taps in C, without entering Python (under lockstep
   both engines take the Python path). One hook per address, as for ``"address"``.
+* ``"bump"``: an allocator, served without entering Python where the engine can: ``fn(m)`` is
+  the allocator as an ``"address"`` hook (the Python engine runs it, and the native engine when
+  it cannot serve a call), and ``heap`` is the bump heap it allocates from: an object with
+  ``ptr``, ``end`` and ``high_water`` (addresses) and ``bumped(addr, args, ra, block)``, which is
+  told of every allocation the native engine served, in order. ``size`` is the rule: 0 or 1, the
+  argument that is the size; ``"memalign"``, the larger of a0 and a1 aligned to the smaller that
+  is a power of two up to 4096. Either way the size rounds up to 16 bytes, the block starts at
+  ``ptr`` aligned (16 unless memalign says more), its n bytes are zeroed and v0 is its address;
+  ``args`` is (a0,) for rule 0 and (a0, a1) otherwise. ``fn`` must do exactly that (lockstep runs
+  it in both engines' place). One heap per machine.
 * ``"step"``: ``fn(m, pc)`` before every unit (an instruction, or a branch with its delay slot);
   runs go unit by unit in the Python engine while one is installed.
 * ``"syscall"``: ``fn(m, kind, code)`` at SYSCALL or BREAK (kind ``"syscall"`` or ``"break"``);
@@ -33,7 +43,8 @@ from typing import Callable, Dict, List, Optional
 
 from eemu_ext.errors import EmulationError, SyscallError
 
-KINDS = ("address", "tap", "step", "syscall", "record")
+KINDS = ("address", "tap", "bump", "step", "syscall", "record")
+BUMP_RULES = (0, 1, "memalign")
 M32 = 0xFFFFFFFF
 
 
@@ -84,10 +95,23 @@ class Hooks:
         self.syscalls: List[Callable] = []
         self.recordings: List[object] = []
         self.taps: Dict[int, list] = {}             # tap address -> its calls (the engines append)
+        self.bumps: Dict[int, object] = {}          # bump address -> its size rule (BUMP_RULES)
+        self.heap = None                            # the bump hooks' heap
 
-    def add(self, kind: str, fn=None, addr=None) -> Hook:
+    def add(self, kind: str, fn=None, addr=None, heap=None, size=None) -> Hook:
         if kind not in KINDS:
             raise ValueError(f"hook kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if kind == "bump":
+            if not callable(fn) or addr is None or heap is None or size not in BUMP_RULES:
+                raise ValueError("a bump hook needs fn, an address, a heap and a size rule "
+                                 f"({', '.join(map(repr, BUMP_RULES))})")
+            if self.bumps and heap is not self.heap:
+                raise ValueError("a machine's bump hooks share one heap")
+            h = self._at(kind, fn, addr)
+            self.bumps[h.addr] = size
+            self.heap = heap
+            self.m.hooks_changed(h.addr)
+            return h
         if kind == "record":
             from eemu_ext.analysis.record import Recording
             h = Hook(self, kind, fn if fn is not None else Recording(self.m), None)
@@ -122,6 +146,7 @@ class Hooks:
         self.at[a] = fn
         self._handles[a] = h
         self.taps.pop(a, None)                      # a new hook replaces a tap there
+        self.bumps.pop(a, None)
         self.pages.add((a & 0x1FFFFFFF) >> 12)
         return h
 
@@ -131,11 +156,14 @@ class Hooks:
             hook = self._handles.get(self.m.resolve(hook))
             if hook is None:
                 return
-        if hook.kind in ("address", "tap"):
+        if hook.kind in ("address", "tap", "bump"):
             if self._handles.get(hook.addr) is not hook:
                 return                                # replaced since: the new one stays
             del self.at[hook.addr], self._handles[hook.addr]
             self.taps.pop(hook.addr, None)
+            self.bumps.pop(hook.addr, None)
+            if not self.bumps:
+                self.heap = None
             self.m.hooks_changed(hook.addr)           # (its page still counts as hooked here)
             self.pages = {(a & 0x1FFFFFFF) >> 12 for a in self.at}
             return

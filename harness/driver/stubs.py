@@ -29,6 +29,7 @@ class Heap:
         self.high_water = start
         self.log = []            # (symbol, args, caller ra, address) of every allocator stub call
         self.frees = []          # (symbol, pointer) of every free stub call, in order
+        self.stub_names = {}     # allocator stub address -> its symbol (install)
 
     def reset(self):
         """Back to the start (before every chunk load and Modify case); the log starts afresh."""
@@ -38,6 +39,11 @@ class Heap:
 
     def contains(self, addr):
         return self.start <= addr < self.ptr
+
+    def bumped(self, addr, args, ra, block):
+        """An allocator stub's call the machine served itself (eemu_ext's "bump" hook): logged as
+        the stub's own would be."""
+        self.log.append((self.stub_names[addr], args, ra, block))
 
     def alloc(self, n, who="harness", align=16, fill=True):
         """A block of n bytes (16-aligned size, `align`-aligned start), zero-filled unless `fill`
@@ -114,7 +120,9 @@ def memalign(a0, a1):
 
 def install(machine, heap, symbols):
     """Hook every stub by its symbol's address; `symbols` maps name -> address (all present).
-    Every allocator call is logged in heap.log with its arguments, caller and result."""
+    Every allocator call is logged in heap.log with its arguments, caller and result. The
+    allocators are bump hooks: the native engine serves them without entering Python, as the
+    hook here would (the size rule is the hook's argn, or memalign's), and tells the heap."""
     def allocator(name, argn):
         def hook(m):
             args = tuple(m.args(2 if argn is None else argn + 1))
@@ -129,7 +137,9 @@ def install(machine, heap, symbols):
         return hook
 
     for name, argn in ALLOCATORS.items():
-        machine.hooks.add("address", allocator(name, argn), symbols[name])
+        heap.stub_names[symbols[name]] = name
+        machine.hooks.add("bump", allocator(name, argn), symbols[name], heap=heap,
+                          size="memalign" if argn is None else argn)
     def free(name):
         def hook(m):
             heap.frees.append((name, m.args(1)[0]))

@@ -8,10 +8,12 @@ class FakeImage:
 
 
 class FakeHooks(dict):
-    """eemu_ext.core.hooks.Hooks's address hooks: add("address", fn, addr), remove(addr); address -> fn."""
+    """eemu_ext.core.hooks.Hooks's address hooks: add("address", fn, addr), remove(addr); address -> fn.
+    A bump hook is its Python allocator, an address hook (the fake machine serves nothing itself)."""
 
-    def add(self, kind, fn, addr):
-        assert kind == "address", f"the fake machine has address hooks only, not {kind!r}"
+    def add(self, kind, fn, addr, heap=None, size=None):
+        assert kind in ("address", "bump"), f"the fake machine has address and bump hooks only, not {kind!r}"
+        assert (heap is None and size is None) == (kind == "address")
         self[addr] = fn
 
     def remove(self, addr):

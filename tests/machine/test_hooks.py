@@ -121,3 +121,73 @@ def test_two_tap_hooks_in_one_run_each_list_their_own_calls_in_order(m):
                               f"jal 0x{one:x}", "nop", "or ra, s0, zero"]))
     assert [c[0] for c in first] == [1, 3] and [c[0] for c in second] == [2]
     assert all(isinstance(c, tuple) and len(c) == 8 for c in first + second)
+
+
+class _Heap:
+    """A bump heap as hooks.py "bump" reads it, with the allocator its Python hook runs."""
+
+    def __init__(self, m, start, end):
+        self.m, self.ptr, self.end, self.high_water, self.log = m, start, end, start, []
+
+    def alloc(self, n, align=16):
+        size, at = (n + 15) & ~15, (self.ptr + align - 1) & ~(align - 1)
+        if at + size > self.end:
+            raise MemoryError(f"heap exhausted at 0x{at:x}")
+        if n:
+            self.m.write(at, bytes(n))
+        self.ptr = self.high_water = at + size
+        return at
+
+    def bumped(self, addr, args, ra, block):
+        self.log.append((addr, args, ra, block))
+
+    def hook(self, rule):
+        def fn(m):
+            a0, a1 = m.args(2)
+            if rule == "memalign":
+                pow2 = [x for x in (a0, a1) if x and not x & (x - 1) and x <= 4096]
+                block = self.alloc(max(a0, a1), max(16, min(pow2)) if pow2 else 16)
+            else:
+                block = self.alloc((a0, a1)[rule])
+            self.log.append((m.pc, (a0,) if rule == 0 else (a0, a1), m.R[31] & 0xFFFFFFFF, block))
+            return block
+        return fn
+
+
+def _bump_program(m, heap, malloc, memalign):
+    m.write(0x00300000, b"\xAA" * 0x200)           # what the blocks are zeroed over
+    m.hooks.add("bump", heap.hook(0), malloc, heap=heap, size=0)
+    m.hooks.add("bump", heap.hook("memalign"), memalign, heap=heap, size="memalign")
+    put_words(m, malloc, program(["jr ra", "nop"]))
+    put_words(m, memalign, program(["jr ra", "nop"]))
+    run_words(m, program(["or s0, ra, zero", "addiu a0, zero, 20", f"jal 0x{malloc:x}", "nop",
+                          "or s1, v0, zero", "addiu a0, zero, 0x40", f"jal 0x{memalign:x}", "addiu a1, zero, 0x24",
+                          "or s2, v0, zero", "addiu a0, zero, 1", f"jal 0x{malloc:x}", "addiu a1, zero, 7",
+                          "or ra, s0, zero"]))
+
+
+def test_a_bump_hook_allocates_zeroed_blocks_and_logs_each_call_without_python(m, engine):
+    """hooks.py "bump": the size rule's block at the heap pointer, aligned, zero-filled, v0 its
+    address, every call told to the heap in order; the native engine serves it in C."""
+    malloc, memalign = B + 0x100, B + 0x140
+    heap = _Heap(m, 0x00300008, 0x00300200)
+    units = m.native.python_units if m.native is not None else 0
+    _bump_program(m, heap, malloc, memalign)
+    assert [(a, args, block) for a, args, _, block in heap.log] == [
+        (malloc, (20,), 0x00300010), (memalign, (0x40, 0x24), 0x00300040), (malloc, (1,), 0x00300080)]
+    assert len({ra for *_, ra, _ in heap.log}) == 3
+    assert m.R[17] & 0xFFFFFFFF == 0x00300010 and m.R[18] & 0xFFFFFFFF == 0x00300040
+    assert m.R[2] & 0xFFFFFFFF == 0x00300080 and heap.ptr == heap.high_water == 0x00300090
+    assert m.read(0x00300010, 20) == bytes(20) and m.read(0x00300024, 4) == b"\xAA" * 4
+    assert m.read(0x00300040, 0x40) == bytes(0x40) and m.read(0x00300081, 1) == b"\xAA"
+    if engine == "native":
+        assert m.native.python_units == units, "the allocations run in C: no Python unit"
+
+
+def test_a_bump_hook_the_heap_cannot_serve_is_its_python_hook_s(m):
+    """A block past the heap's end: the native engine leaves the call to the Python hook, whose
+    error the run raises; the calls before it were served and logged."""
+    heap = _Heap(m, 0x00300008, 0x00300050)
+    with pytest.raises(MemoryError, match="heap exhausted"):
+        _bump_program(m, heap, B + 0x100, B + 0x140)
+    assert [block for *_, block in heap.log] == [0x00300010] and heap.ptr == 0x00300030

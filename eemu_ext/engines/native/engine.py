@@ -26,7 +26,7 @@ import numpy as np
 
 from eemu_ext.errors import EngineError, HostError
 from eemu_ext.engines.native import build
-from eemu_ext.engines.native.state import OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
+from eemu_ext.engines.native.state import BUMP_WORDS, OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
 from eemu_ext.engines.native.translate import Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
@@ -57,6 +57,8 @@ def compile_after() -> int:
     return n
 MAX_SCAN = 130            # a block spans at most MAX_BLOCK + 1 words; scan a little more
 TAP_CAP = 4096                  # calls a run may tap before it returns to Python
+BUMP_CAP = 4096                 # allocations a run may serve in C before it returns to Python
+BUMP_RULE = {0: 0, 1: 1, "memalign": 0xFF}   # hooks.py's size rules as runtime.h's ee_bump reads them
 
 
 _OFF = OFFSETS
@@ -307,6 +309,10 @@ class NativeEngine:
         self._taps = (ctypes.c_uint32 * (TAP_WORDS * TAP_CAP))()
         self.st.tap_buf = ctypes.addressof(self._taps)
         self.st.tap_cap = TAP_CAP
+        self._bump_log = (ctypes.c_uint32 * (BUMP_WORDS * BUMP_CAP))()
+        self.st.bump_log = ctypes.addressof(self._bump_log)
+        self.st.bump_cap = BUMP_CAP
+        self._bump_hooks = None
         self.prog: Optional[Program] = None
         self.bidx = None
         self._bidx_addr = 0
@@ -436,13 +442,14 @@ class NativeEngine:
 
     def _reindex(self):
         """bidx: block number per code word, -1 where no native block starts, -2 on a hook, -3 on
-        a tap hook (run in C; under lockstep in Python, as a hook). A block with a hooked address
-        inside it is left to the Python engine (whose blocks stop there)."""
+        a tap hook and -4 on a bump hook (both run in C; under lockstep in Python, as hooks). A block
+        with a hooked address inside it is left to the Python engine (whose blocks stop there)."""
         import bisect
         prog, bidx = self.prog, self.bidx
         ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
         hooks = sorted(self.m.hooks.at)
         taps = () if self.lockstep else self.m.hooks.taps
+        bumps = {} if self.lockstep else self.m.hooks.bumps
         for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
             k = bisect.bisect_right(hooks, a)
             if k < len(hooks) and hooks[k] < e:
@@ -451,7 +458,11 @@ class NativeEngine:
         for h in hooks:
             j = (h - prog.lo) >> 2
             if 0 <= j < prog.nwords and not h & 3:
-                bidx[j] = -3 if h in taps else -2
+                bidx[j] = -3 if h in taps else -4 if h in bumps else -2
+        pairs = [x for a, rule in bumps.items() for x in (a, BUMP_RULE[rule])]
+        self._bump_hooks = (ctypes.c_uint32 * max(len(pairs), 1))(*pairs)
+        self.st.bump_hooks = ctypes.addressof(self._bump_hooks)
+        self.st.bump_nhooks = len(bumps)
 
     # -- state transfer ---------------------------------------------------------------------------
     # DECISION: the GPRs, HI and LO cross at every hand-over. The FPU/VU0 registers and the
@@ -504,6 +515,22 @@ class NativeEngine:
             self.c_owns = True
         else:
             self.pull()
+
+    def _bump_in(self, heap):
+        """The bump heap's pointers into C (Python's are the newest whenever Python runs)."""
+        st = self.st
+        st.bump_ptr, st.bump_end, st.bump_high = heap.ptr, heap.end, heap.high_water
+
+    def _bump_out(self):
+        """The allocations C served, in order, to the heap (bumped), and its pointers back."""
+        st, heap = self.st, self.m.hooks.heap
+        n = st.bump_n
+        rows = np.frombuffer(self._bump_log, dtype=np.uint32, count=BUMP_WORDS * n).reshape(n, BUMP_WORDS)
+        rules = self.m.hooks.bumps
+        for a, a0, a1, ra, block in rows.tolist():
+            heap.bumped(a, (a0,) if rules.get(a) == 0 else (a0, a1), ra, block)
+        st.bump_n = 0
+        heap.ptr, heap.high_water = st.bump_ptr, st.bump_high
 
     def _drain_taps(self):
         """The calls the C run tapped, in order, onto their hooks' lists (before any Python runs)."""
@@ -712,6 +739,9 @@ class NativeEngine:
                 b.tap_from = st.tap_n
             else:
                 b.tap_from = 0              # the finished call's taps, moved back (_taps_back)
+            heap = m.hooks.heap
+            if heap is not None:
+                self._bump_in(heap)
             if self.timing:
                 t0 = time.perf_counter()
                 prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
@@ -719,6 +749,8 @@ class NativeEngine:
                 self.c_runs += 1
             else:
                 prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
+            if st.bump_n:
+                self._bump_out()
             stop, i = b.stop, b.i
             if stop == STOP_DONE:
                 break
@@ -789,6 +821,9 @@ class NativeEngine:
                 st.pc = pc
                 st.steps = steps
                 st.limit = limit
+                heap = m.hooks.heap
+                if heap is not None:
+                    self._bump_in(heap)
                 if self.timing:
                     t0 = time.perf_counter()
                     why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
@@ -797,6 +832,8 @@ class NativeEngine:
                 else:
                     why = prog.lib.ee_run(self.addr, self._bidx_addr, prog.lo, prog.nwords, 0)
                 pc, steps = st.pc, st.steps
+                if st.bump_n:
+                    self._bump_out()
                 if st.tap_n:
                     self._drain_taps()
             if pc == SENTINEL:

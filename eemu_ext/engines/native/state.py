@@ -21,6 +21,7 @@ from typing import Dict, List, NamedTuple, Tuple, Union
 
 LANES = "xyzw"
 TAP_WORDS = 9       # words per tapped call in tap_buf: the address, a0..a3, $f12..$f15
+BUMP_WORDS = 5      # words per allocation in bump_log: the address, a0, a1, ra, the block
 
 
 class Field(NamedTuple):
@@ -86,6 +87,17 @@ FIELDS: Tuple[Field, ...] = (
     Field("tap_buf", "uint32_t *"),
     Field("tap_n", "int32_t"),
     Field("tap_cap", "int32_t"),
+    # bump hooks (hooks.py "bump"): an allocator served in C. bump_hooks holds (address, size rule)
+    # pairs; each allocation C serves leaves BUMP_WORDS words in bump_log: the address, a0, a1, ra
+    # and the block's address
+    Field("bump_ptr", "uint32_t", 1, "the heap's next free byte"),
+    Field("bump_end", "uint32_t", 1, "one past the heap"),
+    Field("bump_high", "uint32_t", 1, "the heap's high-water mark"),
+    Field("bump_hooks", "uint32_t *"),
+    Field("bump_nhooks", "int32_t"),
+    Field("bump_log", "uint32_t *"),
+    Field("bump_n", "int32_t"),
+    Field("bump_cap", "int32_t"),
 )
 
 # C type -> (ctypes type, struct code). DECISION: every pointer is a c_void_p on the Python side,
@@ -146,6 +158,7 @@ def c_header(fields=FIELDS) -> str:
     lines.append("};")
     lines.append(f"#define EE_STATE_NFIELDS {len(fields)}")
     lines.append(f"#define TAP_WORDS {TAP_WORDS}  /* words per tapped call in tap_buf */")
+    lines.append(f"#define BUMP_WORDS {BUMP_WORDS}  /* words per allocation in bump_log */")
     lines.append("#endif")
     return "\n".join(lines) + "\n"
 

@@ -55,6 +55,14 @@ typedef struct ee_state {
     uint32_t *tap_buf;
     int32_t tap_n;
     int32_t tap_cap;
+    uint32_t bump_ptr;  /* the heap's next free byte */
+    uint32_t bump_end;  /* one past the heap */
+    uint32_t bump_high;  /* the heap's high-water mark */
+    uint32_t *bump_hooks;
+    int32_t bump_nhooks;
+    uint32_t *bump_log;
+    int32_t bump_n;
+    int32_t bump_cap;
 } ee_state;
 
 /* every field's offset, in the table's order (the engine checks them against its ctypes class) */
@@ -106,7 +114,16 @@ static const long ee_state_offsets[] = {
     offsetof(ee_state, tap_buf),
     offsetof(ee_state, tap_n),
     offsetof(ee_state, tap_cap),
+    offsetof(ee_state, bump_ptr),
+    offsetof(ee_state, bump_end),
+    offsetof(ee_state, bump_high),
+    offsetof(ee_state, bump_hooks),
+    offsetof(ee_state, bump_nhooks),
+    offsetof(ee_state, bump_log),
+    offsetof(ee_state, bump_n),
+    offsetof(ee_state, bump_cap),
 };
-#define EE_STATE_NFIELDS 47
+#define EE_STATE_NFIELDS 55
 #define TAP_WORDS 9  /* words per tapped call in tap_buf */
+#define BUMP_WORDS 5  /* words per allocation in bump_log */
 #endif

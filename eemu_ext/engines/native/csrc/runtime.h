@@ -1,5 +1,5 @@
 /* The run loop: dispatch on a per-machine index (word offset from the code base -> block number,
- * -1 not native, -2 hooked, -3 a tap hook), with the step budget checked before each block. A tap
+ * -1 not native, -2 hooked, -3 a tap hook, -4 a bump hook), with the step budget checked before each block. A tap
  * is a function replaced by nothing: the call's address and argument registers go to st->tap_buf,
  * one unit is counted, and the run goes on at ra; with the buffer full it is left to Python. Included once, at the
  * end of the includes of each generated translation unit; the unit defines the tables. */
@@ -13,6 +13,43 @@ extern const uint32_t ee_block_start[];
 extern const uint32_t ee_block_end[];
 extern const uint32_t ee_block_taken[];   /* a conditional branch block's target (1: none, or ambiguous) */
 
+/* A bump hook's allocation (hooks.py "bump"), served in C: the size from a0 or a1 (rule 0 or 1),
+ * or by rule EE_BUMP_MEMALIGN the larger of a0 and a1, aligned to the smaller of them that is a
+ * power of two up to 4096 (at least 16). The size rounds up to 16 bytes; the block starts at the
+ * heap pointer aligned, is zero-filled (n bytes) and logged; v0 is its address. Returns 0, and
+ * changes nothing, when Python must serve the call: an address without a rule, a full log, or a
+ * block past the heap's end or RAM's (the Python hook then reports it). */
+#define EE_BUMP_MEMALIGN 0xFFu
+static int ee_bump(ee_state *st, uint32_t pc) {
+    int32_t k = 0;
+    while (k < st->bump_nhooks && st->bump_hooks[2 * k] != pc) k++;
+    if (k == st->bump_nhooks || st->bump_n >= st->bump_cap) return 0;
+    uint32_t rule = st->bump_hooks[2 * k + 1], a0 = (uint32_t)R[4], a1 = (uint32_t)R[5];
+    uint64_t n, align = 16;
+    if (rule == EE_BUMP_MEMALIGN) {
+        uint32_t c = 0;
+        if (a0 && !(a0 & (a0 - 1)) && a0 <= 4096) c = a0;
+        if (a1 && !(a1 & (a1 - 1)) && a1 <= 4096 && (!c || a1 < c)) c = a1;
+        n = a0 > a1 ? a0 : a1;
+        if (c > 16) align = c;
+    } else {
+        n = rule ? a1 : a0;
+    }
+    uint64_t size = (n + 15) & ~(uint64_t)15;
+    uint64_t at = ((uint64_t)st->bump_ptr + align - 1) & ~(align - 1);
+    if (at + size > st->bump_end || at + n > RAM_SIZE) return 0;
+    if (n) {
+        memset(st->ram + at, 0, n);
+        for (uint64_t p = at >> 12; p <= (at + n - 1) >> 12; p++) st->dirty[p] = 1;
+    }
+    uint32_t *row = st->bump_log + BUMP_WORDS * st->bump_n++;
+    row[0] = pc; row[1] = a0; row[2] = a1; row[3] = (uint32_t)R[31]; row[4] = (uint32_t)at;
+    st->bump_ptr = (uint32_t)(at + size);
+    if (st->bump_ptr > st->bump_high) st->bump_high = st->bump_ptr;
+    R[2] = (uint64_t)(int64_t)(int32_t)(uint32_t)at;
+    return 1;
+}
+
 int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int one) {
     uint32_t pc = st->pc;
     for (;;) {
@@ -23,6 +60,13 @@ int ee_run(ee_state *st, const int32_t *bidx, uint32_t lo, uint32_t nwords, int 
             uint32_t *w = st->tap_buf + TAP_WORDS * st->tap_n++;
             w[0] = pc;
             for (int k = 0; k < 4; k++) { w[1 + k] = (uint32_t)R[4 + k]; w[5 + k] = F[12 + k]; }
+            st->steps += 1;
+            st->prev = pc;
+            pc = (uint32_t)R[31];
+            if (one) { st->pc = pc; return st->why = WHY_ONE; }
+            continue;
+        }
+        if (b == -4 && st->steps + 1 <= st->limit && ee_bump(st, pc)) {
             st->steps += 1;
             st->prev = pc;
             pc = (uint32_t)R[31];
