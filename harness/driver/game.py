@@ -232,9 +232,13 @@ class Game:
         (one function per call); after(i) runs after the i-th call (Machine.call_each), or io (a
         machine CallIO) does its memory ops between the calls. Every call's ABI check runs after
         it either way: with io, the CallIO's guard is the check's fast test (the registers and
-        pages it looks at), and the check itself runs for any call that does not pass it."""
+        pages it looks at), and the check itself runs for any call that does not pass it. A batch
+        with neither after nor io gets an empty CallIO, its guard the check's fast test: the
+        native engine makes the whole batch in C."""
         if not arglists:
             return []
+        if io is None and after is None:
+            io = CallIO()
         names = name if isinstance(name, (list, tuple)) else None
         self.calls += len(arglists)
         self.abi.before()
