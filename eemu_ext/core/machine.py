@@ -12,7 +12,7 @@ import collections
 import os
 import struct
 import sys
-from typing import Optional
+from typing import List, Optional
 
 from eemu_ext.isa.decode import Decoder, default_decoder
 from eemu_ext.errors import ElfError, EmulationError
@@ -29,7 +29,9 @@ DEFAULT_LIMIT = 5_000_000
 # the frames of the code that called the hooked function stay intact (the spec's fixed 0x01FFF000
 # would overwrite them).
 NESTED_STACK_GAP = 0x100
-_ARGS = [struct.Struct(f"<{n}Q") for n in range(9)]     # a call's argument registers a0..a7
+# a call's argument registers a0..a7, each the low 32 bits of its argument sign-extended: packed
+# as an int64 (x ^ 2^31) - 2^31, the same bits as sx32(x) as a uint64
+_ARGS = [struct.Struct(f"<{n}q") for n in range(9)]
 ENGINES = ("native", "python", "lockstep")
 _NOTICE_SHOWN = []
 
@@ -361,7 +363,8 @@ class Machine(MemoryAccess):
             raise ValueError(f"call_each: {n} calls but {len(targets)} targets and {len(limits)} limits")
         if io is not None and after is not None:
             raise ValueError("call_each: after and io are two ways of the same thing; give one")
-        addrs = [self.resolve(t) for t in targets]
+        where = {t: self.resolve(t) for t in set(targets)}      # a batch names few functions
+        addrs = [where[t] for t in targets]
         fast = self._depth == 0 and all(self._fast(a) for a in set(addrs))
         run, batch = self._engine.call_each, False
         if io is not None:
@@ -376,7 +379,7 @@ class Machine(MemoryAccess):
                 if after is not None:
                     after(i)
         elif n:
-            images = [self._call_image(t, args) for t, args in zip(targets, arglists)]
+            images = self._call_images(targets, arglists)
             self._batch = True
             try:
                 with _Calling(self, targets[0]):
@@ -464,10 +467,8 @@ class Machine(MemoryAccess):
                 raise
             raise out from (None if isinstance(exc, (AccessFault, EmulationError)) else exc)
 
-    def _call_image(self, target, args) -> bytearray:
-        """A call's R, RH (executable-abi.md §3.1): zero but for gp, sp, ra and the arguments."""
-        if len(args) > 8:
-            raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
+    def _call_base(self) -> bytes:
+        """The R, RH image every call starts from: zero but for gp, sp and ra."""
         gp = self.image.gp if self.image is not None else 0
         base = self._call_gpr.get(gp)
         if base is None:
@@ -475,10 +476,28 @@ class Machine(MemoryAccess):
             for reg, v in ((28, sx32(gp)), (29, STACK_TOP), (31, sx32(SENTINEL))):
                 struct.pack_into("<Q", img, 8 * reg, v)
             base = self._call_gpr[gp] = bytes(img)
-        gpr = bytearray(base)
+        return base
+
+    def _call_image(self, target, args) -> bytearray:
+        """A call's R, RH (executable-abi.md §3.1): zero but for gp, sp, ra and the arguments."""
+        if len(args) > 8:
+            raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
+        gpr = bytearray(self._call_base())
         if args:
-            _ARGS[len(args)].pack_into(gpr, 32, *[sx32(int(a)) for a in args])
+            _ARGS[len(args)].pack_into(gpr, 32, *[((int(a) & M32) ^ 0x80000000) - 0x80000000 for a in args])
         return gpr
+
+    def _call_images(self, targets, arglists) -> List[memoryview]:
+        """_call_image of each call of a batch, as views of one buffer (the base copied once)."""
+        buf = bytearray(self._call_base() * len(arglists))
+        for i, (target, args) in enumerate(zip(targets, arglists)):
+            if len(args) > 8:
+                raise ValueError(f"call {target!r}: at most 8 integer arguments, got {len(args)}")
+            if args:
+                _ARGS[len(args)].pack_into(buf, 512 * i + 32,
+                                           *[((int(a) & M32) ^ 0x80000000) - 0x80000000 for a in args])
+        view = memoryview(buf)
+        return [view[512 * i:512 * (i + 1)] for i in range(len(arglists))]
 
     # ---------------------------------------------------------------- coverage and the code cache
     @property

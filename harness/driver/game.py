@@ -7,6 +7,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from eemu_ext import CallIO
 from harness.driver import abi
 from harness.driver import budgets as bud
 from harness.driver import memory_map as mm
@@ -231,9 +232,13 @@ class Game:
         (one function per call); after(i) runs after the i-th call (Machine.call_each), or io (a
         machine CallIO) does its memory ops between the calls. Every call's ABI check runs after
         it either way: with io, the CallIO's guard is the check's fast test (the registers and
-        pages it looks at), and the check itself runs for any call that does not pass it."""
+        pages it looks at), and the check itself runs for any call that does not pass it. A batch
+        with neither after nor io gets an empty CallIO, its guard the check's fast test: the
+        native engine makes the whole batch in C."""
         if not arglists:
             return []
+        if io is None and after is None:
+            io = CallIO()
         names = name if isinstance(name, (list, tuple)) else None
         self.calls += len(arglists)
         self.abi.before()
@@ -433,23 +438,20 @@ class Game:
 
     def step_times(self, work, coord, times):
         """checks.md §2.1 step 4.4 at every time of `times`: ResetAnmCtrlWork, SetAnmCtrlWork(work, t),
-        then the scratch results, all in one batch of machine calls. Returns ((n, 53) uint32 words of scratch +0x00 .. +0xD0, the
-        coord's localtp (n,) after each step), each read in one gather."""
+        then the scratch results, all in one batch of machine calls whose work between the calls
+        is described as data (a machine CallIO, which the native engine does in C): after each
+        reset the scratch poisoned, as set_work does right before each step; after each step the
+        scratch words and the coord's localtp gathered. Returns ((n, 53) uint32 words of scratch
+        +0x00 .. +0xD0, the coord's localtp (n,) after each step)."""
         import numpy as np
-        ram = self._ram_u32()
-        sidx = self._word_index([mm.SCRATCH], 0, mm.SCRATCH_BYTES // 4)[0]
-        lidx = int(self._word_index([coord], mm.COORD_LOCALTP, 1)[0, 0])
-        words = np.empty((len(times), sidx.size), dtype=np.uint32)
-        localtp = np.empty(len(times), dtype=np.uint32)
-        def after(i):
-            if i % 2 == 0:
-                self.poison_scratch()          # as set_work does, right before each step
-            else:
-                words[i // 2] = ram[sidx]
-                localtp[i // 2] = ram[lidx]
+        nw = mm.SCRATCH_BYTES // 4
+        io = CallIO(period=2)
+        io.write(0, mm.SCRATCH, _POISON_FILL)
+        io.gather(1, [mm.SCRATCH + 4 * k for k in range(nw)] + [coord + mm.COORD_LOCALTP])
         args = [a for t in times for a in ((mm.ANM, work), (mm.ANM, work, t & 0xFFFFFFFF))]
-        self.call_each([RESET_WORK, SET_WORK] * len(times), args, after=after)
-        return words, localtp
+        self.call_each([RESET_WORK, SET_WORK] * len(times), args, io=io)
+        got = io.gathered.reshape(len(times), nw + 1)
+        return np.ascontiguousarray(got[:, :nw]), np.ascontiguousarray(got[:, nw])
 
     def set_work_each(self, work, deltas):
         """SetAnmCtrlWork(work, dt) for each dt in one batch (call_each); the scratch is poisoned
@@ -485,21 +487,16 @@ class Game:
 
     def light_times(self, work, light, times):
         """ResetAnmCtrlWork, SetAnmCtrlWork(work, t) at every time of `times`, the light's words
-        poisoned before each step: ((n, 15) uint32 words of mm.LIGHT_WORDS after each)."""
-        import numpy as np
-        ram = self._ram_u32()
-        idx = np.array([int(self._word_index([light], off, 1)[0, 0]) for off in mm.LIGHT_WORDS])
+        poisoned before each step: ((n, 15) uint32 words of mm.LIGHT_WORDS after each). One batch
+        of machine calls, the poison and the reads a CallIO (as step_times)."""
         lo, hi = mm.LIGHT_WORDS[0], mm.LIGHT_WORDS[-1] + 4
         fill = struct.pack(f"<{(hi - lo) // 4}I", *[mm.POISON] * ((hi - lo) // 4))
-        words = np.empty((len(times), len(idx)), dtype=np.uint32)
-        def after(i):
-            if i % 2 == 0:
-                self.m.write(light + lo, fill)   # an absent channel's field must keep what it had
-            else:
-                words[i // 2] = ram[idx]
+        io = CallIO(period=2)
+        io.write(0, light + lo, fill)          # an absent channel's field must keep what it had
+        io.gather(1, [light + off for off in mm.LIGHT_WORDS])
         args = [a for t in times for a in ((mm.ANM, work), (mm.ANM, work, t & 0xFFFFFFFF))]
-        self.call_each([RESET_WORK, SET_WORK] * len(times), args, after=after)
-        return words
+        self.call_each([RESET_WORK, SET_WORK] * len(times), args, io=io)
+        return io.gathered.reshape(len(times), len(mm.LIGHT_WORDS))
 
     def material_uv(self, mat):
         return self.m.read_u16(mat + mm.MATERIAL_U), self.m.read_u16(mat + mm.MATERIAL_V)

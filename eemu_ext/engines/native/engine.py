@@ -13,6 +13,7 @@ back when it ends (a few microseconds, at hand-overs only).
 """
 from __future__ import annotations
 
+import array
 import ctypes
 import hashlib
 import json
@@ -41,6 +42,7 @@ NO_IMAGE_BLOCKS = 64
 # seconds. EEMU_COMPILE_AFTER=0 compiles at once (the machine tests, make bench); lockstep
 # always does.
 COMPILE_AFTER = 20_000_000
+_TYPECODE = {ctypes.c_uint8: "B", ctypes.c_uint32: "I", ctypes.c_uint64: "Q"}    # call_batch's arrays
 _WAITED: Dict[object, int] = {}       # code identity -> steps the Python engine ran awaiting a program
 
 
@@ -658,12 +660,12 @@ class NativeEngine:
         keep = []                       # what the C side points to lives as long as the batch
 
         def arr(ctype, values):
-            a = (ctype * max(len(values), 1))(*values)
+            a = array.array(_TYPECODE[ctype], values or (0,))
             keep.append(a)
-            return ctypes.addressof(a)
+            return a.buffer_info()[0]
 
         b.pc = arr(ctypes.c_uint32, pcs)
-        joined = b"".join(bytes(g) for g in gprs)
+        joined = b"".join(gprs)
         gbuf = ctypes.create_string_buffer(joined, len(joined))
         keep.append(gbuf)
         b.gpr = ctypes.addressof(gbuf)
@@ -780,12 +782,13 @@ class NativeEngine:
         if st.tap_n:
             self._drain_taps()
         flush()
-        done = np.frombuffer(bytes(counts)[:4 * n], dtype=np.uint32)
+        done = np.frombuffer(counts, dtype=np.uint32, count=n)
         io.tap_counts = np.maximum(io.tap_counts, done)
         io.finish()
         if current:
             self.sync_out(lazy=True)
-        return [(out[2 * i], out[2 * i + 1]) for i in range(n)]
+        got = out[:]
+        return list(zip(got[0::2], got[1::2]))
 
     def _taps_back(self, taps, marks) -> bool:
         """A batch's call that Python finished: its calls of the gathered taps (those after
