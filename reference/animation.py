@@ -314,13 +314,7 @@ class Animation:
                 return tr.kernel(self.kernels, self.float_model).local(T)
             return np.array([self.local_matrix(tr, int(t)) for t in T], dtype=np.uint32).reshape(-1, 16)
         p = self.poses(tr, T) if poses is None else poses
-        s = bits_to_doubles(p.scale).reshape(-1, 3)
-        d = bits_to_doubles(p.pos).reshape(-1, 3)
-        out = np.zeros((T.size, 4, 4), dtype=np.float64)
-        out[:, :3, :3] = p.rot_matrix * s[:, None, :]
-        out[:, :3, 3] = d
-        out[:, 3, 3] = 1.0
-        return out
+        return local_doubles(p.rot_matrix, p.scale, p.pos)
 
     def playback(self, steps, time: int = 0) -> Playback:
         """All steps of a playback from `time`: each step's Forward, and every track's poses and
@@ -510,6 +504,16 @@ def bits_to_doubles(words) -> np.ndarray:
     v = np.ldexp(((x & 0x7FFFFF) | 0x800000).astype(np.float64), e - 150)
     v[e == 0] = 0.0
     return np.copysign(v, np.where(x & 0x80000000, -1.0, 1.0))
+
+
+def local_doubles(rot, scale, pos) -> np.ndarray:
+    """local_double at n times at once: rot (n, 3, 3) float64, scale and pos (n, 3) words; (n, 4, 4)."""
+    s = bits_to_doubles(scale).reshape(-1, 3)
+    out = np.zeros((s.shape[0], 4, 4), dtype=np.float64)
+    out[:, :3, :3] = rot * s[:, None, :]
+    out[:, :3, 3] = bits_to_doubles(pos).reshape(-1, 3)
+    out[:, 3, 3] = 1.0
+    return out
 
 
 def local_double(R, scale: Sequence[int], pos: Sequence[int]) -> np.ndarray:
