@@ -24,8 +24,7 @@ from reference import objects as ref, serve
 WORLD_KIND = "drawn entries"
 # the w column (words 3, 7, 11, 15) and the alpha are exact under every profile
 W_COLUMN = (3, 7, 11, 15)
-ANM_MATRIX = (0x3F800000, 0, 0, 0, 0, 0x3F800000, 0, 0, 0, 0, 0x3F800000, 0, 0x41200000, 0xC0A00000,
-              0x3F000000, 0x3F800000)   # DECISION: the anm at (10, -5, 0.5): a non-trivial root
+ANM_MATRIX = objects_check.ANM_MATRIX      # the anm at (10, -5, 0.5): a non-trivial root
 
 
 def applies(case):
@@ -41,23 +40,23 @@ def run(case):
     speeds = list(plan(anim, prof, case.rng, case.speed))
     if not speeds:
         return
-    # the index and the table are built once; every playback after the first starts from the
-    # state SetAnm left, restored (under a profile's reload: built afresh and required equal)
-    ob, sc, want_index, want, got_index, got = objects_check.build(case, anm_matrix=ANM_MATRIX)
+    # the index and the table are built once (the objects check's, when it ran on the chunk);
+    # every playback starts from the state SetAnm left, restored (under a profile's reload: built
+    # afresh and required equal)
+    ob, sc, want_index, want, got_index, got, kept = objects_check.built(case)
     if [(e.identity, e.kind, e.flags) for e in want.entries] != [tuple(g[:3]) for g in got.entries] \
             or want.parents != got.parents or got_index.parents != [e.parent for e in want_index]:
         tally.fail(record(ctx, "world", "object table", "the reference's", "differs", floats=False,
                           context={"why": "SetAnm's table differs from the reference's: the objects "
                                           "check names how; the world matrices are not compared"}))
         return
-    kept = ob.keep()
     # the reference's side of every playback at once (its steps are rows of one batch)
     wants = expected_playbacks(anim, want_index, want, speeds, exact_local)
     for k, (speed, n) in enumerate(speeds):
         if k:
             ob.restore(kept)
             if case.game.reload:
-                ob = objects_check.build(case, anm_matrix=ANM_MATRIX)[0]
+                ob = objects_check.build(case)[0]
                 ob.same_as(kept)
         tally.count(f"world playbacks at {speed}")
         got_forward, got_calls = game_series(ob, speed, n)
@@ -316,12 +315,12 @@ def queries(game, ch, anim, prof, r):
     kept = ob = None
     for speed, n in plan(anim, prof, r):
         if kept is None:
-            ob, sc, want_index, want, _, _ = objects_check.build(case, anm_matrix=ANM_MATRIX)
+            ob, sc, want_index, want, _, _ = objects_check.build(case)
             kept = ob.keep()
         else:
             ob.restore(kept)
             if game.reload:
-                ob = objects_check.build(case, anm_matrix=ANM_MATRIX)[0]
+                ob = objects_check.build(case)[0]
                 ob.same_as(kept)
         forward, draws = game_series(ob, speed, n)
         bounds = expected(anim, want_index, want, speed, n, exact_local)["bounds"]
