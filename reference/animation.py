@@ -28,6 +28,7 @@ F4096 = 0x45800000
 DEFAULT_POS = (0, 0, 0)
 DEFAULT_SCALE = (ONE, ONE, ONE)
 DEFAULT_ALPHA = (ONE,)
+PLAYBACKS_KEPT = 4           # the nightly's speeds: one playback each
 
 
 def _s16(x: int) -> int:
@@ -163,7 +164,7 @@ class Animation:
         for r in self.fobjs:
             self._fobj_by_obj.setdefault(r.object, []).append(r)
         self._local_cache = {}
-        self._last_playback = None
+        self._playbacks: Dict[tuple, Playback] = {}
         self._material_by_obj = {}
         for m in self.materials:
             self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
@@ -319,12 +320,16 @@ class Animation:
     def playback(self, steps, time: int = 0) -> Playback:
         """All steps of a playback from `time`: each step's Forward, and every track's poses and
         local matrices at the steps' pose times, one call per track (batch.Playback). The last
-        one is kept: the same steps asked again (a query's answer, then its comparison) are
-        played once."""
+        PLAYBACKS_KEPT are kept: the same steps asked again (a query's answer, then its
+        comparison; the world check's speeds after the playback check's) are played once."""
         key = (tuple(steps), time)
-        if self._last_playback is None or self._last_playback[0] != key:
-            self._last_playback = (key, Playback(self, steps, time))
-        return self._last_playback[1]
+        pb = self._playbacks.pop(key, None)
+        if pb is None:
+            pb = Playback(self, steps, time)
+            while len(self._playbacks) >= PLAYBACKS_KEPT:
+                del self._playbacks[next(iter(self._playbacks))]
+        self._playbacks[key] = pb               # the most recent last
+        return pb
 
     def local_translation(self, track, time: int) -> Tuple[int, int, int]:
         """The exact translation words 12-14 of the local matrix, for every rotation kind (§4 step

@@ -253,11 +253,8 @@ def pose_playbacks(anim, index, table, playbacks):
     Nothing holds from one playback into the next."""
     runs, held = [], []
     for speed, n in playbacks:
-        fws, time, last = [], 0, None
-        for _ in range(n):
-            fw = anim.forward(time, speed)
-            fws.append(fw)
-            time = fw.time
+        fws, last = anim.playback([speed] * n).forwards, None
+        for fw in fws:
             last = fw.pose_at if fw.pose_at is not None else last
             held.append(last)
         runs.append(fws)

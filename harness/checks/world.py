@@ -177,12 +177,16 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
     tally.count("world steps", n)
     tally.count("world matrices", n * len(order))
     got = got_calls if isinstance(got_calls, Draws) else draws_of(got_calls)
-    for j, calls in enumerate(got.identities):
+    agreed = None               # a step's call list that is the very list found equal (Objects.play
+    for j, calls in enumerate(got.identities):  # gives a Draw calling as the one before its list)
+        if calls is agreed:
+            continue
         if len(calls) != len(order) or [tuple(c) for c in calls] != order:
             tally.fail(record(ctx, "world", "ccModel::Draw calls", objects_check.plain(order),
                               objects_check.plain(list(calls)), step=j, floats=False,
                               context={"speed": speed}))
             return False
+        agreed = calls
     k = len(order)
     if not k:
         return True
@@ -284,11 +288,12 @@ def outside_bounds(W, G, bound):
         ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
         bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))
     out = []
+    outside = bad.any(axis=(0, 2)).tolist()
     for q in range(W.shape[1]):
-        at = np.argwhere(bad[:, q])
-        if not len(at):
+        if not outside[q]:
             out.append(None)
             continue
+        at = np.argwhere(bad[:, q])
         j, w = int(at[0][0]), int(at[0][1])
         ulp = np.abs(np.nextafter(W[j, q, w:w + 1].view(np.float32), np.float32(np.inf)).astype(np.float64)
                      - e[j, q, w])
