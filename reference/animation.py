@@ -28,6 +28,7 @@ F4096 = 0x45800000
 DEFAULT_POS = (0, 0, 0)
 DEFAULT_SCALE = (ONE, ONE, ONE)
 DEFAULT_ALPHA = (ONE,)
+PLAYBACKS_KEPT = 4           # the nightly's speeds: one playback each
 
 
 def _s16(x: int) -> int:
@@ -163,7 +164,7 @@ class Animation:
         for r in self.fobjs:
             self._fobj_by_obj.setdefault(r.object, []).append(r)
         self._local_cache = {}
-        self._last_playback = None
+        self._playbacks: Dict[tuple, Playback] = {}
         self._material_by_obj = {}
         for m in self.materials:
             self._material_by_obj.setdefault(m.material, m)     # formats.md §4.6: the first is used
@@ -314,23 +315,21 @@ class Animation:
                 return tr.kernel(self.kernels, self.float_model).local(T)
             return np.array([self.local_matrix(tr, int(t)) for t in T], dtype=np.uint32).reshape(-1, 16)
         p = self.poses(tr, T) if poses is None else poses
-        s = bits_to_doubles(p.scale).reshape(-1, 3)
-        d = bits_to_doubles(p.pos).reshape(-1, 3)
-        out = np.zeros((T.size, 4, 4), dtype=np.float64)
-        out[:, :3, :3] = p.rot_matrix * s[:, None, :]
-        out[:, :3, 3] = d
-        out[:, 3, 3] = 1.0
-        return out
+        return local_doubles(p.rot_matrix, p.scale, p.pos)
 
     def playback(self, steps, time: int = 0) -> Playback:
         """All steps of a playback from `time`: each step's Forward, and every track's poses and
         local matrices at the steps' pose times, one call per track (batch.Playback). The last
-        one is kept: the same steps asked again (a query's answer, then its comparison) are
-        played once."""
+        PLAYBACKS_KEPT are kept: the same steps asked again (a query's answer, then its
+        comparison; the world check's speeds after the playback check's) are played once."""
         key = (tuple(steps), time)
-        if self._last_playback is None or self._last_playback[0] != key:
-            self._last_playback = (key, Playback(self, steps, time))
-        return self._last_playback[1]
+        pb = self._playbacks.pop(key, None)
+        if pb is None:
+            pb = Playback(self, steps, time)
+            while len(self._playbacks) >= PLAYBACKS_KEPT:
+                del self._playbacks[next(iter(self._playbacks))]
+        self._playbacks[key] = pb               # the most recent last
+        return pb
 
     def local_translation(self, track, time: int) -> Tuple[int, int, int]:
         """The exact translation words 12-14 of the local matrix, for every rotation kind (§4 step
@@ -510,6 +509,16 @@ def bits_to_doubles(words) -> np.ndarray:
     v = np.ldexp(((x & 0x7FFFFF) | 0x800000).astype(np.float64), e - 150)
     v[e == 0] = 0.0
     return np.copysign(v, np.where(x & 0x80000000, -1.0, 1.0))
+
+
+def local_doubles(rot, scale, pos) -> np.ndarray:
+    """local_double at n times at once: rot (n, 3, 3) float64, scale and pos (n, 3) words; (n, 4, 4)."""
+    s = bits_to_doubles(scale).reshape(-1, 3)
+    out = np.zeros((s.shape[0], 4, 4), dtype=np.float64)
+    out[:, :3, :3] = rot * s[:, None, :]
+    out[:, :3, 3] = bits_to_doubles(pos).reshape(-1, 3)
+    out[:, 3, 3] = 1.0
+    return out
 
 
 def local_double(R, scale: Sequence[int], pos: Sequence[int]) -> np.ndarray:

@@ -188,26 +188,7 @@ class Playback:
         return tb
 
     def _tracks(self, trs) -> TrackBatch:
-        anim = self.anim
-        keyed = np.array([tr.keyed_rotation for tr in trs], dtype=bool)
-        kern = anim.kernels
-        if kern is not None and trs:
-            arr = (K.TrackStruct * len(trs))(*(tr.kernel(kern, anim.float_model).struct for tr in trs))
-            chan, local, rot, passed = kern.tracks(anim.float_model, arr, self.times)
-            return TrackBatch(chan, local, rot, passed, keyed)
-        n, ntr = self.times.size, len(trs)
-        chan = np.empty((n, ntr, 7), dtype=np.uint32)
-        local = np.zeros((n, ntr, 16), dtype=np.uint32)
-        rot = np.zeros((n, ntr, 3, 3), dtype=np.float64)
-        passed = np.zeros((n, ntr), dtype=np.int64)
-        for t, tr in enumerate(trs):
-            P = self.poses(tr)
-            chan[:, t, 0:3], chan[:, t, 3:6], chan[:, t, 6] = P.pos, P.scale, P.alpha
-            if keyed[t]:
-                rot[:, t], passed[:, t] = P.rot_matrix, P.passed
-            else:
-                local[:, t] = self.local_matrices(tr)
-        return TrackBatch(chan, local, rot, passed, keyed)
+        return tracks_at(self.anim, trs, self.times, self)
 
     def pose(self, track, step: int):
         """The Pose of `track` at step `step`'s pose time (the step must have one)."""
@@ -217,3 +198,30 @@ class Playback:
         """local_matrix(track, T) of step `step`: 16 words (a tuple) or a 4x4 float64."""
         L = self.local_matrices(track)[self.row[step]]
         return tuple(L.tolist()) if L.dtype == np.uint32 else L
+
+
+def tracks_at(anim, trs, times: np.ndarray, playback=None) -> TrackBatch:
+    """The RefTracks `trs` at every time of `times` (uint32, each already min(T, last)), in one
+    call of the compiled kernels; without them from each track's poses and local matrices (a
+    Playback's own, kept, when `playback` holds these times)."""
+    keyed = np.array([tr.keyed_rotation for tr in trs], dtype=bool)
+    kern = anim.kernels
+    if kern is not None and trs:
+        arr = (K.TrackStruct * len(trs))(*(tr.kernel(kern, anim.float_model).struct for tr in trs))
+        chan, local, rot, passed = kern.tracks(anim.float_model, arr, times)
+        return TrackBatch(chan, local, rot, passed, keyed)
+    src = playback or anim
+    at = () if playback is not None else (times,)
+    n, ntr = times.size, len(trs)
+    chan = np.empty((n, ntr, 7), dtype=np.uint32)
+    local = np.zeros((n, ntr, 16), dtype=np.uint32)
+    rot = np.zeros((n, ntr, 3, 3), dtype=np.float64)
+    passed = np.zeros((n, ntr), dtype=np.int64)
+    for t, tr in enumerate(trs):
+        P = src.poses(tr, *at)
+        chan[:, t, 0:3], chan[:, t, 3:6], chan[:, t, 6] = P.pos, P.scale, P.alpha
+        if keyed[t]:
+            rot[:, t], passed[:, t] = P.rot_matrix, P.passed
+        else:
+            local[:, t] = src.local_matrices(tr, *at)
+    return TrackBatch(chan, local, rot, passed, keyed)

@@ -96,6 +96,8 @@ class Kernels:
         lib.ref_keyed_compile.restype = _i64
         lib.ref_rot_matrix.argtypes = [_int, _vp, _i64, _vp]
         lib.ref_rot_matrix.restype = None
+        lib.ref_mul_matrices.argtypes = [_int, _i64, _vp, _vp, _vp]
+        lib.ref_mul_matrices.restype = _int
         self._rad = (ctypes.c_uint32 * 3)()
         self._rot16 = (ctypes.c_uint32 * 16)()
 
@@ -238,6 +240,17 @@ class Kernels:
         self._rad[0], self._rad[1], self._rad[2] = rx, ry, rz
         self.lib.ref_rot_matrix(MODEL_CODE[model], self._rad, 1, self._rot16)
         return tuple(self._rot16[:])
+
+    def mul_matrices(self, model: str, P, L) -> np.ndarray:
+        """sceVu0MulMatrix(P[r], L[r]) for every row of two (n, 16) word arrays, as
+        rotation.mul_matrix row by row: (n, 16) uint32."""
+        P, L = _u32(P).reshape(-1, 16), _u32(L).reshape(-1, 16)
+        if P.shape != L.shape:
+            raise ValueError(f"mul_matrices takes two (n, 16) arrays of one n, not {P.shape} and {L.shape}")
+        out = np.empty(P.shape, dtype=np.uint32)
+        if self.lib.ref_mul_matrices(MODEL_CODE[model], P.shape[0], _ptr(P), _ptr(L), _ptr(out)):
+            raise ValueError(f"kernel ref_mul_matrices refused model {model!r}")
+        return out
 
     def rot_matrices(self, model: str, rad) -> np.ndarray:
         """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""

@@ -23,6 +23,8 @@ from corpus.lights import direct_lights
 from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
 from corpus.records import FObj
 
+from .animation import local_doubles
+from .batch import tracks_at
 from .rotation import IDENTITY16, mul_matrix
 
 NONE, ANM = ("none",), ("anm",)
@@ -251,11 +253,8 @@ def pose_playbacks(anim, index, table, playbacks):
     Nothing holds from one playback into the next."""
     runs, held = [], []
     for speed, n in playbacks:
-        fws, time, last = [], 0, None
-        for _ in range(n):
-            fw = anim.forward(time, speed)
-            fws.append(fw)
-            time = fw.time
+        fws, last = anim.playback([speed] * n).forwards, None
+        for fw in fws:
             last = fw.pose_at if fw.pose_at is not None else last
             held.append(last)
         runs.append(fws)
@@ -268,23 +267,27 @@ def pose_playbacks(anim, index, table, playbacks):
     Tu, at = np.unique(T, return_inverse=True)
     at = at.reshape(N)
     locals_, tps, keyed, worked = {}, {}, set(), set()
-    for tr in anim.tracks:
-        ident = table.entries[position[tr.record.index]].identity
-        if ident[0] not in ("node", "made"):
-            continue
+    posed_tracks = [(tr, table.entries[position[tr.record.index]].identity) for tr in anim.tracks]
+    posed_tracks = [(tr, ident) for tr, ident in posed_tracks if ident[0] in ("node", "made")]
+    # every track at every pose time in one batch, then every step's row of each: [row, track, word]
+    tb = tracks_at(anim, [tr for tr, _ in posed_tracks], np.minimum(Tu, np.uint32(anim.last)))
+    L = tb.local
+    if tb.keyed.any():                                      # keyed rotation: double, math orientation
+        d = local_doubles(tb.rot.reshape(-1, 3, 3), tb.chan[:, :, 3:6], tb.chan[:, :, 0:3])
+        d = d.swapaxes(1, 2).reshape(L.shape).astype(np.float32).view(np.uint32)
+        L = np.where(tb.keyed[None, :, None], d, L)
+    L = np.where(posed[:, None, None], L[at], ident16[None, None, :])
+    A = np.where(posed[:, None], tb.chan[:, :, 6][at], np.uint32(ONE))
+    for t, (tr, ident) in enumerate(posed_tracks):
         worked.add(ident)
-        P = anim.poses(tr, Tu)
-        L = anim.local_matrices(tr, Tu, P)
-        if L.ndim == 3:                                     # keyed rotation: double, math orientation
+        if tb.keyed[t]:
             keyed.add(ident)
-            L = L.swapaxes(1, 2).reshape(Tu.size, 16).astype(np.float32).view(np.uint32)
-        A = np.where(posed, np.asarray(P.alpha, dtype=np.uint32)[at], np.uint32(ONE))
-        locals_[ident] = np.where(posed[:, None], L[at], ident16[None, :]).astype(np.uint32)
-        tps[ident] = A.astype(np.uint32)
+        locals_[ident] = L[:, t]
+        tps[ident] = A[:, t]
     first = {}
     for i, e in enumerate(index):
         first.setdefault(e.object, i)
-    base = 0
+    base, fobj_poses = 0, {}
     for (speed, n), fws in zip(playbacks, runs):
         if not anim.fobjs:                                  # no F_Obj record: no step writes a pose
             break
@@ -301,8 +304,10 @@ def pose_playbacks(anim, index, table, playbacks):
                 A = tps.setdefault(e.identity, np.full(N, ONE, dtype=np.uint32))
                 upto = n if e.identity not in worked else next(
                     (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
-                L[base + j:base + upto] = np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32)
-                A[base + j:base + upto] = anim.fobj_localtp(r)
+                if r.offset not in fobj_poses:              # a record read again (another speed, a loop)
+                    fobj_poses[r.offset] = (np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32),
+                                            anim.fobj_localtp(r))
+                L[base + j:base + upto], A[base + j:base + upto] = fobj_poses[r.offset]
             time = fw.time
         base += n
     return runs, locals_, tps, keyed
@@ -325,19 +330,13 @@ def positions(anime):
 
 def mul_matrices(P, L, float_model: str, kernels=None, ops=None):
     """sceVu0MulMatrix(P[k], L[k]) for every row k of two (n, 16) uint32 arrays: the batched form
-    of rotation.mul_matrix (the compiled mac4 kernel when given, else mul_matrix row by row)."""
-    P = np.ascontiguousarray(P, dtype=np.uint32).reshape(-1, 16)
-    L = np.ascontiguousarray(L, dtype=np.uint32).reshape(-1, 16)
-    n = P.shape[0]
+    of rotation.mul_matrix (the compiled kernel when given, else mul_matrix row by row)."""
     if kernels is None:
+        P = np.asarray(P, dtype=np.uint32).reshape(-1, 16)
+        L = np.asarray(L, dtype=np.uint32).reshape(-1, 16)
         return np.array([mul_matrix(tuple(int(x) for x in p), tuple(int(x) for x in q), ops)
-                         for p, q in zip(P, L)], dtype=np.uint32).reshape(n, 16)
-    # word 4j+k = mac4 over i of (P word 4i+k, L word 4j+i)
-    fs = P.reshape(n, 4, 4)                          # [n, i, k]
-    a = np.broadcast_to(fs.transpose(0, 2, 1)[:, None, :, :], (n, 4, 4, 4))   # [n, j, k, i]
-    b = np.broadcast_to(L.reshape(n, 4, 1, 4), (n, 4, 4, 4))                   # [n, j, k, i]
-    out = kernels.op(float_model, "mac4", a.reshape(-1, 4), b.reshape(-1, 4))
-    return out.reshape(n, 16)
+                         for p, q in zip(P, L)], dtype=np.uint32).reshape(P.shape[0], 16)
+    return kernels.mul_matrices(float_model, P, L)
 
 
 def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, float_model: str,

@@ -247,8 +247,8 @@ class Objects:
         self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
         m = game.m
-        m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT])
-        m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW])
+        self._hooks = (m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT]),
+                       m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW]))
         # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
         # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
         self._model_tap = m.hooks.add("tap", addr=self.sym[MODEL_DRAW])
@@ -490,6 +490,13 @@ class Objects:
     def _heap_state(self):
         g, h = self.g, self.g.heap
         return (h.ptr, h.high_water, list(h.log), list(h.frees), g.out_buffer, g.out_high)
+
+    def hooked(self) -> bool:
+        """Whether the machine's ccObj::Init, ccEffObj::DrawNoAnm and ccModel::Draw hooks are
+        still this driver's (no other driver took them since): its kept state is then usable."""
+        h = self.g.m.hooks
+        return (all(h.at.get(x.addr) is x.fn for x in self._hooks)
+                and h.taps.get(self._model_tap.addr) is self._model_calls)
 
     def restore(self, kept):
         """The state keep() saw, before another playback on the same table."""

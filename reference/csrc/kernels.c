@@ -312,6 +312,14 @@ static inline void mul_matrix(int model, const u32 *L, const u32 *R, u32 *out) {
         }
 }
 
+/* sceVu0MulMatrix(P[r], L[r]) for n rows of 16 column-major words: out[r] = P[r] ⊗ L[r]. */
+int ref_mul_matrices(int model, int64_t n, const u32 *P, const u32 *L, u32 *out) {
+    if (model != MODEL_HW && model != MODEL_TRUNC) return -1;
+    for (int64_t r = 0; r < n; r++)
+        mul_matrix(model, P + 16 * r, L + 16 * r, out + 16 * r);
+    return 0;
+}
+
 /* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
 static inline void cossin(int model, u32 a, u32 *s, u32 *c) {
     int neg = (a & SIGN) && ex(a) != 0;

@@ -180,3 +180,16 @@ def test_a_planted_wrong_rot_matrix_kernel_is_caught(tmp_path, kern):
     got = bad.rot_matrices("hw", rad)
     o = F.ops("hw")
     assert any(tuple(got[i].tolist()) != rot_matrix(x, y, z, o) for i, (x, y, z) in enumerate(rad.tolist()))
+
+
+@pytest.mark.parametrize("model", ["hw", "trunc"])
+def test_kernel_mul_matrices_agrees_with_the_python_model(kern, model):
+    """sceVu0MulMatrix (animation-semantics.md §3.2) row by row, 16 words each: the world
+    matrices' parent ⊗ local (anim-objects.md §4.2)."""
+    from reference.rotation import mul_matrix
+    fs, ft = _mac4_sets(model, 4 * 800)
+    P, L = fs.reshape(800, 16), ft.reshape(800, 16)
+    got = kern.mul_matrices(model, P, L)
+    o = F.ops(model)
+    for i in range(800):
+        assert tuple(got[i].tolist()) == mul_matrix(tuple(P[i].tolist()), tuple(L[i].tolist()), o), (model, i)
