@@ -5,6 +5,7 @@ import argparse
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from dataclasses import fields
@@ -200,6 +201,9 @@ def test_each_make_target_passes_on_every_variable_the_table_says_it_takes(targe
     that names TARGET to its option (a switch as the flag when VAR=1)."""
     rows = [r for r in make_rows() if target in r.make_targets]
     assert rows, target
+    if target == "mutants" and shutil.which("mipsel-linux-gnu-gcc") is None:
+        # make -n still runs the recursive make that builds the mutants, which needs the compiler
+        pytest.skip("no mipsel-linux-gnu-gcc: `make -n mutants` builds the stand-in's mutants first")
     r = make("-n", target, "DATA=/x/DATA.BIN", *[f"{r.make}={'1' if r.action == 'store_true' else 'x'}" for r in rows])
     verb = option_table.MAKE_TARGETS[target]
     line = next((x for x in r.stdout.replace("\\\n", " ").splitlines() if f"-m harness {verb}" in x), None)
