@@ -12,11 +12,15 @@ described as data, so that the native engine does it in C with no Python between
                                           # hold their values and no page of the runs is dirty
     m.call_each(targets, arglists, io=io)
     io.gathered, io.tapped, io.tap_counts # uint32 arrays: the words, in call order
+    io.returned                           # v0 of each call whose guard and ops ran
 
 After call i, the guard first, then the ops whose phase is i modulo period, in the order they were
 added. A tap gather's tuple index names a tap row's word (0-3: a0-a3, 4-7: $f12-$f15, as a tap
 hook's calls hold them); its taps are the ones the call itself made, and they are taken out of the
 hook's calls (the gathered rows stand for them). tap_counts[i] is how many a call gathered.
+
+A call that raises (its code, its guard's check) stops the batch: call_each raises, and the outputs
+then hold what the calls before it gave (io.returned their v0s), as after a batch of those calls.
 
 Every engine does the same: the native engine in C (runtime.h ee_call_batch), any other engine
 (and the native one where a call leaves compiled code) through `after_call`, here. Only RAM is
@@ -59,6 +63,7 @@ class CallIO:
         self.gathered = np.zeros(0, dtype=np.uint32)
         self.tapped = np.zeros(0, dtype=np.uint32)
         self.tap_counts = np.zeros(0, dtype=np.uint32)
+        self.returned: List[int] = []
 
     def _phase(self, phase: int) -> int:
         if not 0 <= phase < self.period:
@@ -127,12 +132,14 @@ class CallIO:
     def start(self, n: int) -> None:
         self._gathered: List[np.ndarray] = []
         self._tapped: List[np.ndarray] = []
+        self._returned: List[int] = []
         self.tap_counts = np.zeros(n, dtype=np.uint32)
 
     def finish(self) -> None:
         self.gathered = np.concatenate(self._gathered) if self._gathered else np.zeros(0, dtype=np.uint32)
         self.tapped = np.concatenate(self._tapped) if self._tapped else np.zeros(0, dtype=np.uint32)
-        self._gathered = self._tapped = []
+        self.returned = list(self._returned)
+        self._gathered = self._tapped = self._returned = []
 
     def after_call(self, m, i: int, marks: Dict[int, int], check: bool = True) -> None:
         """Call i's guard check (when `check`) and its ops, in Python. marks: tap address -> the
@@ -175,4 +182,5 @@ class CallIO:
             self.after_call(m, i, marks)
             for t in taps:
                 marks[t.addr] = len(t.calls)
+            self._returned.append(m.returned_gprs()[2] & 0xFFFFFFFF)
         return after

@@ -355,7 +355,8 @@ class Machine(MemoryAccess):
         after(i), when given, runs after the i-th call, with memory as that call left it (it may
         read and write memory, not registers). io (a core.callio.CallIO), instead of after: the
         guard and the memory ops between the calls described as data, which the native engine
-        does in C, with no Python between the calls (callio.py); io's outputs are set after."""
+        does in C, with no Python between the calls (callio.py); io's outputs are set after, also
+        when a call raises (then they hold the calls' before it)."""
         n = len(arglists)
         targets = list(target) if isinstance(target, (list, tuple)) else [target] * n
         limits = list(limit) if isinstance(limit, (list, tuple)) else [limit] * n
@@ -372,25 +373,27 @@ class Machine(MemoryAccess):
                 run, batch = self.native.call_batch, True
             else:
                 after = io.callback(self, n)
-        if not fast:
-            out = []
-            for i, (t, args, lim) in enumerate(zip(targets, arglists, limits)):
-                out.append((self.call(t, *args, limit=lim), self.steps))
-                if after is not None:
-                    after(i)
-        elif n:
-            images = self._call_images(targets, arglists)
-            self._batch = True
-            try:
-                with _Calling(self, targets[0]):
-                    out = self._guarded(run, addrs, images, limits, io if batch else after)
-            finally:
-                self._batch = False
-            self.pc, self.steps = SENTINEL, out[-1][1]
-        else:
-            out = []
-        if io is not None and not batch:
-            io.finish()
+        try:
+            if not fast:
+                out = []
+                for i, (t, args, lim) in enumerate(zip(targets, arglists, limits)):
+                    out.append((self.call(t, *args, limit=lim), self.steps))
+                    if after is not None:
+                        after(i)
+            elif n:
+                images = self._call_images(targets, arglists)
+                self._batch = True
+                try:
+                    with _Calling(self, targets[0]):
+                        out = self._guarded(run, addrs, images, limits, io if batch else after)
+                finally:
+                    self._batch = False
+                self.pc, self.steps = SENTINEL, out[-1][1]
+            else:
+                out = []
+        finally:
+            if io is not None and not batch:
+                io.finish()          # a call that raised: the outputs of the calls before it
         return out
 
     def _io_native(self, io) -> bool:

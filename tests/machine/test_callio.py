@@ -4,7 +4,7 @@ made one by one give with that work done by hand after each, in every engine; th
 does it in C (eemu_ext/core/callio.py, runtime.h ee_call_batch)."""
 import pytest
 
-from eemu_ext import CallIO, Machine
+from eemu_ext import CallIO, Machine, MemoryFault
 from eemu_ext.core.testing import CODE_BASE as B, program, put_words
 
 TAP, HOOK, DATA = B + 0x200, B + 0x240, 0x00300000
@@ -70,7 +70,7 @@ def test_a_batch_with_io_gives_the_calls_one_by_one_with_the_work_done_by_hand(h
     io = io_for(tap)
     out = m.call_each(B, CALLS, io=io)
     got = (out, io.gathered.tolist(), io.tapped.tolist(), io.tap_counts.tolist(), tap.calls, m.read(DATA, 128))
-    assert got == want
+    assert got == want and io.returned == [v0 for v0, _ in want[0]]
     assert want[3] == [0, 2] * 4 + [0] and len(want[2]) == 4 * 2 * 4 and len(want[4]) == 2 * 5   # the even calls' taps stay
     assert m.read_u8(DATA + 8) == 9 & 0x0F and m.read(DATA, 4) == b"\x11\x22\x33\x44"
 
@@ -94,9 +94,25 @@ def test_the_guard_calls_its_check_for_every_call_that_does_not_pass_it_and_a_ch
     seen = []
     with pytest.raises(Broke, match="call 3"):
         m2.call_each(B, CALLS, io=io2)
-    assert seen == [0, 1, 2, 3]
+    assert seen == [0, 1, 2, 3] and io2.returned == [v0 for v0, _ in by_hand(False)[0][:3]]
     assert m2.read_u32(DATA + 4 + 32) == CALLS[1][1] and m2.read_u32(DATA + 4 + 64) == CALLS[2][1]
     assert m2.read_u32(DATA + 4) == CALLS[3][1]          # call 3 ran, call 6 did not
+
+
+@pytest.mark.parametrize("hooked", [False, True], ids=["in C", "leaving C"])
+def test_a_call_that_raises_stops_the_batch_and_its_outputs_are_those_of_the_calls_before_it(hooked):
+    """A call that faults (a store outside RAM) raises out of the batch; io then holds what a batch
+    of the calls before it gives: their v0s (io.returned), gathered and tapped words, tap counts."""
+    m, tap = machine(hooked)
+    io = io_for(tap)
+    with pytest.raises(MemoryFault):
+        m.call_each(B, CALLS[:5] + [(0x04000000, 0x2000)] + CALLS[6:], io=io)
+    m2, tap2 = machine(hooked)
+    io2 = io_for(tap2)
+    before = m2.call_each(B, CALLS[:5], io=io2)
+    assert io.returned == [v0 for v0, _ in before] and len(io.returned) == 5
+    assert io.gathered.tolist() == io2.gathered.tolist() and io.tapped.tolist() == io2.tapped.tolist()
+    assert io.tap_counts.tolist() == io2.tap_counts.tolist() + [0] * 4
 
 
 def test_a_callio_refuses_addresses_outside_ram_and_a_phase_beyond_its_period():

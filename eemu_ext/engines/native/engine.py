@@ -731,64 +731,74 @@ class NativeEngine:
         baddr = ctypes.addressof(b)
         current = True                  # the C state holds everything but the next call's R, RH
         self._ended_in_c = True
-        while b.i < n:
-            if not current:
-                self._sync_rest_in()
-                current = True
-            self._ensure(pcs[b.i])
-            prog = self.prog
-            if not b.resume:
-                b.tap_from = st.tap_n
-            else:
-                b.tap_from = 0              # the finished call's taps, moved back (_taps_back)
-            heap = m.hooks.heap
-            if heap is not None:
-                self._bump_in(heap)
-            if self.timing:
-                t0 = time.perf_counter()
-                prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
-                self.c_seconds += time.perf_counter() - t0
-                self.c_runs += 1
-            else:
-                prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
-            if st.bump_n:
-                self._bump_out()
-            stop, i = b.stop, b.i
-            if stop == STOP_DONE:
-                break
-            if stop == STOP_ROOM:
-                if st.tap_n:
-                    self._drain_taps()
-                flush()
-                continue
-            flush()                 # call i's rest, guard and ops in Python, in call order
-            at = marks()
-            if stop == STOP_LEFT:
-                self.m._call_target = pcs[i]
-                _, steps = self._loop(st.pc, limits[i], sync=False, steps=st.steps)
-                current = self._ended_in_c
-                # a call the Python engine finished (its budget met mid-block) left v0 in the lists
-                v0 = _V0.unpack_from(self.mv, _OFF_R + 2 * _V0.size)[0] if current else m.R[2]
-                out[2 * i], out[2 * i + 1] = v0 & 0xFFFFFFFF, steps
-                if st.tap_n:
-                    self._drain_taps()
-                if current and self._taps_back(taps, at):
-                    b.resume = 1            # its guard and ops in C, as for a call C finished
+        try:
+            while b.i < n:
+                if not current:
+                    self._sync_rest_in()
+                    current = True
+                self._ensure(pcs[b.i])
+                prog = self.prog
+                if not b.resume:
+                    b.tap_from = st.tap_n
+                else:
+                    b.tap_from = 0              # the finished call's taps, moved back (_taps_back)
+                heap = m.hooks.heap
+                if heap is not None:
+                    self._bump_in(heap)
+                if self.timing:
+                    t0 = time.perf_counter()
+                    prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
+                    self.c_seconds += time.perf_counter() - t0
+                    self.c_runs += 1
+                else:
+                    prog.lib.ee_call_batch(self.addr, self._bidx_addr, prog.lo, prog.nwords, baddr)
+                if st.bump_n:
+                    self._bump_out()
+                stop, i = b.stop, b.i
+                if stop == STOP_DONE:
+                    break
+                if stop == STOP_ROOM:
+                    if st.tap_n:
+                        self._drain_taps()
+                    flush()
                     continue
-            else:
-                self._ended_in_c = True
-            io.after_call(m, i, at)
-            b.i = i + 1
+                flush()                 # call i's rest, guard and ops in Python, in call order
+                at = marks()
+                if stop == STOP_LEFT:
+                    self.m._call_target = pcs[i]
+                    _, steps = self._loop(st.pc, limits[i], sync=False, steps=st.steps)
+                    current = self._ended_in_c
+                    # a call the Python engine finished (its budget met mid-block) left v0 in the lists
+                    v0 = _V0.unpack_from(self.mv, _OFF_R + 2 * _V0.size)[0] if current else m.R[2]
+                    out[2 * i], out[2 * i + 1] = v0 & 0xFFFFFFFF, steps
+                    if st.tap_n:
+                        self._drain_taps()
+                    if current and self._taps_back(taps, at):
+                        b.resume = 1            # its guard and ops in C, as for a call C finished
+                        continue
+                else:
+                    self._ended_in_c = True
+                io.after_call(m, i, at)
+                b.i = i + 1
+        except BaseException:
+            # call b.i raised (its code, its guard's check): io's outputs are the calls' before it
+            self._batch_outputs(io, flush, counts, out, b.i)
+            raise
         if st.tap_n:
             self._drain_taps()
-        flush()
-        done = np.frombuffer(counts, dtype=np.uint32, count=n)
-        io.tap_counts = np.maximum(io.tap_counts, done)
-        io.finish()
+        self._batch_outputs(io, flush, counts, out, n)
         if current:
             self.sync_out(lazy=True)
         got = out[:]
         return list(zip(got[0::2], got[1::2]))
+
+    @staticmethod
+    def _batch_outputs(io, flush, counts, out, done):
+        """io's outputs of a batch's first `done` calls: C's onto io's (flush), the tap counts, v0s."""
+        flush()
+        io.tap_counts = np.maximum(io.tap_counts, np.frombuffer(counts, dtype=np.uint32, count=len(io.tap_counts)))
+        io._returned = out[0:2 * done:2]
+        io.finish()
 
     def _taps_back(self, taps, marks) -> bool:
         """A batch's call that Python finished: its calls of the gathered taps (those after
