@@ -14,6 +14,7 @@ from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.compare import tolerance
 from harness.driver import memory_map as mm
+from harness.driver.game import morph_pairs, morpher_words
 from reference import serve
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
@@ -157,26 +158,35 @@ def playback_bound(ref, tracks, tolerant, n):
     return {"passed": passed, "scale": np.take_along_axis(words, big, axis=2)[..., 0]}
 
 
+COORD_WORDS = [mm.COORD_MATRIX + 4 * k for k in range(16)] + [mm.COORD_LOCALTP]   # a posed coord's, as read
+
+
 def play(game, pb, posed, morphers, ref, steps):
     """The game's side of a playback (checks.md §4.1): every step of `steps` in one batch of
-    machine calls (Game.play) and, after each step that evaluates a pose (ref, the reference's
-    Playback, says which: a step that moves no time evaluates nothing), the posed tracks' coord
-    words and, from frame 1, the morphers' states. Returns ([(time, return value)] per step that
-    ran, {step: ((ntracks, 16) matrices, (ntracks,) localtp)}, {step: [(object, pairs)]}, the
-    exception that stopped the game or None). The check and a truth file's query read the game
-    through it alike."""
-    read_coords = game.coord_reader([c for _, c in posed])
+    machine calls (Game.play), the posed tracks' coord words and the morphers' words gathered after
+    each; of them, the coord words after each step that evaluates a pose (ref, the reference's
+    Playback, says which: a step that moves no time evaluates nothing) and, from frame 1, the
+    morphers' states. Returns ([(time, return value)] per step that ran, {step: ((ntracks, 16)
+    matrices, (ntracks,) localtp)}, {step: [(object, pairs)]}, the exception that stopped the game
+    or None). The check and a truth file's query read the game through it alike.
+
+    DECISION: every morpher's count word and all MORPH_PAIRS_READ pairs are gathered after every
+    step (a fixed region, as a morph state reads at most that many whatever the count), and the
+    pairs of the count taken afterwards."""
+    coord_addrs = [c + off for _, c in posed for off in COORD_WORDS]
+    morph_addrs = [a for _, addr in morphers for a in morpher_words(addr)]
+    forwards, words, stopped = game.play(steps, coord_addrs + morph_addrs)
+    n, nc = len(forwards), len(coord_addrs)
+    mats = words[:, :nc].reshape(n, len(posed), len(COORD_WORDS))
+    morph_words = words[:, nc:].reshape(n, len(morphers), len(morph_addrs) // max(len(morphers), 1))
     coords, states = {}, {}
-
-    def after(i):
-        want = ref.forwards[i]
-        if want.pose_at is None:
-            return
-        coords[i] = read_coords()
-        if (want.pose_at >> 8) >= 1 and morphers:
-            states[i] = [(obj, game.morph_state(addr, pb.models)) for obj, addr in morphers]
-
-    forwards, stopped = game.play(steps, after)
+    for i in range(n):
+        pose_at = ref.forwards[i].pose_at
+        if pose_at is None:
+            continue
+        coords[i] = mats[i, :, :16], mats[i, :, 16]
+        if (pose_at >> 8) >= 1 and morphers:
+            states[i] = [(obj, morph_pairs(w, pb.models)) for (obj, _), w in zip(morphers, morph_words[i].tolist())]
     return forwards, coords, states, stopped
 
 

@@ -575,30 +575,37 @@ class Game:
         ret = self.call(FORWARD, mm.ANM, dt)
         return self.time(), ret
 
-    def play(self, steps, after=None):
+    def play(self, steps, gather=()):
         """_AnimateForward(ANM, s) for each step size s of `steps`, frameSpd written before each as
-        forward() writes it, as one batch of machine calls (call_each: the ABI checked after each).
-        after(i) runs after the i-th step (memory only). Returns ([(time, return value)] of the
-        steps that returned, the exception that stopped the batch or None): a caller compares the
-        steps that ran before it raises what stopped the game, as a step by step run would."""
-        m, forwards = self.m, []
-        spd = [min(s & 0xFFFFFFFF, FRAME_SPD_MAX) for s in steps]
+        forward() writes it, as one batch of machine calls (call_each: the ABI checked after each)
+        whose work between the calls is described as data (a machine CallIO, which the native engine
+        does in C): after each step the time words and the u32 words at the addresses of `gather`
+        gathered, then frameSpd written for the next step. Returns ([(time, return value)] of the
+        steps that returned, their words of `gather` ((len(forwards), len(gather)) uint32, a row per
+        step), the exception that stopped the batch or None): a caller compares the steps that ran
+        before it raises what stopped the game, as a step by step run would.
 
-        def each(i):
-            forwards.append((self.time(), m.returned_gprs()[2] & 0xFFFFFFFF))
-            if after is not None:
-                after(i)
-            if i + 1 < len(spd):
-                m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd[i + 1])
-
+        DECISION: the CallIO's ops repeat with the shortest period of the steps' frameSpd words (1
+        for n steps of one speed), so frameSpd is also written after the last step; nothing reads
+        it (each check loads the chunk afresh)."""
+        import numpy as np
+        spd = [min(s & 0xFFFFFFFF, FRAME_SPD_MAX).to_bytes(2, "little") for s in steps]
+        words = [mm.ANM + mm.ANM_FRAME_NOW, mm.ANM + mm.ANM_FRAME_SPD] + list(gather)
         if not steps:
-            return forwards, None
-        m.write_u16(mm.ANM + mm.ANM_FRAME_SPD, spd[0])
+            return [], np.zeros((0, len(words) - 2), dtype=np.uint32), None
+        n = len(spd)
+        io = CallIO(period=next(p for p in range(1, n + 1) if spd[p:] == spd[:n - p]))
+        for ph in range(io.period):
+            io.gather(ph, words)
+            io.write(ph, mm.ANM + mm.ANM_FRAME_SPD, spd[(ph + 1) % io.period])
+        self.m.write(mm.ANM + mm.ANM_FRAME_SPD, spd[0])
+        stopped = None
         try:
-            self.call_each(FORWARD, [(mm.ANM, s & 0xFFFFFFFF) for s in steps], after=each)
-        except EXPLAINED as exc:           # the game stopped at step len(forwards); a defect of ours raises
-            return forwards, exc
-        return forwards, None
+            v0s = self.call_each(FORWARD, [(mm.ANM, s & 0xFFFFFFFF) for s in steps], io=io)
+        except EXPLAINED as exc:           # the game stopped at step len(io.returned); a defect of ours raises
+            v0s, stopped = io.returned, exc
+        got = io.gathered[:len(v0s) * len(words)].reshape(len(v0s), len(words))
+        return list(zip(anm_times(got[:, 0], got[:, 1]).tolist(), v0s)), got[:, 2:], stopped
 
     def restart(self):
         """checks.md §6.2 step 9: mimic a loop's reset (works reset, reader rewound, time 0)."""
@@ -629,20 +636,6 @@ class Game:
     def coord_matrix(self, coord):
         return self.words(coord + mm.COORD_MATRIX, 16)
 
-    def coord_reader(self, coords):
-        """A function giving, each time it is called, the 16 words at +0x40 of every coord as an
-        (n, 16) uint32 array and the localtp word (+0x88) of each as an (n,) array, as they are
-        then: the word indices are worked out once, and each call is one gather."""
-        import numpy as np
-        idx = np.concatenate([self._word_index(coords, mm.COORD_MATRIX, 16),
-                              self._word_index(coords, mm.COORD_LOCALTP, 1)], axis=1)
-        ram = self._ram_u32()
-
-        def read():
-            got = ram[idx]
-            return got[:, :16], got[:, 16]
-        return read
-
     def _ram_u32(self):
         import numpy as np
         view = getattr(self, "_ram_np", None)
@@ -657,12 +650,7 @@ class Game:
 
     def morph_state(self, morpher, models):
         """[(target object or model address, weight bits)] read from a ccMorpher (checks.md §4.1)."""
-        n = self.m.read_u16(morpher + mm.MORPHER_COUNT)
-        out = []
-        for i in range(min(n, 64)):
-            model, weight = self.words(morpher + mm.MORPHER_PAIRS + 8 * i, 2)
-            out.append((models.get(model, model), weight))
-        return out
+        return morph_pairs([self.u32(a) for a in morpher_words(morpher)], models)
 
     # -- notes (checks.md §6.1) --------------------------------------------------------------
     def _note_hook(self, m):
@@ -726,6 +714,31 @@ class Game:
         out = self.u32(p + mm.PARAM_VERTICES)
         raw = struct.unpack(f"<{3 * n}h", m.read(out, 6 * n)) if n else ()
         return [tuple(raw[3 * i:3 * i + 3]) for i in range(n)]
+
+
+def anm_times(now, spd_cnt):
+    """The times (Game.time) of gathered anm words: the words at ANM_FRAME_NOW and at ANM_FRAME_SPD
+    (frameCnt its upper half), as arrays."""
+    import numpy as np
+    now, spd_cnt = np.asarray(now, dtype=np.uint64), np.asarray(spd_cnt, dtype=np.uint64)
+    return ((now << np.uint64(8)) | (spd_cnt >> np.uint64(16))) & np.uint64(0xFFFFFFFF)
+
+
+MORPH_PAIRS_READ = 64       # the pairs a morph state reads at most (checks.md §4.1)
+
+
+def morpher_words(morpher):
+    """The addresses of a ccMorpher's words a morph state is read from: the word holding the u16
+    count (its low half), then MORPH_PAIRS_READ (model, weight) pairs."""
+    return [morpher + mm.MORPHER_COUNT] + [morpher + mm.MORPHER_PAIRS + 4 * k for k in range(2 * MORPH_PAIRS_READ)]
+
+
+def morph_pairs(words, models):
+    """[(target object or model address, weight bits)] of a ccMorpher's words (morpher_words's, as
+    ints): the count's pairs, at most MORPH_PAIRS_READ; a model address the playback made names its
+    object (models)."""
+    n = min(words[0] & 0xFFFF, MORPH_PAIRS_READ)
+    return [(models.get(model, model), weight) for model, weight in zip(words[1:2 * n:2], words[2:2 * n + 1:2])]
 
 
 class Playback:

@@ -83,7 +83,7 @@ import numpy as np
 from eemu_ext import CallIO
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, symbols_of
+from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, anm_times, symbols_of
 from harness.driver.stubs import Staged
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
@@ -587,8 +587,7 @@ class Objects:
         if len(self.inits) != inits:
             raise HarnessError(f"a playback step called ccObj::Init ({len(self.inits) - inits} times): the "
                                f"frame's coords are the table's (anim-objects.md §3.6)")
-        now, cnt = io.gathered.reshape(n, 2).astype(np.uint64).T
-        times = ((now << np.uint64(8)) | (cnt >> np.uint64(16))) & np.uint64(0xFFFFFFFF)
+        times = anm_times(*io.gathered.reshape(n, 2).T)
         rows = io.tapped.reshape(-1, 18)
         objs_all = rows[:, 0].tolist()
         names, ident = self.names, self.identity

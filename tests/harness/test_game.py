@@ -3,7 +3,9 @@ every check notices a corrupted game-side result (checks.md §2-§7), named by f
 import pytest
 
 from harness.checks import morph as check_morph
+from harness.checks import playback as check_playback
 from harness.runners.cases.chunk import check_chunk
+from harness.driver import memory_map as mm
 from harness.driver.game import Game
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
@@ -89,18 +91,20 @@ def test_a_wrong_texture_offset_is_a_material_mismatch(game, monkeypatch):
 
 
 def test_a_wrong_matrix_or_frame_counter_is_a_playback_mismatch(game, monkeypatch):
-    def flip13(read):
-        def flipped():
-            W, A = read()
+    real = check_playback.play
+
+    def flip13(*args):               # translation.y of the first track one ulp off at every read
+        forwards, coords, states, stopped = real(*args)
+        for i, (W, A) in coords.items():
             W = W.copy()
             W[0, 13] ^= 1
-            return W, A
-        return flipped
-    corrupt(monkeypatch, game, "coord_reader", flip13)
+            coords[i] = W, A
+        return forwards, coords, states, stopped
+    monkeypatch.setattr(check_playback, "play", flip13)
     res = run(game, LOOP, only=["playback"])
     assert res["mismatches"][0]["field"] == "translation.y"
     monkeypatch.undo()
-    corrupt(monkeypatch, game, "play", lambda r: ([(t + 1, v) for t, v in r[0]], r[1]))   # the steps' batch
+    corrupt(monkeypatch, game, "play", lambda r: ([(t + 1, v) for t, v in r[0]], *r[1:]))   # the steps' batch
     res = run(game, LOOP, only=["playback"])
     # each playback (one per speed) stops at its first step
     assert [(m["field"], m["step"]) for m in res["mismatches"]] == [("frame counter", 0)] * res["counters"]["playbacks"]
@@ -136,28 +140,32 @@ def test_an_emulation_error_becomes_the_chunk_error_not_a_crash(game, monkeypatc
     assert res["error"]["type"] == "MemoryFault" and res["error"]["check"] == "playback"
 
 
-def test_a_playback_batch_answers_as_its_steps_one_by_one(game):
-    steps = [256, 100, 0, 700, 384, 256, 1, 255] * 3
+@pytest.mark.parametrize("steps", [[384] * 20, [256, 100, 0, 700, 384, 256, 1, 255] * 3,
+                                   [256, 100, 0, 700, 384, 256, 1, 255] * 3 + [3]],
+                         ids=["one speed", "repeating sizes", "sizes that do not repeat"])
+def test_a_playback_batch_answers_as_its_steps_one_by_one(game, steps):
+    """Game.play: every step's time and return value, and the words gathered after it, as
+    forward() step by step with the words read between the steps."""
     ch = CORPUS.chunk(LOOP)
-    game.playback(game.load(ch.data), ch.names, steps[0])
-    one_by_one = [game.forward(s) for s in steps]
-    game.playback(game.load(ch.data), ch.names, steps[0])
-    seen = []
-    forwards, stopped = game.play(steps, seen.append)
-    assert stopped is None and forwards == one_by_one and seen == list(range(len(steps)))
+    pb = game.playback(game.load(ch.data), ch.names, steps[0])
+    addrs = [c + mm.COORD_MATRIX + 4 * k for c in pb.coords.values() for k in range(16)]
+    addrs += [c + mm.COORD_LOCALTP for c in pb.coords.values()] + [mm.ANM + mm.ANM_FRAME_SPD]
+    one_by_one, read = [], []
+    for s in steps:
+        one_by_one.append(game.forward(s))
+        read.append([game.u32(a) for a in addrs])
+    assert game.playback(game.load(ch.data), ch.names, steps[0]).coords == pb.coords
+    forwards, words, stopped = game.play(steps, addrs)
+    assert stopped is None and forwards == one_by_one and words.tolist() == read
 
 
 def test_a_step_the_game_cannot_finish_is_the_chunk_error_after_the_steps_before_it_are_counted(game, monkeypatch):
     from eemu_ext import MemoryFault
     real = game.play
 
-    def stops_after_four(steps, after=None):
-        def each(i):
-            if after is not None:
-                after(i)
-            if i == 3:
-                raise MemoryFault("load from 0x00000004 at pc 0x00100000")
-        return real(steps, each)
+    def stops_after_four(steps, gather=()):       # the batch stopped at its fifth step
+        forwards, words, _ = real(steps, gather)
+        return forwards[:4], words[:4], MemoryFault("load from 0x00000004 at pc 0x00100000")
     monkeypatch.setattr(game, "play", stops_after_four)
     res = run(game, LOOP, only=["playback"])
     assert res["error"]["type"] == "MemoryFault" and res["error"]["check"] == "playback"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from harness import provenance
+from harness.checks import playback as check_playback
 from harness.compare import tolerance
 from ground.bounds import f32_ulp
 from harness.compare.bits import f32_array
@@ -90,39 +91,38 @@ def test_dun015025_is_clean_and_its_tolerance_failure_is_traced_to_arithmetic_no
 
 
 # -- the bound did not simply grow ---------------------------------------------------------------
-def planted(monkeypatch, game, pick, change):
-    """The game's coord words as read, with one element changed: the first (step, track, word)
-    for which pick(value, the track's nine values) holds. Returns the planted [(step, word)]."""
+def planted(monkeypatch, pick, change):
+    """The game's coord words as the playback reads them, with one element changed: the first
+    (step, track, word) for which pick(value, the track's nine values) holds. Returns the planted
+    [(step, track, word)]."""
     done = []
-    real = game.coord_reader
+    real = check_playback.play
 
-    def reader(coords):
-        read = real(coords)
-        step = [0]
-
-        def read_planted():
-            mats, alphas = read()
-            if not done:
-                for j in range(len(coords)):
-                    nine = f32_array(mats[j][[0, 1, 2, 4, 5, 6, 8, 9, 10]])
-                    for w, v in zip((0, 1, 2, 4, 5, 6, 8, 9, 10), nine):
-                        if pick(v, nine):
-                            mats = np.array(mats, copy=True)
-                            mats[j, w] = change(int(mats[j, w]))
-                            done.append((step[0], j, w))
-                            break
-                    if done:
+    def play_planted(*args):
+        forwards, coords, states, stopped = real(*args)
+        for step in sorted(coords):
+            if done:
+                break
+            mats, alphas = coords[step]
+            for j in range(len(mats)):
+                nine = f32_array(mats[j][[0, 1, 2, 4, 5, 6, 8, 9, 10]])
+                for w, v in zip((0, 1, 2, 4, 5, 6, 8, 9, 10), nine):
+                    if pick(v, nine):
+                        mats = np.array(mats, copy=True)
+                        mats[j, w] = change(int(mats[j, w]))
+                        coords[step] = mats, alphas
+                        done.append((step, j, w))
                         break
-            step[0] += 1
-            return mats, alphas
-        return read_planted
-    monkeypatch.setattr(game, "coord_reader", reader)
+                if done:
+                    break
+        return forwards, coords, states, stopped
+    monkeypatch.setattr(check_playback, "play", play_planted)
     return done
 
 
 def test_2_ulps_in_a_large_element_are_caught_under_first_contact(corpus, monkeypatch):
     game = Game(DEFAULT_IMAGE, "trunc")
-    done = planted(monkeypatch, game, lambda v, nine: abs(v) > 1000, lambda w: w + 2)
+    done = planted(monkeypatch, lambda v, nine: abs(v) > 1000, lambda w: w + 2)
     bad = first_contact(corpus, E011, game)["mismatches"]
     assert done, "no element above 1000 to plant in"
     (step, _j, w), = done
@@ -138,7 +138,7 @@ def test_1e_4_in_an_element_of_order_1_is_caught_under_first_contact(corpus, mon
 
     def plus(w):
         return struct.unpack("<I", struct.pack("<f", f32_array([w])[0] + 1e-4))[0]
-    done = planted(monkeypatch, game, lambda v, nine: 0.5 < abs(v) <= 1 and np.abs(nine).max() <= 1, plus)
+    done = planted(monkeypatch, lambda v, nine: 0.5 < abs(v) <= 1 and np.abs(nine).max() <= 1, plus)
     bad = first_contact(corpus, E011, game)["mismatches"]
     assert done, "no element of order 1 to plant in"
     (step, _j, w), = done
@@ -184,7 +184,7 @@ def test_the_answer_being_judged_can_narrow_its_ulp_but_never_widen_it():
 def test_9e_6_where_the_game_has_an_exact_zero_is_caught_under_first_contact(corpus, monkeypatch):
     import struct
     game = Game(DEFAULT_IMAGE, "trunc")
-    done = planted(monkeypatch, game, lambda v, nine: v == 0.0, lambda w: struct.unpack("<I", struct.pack("<f", 9e-6))[0])
+    done = planted(monkeypatch, lambda v, nine: v == 0.0, lambda w: struct.unpack("<I", struct.pack("<f", 9e-6))[0])
     bad = first_contact(corpus, E011, game)["mismatches"]
     assert done, "no zero element to plant in"
     (step, _j, w), = done
@@ -195,5 +195,5 @@ def test_9e_6_where_the_game_has_an_exact_zero_is_caught_under_first_contact(cor
 
 def test_a_negative_zero_where_the_reference_has_zero_passes_under_first_contact(corpus, monkeypatch):
     game = Game(DEFAULT_IMAGE, "trunc")
-    done = planted(monkeypatch, game, lambda v, nine: v == 0.0, lambda w: w ^ 0x80000000)
+    done = planted(monkeypatch, lambda v, nine: v == 0.0, lambda w: w ^ 0x80000000)
     assert first_contact(corpus, E011, game)["mismatches"] == [] and done
