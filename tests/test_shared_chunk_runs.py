@@ -28,7 +28,7 @@ class Item:
 def test_make_test_groups_a_chunks_tests_on_one_worker_by_a_name_no_data_file_chooses():
     with open(os.path.join(ROOT, "Makefile")) as f:
         recipe = f.read().split("\ntest:", 1)[1].split("\n\n", 1)[0]
-    assert "-m pytest" in recipe and "--dist loadgroup" in recipe, recipe
+    assert "-m pytest" in recipe and "--dist loadgroup" in recipe and "--no-loadscope-reorder" in recipe, recipe
     items = [Item(c, k) for c, k in (("a.cmp::ANM_x@y]", "playback"), ("b.cmp::ANM_z", "world"),
                                       ("a.cmp::ANM_x@y]", "world"))]
     pytest_collection_modifyitems(None, items)
@@ -49,6 +49,19 @@ def runs_of(checks_of_chunk, record):
         calls.append(list(only))
         return record(only)
     return SharedRuns([Item("x", c) for c in checks_of_chunk]), run, calls
+
+
+def test_the_per_chunk_tests_run_after_the_long_ones_so_they_fill_both_workers_to_the_end():
+    import eediff_pytest
+
+    class Config:
+        def getoption(self, name):
+            return True                    # --slow: nothing deselected
+    named = ["tests/differential/test_chunks.py", "tests/harness/test_bulk.py", "tests/differential/test_suites.py",
+             "tests/test_lint.py"]
+    items = [type("I", (), {"path": os.path.join(ROOT, p)})() for p in named]
+    eediff_pytest.pytest_collection_modifyitems(Config(), items)
+    assert [os.path.relpath(str(i.path), ROOT) for i in items] == [named[1], named[3], named[0], named[2]]
 
 
 def test_a_clean_chunk_is_run_once_for_all_its_checks_and_each_test_takes_its_own_counters():
