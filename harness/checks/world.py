@@ -264,10 +264,25 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         P, dP = of(parent, seen + (x,))
         PL = P @ L
         W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
-        memo[x] = (W, dP @ L + P @ dL + 8 * 2.0 ** -24 * PL)
+        memo[x] = (W, carried(dP, L, P, dL, x in delta) + 8 * 2.0 ** -24 * PL)
         return memo[x]
 
     return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
+
+
+def carried(dP, L, P, dL, keyed):
+    """|ΔP|·|L| + |P|·|ΔL| of chain_bounds. Every factor is an absolute value, so a product
+    with an all-zero factor is +0 wherever the other factor is finite, and adding +0 leaves the
+    other term as it is: such a product (ΔP on a chain with no keyed rotation above, ΔL of a
+    local that is not keyed) is not formed. The words equal those of the two products summed."""
+    parts = []
+    if dP.any() or not np.isfinite(L).all():
+        parts.append(dP @ L)
+    if keyed or not np.isfinite(P).all():
+        parts.append(P @ dL)
+    if not parts:
+        return np.zeros(L.shape)
+    return parts[0] + parts[1] if len(parts) == 2 else parts[0]
 
 
 def outside_bounds(W, G, bound):
