@@ -83,6 +83,31 @@ def chain(table, ident):
     return out
 
 
+def keyed_chains(table, keyed):
+    """on(obj): whether chain(table, obj) holds an object of `keyed`, each chain walked once: a
+    chain that ends (no cycle) leaves the answer of every object on it for the chains that join it."""
+    memo = {}
+
+    def on(ident):
+        path, seen, found = [], set(), False
+        while ident in table.hung and ident not in seen:
+            if ident in memo:
+                found = memo[ident]
+                break
+            path.append(ident)
+            seen.add(ident)
+            ident = table.hung[ident]
+        else:
+            if ident in seen:                       # a cycle: the answer is this chain's alone
+                return any(x in keyed for x in path)
+        for x in reversed(path):
+            found = found or x in keyed
+            memo[x] = found
+        return memo[path[0]] if path else found
+
+    return on
+
+
 def game_series(ob, speed, n):
     """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it
     (a driver Draws: per step the identities, and every call's world and alpha words)."""
@@ -113,7 +138,8 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
-    loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
+    on_keyed = keyed_chains(table, keyed)
+    loose = [obj for obj, _, _ in want if not exact_local or on_keyed(obj)]
     found = chain_bounds(table, loose, worlds, locals_, delta, U)
     order = [obj for obj, _, _ in want]
     k = len(order)

@@ -88,3 +88,22 @@ def test_a_bound_carried_down_skips_only_products_of_zeros_with_finite_factors()
                         want = dP @ L + P @ dL
                         got = carried(dP, L, P, dL, keyed)
                     assert np.array_equal(want.view(np.uint64), got.view(np.uint64))
+
+
+def test_a_call_is_on_a_keyed_chain_when_any_object_up_its_parent_chain_is_keyed():
+    """keyed_chains(table, keyed)(obj) answers as walking chain(table, obj) afresh does, over
+    parent graphs with shared ancestors, cycles and objects hung on themselves, asked in any order
+    (the answers it keeps from one chain serve the next)."""
+    from types import SimpleNamespace
+    from harness.checks.world import chain, keyed_chains
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        objs = [("made", i) for i in range(n)]
+        hung = {o: (("anm",) if rng.random() < 0.2 else objs[int(rng.integers(0, n))])
+                for o in objs if rng.random() < 0.85}
+        keyed = {o for o in objs if rng.random() < 0.25}
+        table = SimpleNamespace(hung=hung)
+        on = keyed_chains(table, keyed)
+        for o in [objs[int(i)] for i in rng.permutation(n)] * 2:
+            assert on(o) == any(x in keyed for x in chain(table, o))
