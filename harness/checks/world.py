@@ -316,15 +316,16 @@ def outside_bounds(W, G, bound):
     words and bounds): |game − reference| ≤ the chain's bound, never below one ulp of the expected
     word; the w column exact. Per call, its first word outside (step, word, deviation, tolerance),
     or None."""
-    e, g = W.view(np.float32).astype(np.float64), G.view(np.float32).astype(np.float64)
-    dev = np.abs(e - g)
+    e = W.view(np.float32).astype(np.float64)
+    dev = np.abs(e - G.view(np.float32))          # the game's words widened exactly, as e's
     w_col = np.zeros(16, dtype=bool)
     w_col[list(W_COLUMN)] = True
     # the tolerance is max(bound, one ulp) off the w column, 0 on it: a word within the bound
     # (off the w column) is within it, so the ulp is looked at only for the words beyond
     bad = (W != G) & ~(dev <= np.where(w_col, 0.0, bound))
-    near = np.nonzero(bad & ~w_col)
-    if near[0].size:
+    beyond = bad & ~w_col
+    if beyond.any():
+        near = np.nonzero(beyond)
         e32 = W[near].view(np.float32)
         ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
         bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))
