@@ -273,9 +273,9 @@ def pose_playbacks(anim, index, table, playbacks):
     tb = tracks_at(anim, [tr for tr, _ in posed_tracks], np.minimum(Tu, np.uint32(anim.last)))
     L = tb.local
     if tb.keyed.any():                                      # keyed rotation: double, math orientation
-        d = local_doubles(tb.rot.reshape(-1, 3, 3), tb.chan[:, :, 3:6], tb.chan[:, :, 0:3])
-        d = d.swapaxes(1, 2).reshape(L.shape).astype(np.float32).view(np.uint32)
-        L = np.where(tb.keyed[None, :, None], d, L)
+        k = np.nonzero(tb.keyed)[0]
+        d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
+        L[:, k] = d.swapaxes(1, 2).reshape(L.shape[0], k.size, 16).astype(np.float32).view(np.uint32)
     L = np.where(posed[:, None, None], L[at], ident16[None, None, :])
     A = np.where(posed[:, None], tb.chan[:, :, 6][at], np.uint32(ONE))
     for t, (tr, ident) in enumerate(posed_tracks):

@@ -83,6 +83,31 @@ def chain(table, ident):
     return out
 
 
+def keyed_chains(table, keyed):
+    """on(obj): whether chain(table, obj) holds an object of `keyed`, each chain walked once: a
+    chain that ends (no cycle) leaves the answer of every object on it for the chains that join it."""
+    memo = {}
+
+    def on(ident):
+        path, seen, found = [], set(), False
+        while ident in table.hung and ident not in seen:
+            if ident in memo:
+                found = memo[ident]
+                break
+            path.append(ident)
+            seen.add(ident)
+            ident = table.hung[ident]
+        else:
+            if ident in seen:                       # a cycle: the answer is this chain's alone
+                return any(x in keyed for x in path)
+        for x in reversed(path):
+            found = found or x in keyed
+            memo[x] = found
+        return memo[path[0]] if path else found
+
+    return on
+
+
 def game_series(ob, speed, n):
     """The game's [time, ended] after every step and the ccModel::Draw calls of the Draw after it
     (a driver Draws: per step the identities, and every call's world and alpha words)."""
@@ -113,7 +138,8 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
                             anim.kernels, anim.ops)
     worlds = {obj: W for obj, W, _ in want}
     delta = keyed_bounds(anim, table)
-    loose = [obj for obj, _, _ in want if not exact_local or any(x in keyed for x in chain(table, obj))]
+    on_keyed = keyed_chains(table, keyed)
+    loose = [obj for obj, _, _ in want if not exact_local or on_keyed(obj)]
     found = chain_bounds(table, loose, worlds, locals_, delta, U)
     order = [obj for obj, _, _ in want]
     k = len(order)
@@ -264,10 +290,25 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         P, dP = of(parent, seen + (x,))
         PL = P @ L
         W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
-        memo[x] = (W, dP @ L + P @ dL + 8 * 2.0 ** -24 * PL)
+        memo[x] = (W, carried(dP, L, P, dL, x in delta) + 8 * 2.0 ** -24 * PL)
         return memo[x]
 
     return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
+
+
+def carried(dP, L, P, dL, keyed):
+    """|ΔP|·|L| + |P|·|ΔL| of chain_bounds. Every factor is an absolute value, so a product
+    with an all-zero factor is +0 wherever the other factor is finite, and adding +0 leaves the
+    other term as it is: such a product (ΔP on a chain with no keyed rotation above, ΔL of a
+    local that is not keyed) is not formed. The words equal those of the two products summed."""
+    parts = []
+    if dP.any() or not np.isfinite(L).all():
+        parts.append(dP @ L)
+    if keyed or not np.isfinite(P).all():
+        parts.append(P @ dL)
+    if not parts:
+        return np.zeros(L.shape)
+    return parts[0] + parts[1] if len(parts) == 2 else parts[0]
 
 
 def outside_bounds(W, G, bound):
@@ -275,15 +316,16 @@ def outside_bounds(W, G, bound):
     words and bounds): |game − reference| ≤ the chain's bound, never below one ulp of the expected
     word; the w column exact. Per call, its first word outside (step, word, deviation, tolerance),
     or None."""
-    e, g = W.view(np.float32).astype(np.float64), G.view(np.float32).astype(np.float64)
-    dev = np.abs(e - g)
+    e = W.view(np.float32).astype(np.float64)
+    dev = np.abs(e - G.view(np.float32))          # the game's words widened exactly, as e's
     w_col = np.zeros(16, dtype=bool)
     w_col[list(W_COLUMN)] = True
     # the tolerance is max(bound, one ulp) off the w column, 0 on it: a word within the bound
     # (off the w column) is within it, so the ulp is looked at only for the words beyond
     bad = (W != G) & ~(dev <= np.where(w_col, 0.0, bound))
-    near = np.nonzero(bad & ~w_col)
-    if near[0].size:
+    beyond = bad & ~w_col
+    if beyond.any():
+        near = np.nonzero(beyond)
         e32 = W[near].view(np.float32)
         ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
         bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))

@@ -67,3 +67,43 @@ def test_a_word_is_outside_when_beyond_both_its_bound_and_one_ulp_and_the_w_colu
     want = within_tolerance_words(W, G, bound)
     assert [g if g is None or not np.isnan(g[2]) else (g[0], g[1], "nan", g[3]) for g in got] == want
     assert any(x is None for x in want) and any(x is not None for x in want)
+
+
+def test_a_bound_carried_down_skips_only_products_of_zeros_with_finite_factors():
+    """chain_bounds' |ΔP|·|L| + |P|·|ΔL| (world.carried) leaves out a product with an all-zero
+    factor only where the other factor is finite: the words equal the two products summed,
+    also where an infinite or NaN factor makes a zero product NaN."""
+    from harness.checks.world import carried
+    rng = np.random.default_rng(3)
+    n = 5
+    full = np.abs(rng.normal(size=(n, 4, 4)))
+    zero = np.zeros((n, 4, 4))
+    bad = full.copy()
+    bad[1, 2, 3], bad[3, 0, 0] = np.inf, np.nan
+    for dP in (zero, full):
+        for L in (full, bad):
+            for P in (full, bad):
+                for dL, keyed in ((zero, False), (full, True), (zero, True)):
+                    with np.errstate(invalid="ignore"):
+                        want = dP @ L + P @ dL
+                        got = carried(dP, L, P, dL, keyed)
+                    assert np.array_equal(want.view(np.uint64), got.view(np.uint64))
+
+
+def test_a_call_is_on_a_keyed_chain_when_any_object_up_its_parent_chain_is_keyed():
+    """keyed_chains(table, keyed)(obj) answers as walking chain(table, obj) afresh does, over
+    parent graphs with shared ancestors, cycles and objects hung on themselves, asked in any order
+    (the answers it keeps from one chain serve the next)."""
+    from types import SimpleNamespace
+    from harness.checks.world import chain, keyed_chains
+    rng = np.random.default_rng(11)
+    for _ in range(300):
+        n = int(rng.integers(1, 12))
+        objs = [("made", i) for i in range(n)]
+        hung = {o: (("anm",) if rng.random() < 0.2 else objs[int(rng.integers(0, n))])
+                for o in objs if rng.random() < 0.85}
+        keyed = {o for o in objs if rng.random() < 0.25}
+        table = SimpleNamespace(hung=hung)
+        on = keyed_chains(table, keyed)
+        for o in [objs[int(i)] for i in rng.permutation(n)] * 2:
+            assert on(o) == any(x in keyed for x in chain(table, o))
