@@ -61,6 +61,32 @@ def test_vu0_rows_compiled_semantics_match_python_slow(model):
     _assert_clean(res, rows, SLOW_WORDS, SLOW_STATES)
 
 
+# Lane values at the float edges: zero and -0, denormals (E = 0), the smallest and the largest
+# normal, E = 255 (Fmax and its neighbours), 1 and 1 +- 1 ulp, of both signs.
+EDGE_LANES = (0x00000000, 0x80000000, 0x00000001, 0x807FFFFF, 0x00400000, 0x00800000, 0x80800000,
+              0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0x7FFFFFFF, 0xFFFFFFFF, 0x3F800000, 0x3F800001,
+              0xBF7FFFFF, 0x3F000000, 0x7F000000, 0x00FFFFFF)
+LANE_HELPERS = ("vu_op(", "vu_madd(", "vu_sel(", "vu_map(")
+
+
+def _edge_lanes(row, word, st, rng):
+    """Every VF lane (VF0 kept), ACC, I and Q drawn from EDGE_LANES."""
+    for v in st["VF"][1:]:
+        v[:] = [rng.choice(EDGE_LANES) for _ in range(4)]
+    st["vacc"] = [rng.choice(EDGE_LANES) for _ in range(4)]
+    st["i"], st["q"] = rng.choice(EDGE_LANES), rng.choice(EDGE_LANES)
+
+
+@pytest.mark.parametrize("model", ["hw", "trunc"])
+def test_lane_helpers_match_python_on_edge_operands_in_every_lane(model):
+    """vu0.h's lane helpers (one copy per float operation, lanes unrolled) on operands at the
+    float edges in every lane and every dest mask: denormals, overflow, -0, the largest normal."""
+    rows = [(r, c) for r, c in compiled_rows() if any(h in c for h in LANE_HELPERS)]
+    assert {h for h in LANE_HELPERS if any(h in c for _, c in rows)} == set(LANE_HELPERS)
+    res = rowcheck.check_rows(model, rows, WORDS, STATES, "vu0-edges", prepare=_edge_lanes)
+    _assert_clean(res, rows, WORDS, STATES)
+
+
 def test_ctc2_write_rules_in_c_match_python_except_vi31():
     """CTC2's compiled form leaves its vi31 write (which raises) to Python; every other control
     register's write rule is compared here."""
