@@ -146,8 +146,8 @@ def table_playback(case, speed, n, offsets, gathered):
     if positions is None:
         return None
     ob.start_playback(speed)
-    forward, draws, words = ob.play_gathering(speed, n, [ob.entry_object(p) + off for p in positions
-                                                         for off in offsets])
+    objects = ob.entry_objects()
+    forward, draws, words = ob.play_gathering(speed, n, [objects[p] + off for p in positions for off in offsets])
     if _shared is None or not (_shared[0] is case.game and _shared[1] is case.ch and _shared[2] is case.anim):
         _shared = (case.game, case.ch, case.anim, {})
     _shared[3][(speed, n)] = (forward, draws)

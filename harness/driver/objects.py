@@ -554,9 +554,11 @@ class Objects:
         """The entries start_playback makes works for (an object record's controller on a ccObj)."""
         return [i for i, (_, ok) in enumerate(self._work_entries(self.g.u32(mm.ANM + mm.ANM_INDEX))) if ok]
 
-    def entry_object(self, position) -> int:
-        """The address of the object SetAnm's entry `position` holds (0: none)."""
-        return self.g.u32(self.g.u32(mm.ANM + mm.ANM_INDEX) + ENTRY_SIZE * position + ENTRY_OBJECT)
+    def entry_objects(self) -> List[int]:
+        """The address of the object each of SetAnm's entries holds (0: none), in entry order."""
+        count = self.anm_index.count if self.anm_index else 0
+        words = self.g.words(self.g.u32(mm.ANM + mm.ANM_INDEX), ENTRY_SIZE // 4 * count) if count else ()
+        return list(words[ENTRY_OBJECT // 4::ENTRY_SIZE // 4])
 
     def _work_entries(self, arr):
         """Per entry (its compiled controller, whether it gets a work: an object record's
