@@ -128,15 +128,16 @@ def shared_playbacks(case) -> dict:
     return {}
 
 
-def table_playback(case, speed, n, offsets, gathered):
+def table_playback(case, speed, n, offsets, gathered, cleared=()):
     """The playback of n steps of `speed` on SetAnm's table as the world check plays it (from the
     state SetAnm left, restored, every step followed by a Draw), with the words at `offsets` of
     the objects of the entries gathered(entries, works) names (entries: the index's, as Game.load
     gives them; works: the positions that get a work) gathered after each _AnimateForward: (the
     entries, [time, return value] per step, those words (n, positions * offsets) uint32), its
-    forward and Draws kept for the world check (shared_playbacks). None, nothing played, when
-    SetAnm's table is not the reference's (the world check plays nothing then) or gathered says
-    None."""
+    forward and Draws kept for the world check (shared_playbacks); the words at `cleared` of
+    those objects are set to 0 before their works are made. None, nothing played, when SetAnm's
+    table is not the reference's (the world check plays nothing then), gathered says None or two
+    of its entries hold one object."""
     global _shared
     ob, _, want_index, want, got_index, got, _ = built(case)
     if not table_agrees(want_index, want, got_index, got):
@@ -147,7 +148,15 @@ def table_playback(case, speed, n, offsets, gathered):
         return None
     ob.start_playback(speed)
     objects = ob.entry_objects()
-    forward, draws, words = ob.play_gathering(speed, n, [objects[p] + off for p in positions for off in offsets])
+    posed = [objects[p] for p in positions]
+    if len(set(posed)) != len(posed):
+        return None
+    m = case.game.m
+    for addr in posed:
+        for off in cleared:
+            m.write_u32(addr + off, 0)
+    ob.start_playback(speed)
+    forward, draws, words = ob.play_gathering(speed, n, [a + off for a in posed for off in offsets])
     if _shared is None or not (_shared[0] is case.game and _shared[1] is case.ch and _shared[2] is case.anim):
         _shared = (case.game, case.ch, case.anim, {})
     _shared[3][(speed, n)] = (forward, draws)

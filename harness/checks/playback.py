@@ -186,6 +186,7 @@ def playback_bound(ref, tracks, tolerant, n):
 
 
 COORD_WORDS = [mm.COORD_MATRIX + 4 * k for k in range(16)] + [mm.COORD_LOCALTP]   # a posed coord's, as read
+COMPARED_WORDS = [mm.COORD_MATRIX + 4 * k for k in NINE + [12, 13, 14]] + [mm.COORD_LOCALTP]  # of them, the compared
 
 
 def play(game, pb, posed, morphers, ref, steps):
@@ -233,15 +234,20 @@ def on_table(case, speed, n):
     value)] per step, the words (n, ntracks * 17)); None, nothing played, when it cannot stand for
     the playback on the loaded entries: the chunk's morph records or an entry the loaded playback
     gives a morpher (a morph state is read off a ccMorpher), a posed track whose entry gets no
-    work on SetAnm's table, or a game that stops on it (the playback on the loaded entries then
-    compares, and the world check plays it again and meets the stop itself).
+    work on SetAnm's table or shares its object with another, a first step that evaluates no
+    pose, or a game that stops on it (the playback on the loaded entries then compares, and the
+    world check plays it again and meets the stop itself).
 
     DECISION: _AnimateForward poses an object record's instance from its record and the time
     alone, so a posed track's words on the ccObj SetAnm's entry holds are those of the coord
     Game.playback gives it (measured equal, every word of every step, on the 169 such chunks of
-    the 200-chunk nightly sample at its four speeds); their comparison is the same."""
+    the 200-chunk nightly sample at its four speeds); their comparison is the same. A fresh coord
+    is zeros where a ccObj is the identity: the compared words (COMPARED_WORDS) of the posed
+    objects are zeroed before their works are made, so a word the game leaves unwritten reads as
+    it does on the loaded entries (the world's Draw sees none of it: the first step, which
+    evaluates, writes every posed object's pose before it draws)."""
     anim, names = case.anim, case.ch.names
-    if anim.morphs:
+    if anim.morphs or anim.playback([speed] * n).forwards[0].pose_at is None:
         return None
     posed = {}
 
@@ -254,7 +260,7 @@ def on_table(case, speed, n):
         positions = [paired[tr.record.index].position for tr in posed["tracks"]]
         return positions if set(positions) <= works else None
     try:
-        got = objects_check.table_playback(case, speed, n, COORD_WORDS, gathered)
+        got = objects_check.table_playback(case, speed, n, COORD_WORDS, gathered, COMPARED_WORDS)
     except EXPLAINED:
         return None
     if got is None:
