@@ -102,3 +102,24 @@ def test_the_query_read_off_the_table_is_the_query_played_on_the_loaded_entries(
     own, _, _ = P.played(game, anim, game.load(ch.data), ch.names, [speed] * n, speed, True)
     assert words(shared) == words(own)
     assert len(own["tracks"]) and len(own["read"])
+
+
+def test_a_word_the_game_leaves_unwritten_reads_as_on_the_loaded_entries(monkeypatch):
+    """A fresh coord is zeros where SetAnm's ccObj is the identity: the shared playback zeroes the
+    posed objects' compared words first, so a game that leaves them unwritten (a mutant that does
+    not evaluate the end step: on this chunk the first step at speed 700 is the end step) fails
+    the playback check as it does on the loaded entries."""
+    from .mutant_elfs import mutant_elf
+    elf = mutant_elf("end_step_not_evaluated")
+    cid = "top000.cmp::ANM_top000004"
+
+    def run():
+        res = check_chunk(Game(elf, "hw"), CORPUS.chunk(cid), OPTS.context(cid), profile("nightly"), only=CHECKS)
+        return [m for m in res["mismatches"] if m["check"] == "playback"], res["counters_by_check"]["playback"]
+    with monkeypatch.context() as mp:
+        mp.setattr(P, "world_plan", lambda case: [])
+        alone = run()
+    seen = spied(monkeypatch)
+    together = run()
+    assert seen["shared"] == 4 and alone[0]
+    assert together == alone
