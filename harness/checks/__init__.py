@@ -4,7 +4,7 @@ A check is one `Check` object: its name and the other names that select it, the 
 needs (the quick test's kinds, selection.QUICK_TESTS), whether it applies to a chunk, how it runs,
 how a mismatch's input is replayed and shrunk, and whether provenance traces its mismatches. It
 runs on one `Case` (the game, the chunk, its parsed Anime, the case context, the tally, the
-profile, the check's rng and the speed).
+profile, the check's rng, the speed and the checks still to run on the chunk after it).
 
 A check that asks the game queries (docs/truth.md §3: what a truth file holds and a model answers)
 declares them: `queries`, the function that asks the game a chunk's queries, and `query_kinds`,
@@ -43,6 +43,7 @@ class Case:
     tally: Any = None
     rng: Any = None
     speed: Optional[int] = None
+    later: Tuple[str, ...] = ()          # the checks that run after this one on the same game, chunk and parse
 
 
 @dataclass(frozen=True)

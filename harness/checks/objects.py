@@ -101,6 +101,68 @@ def built(case):
     return (*b, kept)
 
 
+def table_agrees(want_index, want, got_index, got) -> bool:
+    """Whether SetAnm's table is the reference's: the entries' identities, kinds and flags, the
+    hung objects' parents and the index's parent slots (the world matrices are compared then)."""
+    return ([(e.identity, e.kind, e.flags) for e in want.entries] == [tuple(g[:3]) for g in got.entries]
+            and want.parents == got.parents and got_index.parents == [e.parent for e in want_index])
+
+
+# DECISION: one playback of SetAnm's table serves the playback and the world checks of a chunk
+# (issue 39: the two played the same chunk at the same speeds twice). When the world check runs
+# after the playback check on the same game, chunk and parse, the playback check plays each of its
+# playbacks that the world check's plan also has on SetAnm's table, as the world check plays it
+# (table_playback), and reads its posed objects' words gathered after each _AnimateForward; the
+# forward and the Draws are kept here for the world check of that chunk, which compares them as
+# if it had played them. A playback the world check's plan has that none shared, it plays itself.
+_shared = None          # (game, chunk, parse, {(speed, steps): (forward, Draws)})
+
+
+def shared_playbacks(case) -> dict:
+    """{(speed, steps): (forward, Draws)} played for this case's chunk on SetAnm's table by a
+    check before (table_playback), handed over once: the next call on the chunk has none."""
+    global _shared
+    last, _shared = _shared, None
+    if last is not None and last[0] is case.game and last[1] is case.ch and last[2] is case.anim:
+        return last[3]
+    return {}
+
+
+def table_playback(case, speed, n, offsets, gathered, cleared=()):
+    """The playback of n steps of `speed` on SetAnm's table as the world check plays it (from the
+    state SetAnm left, restored, every step followed by a Draw), with the words at `offsets` of
+    the objects of the entries gathered(entries, works) names (entries: the index's, as Game.load
+    gives them; works: the positions that get a work) gathered after each _AnimateForward: (the
+    entries, [time, return value] per step, those words (n, positions * offsets) uint32), its
+    forward and Draws kept for the world check (shared_playbacks); the words at `cleared` of
+    those objects are set to 0 before their works are made. None, nothing played, when SetAnm's
+    table is not the reference's (the world check plays nothing then), gathered says None or two
+    of its entries hold one object."""
+    global _shared
+    ob, _, want_index, want, got_index, got, _ = built(case)
+    if not table_agrees(want_index, want, got_index, got):
+        return None
+    entries = ob.index_entries()
+    positions = gathered(entries, set(ob.work_positions()))
+    if positions is None:
+        return None
+    ob.start_playback(speed)
+    objects = ob.entry_objects()
+    posed = [objects[p] for p in positions]
+    if len(set(posed)) != len(posed):
+        return None
+    m = case.game.m
+    for addr in posed:
+        for off in cleared:
+            m.write_u32(addr + off, 0)
+    ob.start_playback(speed)
+    forward, draws, words = ob.play_gathering(speed, n, [a + off for a in posed for off in offsets])
+    if _shared is None or not (_shared[0] is case.game and _shared[1] is case.ch and _shared[2] is case.anim):
+        _shared = (case.game, case.ch, case.anim, {})
+    _shared[3][(speed, n)] = (forward, draws)
+    return entries, forward, words
+
+
 def game_view(ob, got_index, got_table) -> dict:
     """What the game left, in reference.objects.view's form: the index and SetAnm's table (read
     back already), then Draw's calls and DeleteAnmIndex's frees (run here, in that order)."""

@@ -3,8 +3,9 @@ import numpy as np
 
 from ground.fields import Field
 
-from harness import HarnessError
+from harness import EXPLAINED, HarnessError
 from harness.checks import Check, QueryKind, Replay, answered
+from harness.checks import objects as objects_check
 from harness.compare.bits import f32, f32_array, f32_bits, trans_add
 from harness.checks.controllers import NINE, compare_localtp, rotation_of, track_of
 from harness.compare.keys import keys_around
@@ -14,7 +15,8 @@ from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.compare import tolerance
 from harness.driver import memory_map as mm
-from harness.driver.game import morph_pairs, morpher_words
+from harness.driver.game import is_morpher, morph_pairs, morpher_words
+from harness.profiles import rng as case_rng
 from reference import serve
 
 SPEEDS = (256, 256, 100, 384, 700)   # checks.md §4.2, bulk draw
@@ -28,10 +30,23 @@ def applies(case):
 
 
 def run(case):
-    """One playback run per speed (drawn, or the given one), each on a freshly loaded chunk."""
-    for s, n, entries in _loaded(case.game, case.ch, case.anim, case.prof, case.rng, case.speed):
+    """One playback run per speed (drawn, or the given one), each on a freshly loaded chunk; one
+    the world check's plan also has, when it runs after this check, read off its playback of
+    SetAnm's table (on_table), played before the chunk is loaded for it."""
+    shared = world_plan(case)
+    for s, n in plan(case.anim, case.prof, case.rng, case.speed):
+        table = on_table(case, s, n) if (s, n) in shared else None
+        entries = case.game.load(case.ch.data)
         check_playback(case.game, case.anim, entries, case.ch.names, case.ctx, case.tally, [s] * n, s,
-                       case.prof.exact_local)
+                       case.prof.exact_local, table=table)
+
+
+def world_plan(case):
+    """The world check's playbacks [(speed, steps)] of the case's chunk when it runs after this
+    check (its plan, from its own generator), else none."""
+    if "world" not in case.later:
+        return []
+    return plan(case.anim, case.prof, case_rng(case.ctx.seed, case.ch.id, "world"), case.speed)
 
 
 def _loaded(game, ch, anim, prof, rng, speed=None):
@@ -73,13 +88,14 @@ def bulk_steps(anim, speed, cap):
     return min(400, cap, (2 * anim.frames * 256) // speed + 3)
 
 
-def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True):
+def check_playback(game, anim, entries, names, ctx, tally, steps, speed=None, exact_local=True, table=None):
     """Play `steps` (a list of step sizes) from time 0 and compare after every step (checks.md §4.1):
     the game's words of the playback's query (played) against the reference's answer to it
     (reference/serve.py's, in process, in arrays), by the comparison a model's answer gets too
     (compare). A step the game cannot finish is the check's error once the steps before it are
-    counted, unless a step before it already differed (the comparison stops there)."""
-    q, ref, stopped = played(game, anim, entries, names, steps, speed, exact_local)
+    counted, unless a step before it already differed (the comparison stops there). `table`: the
+    playback of the steps on SetAnm's table (on_table), or None."""
+    q, ref, stopped = played(game, anim, entries, names, steps, speed, exact_local, table)
     a = serve.playback(anim, q, ref=ref, products=True)
     complete = answered(compare, q, a, ctx, tally, anim)
     if stopped is not None and len(q["game"]["forward"]) == first_difference(q["game"]["forward"], a["forward"]):
@@ -106,7 +122,7 @@ def query(game, ch, anim, entries, speed, n, exact_local):
     return q
 
 
-def played(game, anim, entries, names, steps, speed, exact_local):
+def played(game, anim, entries, names, steps, speed, exact_local, table=None):
     """The playback query of `steps` (docs/truth.md §3) with the game's words (play), the
     reference's Playback of the steps, and the exception that stopped the game or None: every
     step's frame counter and return value, the posed tracks' coord words (12 of +0x40, NINE_AND_T,
@@ -115,11 +131,22 @@ def played(game, anim, entries, names, steps, speed, exact_local):
     the first step) sets the playback up.
 
     DECISION: a model's query plays n steps of one speed; an in-process replay of other step
-    sizes (a shrunk repro) carries them as `step_sizes`, which the comparison plays."""
+    sizes (a shrunk repro) carries them as `step_sizes`, which the comparison plays.
+
+    `table`: the steps' playback on SetAnm's table (on_table: its entries, forward and posed
+    words), whose words are the game's when its entries are the loaded ones (objects and
+    controller kinds alike, so the same tracks are posed and no entry is a morpher); else, and
+    without `table`, the steps are played on the loaded entries."""
     speed = speed if speed is not None else (steps[0] if steps else 256)
-    pb, posed, morphers, unposed = _started(game, anim, entries, names, speed)
     ref = anim.playback(steps)
-    got, coords, got_states, stopped = play(game, pb, posed, morphers, ref, steps)
+    if table is not None and list(steps) == [speed] * len(steps) \
+            and [(e.object, e.kind) for e in entries] == [(e.object, e.kind) for e in table[0]]:
+        _, posed, unposed, got, words = table
+        morphers, stopped = [], None
+        coords, got_states = read_steps(ref, got, words, posed, morphers, {})
+    else:
+        pb, posed, morphers, unposed = _started(game, anim, entries, names, speed)
+        got, coords, got_states, stopped = play(game, pb, posed, morphers, ref, steps)
     read, morph_read = sorted(coords), sorted(got_states)
     nt = len(posed)
     mats = np.stack([coords[i][0] for i in read])[:, :, NINE_AND_T] if read else np.zeros((0, nt, 12), np.uint32)
@@ -159,6 +186,7 @@ def playback_bound(ref, tracks, tolerant, n):
 
 
 COORD_WORDS = [mm.COORD_MATRIX + 4 * k for k in range(16)] + [mm.COORD_LOCALTP]   # a posed coord's, as read
+COMPARED_WORDS = [mm.COORD_MATRIX + 4 * k for k in NINE + [12, 13, 14]] + [mm.COORD_LOCALTP]  # of them, the compared
 
 
 def play(game, pb, posed, morphers, ref, steps):
@@ -176,9 +204,18 @@ def play(game, pb, posed, morphers, ref, steps):
     coord_addrs = [c + off for _, c in posed for off in COORD_WORDS]
     morph_addrs = [a for _, addr in morphers for a in morpher_words(addr)]
     forwards, words, stopped = game.play(steps, coord_addrs + morph_addrs)
-    n, nc = len(forwards), len(coord_addrs)
+    coords, states = read_steps(ref, forwards, words, posed, morphers, pb.models)
+    return forwards, coords, states, stopped
+
+
+def read_steps(ref, forwards, words, posed, morphers, models):
+    """Of the words gathered after each step that ran (a row per step: every posed track's
+    COORD_WORDS, then every morpher's morpher_words), the coord words after each step that
+    evaluates a pose and, from frame 1, the morphers' states: ({step: ((ntracks, 16) matrices,
+    (ntracks,) localtp)}, {step: [(object, pairs)]})."""
+    n, nc = len(forwards), len(posed) * len(COORD_WORDS)
     mats = words[:, :nc].reshape(n, len(posed), len(COORD_WORDS))
-    morph_words = words[:, nc:].reshape(n, len(morphers), len(morph_addrs) // max(len(morphers), 1))
+    morph_words = words[:, nc:].reshape(n, len(morphers), (words.shape[1] - nc) // max(len(morphers), 1))
     coords, states = {}, {}
     for i in range(n):
         pose_at = ref.forwards[i].pose_at
@@ -186,8 +223,50 @@ def play(game, pb, posed, morphers, ref, steps):
             continue
         coords[i] = mats[i, :, :16], mats[i, :, 16]
         if (pose_at >> 8) >= 1 and morphers:
-            states[i] = [(obj, morph_pairs(w, pb.models)) for (obj, _), w in zip(morphers, morph_words[i].tolist())]
-    return forwards, coords, states, stopped
+            states[i] = [(obj, morph_pairs(w, models)) for (obj, _), w in zip(morphers, morph_words[i].tolist())]
+    return coords, states
+
+
+def on_table(case, speed, n):
+    """The playback of n steps of `speed` on SetAnm's table (objects.table_playback, which the world
+    check then compares as its own playback) with the posed tracks' COORD_WORDS gathered after
+    each step: (the table's entries, posed [(track, None)], the unposed records, [(time, return
+    value)] per step, the words (n, ntracks * 17)); None, nothing played, when it cannot stand for
+    the playback on the loaded entries: the chunk's morph records or an entry the loaded playback
+    gives a morpher (a morph state is read off a ccMorpher), a posed track whose entry gets no
+    work on SetAnm's table or shares its object with another, a first step that evaluates no
+    pose, or a game that stops on it (the playback on the loaded entries then compares, and the
+    world check plays it again and meets the stop itself).
+
+    DECISION: _AnimateForward poses an object record's instance from its record and the time
+    alone, so a posed track's words on the ccObj SetAnm's entry holds are those of the coord
+    Game.playback gives it (measured equal, every word of every step, on the 169 such chunks of
+    the 200-chunk nightly sample at its four speeds); their comparison is the same. A fresh coord
+    is zeros where a ccObj is the identity: the compared words (COMPARED_WORDS) of the posed
+    objects are zeroed before their works are made, so a word the game leaves unwritten reads as
+    it does on the loaded entries (the world's Draw sees none of it: the first step, which
+    evaluates, writes every posed object's pose before it draws)."""
+    anim, names = case.anim, case.ch.names
+    if anim.morphs or anim.playback([speed] * n).forwards[0].pose_at is None:
+        return None
+    posed = {}
+
+    def gathered(entries, works):
+        if any(is_morpher(e, names) for e in entries):
+            return None
+        paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
+        posed["tracks"] = [tr for tr in anim.tracks if tr.record.index in paired]
+        posed["unposed"] = [t.record.index for t in anim.tracks if t.record.index not in paired]
+        positions = [paired[tr.record.index].position for tr in posed["tracks"]]
+        return positions if set(positions) <= works else None
+    try:
+        got = objects_check.table_playback(case, speed, n, COORD_WORDS, gathered, COMPARED_WORDS)
+    except EXPLAINED:
+        return None
+    if got is None:
+        return None
+    entries, forwards, words = got
+    return entries, [(tr, None) for tr in posed["tracks"]], posed["unposed"], [tuple(f) for f in forwards], words
 
 
 def mark_posed(tally, posed):

@@ -515,7 +515,7 @@ class Game:
             name = names.get(e.object, "") if names else ""
             if e.ctrl and e.kind == mm.KIND_OBJECT:
                 pb.works[e.position], pb.coords[e.position] = self.work(e.ctrl, index)
-            elif name.startswith("MPH_"):
+            elif is_morpher(e, names):
                 addr = self.heap.alloc(mm.MORPHER_SIZE, "morpher")
                 m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.morphers[e.position] = addr
@@ -725,6 +725,11 @@ def anm_times(now, spd_cnt):
 
 
 MORPH_PAIRS_READ = 64       # the pairs a morph state reads at most (checks.md §4.1)
+
+
+def is_morpher(e, names) -> bool:
+    """Whether Game.playback gives entry `e` a ccMorpher: an MPH_ object without an object record's work."""
+    return not (e.ctrl and e.kind == mm.KIND_OBJECT) and bool(names) and names.get(e.object, "").startswith("MPH_")
 
 
 def morpher_words(morpher):

@@ -83,7 +83,7 @@ import numpy as np
 from eemu_ext import CallIO
 from harness import HarnessError
 from harness.driver import memory_map as mm
-from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, anm_times, symbols_of
+from harness.driver.game import FORWARD, FRAME_SPD_MAX, INIT_WORK, Entry, anm_times, symbols_of
 from harness.driver.stubs import Staged
 
 MAKE_INDEX = "MakeAnimeIndex__8ccStreamFP10ccAnmChunkP14ccStreamReader"
@@ -544,6 +544,22 @@ class Objects:
         g.open_reader()
         return dict(zip([i for i, _ in todo], io.gathered.tolist()))
 
+    def index_entries(self) -> List[Entry]:
+        """MakeAnimeIndex's entries as Game.load gives a table's: position, object, compiled
+        controller and its kind."""
+        m, ix = self.g.m, self.anm_index
+        return [Entry(i, o, c, m.read_u16(c) if c else None) for i, (o, c) in enumerate(zip(ix.objects, ix.ctrls))]
+
+    def work_positions(self) -> List[int]:
+        """The entries start_playback makes works for (an object record's controller on a ccObj)."""
+        return [i for i, (_, ok) in enumerate(self._work_entries(self.g.u32(mm.ANM + mm.ANM_INDEX))) if ok]
+
+    def entry_objects(self) -> List[int]:
+        """The address of the object each of SetAnm's entries holds (0: none), in entry order."""
+        count = self.anm_index.count if self.anm_index else 0
+        words = self.g.words(self.g.u32(mm.ANM + mm.ANM_INDEX), ENTRY_SIZE // 4 * count) if count else ()
+        return list(words[ENTRY_OBJECT // 4::ENTRY_SIZE // 4])
+
     def _work_entries(self, arr):
         """Per entry (its compiled controller, whether it gets a work: an object record's
         controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
@@ -559,12 +575,19 @@ class Objects:
         return self.g.forward(dt)
 
     def play(self, dt, n):
+        """play_gathering(dt, n) without words gathered: ([time, return value] per step, Draws)."""
+        forward, draws, _ = self.play_gathering(dt, n)
+        return forward, draws
+
+    def play_gathering(self, dt, n, gather=()):
         """n steps of forward(dt), each followed by draw_world(), as one batch of machine calls
         (Game.call_each: every call's ABI check right after it) whose work between the calls is
         described as data (a machine CallIO), which the native engine does in C: after a forward,
         the time words, then a new frame (bit 0 of every coord's +0x8C cleared); after a Draw, per
         ccModel::Draw call its object, alpha and the 16 world words the object holds, then
-        frameSpd written again. ([time, return value] per step, Draws).
+        frameSpd written again. The u32 words at the addresses of `gather` are gathered after each
+        forward, before its Draw (a posed object's local words as _AnimateForward left them).
+        ([time, return value] per step, Draws, the gathered words (n, len(gather)) uint32).
 
         DECISION: the coords a frame clears are the ones named when the playback starts (the
         table's, as _clear_world_flags names them); a ccObj::Init under _AnimateForward or Draw
@@ -574,7 +597,7 @@ class Objects:
         spd = min(dt, FRAME_SPD_MAX)       # as Game.forward writes frameSpd before each step
         spd_bytes = (spd & 0xFFFF).to_bytes(2, "little")
         io = CallIO(period=2)
-        io.gather(0, [mm.ANM + mm.ANM_FRAME_NOW, mm.ANM + mm.ANM_FRAME_SPD])
+        io.gather(0, [mm.ANM + mm.ANM_FRAME_NOW, mm.ANM + mm.ANM_FRAME_SPD, *gather])
         io.and_bytes(0, self._coord_flags(), 0xFE)
         io.gather_taps(1, self._model_tap, regs=(1, 4), arg=1, offset=OBJ_WORLD, n=16)
         io.write(1, mm.ANM + mm.ANM_FRAME_SPD, spd_bytes)
@@ -587,7 +610,8 @@ class Objects:
         if len(self.inits) != inits:
             raise HarnessError(f"a playback step called ccObj::Init ({len(self.inits) - inits} times): the "
                                f"frame's coords are the table's (anim-objects.md §3.6)")
-        times = anm_times(*io.gathered.reshape(n, 2).T)
+        got = io.gathered.reshape(n, 2 + len(gather))
+        times = anm_times(got[:, 0], got[:, 1])
         rows = io.tapped.reshape(-1, 18)
         objs_all = rows[:, 0].tolist()
         names, ident = self.names, self.identity
@@ -599,7 +623,7 @@ class Objects:
                 last = objs, [names.get(obj) or ident(obj) for obj in objs]
             identities.append(last[1])
         draws = Draws(identities, np.ascontiguousarray(rows[:, 2:]), np.ascontiguousarray(rows[:, 1]))
-        return [[t, v0] for t, v0 in zip(times.tolist(), out[0::2])], draws
+        return [[t, v0] for t, v0 in zip(times.tolist(), out[0::2])], draws, got[:, 2:]
 
     def _coord_flags(self):
         """The +0x8C flag byte of the anm and of every object the table holds."""

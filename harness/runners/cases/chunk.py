@@ -30,14 +30,13 @@ def check_chunk(game, ch, ctx: CaseContext, prof, only=None, index=None, speed=N
     tally.applicable = checks.applicable(checks.Case(anim, prof))
     if game is not None:
         game.reload = prof.reload
-    for check in tally.applicable:
-        if wanted is not None and check not in wanted:
-            continue
+    runs = [c for c in tally.applicable if wanted is None or c in wanted]
+    for k, check in enumerate(runs):
         c0 = _time.time()
         tally.checks.append(check)
         before = Counter(tally.counters)
         try:
-            run_one(check, game, ch, anim, ctx, tally, prof, speed)
+            run_one(check, game, ch, anim, ctx, tally, prof, speed, tuple(runs[k + 1:]))
         except Exception as exc:
             error = error or describe_error(exc, check)
             tally.count("errors")
@@ -70,8 +69,8 @@ def ledger_fields(anim, ch, tally, prof):
             "every_record": bool(getattr(prof, "every_record", False))}
 
 
-def run_one(check, game, ch, anim, ctx, tally, prof, speed=None):
-    checks.get(check).run(checks.Case(anim, prof, game, ch, ctx, tally, rng(ctx.seed, ch.id, check), speed))
+def run_one(check, game, ch, anim, ctx, tally, prof, speed=None, later=()):
+    checks.get(check).run(checks.Case(anim, prof, game, ch, ctx, tally, rng(ctx.seed, ch.id, check), speed, later))
 
 
 
