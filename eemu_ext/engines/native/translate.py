@@ -213,10 +213,11 @@ class Translator:
 
     # -- whole program --------------------------------------------------------------------------
     def discover(self, roots: Iterable[int], inside, max_blocks: int = 200_000,
-                 text: bool = True) -> Dict[int, Block]:
+                 text: bool = True, python_units: Optional[List[int]] = None) -> Dict[int, Block]:
         """Every native block reachable from roots through statically known control flow.
         ``inside(pc)`` says whether pc is code the translator may read (a loaded segment).
-        text=False: extents only (block())."""
+        text=False: extents only (block()). python_units, when given, gets the start of every
+        unit the walk passed that runs in Python."""
         blocks: Dict[int, Block] = {}
         todo = [r & 0xFFFFFFFF for r in roots]
         seen = set()
@@ -228,6 +229,8 @@ class Translator:
             b = self.block(pc, text=text)
             if b is None:
                 # the unit at pc runs in Python; carry on after it
+                if python_units is not None:
+                    python_units.append(pc)
                 todo.extend(self._python_unit_successors(pc))
                 continue
             blocks[pc] = b
