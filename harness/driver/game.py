@@ -141,6 +141,13 @@ def symbols_of(img, required, path, what, where) -> Dict[str, int]:
 
 
 _POISON_FILL = struct.pack(f"<{mm.SCRATCH_BYTES // 4}I", *[mm.POISON] * (mm.SCRATCH_BYTES // 4))
+# step_times' CallIO ops, the same for every track: the scratch poisoned after each reset and its
+# words gathered after each step. DECISION: made once and copied into each track's CallIO (its
+# `ops`), so the 53 addresses are checked here once, not for every track's batch (CallIO.gather
+# checks each address in Python: ~30 us a batch)
+_STEP_OPS = CallIO(period=2)
+_STEP_OPS.write(0, mm.SCRATCH, _POISON_FILL)
+_STEP_OPS.gather(1, [mm.SCRATCH + 4 * k for k in range(mm.SCRATCH_BYTES // 4)])
 
 
 class Game:
@@ -263,18 +270,22 @@ class Game:
                                        limit=[self.budget[n] for n in names], **how)
         finally:
             spent = time.perf_counter() - c0
+            steps = [n for _, n in out]
             if names is None:
                 self.cpu[self.short.get(name, name)] += spent
-            elif out:
+                per = {name: (sum(steps), max(steps, default=0))}
+            else:
+                per = batch_steps(names, steps)
                 # DECISION: a mixed batch's time is shared among its functions by their instructions
-                total = sum(n for _, n in out) or 1
-                for n_, (_, n) in zip(names, out):
-                    self.cpu[self.short.get(n_, n_)] += spent * n / total
-        for i, (_, n) in enumerate(out):
-            short = self.short.get(names[i], names[i]) if names else self.short.get(name, name)
-            self.steps += n
-            if n > self.max_steps[short]:
-                self.max_steps[short] = n
+                total = sum(s for s, _ in per.values()) or 1
+                if out:
+                    for n_, (s, _) in per.items():
+                        self.cpu[self.short.get(n_, n_)] += spent * s / total
+        for n_, (s, top) in per.items():
+            short = self.short.get(n_, n_)
+            self.steps += s
+            if top > self.max_steps[short]:
+                self.max_steps[short] = top
         return [v0 for v0, _ in out]
 
     def zero(self, addr, n):
@@ -446,8 +457,8 @@ class Game:
         import numpy as np
         nw = mm.SCRATCH_BYTES // 4
         io = CallIO(period=2)
-        io.write(0, mm.SCRATCH, _POISON_FILL)
-        io.gather(1, [mm.SCRATCH + 4 * k for k in range(nw)] + [coord + mm.COORD_LOCALTP])
+        io.ops = list(_STEP_OPS.ops)
+        io.gather(1, [coord + mm.COORD_LOCALTP])      # after the scratch words: one row a step
         args = [a for t in times for a in ((mm.ANM, work), (mm.ANM, work, t & 0xFFFFFFFF))]
         self.call_each([RESET_WORK, SET_WORK] * len(times), args, io=io)
         got = io.gathered.reshape(len(times), nw + 1)
@@ -714,6 +725,27 @@ class Game:
         out = self.u32(p + mm.PARAM_VERTICES)
         raw = struct.unpack(f"<{3 * n}h", m.read(out, 6 * n)) if n else ()
         return [tuple(raw[3 * i:3 * i + 3]) for i in range(n)]
+
+
+def batch_steps(names, steps):
+    """{function: (its calls' steps summed, the most steps of one call)} of a mixed batch, call i
+    of function names[i] having run steps[i] (steps may be shorter: a batch that stopped). Names
+    that repeat with a short period (ResetAnmCtrlWork, SetAnmCtrlWork, ...) are summed in slices."""
+    names = list(names[:len(steps)])
+    n = len(names)
+    period = next((p for p in (1, 2, 3, 4) if names[p:] == names[:n - p]), None)
+    per = {}
+    if period is None:
+        for name, s in zip(names, steps):
+            got = per.get(name)
+            per[name] = (s, s) if got is None else (got[0] + s, max(got[1], s))
+        return per
+    for ph in range(min(period, n)):
+        part = steps[ph::period]
+        got = per.get(names[ph])
+        s, top = sum(part), max(part)
+        per[names[ph]] = (s, top) if got is None else (got[0] + s, max(got[1], top))
+    return per
 
 
 def anm_times(now, spd_cnt):

@@ -6,7 +6,7 @@ from harness.checks import morph as check_morph
 from harness.checks import playback as check_playback
 from harness.runners.cases.chunk import check_chunk
 from harness.driver import memory_map as mm
-from harness.driver.game import Game
+from harness.driver.game import Game, batch_steps
 from harness.options import DEFAULT_IMAGE, Options
 from harness.profiles import profile
 
@@ -263,3 +263,12 @@ def test_a_restart_resets_every_work_in_one_batch_and_names_a_game_that_relinks_
             game.restart()
     finally:
         game.m.hooks.remove(game.sym[RESET_WORK])
+
+
+def test_a_mixed_batch_counts_each_functions_steps_and_its_largest_call():
+    """Game.call_each's steps and max_steps per function, of a batch whose calls alternate functions."""
+    assert batch_steps(["R", "S"] * 3 + ["R"], [1, 10, 2, 30, 1, 20, 5]) == {"R": (9, 5), "S": (60, 30)}
+    assert batch_steps(["R", "S", "S"], [1, 2, 3]) == {"R": (1, 1), "S": (5, 3)}
+    assert batch_steps(["R", "S", "T", "S", "R"], [1, 2, 3, 4, 5]) == {"R": (6, 5), "S": (6, 4), "T": (3, 3)}
+    assert batch_steps(["R", "S"] * 4, [4, 5, 6]) == {"R": (10, 6), "S": (5, 5)}     # a batch that stopped
+    assert batch_steps(["R", "S"], []) == {}
