@@ -146,8 +146,7 @@ def table_playback(case, speed, n, offsets, gathered, cleared=()):
     positions = gathered(entries, set(ob.work_positions()))
     if positions is None:
         return None
-    ob.start_playback(speed)
-    objects = ob.entry_objects()
+    objects = ob.entry_objects()        # SetAnm's; InitAnmCtrlWork leaves them (start_playback checks)
     posed = [objects[p] for p in positions]
     if len(set(posed)) != len(posed):
         return None
