@@ -114,18 +114,7 @@ def test_the_query_read_off_the_table_is_the_query_played_on_the_loaded_entries(
 def test_a_morph_state_the_game_gets_wrong_fails_as_on_the_loaded_entries(monkeypatch):
     """A mutant whose F_Morpher records take effect one frame late: the morph states read off the
     shared playback fail the playback check with the records of the loaded entries' playback."""
-    from .mutant_elfs import mutant_elf
-    elf = mutant_elf("morph_one_frame_late")
-
-    def run():
-        res = check_chunk(Game(elf, "hw"), CORPUS.chunk(MORPHS), OPTS.context(MORPHS), profile("nightly"),
-                          only=CHECKS)
-        return [m for m in res["mismatches"] if m["check"] == "playback"], res["counters_by_check"]["playback"]
-    with monkeypatch.context() as mp:
-        mp.setattr(P, "world_plan", lambda case: [])
-        alone = run()
-    seen = spied(monkeypatch)
-    together = run()
+    alone, together, seen = mutant_alone_and_together(monkeypatch, "morph_one_frame_late", MORPHS)
     assert seen["shared"] == 4
     assert [m for m in alone[0] if m["field"] == "morph state"]
     assert together == alone
@@ -136,9 +125,17 @@ def test_a_word_the_game_leaves_unwritten_reads_as_on_the_loaded_entries(monkeyp
     posed objects' compared words first, so a game that leaves them unwritten (a mutant that does
     not evaluate the end step: on this chunk the first step at speed 700 is the end step) fails
     the playback check as it does on the loaded entries."""
+    alone, together, seen = mutant_alone_and_together(monkeypatch, "end_step_not_evaluated",
+                                                      "top000.cmp::ANM_top000004")
+    assert seen["shared"] == 4 and alone[0]
+    assert together == alone
+
+
+def mutant_alone_and_together(monkeypatch, mutant, cid):
+    """The playback check's mismatches and counters on `cid` under the mutant's executable, each
+    check playing on its own, then sharing the playback of SetAnm's table; and the spied plays."""
     from .mutant_elfs import mutant_elf
-    elf = mutant_elf("end_step_not_evaluated")
-    cid = "top000.cmp::ANM_top000004"
+    elf = mutant_elf(mutant)
 
     def run():
         res = check_chunk(Game(elf, "hw"), CORPUS.chunk(cid), OPTS.context(cid), profile("nightly"), only=CHECKS)
@@ -147,6 +144,4 @@ def test_a_word_the_game_leaves_unwritten_reads_as_on_the_loaded_entries(monkeyp
         mp.setattr(P, "world_plan", lambda case: [])
         alone = run()
     seen = spied(monkeypatch)
-    together = run()
-    assert seen["shared"] == 4 and alone[0]
-    assert together == alone
+    return alone, run(), seen
