@@ -24,7 +24,6 @@ from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OB
 from corpus.records import FObj
 
 from .animation import local_doubles
-from .batch import tracks_at
 from .rotation import IDENTITY16, mul_matrix
 
 NONE, ANM = ("none",), ("anm",)
@@ -251,36 +250,44 @@ def pose_playbacks(anim, index, table, playbacks):
     (pose_at), holding them otherwise; an F_Obj record read by a step's DecodeFrameChunk, which
     runs after the works, writes its pose, which holds until the object's work next evaluates.
     Nothing holds from one playback into the next."""
-    runs, held = [], []
-    for speed, n in playbacks:
-        fws, last = anim.playback([speed] * n).forwards, None
-        for fw in fws:
-            last = fw.pose_at if fw.pose_at is not None else last
-            held.append(last)
-        runs.append(fws)
-    N = len(held)
     position = positions(anim.anime)
-    posed = np.array([h is not None for h in held], dtype=bool)
-    T = np.array([h or 0 for h in held], dtype=np.uint32)
     ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
-    # every pose time once (steps hold poses, loops come round, speeds meet): a pose is its time's
-    Tu, at = np.unique(T, return_inverse=True)
-    at = at.reshape(N)
     locals_, tps, keyed, worked = {}, {}, set(), set()
     posed_tracks = [(tr, table.entries[position[tr.record.index]].identity) for tr in anim.tracks]
     posed_tracks = [(tr, ident) for tr, ident in posed_tracks if ident[0] in ("node", "made")]
-    # every track at every pose time in one batch, then every step's row of each: [row, track, word]
-    tb = tracks_at(anim, [tr for tr, _ in posed_tracks], np.minimum(Tu, np.uint32(anim.last)))
-    L = tb.local
-    if tb.keyed.any():                                      # keyed rotation: double, math orientation
-        k = np.nonzero(tb.keyed)[0]
-        d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
-        L[:, k] = d.swapaxes(1, 2).reshape(L.shape[0], k.size, 16).astype(np.float32).view(np.uint32)
-    L = np.where(posed[:, None, None], L[at], ident16[None, None, :])
-    A = np.where(posed[:, None], tb.chan[:, :, 6][at], np.uint32(ONE))
+    trs = [tr for tr, _ in posed_tracks]
+    # each playback's tracks at its pose times (its Playback's batch: the one the playback check's
+    # reference evaluated when it asked for the same tracks), then every step's row of each
+    # (a step that evaluates nothing holds the last pose; before the first, ccObj::Init's)
+    runs, Ls, As = [], [], []
+    for speed, n in playbacks:
+        pb = anim.playback([speed] * n)
+        runs.append(pb.forwards)
+        rows, last = [], -1
+        for i, fw in enumerate(pb.forwards):
+            last = pb.row[i] if fw.pose_at is not None else last
+            rows.append(last)
+        rows = np.asarray(rows, dtype=np.intp)
+        if not (trs and len(pb.evaluated)):
+            Ls.append(np.tile(ident16, (n, len(trs), 1)))
+            As.append(np.full((n, len(trs)), ONE, dtype=np.uint32))
+            continue
+        tb = pb.tracks(trs)
+        L = tb.local
+        if tb.keyed.any():                                  # keyed rotation: double, math orientation
+            k = np.nonzero(tb.keyed)[0]
+            d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
+            L = L.copy()                                    # (the batch is the Playback's, kept)
+            L[:, k] = d.swapaxes(1, 2).reshape(L.shape[0], k.size, 16).astype(np.float32).view(np.uint32)
+        posed = (rows >= 0)
+        Ls.append(np.where(posed[:, None, None], L[rows], ident16[None, None, :]))
+        As.append(np.where(posed[:, None], tb.chan[:, :, 6][rows], np.uint32(ONE)))
+    N = sum(n for _, n in playbacks)
+    L = np.concatenate(Ls) if Ls else np.zeros((0, len(trs), 16), dtype=np.uint32)
+    A = np.concatenate(As) if As else np.zeros((0, len(trs)), dtype=np.uint32)
     for t, (tr, ident) in enumerate(posed_tracks):
         worked.add(ident)
-        if tb.keyed[t]:
+        if tr.keyed_rotation:
             keyed.add(ident)
         locals_[ident] = L[:, t]
         tps[ident] = A[:, t]

@@ -5,6 +5,8 @@ level 1, §4.3, §5.2). Everything is an integer or an identity: compared exactl
 """
 from types import SimpleNamespace
 
+import numpy as np
+
 from corpus.objects import scene as scene_of, Scene as CorpusScene
 from ground.vocabulary import RECORD_KINDS
 from harness.checks import Check, QueryKind
@@ -130,36 +132,51 @@ def shared_playbacks(case) -> dict:
 
 def table_playback(case, speed, n, offsets, gathered, cleared=()):
     """The playback of n steps of `speed` on SetAnm's table as the world check plays it (from the
-    state SetAnm left, restored, every step followed by a Draw), with the words at `offsets` of
-    the objects of the entries gathered(entries, works) names (entries: the index's, as Game.load
-    gives them; works: the positions that get a work) gathered after each _AnimateForward: (the
-    entries, [time, return value] per step, those words (n, positions * offsets) uint32), its
-    forward and Draws kept for the world check (shared_playbacks); the words at `cleared` of
-    those objects are set to 0 before their works are made. None, nothing played, when SetAnm's
-    table is not the reference's (the world check plays nothing then), gathered says None or two
-    of its entries hold one object."""
+    state SetAnm left, restored, every step followed by a Draw), with words of the objects of
+    the entries gathered(entries, works) names gathered after each _AnimateForward (entries: the
+    index's, as Game.load gives them; works: the positions that get a work; it says (positions,
+    [(position, offsets of its own)]): the words at `offsets` of the first positions' objects,
+    then each further position's object's own words): (the entries, the address of the object
+    each holds, [time, return value] per step, those words (n, words) uint32), its forward and
+    Draws kept for the world check (shared_playbacks); the words at `cleared` of the first
+    positions' objects are set to 0 before their works are made. None, nothing played, when
+    SetAnm's table is not the reference's (the world check plays nothing then), gathered says
+    None, or two of the positions named hold one object or none."""
     global _shared
     ob, _, want_index, want, got_index, got, _ = built(case)
     if not table_agrees(want_index, want, got_index, got):
         return None
     entries = ob.index_entries()
-    positions = gathered(entries, set(ob.work_positions()))
-    if positions is None:
+    named = gathered(entries, set(ob.work_positions()))
+    if named is None:
         return None
+    positions, own = named
     objects = ob.entry_objects()        # SetAnm's; InitAnmCtrlWork leaves them (start_playback checks)
     posed = [objects[p] for p in positions]
-    if len(set(posed)) != len(posed):
+    held = posed + [objects[p] for p, _ in own]
+    if len(set(held)) != len(held) or 0 in held:
         return None
-    m = case.game.m
-    for addr in posed:
-        for off in cleared:
-            m.write_u32(addr + off, 0)
+    clear_words(case.game.m, posed, cleared)
     ob.start_playback(speed)
-    forward, draws, words = ob.play_gathering(speed, n, [a + off for a in posed for off in offsets])
+    addrs = [a + off for a in posed for off in offsets] + [objects[p] + off for p, offs in own for off in offs]
+    forward, draws, words = ob.play_gathering(speed, n, addrs)
     if _shared is None or not (_shared[0] is case.game and _shared[1] is case.ch and _shared[2] is case.anim):
         _shared = (case.game, case.ch, case.anim, {})
     _shared[3][(speed, n)] = (forward, draws)
-    return entries, forward, words
+    return entries, objects, forward, words
+
+
+def clear_words(m, objects, offsets):
+    """The u32 words at `offsets` of each of `objects` set to 0, the others left as they are: per
+    object one read and one write of the span the offsets cover (as a write_u32 of 0 at each)."""
+    if not offsets:
+        return
+    lo, hi = min(offsets), max(offsets) + 4
+    at = [(off - lo) // 4 for off in offsets]
+    for addr in objects:
+        words = np.frombuffer(m.read(addr + lo, hi - lo), dtype="<u4").copy()
+        words[at] = 0
+        m.write(addr + lo, words.tobytes())
 
 
 def game_view(ob, got_index, got_table) -> dict:

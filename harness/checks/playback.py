@@ -15,7 +15,7 @@ from harness.compare.tally import ROTATION_SAMPLES_KEPT
 from harness.compare.tables import entries_by_record
 from harness.compare import tolerance
 from harness.driver import memory_map as mm
-from harness.driver.game import is_morpher, morph_pairs, morpher_words
+from harness.driver.game import is_model, is_morpher, morph_pairs, morpher_words
 from harness.profiles import rng as case_rng
 from reference import serve
 
@@ -133,17 +133,17 @@ def played(game, anim, entries, names, steps, speed, exact_local, table=None):
     DECISION: a model's query plays n steps of one speed; an in-process replay of other step
     sizes (a shrunk repro) carries them as `step_sizes`, which the comparison plays.
 
-    `table`: the steps' playback on SetAnm's table (on_table: its entries, forward and posed
-    words), whose words are the game's when its entries are the loaded ones (objects and
-    controller kinds alike, so the same tracks are posed and no entry is a morpher); else, and
+    `table`: the steps' playback on SetAnm's table (on_table: its entries, forward, posed and
+    morphers' words), whose words are the game's when its entries are the loaded ones (objects
+    and controller kinds alike, so the same tracks are posed and the same entries are morphers); else, and
     without `table`, the steps are played on the loaded entries."""
     speed = speed if speed is not None else (steps[0] if steps else 256)
     ref = anim.playback(steps)
     if table is not None and list(steps) == [speed] * len(steps) \
             and [(e.object, e.kind) for e in entries] == [(e.object, e.kind) for e in table[0]]:
-        _, posed, unposed, got, words = table
-        morphers, stopped = [], None
-        coords, got_states = read_steps(ref, got, words, posed, morphers, {})
+        _, posed, morphers, unposed, got, words, models = table
+        stopped = None
+        coords, got_states = read_steps(ref, got, words, posed, morphers, models)
     else:
         pb, posed, morphers, unposed = _started(game, anim, entries, names, speed)
         got, coords, got_states, stopped = play(game, pb, posed, morphers, ref, steps)
@@ -229,12 +229,13 @@ def read_steps(ref, forwards, words, posed, morphers, models):
 
 def on_table(case, speed, n):
     """The playback of n steps of `speed` on SetAnm's table (objects.table_playback, which the world
-    check then compares as its own playback) with the posed tracks' COORD_WORDS gathered after
-    each step: (the table's entries, posed [(track, None)], the unposed records, [(time, return
-    value)] per step, the words (n, ntracks * 17)); None, nothing played, when it cannot stand for
-    the playback on the loaded entries: the chunk's morph records or an entry the loaded playback
-    gives a morpher (a morph state is read off a ccMorpher), a posed track whose entry gets no
-    work on SetAnm's table or shares its object with another, a first step that evaluates no
+    check then compares as its own playback) with the posed tracks' COORD_WORDS and the morphers'
+    morpher_words gathered after each step: (the table's entries, posed [(track, None)],
+    [(object, morpher)], the unposed records, [(time, return value)] per step, the words (n,
+    ntracks * 17 + the morphers'), {model address: object}); None, nothing played, when it cannot
+    stand for the playback on the loaded entries: a posed track whose entry gets no work on
+    SetAnm's table or shares its object with another, an entry the loaded playback gives a
+    morpher that holds no object of its own on SetAnm's table, a first step that evaluates no
     pose, or a game that stops on it (the playback on the loaded entries then compares, and the
     world check plays it again and meets the stop itself).
 
@@ -245,28 +246,37 @@ def on_table(case, speed, n):
     is zeros where a ccObj is the identity: the compared words (COMPARED_WORDS) of the posed
     objects are zeroed before their works are made, so a word the game leaves unwritten reads as
     it does on the loaded entries (the world's Draw sees none of it: the first step, which
-    evaluates, writes every posed object's pose before it draws)."""
+    evaluates, writes every posed object's pose before it draws).
+
+    DECISION: a morph record writes its morpher's state into the object its entry holds, which on
+    SetAnm's table is the morpher object's zeroed instance block (as Game.playback's ccMorpher is
+    a zeroed block), naming its targets by the objects their entries hold: an entry Game.playback
+    gives a ccModel (is_model) names its object by the address its entry holds on the table as it
+    does by the ccModel's (measured equal, every morph state of every step, with every coord word
+    and frame counter, on the 25 morph chunks of the 200-chunk nightly sample at its four speeds)."""
     anim, names = case.anim, case.ch.names
-    if anim.morphs or anim.playback([speed] * n).forwards[0].pose_at is None:
+    if anim.playback([speed] * n).forwards[0].pose_at is None:
         return None
     posed = {}
+    morpher = morpher_words(0)              # the offsets of a ccMorpher's words a morph state reads
 
     def gathered(entries, works):
-        if any(is_morpher(e, names) for e in entries):
-            return None
         paired = entries_by_record([t.record for t in anim.tracks], entries, mm.KIND_OBJECT)
         posed["tracks"] = [tr for tr in anim.tracks if tr.record.index in paired]
         posed["unposed"] = [t.record.index for t in anim.tracks if t.record.index not in paired]
+        posed["morphers"] = [e for e in entries if is_morpher(e, names)]
         positions = [paired[tr.record.index].position for tr in posed["tracks"]]
-        return positions if set(positions) <= works else None
+        return (positions, [(e.position, morpher) for e in posed["morphers"]]) if set(positions) <= works else None
     try:
         got = objects_check.table_playback(case, speed, n, COORD_WORDS, gathered, COMPARED_WORDS)
     except EXPLAINED:
         return None
     if got is None:
         return None
-    entries, forwards, words = got
-    return entries, [(tr, None) for tr in posed["tracks"]], posed["unposed"], [tuple(f) for f in forwards], words
+    entries, objects, forwards, words = got
+    models = {objects[e.position]: e.object for e in entries if is_model(e, names)}
+    return (entries, [(tr, None) for tr in posed["tracks"]], [(e.object, objects[e.position]) for e in posed["morphers"]],
+            posed["unposed"], [tuple(f) for f in forwards], words, models)
 
 
 def mark_posed(tally, posed):

@@ -151,14 +151,15 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     # [distinct row, call, word]: the calls' words, alphas and bounds (0 for an exact call)
     Wu = np.stack([W for _, W, _ in want], axis=1) if k else np.zeros((U, 0, 16), dtype=np.uint32)
     Au = np.stack([A for _, _, A in want], axis=1) if k else np.zeros((U, 0), dtype=np.uint32)
-    Bu = np.zeros((U, k, 16))
+    # (no call within a bound: no bounds, as compare_series then reads none)
+    Bu = np.zeros((U, k, 16)) if found else None
     for q, obj in enumerate(order):
         if obj in found:
             Bu[:, q] = found[obj]
     out, base = [], 0
     for fws, (_, n) in zip(runs, playbacks):
         rows = inv[base:base + n]
-        W, A, B = Wu[rows], Au[rows], Bu[rows]
+        W, A, B = Wu[rows], Au[rows], Bu[rows] if found else None
         out.append({"forward": [[fw.time, int(bool(fw.ended))] for fw in fws], "pose_at": [fw.pose_at for fw in fws],
                     "order": order, "world": [W[:, q] for q in range(k)], "alpha": [A[:, q] for q in range(k)],
                     "bounds": [B[:, q] if obj in found else None for q, obj in enumerate(order)],

@@ -523,14 +523,13 @@ class Game:
             index = mm.IDX + mm.INDEX_SIZE * e.position
             self.zero(index, mm.INDEX_SIZE)
             m.write_u8(index + mm.INDEX_LIVE, 1)
-            name = names.get(e.object, "") if names else ""
             if e.ctrl and e.kind == mm.KIND_OBJECT:
                 pb.works[e.position], pb.coords[e.position] = self.work(e.ctrl, index)
             elif is_morpher(e, names):
                 addr = self.heap.alloc(mm.MORPHER_SIZE, "morpher")
                 m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.morphers[e.position] = addr
-            elif name.startswith("MDL_"):
+            elif is_model(e, names):
                 addr = self.heap.alloc(mm.MODEL_SIZE, "model")
                 m.write_u32(index + mm.INDEX_SUBST, addr)
                 pb.models[addr] = e.object
@@ -762,6 +761,13 @@ MORPH_PAIRS_READ = 64       # the pairs a morph state reads at most (checks.md Â
 def is_morpher(e, names) -> bool:
     """Whether Game.playback gives entry `e` a ccMorpher: an MPH_ object without an object record's work."""
     return not (e.ctrl and e.kind == mm.KIND_OBJECT) and bool(names) and names.get(e.object, "").startswith("MPH_")
+
+
+def is_model(e, names) -> bool:
+    """Whether Game.playback gives entry `e` a ccModel (a morph target it names): an MDL_ object
+    without an object record's work that is no morpher."""
+    return not (e.ctrl and e.kind == mm.KIND_OBJECT) and not is_morpher(e, names) and bool(names) \
+        and names.get(e.object, "").startswith("MDL_")
 
 
 def morpher_words(morpher):
