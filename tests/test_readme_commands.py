@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.harness.native_programs import compiled
 from tests.reports.htmltree import parse
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,6 +135,10 @@ class Env:
 @pytest.fixture(scope="module")
 def env(tmp_path_factory):
     assert SYNTH.is_file(), f"{SYNTH}: the synthetic corpus (make corpus) is missing"
+    # the commands run the stand-in (copied: the same program) under both float models; built
+    # once here, each make command runs it compiled from its first instruction (native_programs)
+    compiled(str(STANDIN), "hw")
+    compiled(str(STANDIN), "trunc")
     return Env(tmp_path_factory.mktemp("readme"))
 
 

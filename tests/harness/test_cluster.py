@@ -17,12 +17,21 @@ from harness.runners.bulk import command as bulk, cluster, shard
 from harness.runners.bulk.merge import merge_runs
 from harness.options import DEFAULT_DATA, Options
 
+from .native_programs import compiled
+
 
 # what differs between two checks of the same chunk: the clock, never the comparison
 TIMINGS = {"seconds", "timing", "cpu_seconds", "machine_cpu"}
 N = 8
 N_THREE_WAYS = 24
 SYNTHETIC = len(bulk.synthetic_ids())      # the Modify pseudo-chunks and the edge chunks a selection gains
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stand_in_compiled():
+    """Built once here: the pool's, the cluster's and the shards' workers run the stand-in's
+    program from their first instruction (native_programs)."""
+    compiled()
 
 
 def opts(out, **kw):

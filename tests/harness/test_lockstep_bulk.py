@@ -17,6 +17,8 @@ from eemu_ext import Machine
 from eemu_ext.engines.native.build import compiler
 from harness.options import DEFAULT_IMAGE
 
+from .native_programs import compiled
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 needs_native = pytest.mark.skipif(compiler() is None, reason="no host C compiler: no native engine to lockstep")
 
@@ -56,6 +58,7 @@ def test_a_quick_bulk_running_every_instruction_kind_of_ten_chunks_is_clean_in_l
     s = bulk(tmp_path / "lockstep", "--chunks", ",".join(KINDS_SAMPLE + synthetic_ids()))
     assert s["chunks_done"] == len(KINDS_SAMPLE) + len(synthetic_ids())
     assert s["machine_steps"] > 1_000_000                 # the machine really ran
+    compiled(DEFAULT_IMAGE)            # built once: the native run does not wait in the Python engine
     bulk(tmp_path / "native", "--n", "10", engine="native")
     missing = kinds(tmp_path / "native") - kinds(tmp_path / "lockstep")
     assert not missing, f"the ten-chunk sample executes kinds the lockstep run did not: {sorted(map(str, missing))}"

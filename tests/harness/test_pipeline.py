@@ -10,8 +10,10 @@ import time
 
 import pytest
 
-from harness.options import DEFAULT_DATA, ROOT
+from harness.options import DEFAULT_DATA, DEFAULT_IMAGE, ROOT
 from harness.runners.cases import edge_chunks
+
+from .native_programs import compiled
 
 PY = sys.executable
 CHECK_MARKERS = ("controllers", "materials", "playback", "notes", "morph", "fobj")
@@ -83,6 +85,7 @@ def test_bulk_run_killed_mid_way_resumes_without_redoing_finished_chunks(tmp_pat
 @pytest.mark.parametrize("float_model", ["hw", "trunc"])
 def test_bulk_on_the_bundled_defaults_passes_under_both_float_models(tmp_path, float_model):
     """`make bulk` on the stand-in + synthetic corpus passes, FLOAT=trunc included."""
+    compiled(DEFAULT_IMAGE, float_model)      # built once: the bulk runs it compiled (native_programs)
     r = harness("bulk", "--n", "3", "--jobs", "1", "--seed", "4", "--profile", "quick",
                 "--float-model", float_model, "--runs", str(tmp_path), "--fresh")
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]

@@ -13,10 +13,19 @@ import pytest
 
 from harness.runners.truth_runs.volumes import answers, differences
 
+from .native_programs import compiled
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STANDIN = os.path.join(ROOT, "standin")
 FOUR = ["standin/standin.elf"] + [f"standin/volumes/{v}/standin-stripped.elf" for v in ("mut", "out", "qua")]
 MUT_ROW = "0x00413800 0x00392A70 0x00774B00"
+
+
+@pytest.fixture(scope="module", autouse=True)
+def stand_in_compiled():
+    """The four stand-in volumes hold the same code, so one native program serves them all: built
+    once here, each volume's nightly and answers run it from their first instruction."""
+    compiled()
 
 
 def volumes(tmp_path, images, *extra):
