@@ -149,11 +149,20 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(config, items):
-    if config.getoption("--slow"):
-        return
-    keep, drop = [], []
-    for item in items:
-        (drop if item.get_closest_marker("slow") else keep).append(item)
-    if drop:
-        config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    """Without --slow the slow tests are deselected. The per-chunk differential tests run last.
+
+    DECISION: the suite's long tests (a bulk run, a built mutant, a subprocess) are outside
+    tests/differential, and its 17,900 per-chunk tests are short: run after them, those fill both
+    workers to the end, where a long test run last would leave one worker idle for its length
+    (make test keeps this order: --no-loadscope-reorder)."""
+    if not config.getoption("--slow"):
+        keep, drop = [], []
+        for item in items:
+            (drop if item.get_closest_marker("slow") else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+    chunked = [i for i in items if str(i.path).startswith(DIFFERENTIAL + os.sep)]
+    if chunked and len(chunked) < len(items):
+        short = set(map(id, chunked))
+        items[:] = [i for i in items if id(i) not in short] + chunked
