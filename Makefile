@@ -199,7 +199,7 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 
 # -q once: a -q in PYTEST_ARGS on top of it (-qq) would hide the pass count. --dist loadgroup: one
 # worker runs a chunk's differential tests together, and they share one run (tests/differential/conftest.py);
-# --no-loadscope-reorder keeps the collection's order, the long tests first (eediff_pytest.py)
+# --no-loadscope-reorder keeps the collection's order, the per-chunk tests early (eediff_pytest.py)
 test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
 	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --dist loadgroup --no-loadscope-reorder --durations=20 $(PYTEST_ARGS)
 

@@ -8,32 +8,35 @@ import sys
 
 import pytest
 
-from eediff_pytest import ROOT
-from tests.differential.conftest import SharedRuns, pytest_collection_modifyitems
+from eediff_pytest import ROOT, chunk_scope, pytest_xdist_make_scheduler
+from tests.differential.conftest import SharedRuns
 
 
 class Item:
     def __init__(self, chunk, check):
         self.callspec = type("Spec", (), {"params": {"chunk_id": chunk}})()
         self.check = check
-        self.added = []
 
     def iter_markers(self):
         return [getattr(pytest.mark, self.check).mark]
 
-    def add_marker(self, mark):
-        self.added.append(mark.mark)
 
-
-def test_make_test_groups_a_chunks_tests_on_one_worker_by_a_name_no_data_file_chooses():
+def test_make_test_runs_a_chunks_tests_as_one_work_unit_and_each_keeps_its_id():
     with open(os.path.join(ROOT, "Makefile")) as f:
         recipe = f.read().split("\ntest:", 1)[1].split("\n\n", 1)[0]
     assert "-m pytest" in recipe and "--dist loadgroup" in recipe and "--no-loadscope-reorder" in recipe, recipe
-    items = [Item(c, k) for c, k in (("a.cmp::ANM_x@y]", "playback"), ("b.cmp::ANM_z", "world"),
-                                      ("a.cmp::ANM_x@y]", "world"))]
-    pytest_collection_modifyitems(None, items)
-    assert [[(m.name, m.args) for m in i.added] for i in items] == [
-        [("xdist_group", ("chunk0",))], [("xdist_group", ("chunk1",))], [("xdist_group", ("chunk0",))]]
+    test = "tests/differential/test_chunks.py::test_"
+    units = [chunk_scope(f"{test}{k}[{c}]") for c, k in (("a.cmp::ANM_x@y", "playback"), ("b.cmp::ANM_z", "world"),
+                                                        ("a.cmp::ANM_x@y", "world"))]
+    assert units[0] == units[2] != units[1] and None not in units
+    assert chunk_scope("tests/differential/test_suites.py::test_notes_suite") is None
+    assert chunk_scope("tests/harness/test_bulk.py::test_x[a.cmp::ANM_x@y]") is None
+    config = type("Config", (), {"getvalue": lambda self, name: {"dist": "loadgroup", "tx": ["2*popen"]}.get(name),
+                                 "getoption": lambda self, name: None, "option": None})()
+    scheduler = pytest_xdist_make_scheduler(config, None)
+    assert scheduler._split_scope(f"{test}world[a.cmp::ANM_x@y]") == units[0]
+    assert scheduler._split_scope("tests/test_lint.py::test_lint@g") == "g"      # xdist's own groups as before
+    assert scheduler._split_scope("tests/test_lint.py::test_lint") == "tests/test_lint.py::test_lint"
 
 
 def shared_record(checks, **extra):
@@ -51,17 +54,17 @@ def runs_of(checks_of_chunk, record):
     return SharedRuns([Item("x", c) for c in checks_of_chunk]), run, calls
 
 
-def test_the_per_chunk_tests_run_after_the_long_ones_so_they_fill_both_workers_to_the_end():
+def test_the_per_chunk_tests_keep_their_early_place_in_the_collection_before_the_long_ones():
     import eediff_pytest
 
     class Config:
         def getoption(self, name):
             return True                    # --slow: nothing deselected
-    named = ["tests/differential/test_chunks.py", "tests/harness/test_bulk.py", "tests/differential/test_suites.py",
-             "tests/test_lint.py"]
+    named = ["tests/corpus/test_synth.py", "tests/differential/test_chunks.py", "tests/differential/test_suites.py",
+             "tests/harness/test_bulk.py", "tests/test_lint.py"]
     items = [type("I", (), {"path": os.path.join(ROOT, p)})() for p in named]
     eediff_pytest.pytest_collection_modifyitems(Config(), items)
-    assert [os.path.relpath(str(i.path), ROOT) for i in items] == [named[1], named[3], named[0], named[2]]
+    assert [os.path.relpath(str(i.path), ROOT) for i in items] == named
 
 
 def test_a_clean_chunk_is_run_once_for_all_its_checks_and_each_test_takes_its_own_counters():
@@ -108,9 +111,7 @@ def verdicts(*extra):
                         "tests/differential/test_chunks.py", *extra],
                        cwd=ROOT, capture_output=True, text=True, timeout=900, env=env)
     lines = [l for l in r.stdout.splitlines() if l.startswith(("PASSED ", "FAILED ", "ERROR "))]
-    # under loadgroup a test's id carries its group ("...]@chunk3"); the verdicts compare without it
-    return r.returncode, sorted(l.split(" - ")[0].rsplit("@", 1)[0] if "]@" in l else l.split(" - ")[0]
-                                for l in lines)
+    return r.returncode, sorted(l.split(" - ")[0] for l in lines)
 
 
 # DECISION: slow (two pytest runs of 42 tests, minutes on two busy cores): the rule above is what

@@ -69,18 +69,6 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "eediff_error(msg): the corpus could not be opened")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """The tests of one chunk are one xdist group (named by the chunk's place in the collection, a
-    name no data file chooses): under `--dist loadgroup` (make test) one worker runs them one after
-    another, and they share one run of the chunk (shared_runs)."""
-    group = {}
-    for item in items:
-        cid = chunk_of(item)
-        if cid is not None:
-            item.add_marker(pytest.mark.xdist_group(f"chunk{group.setdefault(cid, len(group))}"))
-
-
 def chunk_of(item):
     callspec = getattr(item, "callspec", None)
     return callspec.params.get("chunk_id") if callspec is not None else None
@@ -88,8 +76,8 @@ def chunk_of(item):
 
 @pytest.fixture(scope="session")
 def shared_runs(request):
-    """A SharedRuns when the chunk's tests are grouped on this worker (--dist loadgroup), else None:
-    each test then runs its check alone."""
+    """A SharedRuns when the chunk's tests are grouped on this worker (--dist loadgroup: one work unit
+    per chunk, eediff_pytest.chunk_scope), else None: each test then runs its check alone."""
     if not request.config.getoption("loadgroup", default=False):
         return None
     return SharedRuns(request.session.items)
