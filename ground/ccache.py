@@ -10,6 +10,12 @@ Every load checks the library against its recorded checksum first: a library tha
 altered or has no checksum is never handed to the dynamic loader (a truncated ``lib.so`` mapped
 into a process dies of SIGBUS, not an exception). It is set aside and built again.
 
+``precompiled_header(name, texts, header)`` builds the compiler's precompiled form of one
+header (gcc's ``<header>.gch``) the same way, keyed by the texts, the flags and the compiler;
+``library(..., links={"<header>.gch": path})`` puts it beside the header for one compile. gcc
+uses it only where it matches the compile's flags and falls back to the header's text otherwise:
+either way the same library, only the parse of the headers is saved.
+
 Every failure of the host (no compiler, a compiler error or timeout, a cache directory that cannot
 be written) is a ``BuildError`` naming the compiler or the path; nothing here raises anything
 else. The module knows nothing of what it builds and imports nothing but the standard library.
@@ -28,7 +34,7 @@ import tempfile
 from typing import Dict, Optional, Sequence, Union
 
 LIBRARY = "lib.so"
-CHECKSUM = "lib.so.sha256"
+CHECKSUM = LIBRARY + ".sha256"        # beside every build output: <output>.sha256
 COMPILE_TIMEOUT = 900          # seconds; the stand-in's program compiles in about 13
 
 
@@ -66,12 +72,13 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def intact(directory: str) -> bool:
-    """Whether directory holds a library whose bytes match the checksum written at its build."""
+def intact(directory: str, output: str = LIBRARY) -> bool:
+    """Whether directory holds a build output (the library) whose bytes match the checksum
+    written at its build."""
     try:
-        with open(os.path.join(directory, CHECKSUM), encoding="ascii") as f:
+        with open(os.path.join(directory, output + ".sha256"), encoding="ascii") as f:
             want = f.read().strip()
-        return bool(want) and _sha256(os.path.join(directory, LIBRARY)) == want
+        return bool(want) and _sha256(os.path.join(directory, output)) == want
     except (OSError, ValueError):
         return False
 
@@ -105,30 +112,51 @@ class BuildCache:
         return os.path.join(d, LIBRARY) if os.path.isdir(d) and intact(d) else None
 
     def library(self, name: str, texts: Dict[str, Union[str, bytes]], key: Optional[str] = None,
-                flags: Sequence[str] = (), compile_only: Optional[Sequence[str]] = None) -> str:
+                flags: Sequence[str] = (), compile_only: Optional[Sequence[str]] = None,
+                links: Optional[Dict[str, str]] = None) -> str:
         """The path of the intact library for these texts, built (or built again, when the cached
-        one is damaged) if needed. compile_only: the .c files to compile (default: every one)."""
+        one is damaged) if needed. compile_only: the .c files to compile (default: every one).
+        links: {filename: path} of files built earlier (a precompiled header) to place beside the
+        texts for the compile; they must not change what is built, so they are not in the key."""
         if key is None:
             key = self.key(texts, flags)
-        got = self.cached(name, key)
-        if got is not None:
-            return got
-        cc = self._compiler()
+        cfiles = [fn for fn in sorted(texts) if fn.endswith(".c")] if compile_only is None else list(compile_only)
+
+        def command(tmp, out):
+            return [self._compiler(), *self.flags, *flags, "-I", tmp, "-o", out, *(os.path.join(tmp, c) for c in cfiles), *self.libs]
+        return self._built(name, key, LIBRARY, texts, command, links or {})
+
+    def precompiled_header(self, name: str, texts: Dict[str, Union[str, bytes]], header: str,
+                           flags: Sequence[str] = ()) -> str:
+        """The path of the intact precompiled form of texts[header] (``<header>.gch``, made with
+        the cache's flags and these), built once under ``<name>-<key>``; the key hashes the texts,
+        the flags and the compiler, so a changed header is a new one."""
+        key = self.key(texts, flags, extra=f"precompiled {header}")
+
+        def command(tmp, out):
+            return [self._compiler(), *self.flags, *flags, "-I", tmp, "-x", "c-header", "-o", out, os.path.join(tmp, header)]
+        return self._built(name, key, header + ".gch", texts, command, {})
+
+    def _built(self, name, key, output, texts, command, links) -> str:
+        """The path of output under <name>-<key>: the intact one built earlier, or built now by
+        command(tmp, out) in a fresh directory renamed into place (see the module)."""
+        d = os.path.join(self.root, f"{name}-{key}")
+        if os.path.isdir(d) and intact(d, output):
+            return os.path.join(d, output)
         self._make_root()
-        d = os.path.dirname(self.path(name, key))
         try:
             # one compile per key: a second process (another worker) waits for the first
             with open(os.path.join(self.root, f".lock-{name}-{key}"), "w") as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
-                if not intact(d):
+                if not intact(d, output):
                     self._set_aside(d)
-                    self._compile(cc, name, texts, flags, compile_only, d)
+                    self._compile(name, texts, command, output, links, d)
         except OSError as e:
             raise BuildError(f"the build cache {self.root} cannot be written ({e})") from None
-        if not intact(d):
-            raise BuildError(f"the library just built at {d} does not match its checksum (the cache "
+        if not intact(d, output):
+            raise BuildError(f"the {output} just built at {d} does not match its checksum (the cache "
                              f"{self.root} is being changed by something else)")
-        return os.path.join(d, LIBRARY)
+        return os.path.join(d, output)
 
     def _compiler(self) -> str:
         cc = compiler()
@@ -151,23 +179,26 @@ class BuildCache:
             os.rename(d, os.path.join(trash, "build"))
             shutil.rmtree(trash, ignore_errors=True)
 
-    def _compile(self, cc, name, texts, flags, compile_only, d) -> None:
+    def _compile(self, name, texts, command, output, links, d) -> None:
         tmp = tempfile.mkdtemp(prefix=f".{name}-", dir=self.root)
         try:
             for fn, text in texts.items():
                 with open(os.path.join(tmp, fn), "wb") as f:
                     f.write(text.encode() if isinstance(text, str) else text)
-            cfiles = [fn for fn in sorted(texts) if fn.endswith(".c")] if compile_only is None else list(compile_only)
-            lib = os.path.join(tmp, LIBRARY)
-            cmd = [cc, *self.flags, *flags, "-I", tmp, "-o", lib, *(os.path.join(tmp, c) for c in cfiles), *self.libs]
+            for fn, path in links.items():
+                os.symlink(path, os.path.join(tmp, fn))
+            out = os.path.join(tmp, output)
+            cmd = command(tmp, out)
             try:
                 r = subprocess.run(cmd, capture_output=True, text=True, timeout=self.timeout)
             except (OSError, subprocess.SubprocessError) as e:
-                raise BuildError(f"building {name} with {cc} failed: {e}") from None
+                raise BuildError(f"building {name} with {cmd[0]} failed: {e}") from None
             if r.returncode != 0:
-                raise BuildError(f"building {name} with {cc} failed:\n{r.stderr[-4000:]}")
-            with open(os.path.join(tmp, CHECKSUM), "w", encoding="ascii") as f:
-                f.write(_sha256(lib) + "\n")
+                raise BuildError(f"building {name} with {cmd[0]} failed:\n{r.stderr[-4000:]}")
+            for fn in links:                # the build directory holds only what it was built from
+                os.unlink(os.path.join(tmp, fn))
+            with open(os.path.join(tmp, output + ".sha256"), "w", encoding="ascii") as f:
+                f.write(_sha256(out) + "\n")
             os.rename(tmp, d)
         finally:
             if os.path.isdir(tmp):

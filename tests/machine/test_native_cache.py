@@ -10,6 +10,7 @@ import pytest
 
 from eemu_ext.errors import EmulationError, HostError
 from eemu_ext.engines.native import build
+from eemu_ext.engines.native.translate import PRELUDE
 from ground import ccache
 from eemu_ext.core.testing import asm, run_words
 
@@ -137,3 +138,78 @@ def test_code_patched_after_loading_runs_as_patched_not_as_a_program_of_other_co
     head = ["nop", "nop", "nop"]
     assert _patched_call(head + ["addiu v0, zero, 2", "jr ra", "nop"]) == 2
     assert _patched_call(head + ["addiu v0, zero, 3", "jr ra", "nop"]) == 3
+
+
+# -- the precompiled prelude (build.precompiled_prelude) ---------------------------------------------
+
+def _sum_run():
+    m = run_words(None, _sum_words(), setup=lambda m: (m.gpr.__setitem__(4, 20), m.gpr.__setitem__(5, 3)))
+    assert m.gpr[2] == 23 and m.native.prog is not None
+    return m
+
+
+def _preludes(d):
+    return sorted(p / (PRELUDE + ".gch") for p in d.iterdir() if p.name.startswith("prelude-"))
+
+
+def _compile_without_prelude(program_dir, out):
+    """The program's own sources compiled as before the prelude was precompiled: from the text."""
+    model = "-DEE_MODEL_HW=1" if "-hw-" in program_dir.name else "-DEE_MODEL_TRUNC=1"
+    subprocess.run([build.compiler(), *build.CFLAGS, model, "-O1", "-I", str(program_dir), "-o", str(out),
+                    str(program_dir / "program.c")], check=True)
+
+
+def test_a_program_is_compiled_with_the_precompiled_prelude_into_the_same_library(cache, tmp_path):
+    """The prelude (every header a program includes) is precompiled once into the cache; a program
+    compiled with it is, byte for byte, the library its text alone gives."""
+    _sum_run()
+    [gch] = _preludes(cache)
+    assert ccache.intact(str(gch.parent), gch.name)
+    [lib] = _libraries(cache, "program")
+    assert not (lib.parent / (PRELUDE + ".gch")).exists()        # the build keeps only its sources
+    _compile_without_prelude(lib.parent, tmp_path / "from-text.so")
+    assert (tmp_path / "from-text.so").read_bytes() == lib.read_bytes()
+
+
+@pytest.mark.skipif("Free Software Foundation" not in build.compiler_version(build.compiler() or "cc"),
+                    reason="only gcc reports the precompiled header it uses (-H)")
+def test_the_compiler_uses_the_precompiled_prelude(cache):
+    _sum_run()
+    [gch] = _preludes(cache)
+    [lib] = _libraries(cache, "program")
+    os.symlink(gch, lib.parent / gch.name)
+    r = subprocess.run([build.compiler(), *build.CFLAGS, "-DEE_MODEL_HW=1", "-O1", "-H", "-I", str(lib.parent),
+                        "-o", os.devnull, str(lib.parent / "program.c")], capture_output=True, text=True, check=True)
+    assert r.stderr.splitlines()[0] == "! " + str(lib.parent / gch.name)
+
+
+def test_a_changed_header_is_a_new_precompiled_prelude(cache):
+    sources = build.runtime_headers()
+    flags = ("-DEE_MODEL_HW=1", "-O1")
+    first = build.precompiled_prelude(build._cache(), sources, PRELUDE, flags)
+    sources["vu0.h"] += "\n/* changed */\n"
+    second = build.precompiled_prelude(build._cache(), sources, PRELUDE, flags)
+    assert first and second and os.path.dirname(first) != os.path.dirname(second)
+    assert build.precompiled_prelude(build._cache(), sources, PRELUDE, ("-DEE_MODEL_TRUNC=1", "-O1")) != second
+
+
+def test_a_damaged_precompiled_prelude_is_built_again(cache, monkeypatch):
+    _sum_run()
+    [gch] = _preludes(cache)
+    _truncate(gch)
+    assert not ccache.intact(str(gch.parent), gch.name)
+    from eemu_ext.engines.native import engine as eng
+    monkeypatch.setattr(eng, "_PROGRAMS", {})
+    m = run_words(None, [asm("subu $2, $4, $5")], setup=lambda m: (m.gpr.__setitem__(4, 20), m.gpr.__setitem__(5, 3)))
+    assert m.gpr[2] == 17 and m.native.prog is not None
+    assert ccache.intact(str(gch.parent), gch.name)      # (gcc's precompiled headers vary run to run)
+
+
+def test_a_compiler_that_cannot_precompile_builds_the_program_from_the_text(cache, monkeypatch):
+    def cannot(*args, **kwargs):
+        raise ccache.BuildError("this compiler makes no precompiled headers")
+    monkeypatch.setattr(ccache.BuildCache, "precompiled_header", cannot)
+    monkeypatch.setattr(build, "_NO_PRECOMPILE", {})
+    _sum_run()
+    assert _preludes(cache) == [] and len(_libraries(cache, "program")) == 1
+    assert len(build._NO_PRECOMPILE) == 1

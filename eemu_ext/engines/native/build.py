@@ -67,18 +67,48 @@ def cached_library(name: str, key: str) -> Optional[ctypes.CDLL]:
 
 
 def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key: Optional[str] = None,
-                   flags: Tuple[str, ...] = ()) -> ctypes.CDLL:
+                   flags: Tuple[str, ...] = (), prelude: Optional[str] = None) -> ctypes.CDLL:
     """Build (or reuse) a shared library from {filename: text}; .c files are compiled, the rest
     (headers) are written beside them. Returns the loaded library. The cache key is a hash of the
     sources, the flags and the compiler, or ``key`` when the caller has a cheaper one that
-    determines the sources."""
+    determines the sources. prelude: a header of sources that every .c includes first; it is
+    compiled with its precompiled form (precompiled_prelude) where the compiler can make one."""
     if ccache.compiler() is None:
         raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
     cache = _cache()
     try:
         if key is None:
             key = cache.key(sources, flags, key_extra)
-        path = cache.library(name, sources, key=key, flags=flags)
+        path = cache.cached(name, key)
+        if path is None:
+            gch = precompiled_prelude(cache, sources, prelude, flags) if prelude else None
+            links = {prelude + ".gch": gch} if gch else {}
+            path = cache.library(name, sources, key=key, flags=flags, links=links)
     except ccache.BuildError as e:
         raise HostError(f"native engine: {e}") from None
     return _load(path)
+
+
+_NO_PRECOMPILE: Dict[Tuple[str, str], str] = {}     # (cache root, key): why it could not be built
+
+
+def precompiled_prelude(cache: ccache.BuildCache, sources: Dict[str, str], prelude: str,
+                        flags: Tuple[str, ...]) -> Optional[str]:
+    """The path of the prelude header's precompiled form for these headers and flags (built once
+    into the cache, keyed by every header's text, the flags and the compiler), or None when the
+    compiler cannot make one. DECISION: without it a program is compiled from the header's text,
+    as before (the same library, only slower), so a compiler that cannot precompile (or a cache
+    that cannot hold the result) costs time, never a run; the failure is remembered per process
+    and not retried for every program."""
+    headers = {fn: t for fn, t in sources.items() if fn.endswith(".h")}
+    try:
+        key = (cache.root, cache.key(headers, flags, prelude))
+    except ccache.BuildError:
+        return None
+    if key in _NO_PRECOMPILE:
+        return None
+    try:
+        return cache.precompiled_header("prelude", headers, prelude, flags)
+    except ccache.BuildError as e:
+        _NO_PRECOMPILE[key] = str(e)
+        return None

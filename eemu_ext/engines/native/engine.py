@@ -28,7 +28,7 @@ import numpy as np
 from eemu_ext.errors import EngineError, HostError
 from eemu_ext.engines.native import build
 from eemu_ext.engines.native.state import BUMP_WORDS, OFFSETS, TAP_WORDS, EeState, LayoutError, StoreLog, check_offsets, run_format
-from eemu_ext.engines.native.translate import Translator, c_unit, translator_hash
+from eemu_ext.engines.native.translate import PRELUDE, Translator, c_unit, translator_hash
 
 WHY_NONE, WHY_UNIT, WHY_MISS, WHY_HOOK, WHY_LIMIT, WHY_ONE = range(6)
 SENTINEL = 0xFFFFFFF0
@@ -295,7 +295,7 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
         # 21 s at -O2, and the bench sample's machine CPU is the same (0.7 s against 0.8: hand-overs,
         # not block code, dominate); -O0 compiles in 7 s but runs _AnimateForward 30% slower. The
         # semantics do not depend on it (-fwrapv, no strict aliasing, float done in integers).
-        lib = build.shared_library("program", sources, key=key, flags=(model, opt))
+        lib = build.shared_library("program", sources, key=key, flags=(model, opt), prelude=PRELUDE)
     if m.image is None and spans:
         # without an image the code range is all of RAM: index only the span the walk found
         lo, hi = spans[0][0], spans[-1][1]

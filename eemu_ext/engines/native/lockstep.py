@@ -14,7 +14,7 @@ from eemu_ext.engines.engine import BlockCompiler
 from eemu_ext.errors import LockstepMismatch
 from eemu_ext.engines.native import build
 from eemu_ext.engines.native.state import element_names
-from eemu_ext.engines.native.translate import Translator, c_unit
+from eemu_ext.engines.native.translate import PRELUDE, Translator, c_unit
 
 M32 = 0xFFFFFFFF
 
@@ -228,7 +228,7 @@ class Checker:
             sources = build.runtime_headers()
             sources["units.c"] = c_unit(blocks, lambda b: f"u_{b.start:08x}", export=True)
             model = "-DEE_MODEL_HW=1" if self.m.float_model == "hw" else "-DEE_MODEL_TRUNC=1"
-            lib = self.unit_libs[pc] = build.shared_library("units", sources, flags=(model,))
+            lib = self.unit_libs[pc] = build.shared_library("units", sources, flags=(model,), prelude=PRELUDE)
         return lib
 
     def _localize(self, pc, units, s0, log_nat, reason=None, block_diffs=()):

@@ -254,12 +254,12 @@ class Translator:
 
 
 PRELUDE_HEADERS = ("ee.h", "eefloat.h", "model.h", "vu0.h", "mmi.h", "block.h")
+PRELUDE = "prelude.h"        # csrc/prelude.h: PRELUDE_HEADERS, then runtime.h (precompiled by build.py)
 
 
 def c_unit(blocks: Sequence[Block], name_of, export: bool = False) -> str:
     """One translation unit: the blocks as C functions and the table the run loop indexes."""
-    out = [f'#include "{h}"' for h in PRELUDE_HEADERS]
-    out.append('#include "runtime.h"')
+    out = [f'#include "{PRELUDE}"']
     for b in blocks:
         out.append(f"{'' if export else 'static '}uint32_t {name_of(b)}(ee_state *st) {{")
         out.append("uint32_t _upc = 0, _done = 0; int _lreg = 0; uint64_t _lold = 0; int cond = 0; uint32_t tgt = 0;")
