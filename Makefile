@@ -197,11 +197,9 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 	@echo 'making the synthetic corpus $(SYNTH_DATA)'
 	@$(PY) -m corpus synth --out $(SYNTH) --seed 1
 
-# -q once: a -q in PYTEST_ARGS on top of it (-qq) would hide the pass count. --dist loadgroup: one
-# worker runs a chunk's differential tests together, and they share one run (tests/differential/conftest.py);
-# --no-loadscope-reorder keeps the collection's order, the per-chunk tests early (eediff_pytest.py)
+# -q once: a -q in PYTEST_ARGS on top of it (-qq) would hide the pass count
 test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
-	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --dist loadgroup --no-loadscope-reorder --durations=20 $(PYTEST_ARGS)
+	@$(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --durations=20 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is
 # here (CI installs it). Without it those tests skip and say why.

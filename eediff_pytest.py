@@ -15,8 +15,6 @@ their variables are rows of the harness's option table (harness/option_table.py)
 """
 import os
 
-import pytest
-
 from ground import vocabulary
 from harness import option_table
 from harness.option_table import DEFAULT_DATA, DEFAULT_IMAGE, ROOT
@@ -107,6 +105,7 @@ def pytest_configure(config):
     for opt, default in (("--image", DEFAULT_IMAGE), ("--data", DEFAULT_DATA), ("--disc", None)):
         path = config.getoption(opt)
         if path and path != default and not os.path.isfile(path):
+            import pytest
             why = "not a regular file (a directory, FIFO or device)" if os.path.exists(path) else "no such file"
             raise pytest.UsageError(f"{opt} {path}: {why}")
     engine = config.getoption("--engine")
@@ -150,12 +149,6 @@ def pytest_ignore_collect(collection_path, config):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Without --slow the slow tests are deselected. The order is the collection's.
-
-    DECISION: the per-chunk differential tests keep their place in the collection (tests/differential
-    comes after tests/corpus, before the harness, machine and top-level tests), so they run early, in
-    workers not yet grown by the long tests: run last, after 4,000 long tests (2.2 GB resident per
-    worker), they took about 20 minutes of make test against about 11 in this place."""
     if config.getoption("--slow"):
         return
     keep, drop = [], []
@@ -164,29 +157,3 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
-
-
-def chunk_scope(nodeid):
-    """The work unit of a per-chunk differential test under make test: its chunk (the test's
-    parameter, the chunk id), so one worker runs a chunk's tests one after another and they share
-    one run (tests/differential/conftest.py SharedRuns); None for any other test."""
-    path, _, name = nodeid.partition("::")
-    if not path.startswith("tests/differential/") or "[" not in name:
-        return None
-    return "chunk " + name.split("[", 1)[1]
-
-
-@pytest.hookimpl(tryfirst=True, optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup` (make test): xdist's loadgroup, a chunk's per-chunk tests one group.
-
-    DECISION: the group is made here, by the scheduler, and not by xdist_group markers: a marker's
-    group is appended to the test's id ("...]@chunk3"), and every per-chunk test keeps its id."""
-    if config.getvalue("dist") != "loadgroup":
-        return None
-    from xdist.scheduler import LoadGroupScheduling
-
-    class ChunkGroupScheduling(LoadGroupScheduling):
-        def _split_scope(self, nodeid):
-            return chunk_scope(nodeid) or super()._split_scope(nodeid)
-    return ChunkGroupScheduling(config, log)

@@ -69,64 +69,6 @@ def pytest_configure(config):
     config.addinivalue_line("markers", "eediff_error(msg): the corpus could not be opened")
 
 
-def chunk_of(item):
-    callspec = getattr(item, "callspec", None)
-    return callspec.params.get("chunk_id") if callspec is not None else None
-
-
-@pytest.fixture(scope="session")
-def shared_runs(request):
-    """A SharedRuns when the chunk's tests are grouped on this worker (--dist loadgroup: one work unit
-    per chunk, eediff_pytest.chunk_scope), else None: each test then runs its check alone."""
-    if not request.config.getoption("loadgroup", default=False):
-        return None
-    return SharedRuns(request.session.items)
-
-
-class SharedRuns:
-    """One check_chunk per chunk for every check the session's tests run on it, each test taking
-    its own check's part: the record a check alone would give, in the time all of them take
-    together (the chunk is parsed and loaded once, the objects and world checks share one index
-    and table). A part is taken only from a clean run (no error, no mismatch, the check ran): a
-    test whose chunk fails anywhere runs its check alone, so its record, its first error and its
-    dropped mismatches are exactly its own."""
-
-    def __init__(self, items):
-        self.items = items            # the session's tests (after -k, -m and the like)
-        self.planned = None           # chunk id -> the checks of the session's tests on it
-        self.kept = {}                # chunk id -> [the shared record, checks still to take it]
-
-    def checks_of(self, chunk_id):
-        if self.planned is None:
-            from harness import checks
-            names = set(checks.names())
-            self.planned = {}
-            for item in self.items:
-                cid = chunk_of(item)
-                marker = next((m.name for m in item.iter_markers() if m.name in names), None)
-                if cid is not None and marker is not None:
-                    self.planned.setdefault(cid, []).append(marker)
-        return self.planned.get(chunk_id, [])
-
-    def record(self, check, chunk_id, run):
-        """run(only) gives check_chunk's record of the checks `only`; the record of `check`."""
-        planned = self.checks_of(chunk_id)
-        if len(set(planned)) < 2:
-            return run([check])
-        kept = self.kept.get(chunk_id)
-        if kept is None:
-            kept = self.kept[chunk_id] = [run(sorted(set(planned))), set(planned)]
-        shared, left = kept
-        left.discard(check)
-        if not left:
-            del self.kept[chunk_id]
-        clean = not shared["error"] and not shared["mismatches"] and not shared.get("dropped_mismatches")
-        if not clean or check not in shared["checks"]:
-            return run([check])
-        return dict(shared, counters=dict(shared["counters_by_check"].get(check, {})), checks=[check],
-                    counters_by_check={check: dict(shared["counters_by_check"].get(check, {}))})
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     """A failing chunk reads in a few lines (the mismatches one line each, the repro); with -v the
