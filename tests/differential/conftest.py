@@ -4,6 +4,7 @@ import pytest
 
 from harness import checks
 from harness.runners.bulk import selection
+from harness.runners.bulk.worker import settle_collector
 from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
@@ -96,9 +97,13 @@ def corpus(opts):
 @pytest.fixture(scope="session")
 def game(opts):
     try:
-        return opts.validate_image()
+        game = opts.validate_image()
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
+    # A per-chunk test makes many short-lived containers and keeps few, as a bulk worker does:
+    # the same collector settings (young collections every 10,000 allocations, start-up frozen).
+    settle_collector()
+    return game
 
 
 @pytest.fixture(scope="session")
