@@ -1,10 +1,11 @@
 """Fixtures of the differential tests: the options of the top-level conftest as harness Options,
 the corpus, one Game per worker, and per-chunk parametrisation with readable ids (member::ANM_name)."""
+import gc
+
 import pytest
 
 from harness import checks
 from harness.runners.bulk import selection
-from harness.runners.bulk.worker import settle_collector
 from harness import HarnessError
 from harness.options import Options
 from harness.profiles import profile
@@ -100,9 +101,10 @@ def game(opts):
         game = opts.validate_image()
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
-    # A per-chunk test makes many short-lived containers and keeps few, as a bulk worker does:
-    # the same collector settings (young collections every 10,000 allocations, start-up frozen).
-    settle_collector()
+    # The session's collector is settled as a bulk worker's (eediff_pytest); the game and the
+    # corpus live as long as the session, so they leave the scans of the older generations too.
+    gc.collect()
+    gc.freeze()
     return game
 
 
