@@ -202,9 +202,11 @@ $(SYNTH_DATA): $(STAMP) $(wildcard corpus/synth/*.py) corpus/anime.py corpus/rec
 # environment sets PYTHONDONTWRITEBYTECODE: it starts many Python processes (bulks, pool workers,
 # repros, make commands, the model server), and each would compile the project's sources again.
 # Four subprocess-heavy test files, back to back: 102.9 -> 78.3-83.2 user-CPU-s.
+# The whole suite's budget in minutes of pytest (eediff_pytest.SUITE_BUDGET_ENV says why 28).
+TEST_BUDGET = 28
 SUITE_ENV = PYTHONDONTWRITEBYTECODE=
 test: $(STAMP) $(CLUSTER_STAMP) $(LINT_STAMP) $(SYNTH_DATA) mutant-elfs
-	@$(SUITE_ENV) $(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --durations=20 $(PYTEST_ARGS)
+	@$(SUITE_ENV) $(if $(PYTEST_ARGS),,EEDIFF_SUITE_BUDGET=$(TEST_BUDGET)) $(PY) -m pytest $(if $(filter -q --quiet,$(PYTEST_ARGS)),,-q) -n 2 --durations=20 $(PYTEST_ARGS)
 
 # The mutant tests need standin/build/mutants/*.elf; they are built when the cross compiler is
 # here (CI installs it). Without it those tests skip and say why.
