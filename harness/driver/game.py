@@ -211,7 +211,12 @@ class Game:
     def _wire_sys(self):
         m = self.m
         m.write(mm.SYS, bytes(mm.SYS_SIZE))
-        m.write_u32(self.sym[CCSYS], mm.SYS)
+        # ccSys lives on a page the executable's code shares: a store there, even of the word it
+        # holds, leaves the page written, so that the next snapshot restore rewrites it and the
+        # engines translate the code afresh. The pointer is written only when it is not SYS
+        # already: the memory is the same either way.
+        if m.read_u32(self.sym[CCSYS]) != mm.SYS:
+            m.write_u32(self.sym[CCSYS], mm.SYS)
         m.write_u32(mm.SYS + mm.SYS_SCRATCH_PTR, mm.SCRATCH)
 
     def call(self, name, *args):

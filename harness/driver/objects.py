@@ -75,6 +75,7 @@ DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear c
 from __future__ import annotations
 
 import struct
+import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -223,6 +224,49 @@ class Frees:
     anm_index: int
 
 
+class ObjectHooks:
+    """The hooks of the anm's objects on one machine: ccObj::Init and ccEffObj::DrawNoAnm call
+    the driver that holds them (`owner`, the last Objects made on the machine), and ccModel::Draw
+    (model, obj, alpha) is a tap, replaced by nothing with its arguments listed (no Python on the
+    Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call.
+
+    DECISION: installed once per machine and handed from driver to driver. A hook that goes in
+    or out makes the engines translate the code afresh and index its blocks again (3.6 ms a
+    time on the stand-in); a driver per chunk installing its own cost that three times a chunk."""
+
+    _of = weakref.WeakKeyDictionary()       # machine -> its ObjectHooks
+
+    def __init__(self, m, sym):
+        self.m = m
+        self.owner = None
+        self.init = m.hooks.add("address", self._init, sym[OBJ_INIT])
+        self.eff = m.hooks.add("address", self._eff, sym[EFF_DRAW])
+        self.model = m.hooks.add("tap", addr=sym[MODEL_DRAW])
+
+    @classmethod
+    def on(cls, m, sym) -> "ObjectHooks":
+        """The machine's hooks, installed afresh unless they are all still in place."""
+        hooks = cls._of.get(m)
+        if hooks is None or not hooks.installed() or hooks.addresses() != (sym[OBJ_INIT], sym[EFF_DRAW], sym[MODEL_DRAW]):
+            hooks = cls._of[m] = cls(m, sym)
+        return hooks
+
+    def addresses(self):
+        return self.init.addr, self.eff.addr, self.model.addr
+
+    def installed(self) -> bool:
+        """Whether every one of them is still the machine's hook at its address."""
+        h = self.m.hooks
+        return (all(h.at.get(x.addr) is x.fn for x in (self.init, self.eff))
+                and h.taps.get(self.model.addr) is self.model.calls)
+
+    def _init(self, m):
+        return self.owner._init_hook(m)
+
+    def _eff(self, m):
+        return self.owner._eff_hook(m)
+
+
 class Objects:
     """The anm-object driver calls on one Game: one chunk's index, table, draws and frees."""
 
@@ -246,14 +290,11 @@ class Objects:
         self.names: Dict[int, tuple] = {}        # address -> identity
         self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
-        m = game.m
-        self._hooks = (m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT]),
-                       m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW]))
-        # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
-        # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
-        self._model_tap = m.hooks.add("tap", addr=self.sym[MODEL_DRAW])
+        self._hooks = ObjectHooks.on(game.m, self.sym)
+        self._hooks.owner = self
+        self._model_tap = self._hooks.model
         self._model_calls = self._model_tap.calls
-        self._obj_hook_on = False
+        del self._model_calls[:]
 
     # -- §2 -----------------------------------------------------------------------------------
     def make_anime_index(self, chunk: bytes, scene: Scene) -> Index:
@@ -494,9 +535,7 @@ class Objects:
     def hooked(self) -> bool:
         """Whether the machine's ccObj::Init, ccEffObj::DrawNoAnm and ccModel::Draw hooks are
         still this driver's (no other driver took them since): its kept state is then usable."""
-        h = self.g.m.hooks
-        return (all(h.at.get(x.addr) is x.fn for x in self._hooks)
-                and h.taps.get(self._model_tap.addr) is self._model_calls)
+        return self._hooks.owner is self and self._hooks.installed()
 
     def restore(self, kept):
         """The state keep() saw, before another playback on the same table."""
