@@ -121,6 +121,7 @@ CLUMP_SIZE, CLUMP_NEXT, CLUMP_N, CLUMP_NODES = 0x10, 0x00, 0x04, 0x08
 MODEL_SIZE, MODEL_MTYPE, MODEL_FLAGS, MODEL_TABLE = 0x40, 0x20, 0x24, 0x28
 MODELCHUNK_SIZE, MODELCHUNK_SCALE, MODELCHUNK_NODES, MODELCHUNK_COUNT = 0x60, 0x40, 0x44, 0x48
 ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
+ENTRY = struct.Struct("<IIHBx")          # an entry's ccstag, object, kind and flags, as laid out above
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
@@ -458,11 +459,9 @@ class Objects:
         count = self.anm_index.count if self.anm_index else 0
         arr = g.u32(mm.ANM + mm.ANM_INDEX)
         entries, parents = [], []
-        for i in range(count):
-            e = arr + ENTRY_SIZE * i
-            obj = g.u32(e + ENTRY_OBJECT)
-            entries.append((self.identity(obj), m.read_u16(e + ENTRY_KIND), m.read_u8(e + ENTRY_FLAGS), g.u32(e)))
-            hung = obj and entries[-1][2] & 2
+        for tag, obj, kind, flags in ENTRY.iter_unpack(m.read(arr, ENTRY_SIZE * count)) if count else ():
+            entries.append((self.identity(obj), kind, flags, tag))
+            hung = obj and flags & 2
             parents.append(self.identity(g.u32(obj + OBJ_PARENT)) if hung else None)
         claims = [(o, g.u32(ci + CI_CLAIM)) for o, ci in sorted(self.index_of.items()) if g.u32(ci + CI_CLAIM)]
         tables = {}
@@ -596,7 +595,11 @@ class Objects:
     def entry_objects(self) -> List[int]:
         """The address of the object each of SetAnm's entries holds (0: none), in entry order."""
         count = self.anm_index.count if self.anm_index else 0
-        words = self.g.words(self.g.u32(mm.ANM + mm.ANM_INDEX), ENTRY_SIZE // 4 * count) if count else ()
+        return self._held(self.g.u32(mm.ANM + mm.ANM_INDEX), count)
+
+    def _held(self, arr, count) -> List[int]:
+        """The object words of the first `count` entries of the entry array at `arr`."""
+        words = self.g.words(arr, ENTRY_SIZE // 4 * count) if count else ()
         return list(words[ENTRY_OBJECT // 4::ENTRY_SIZE // 4])
 
     def _work_entries(self, arr):
@@ -604,10 +607,9 @@ class Objects:
         controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
         ANM +0x104 gathered after each), and again after them: the calls make works and leave
         the entries and controllers alone (HarnessError if not)."""
-        g, m = self.g, self.g.m
-        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT
-                 and self.identity(g.u32(arr + ENTRY_SIZE * i + ENTRY_OBJECT))[0] in ("node", "made"))
-                for i, ctrl in enumerate(self.anm_index.ctrls)]
+        m, ctrls, identity = self.g.m, self.anm_index.ctrls, self.identity
+        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT and identity(obj)[0] in ("node", "made"))
+                for ctrl, obj in zip(ctrls, self._held(arr, len(ctrls)))]
 
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""
