@@ -198,6 +198,7 @@ class Game:
         self.out_buffer = (0, 0)             # (start, end) of the last load's output buffer
         self.out_high = 0                    # bytes of it the cursor reached (the high-water mark)
         self._plain = set()                  # playback's zeroed instance blocks
+        self.object_hooks = None             # the anm objects' hooks, once installed (driver/objects.py)
         # Load once per chunk: the state ConvLCNum2ALCNum left, restored before every
         # further check and speed of the same chunk. reload: load afresh each time and require the
         # fresh state to equal the restored one byte for byte (the shortcut checks itself).

@@ -75,7 +75,6 @@ DECISION (Q10): `_SetLWMatrix__7ccCoordFv`: a coord whose +0x8C bit 0 is clear c
 from __future__ import annotations
 
 import struct
-import weakref
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -235,8 +234,6 @@ class ObjectHooks:
     or out makes the engines translate the code afresh and index its blocks again (3.6 ms a
     time on the stand-in); a driver per chunk installing its own cost that three times a chunk."""
 
-    _of = weakref.WeakKeyDictionary()       # machine -> its ObjectHooks
-
     def __init__(self, m, sym):
         self.m = m
         self.owner = None
@@ -245,11 +242,13 @@ class ObjectHooks:
         self.model = m.hooks.add("tap", addr=sym[MODEL_DRAW])
 
     @classmethod
-    def on(cls, m, sym) -> "ObjectHooks":
-        """The machine's hooks, installed afresh unless they are all still in place."""
-        hooks = cls._of.get(m)
-        if hooks is None or not hooks.installed() or hooks.addresses() != (sym[OBJ_INIT], sym[EFF_DRAW], sym[MODEL_DRAW]):
-            hooks = cls._of[m] = cls(m, sym)
+    def on(cls, game, sym) -> "ObjectHooks":
+        """The game's machine's hooks (kept on the Game), installed afresh unless they are all
+        still in place."""
+        hooks = game.object_hooks
+        if hooks is None or hooks.m is not game.m or not hooks.installed() \
+                or hooks.addresses() != (sym[OBJ_INIT], sym[EFF_DRAW], sym[MODEL_DRAW]):
+            hooks = game.object_hooks = cls(game.m, sym)
         return hooks
 
     def addresses(self):
@@ -291,7 +290,7 @@ class Objects:
         self.names: Dict[int, tuple] = {}        # address -> identity
         self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
-        self._hooks = ObjectHooks.on(game.m, self.sym)
+        self._hooks = ObjectHooks.on(game, self.sym)
         self._hooks.owner = self
         self._model_tap = self._hooks.model
         self._model_calls = self._model_tap.calls
