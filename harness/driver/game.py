@@ -198,6 +198,7 @@ class Game:
         self.out_buffer = (0, 0)             # (start, end) of the last load's output buffer
         self.out_high = 0                    # bytes of it the cursor reached (the high-water mark)
         self._plain = set()                  # playback's zeroed instance blocks
+        self.object_hooks = None             # the anm objects' hooks, once installed (driver/objects.py)
         # Load once per chunk: the state ConvLCNum2ALCNum left, restored before every
         # further check and speed of the same chunk. reload: load afresh each time and require the
         # fresh state to equal the restored one byte for byte (the shortcut checks itself).
@@ -211,7 +212,12 @@ class Game:
     def _wire_sys(self):
         m = self.m
         m.write(mm.SYS, bytes(mm.SYS_SIZE))
-        m.write_u32(self.sym[CCSYS], mm.SYS)
+        # ccSys lives on a page the executable's code shares: a store there, even of the word it
+        # holds, leaves the page written, so that the next snapshot restore rewrites it and the
+        # engines translate the code afresh. The pointer is written only when it is not SYS
+        # already: the memory is the same either way.
+        if m.read_u32(self.sym[CCSYS]) != mm.SYS:
+            m.write_u32(self.sym[CCSYS], mm.SYS)
         m.write_u32(mm.SYS + mm.SYS_SCRATCH_PTR, mm.SCRATCH)
 
     def call(self, name, *args):

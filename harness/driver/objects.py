@@ -120,6 +120,7 @@ CLUMP_SIZE, CLUMP_NEXT, CLUMP_N, CLUMP_NODES = 0x10, 0x00, 0x04, 0x08
 MODEL_SIZE, MODEL_MTYPE, MODEL_FLAGS, MODEL_TABLE = 0x40, 0x20, 0x24, 0x28
 MODELCHUNK_SIZE, MODELCHUNK_SCALE, MODELCHUNK_NODES, MODELCHUNK_COUNT = 0x60, 0x40, 0x44, 0x48
 ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
+ENTRY = struct.Struct("<IIHBx")          # an entry's ccstag, object, kind and flags, as laid out above
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
@@ -223,6 +224,49 @@ class Frees:
     anm_index: int
 
 
+class ObjectHooks:
+    """The hooks of the anm's objects on one machine: ccObj::Init and ccEffObj::DrawNoAnm call
+    the driver that holds them (`owner`, the last Objects made on the machine), and ccModel::Draw
+    (model, obj, alpha) is a tap, replaced by nothing with its arguments listed (no Python on the
+    Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call.
+
+    DECISION: installed once per machine and handed from driver to driver. A hook that goes in
+    or out makes the engines translate the code afresh and index its blocks again (3.6 ms a
+    time on the stand-in); a driver per chunk installing its own cost that three times a chunk."""
+
+    def __init__(self, m, sym):
+        self.m = m
+        self.owner = None
+        self.init = m.hooks.add("address", self._init, sym[OBJ_INIT])
+        self.eff = m.hooks.add("address", self._eff, sym[EFF_DRAW])
+        self.model = m.hooks.add("tap", addr=sym[MODEL_DRAW])
+
+    @classmethod
+    def on(cls, game, sym) -> "ObjectHooks":
+        """The game's machine's hooks (kept on the Game), installed afresh unless they are all
+        still in place."""
+        hooks = game.object_hooks
+        if hooks is None or hooks.m is not game.m or not hooks.installed() \
+                or hooks.addresses() != (sym[OBJ_INIT], sym[EFF_DRAW], sym[MODEL_DRAW]):
+            hooks = game.object_hooks = cls(game.m, sym)
+        return hooks
+
+    def addresses(self):
+        return self.init.addr, self.eff.addr, self.model.addr
+
+    def installed(self) -> bool:
+        """Whether every one of them is still the machine's hook at its address."""
+        h = self.m.hooks
+        return (all(h.at.get(x.addr) is x.fn for x in (self.init, self.eff))
+                and h.taps.get(self.model.addr) is self.model.calls)
+
+    def _init(self, m):
+        return self.owner._init_hook(m)
+
+    def _eff(self, m):
+        return self.owner._eff_hook(m)
+
+
 class Objects:
     """The anm-object driver calls on one Game: one chunk's index, table, draws and frees."""
 
@@ -246,14 +290,11 @@ class Objects:
         self.names: Dict[int, tuple] = {}        # address -> identity
         self._coords: tuple = (None, 0, [])      # (names, its size, the coords' flag bytes) cached
         self.anm_index: Optional[Index] = None
-        m = game.m
-        self._hooks = (m.hooks.add("address", self._init_hook, self.sym[OBJ_INIT]),
-                       m.hooks.add("address", self._eff_hook, self.sym[EFF_DRAW]))
-        # ccModel::Draw(model, obj, alpha) replaced by nothing, its arguments listed (no Python
-        # on the Draw path under the native engine): (a0, a1, a2, a3, $f12, ...) per call
-        self._model_tap = m.hooks.add("tap", addr=self.sym[MODEL_DRAW])
+        self._hooks = ObjectHooks.on(game, self.sym)
+        self._hooks.owner = self
+        self._model_tap = self._hooks.model
         self._model_calls = self._model_tap.calls
-        self._obj_hook_on = False
+        del self._model_calls[:]
 
     # -- §2 -----------------------------------------------------------------------------------
     def make_anime_index(self, chunk: bytes, scene: Scene) -> Index:
@@ -417,11 +458,9 @@ class Objects:
         count = self.anm_index.count if self.anm_index else 0
         arr = g.u32(mm.ANM + mm.ANM_INDEX)
         entries, parents = [], []
-        for i in range(count):
-            e = arr + ENTRY_SIZE * i
-            obj = g.u32(e + ENTRY_OBJECT)
-            entries.append((self.identity(obj), m.read_u16(e + ENTRY_KIND), m.read_u8(e + ENTRY_FLAGS), g.u32(e)))
-            hung = obj and entries[-1][2] & 2
+        for tag, obj, kind, flags in ENTRY.iter_unpack(m.read(arr, ENTRY_SIZE * count)) if count else ():
+            entries.append((self.identity(obj), kind, flags, tag))
+            hung = obj and flags & 2
             parents.append(self.identity(g.u32(obj + OBJ_PARENT)) if hung else None)
         claims = [(o, g.u32(ci + CI_CLAIM)) for o, ci in sorted(self.index_of.items()) if g.u32(ci + CI_CLAIM)]
         tables = {}
@@ -494,9 +533,7 @@ class Objects:
     def hooked(self) -> bool:
         """Whether the machine's ccObj::Init, ccEffObj::DrawNoAnm and ccModel::Draw hooks are
         still this driver's (no other driver took them since): its kept state is then usable."""
-        h = self.g.m.hooks
-        return (all(h.at.get(x.addr) is x.fn for x in self._hooks)
-                and h.taps.get(self._model_tap.addr) is self._model_calls)
+        return self._hooks.owner is self and self._hooks.installed()
 
     def restore(self, kept):
         """The state keep() saw, before another playback on the same table."""
@@ -557,7 +594,11 @@ class Objects:
     def entry_objects(self) -> List[int]:
         """The address of the object each of SetAnm's entries holds (0: none), in entry order."""
         count = self.anm_index.count if self.anm_index else 0
-        words = self.g.words(self.g.u32(mm.ANM + mm.ANM_INDEX), ENTRY_SIZE // 4 * count) if count else ()
+        return self._held(self.g.u32(mm.ANM + mm.ANM_INDEX), count)
+
+    def _held(self, arr, count) -> List[int]:
+        """The object words of the first `count` entries of the entry array at `arr`."""
+        words = self.g.words(arr, ENTRY_SIZE // 4 * count) if count else ()
         return list(words[ENTRY_OBJECT // 4::ENTRY_SIZE // 4])
 
     def _work_entries(self, arr):
@@ -565,10 +606,9 @@ class Objects:
         controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
         ANM +0x104 gathered after each), and again after them: the calls make works and leave
         the entries and controllers alone (HarnessError if not)."""
-        g, m = self.g, self.g.m
-        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT
-                 and self.identity(g.u32(arr + ENTRY_SIZE * i + ENTRY_OBJECT))[0] in ("node", "made"))
-                for i, ctrl in enumerate(self.anm_index.ctrls)]
+        m, ctrls, identity = self.g.m, self.anm_index.ctrls, self.identity
+        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT and identity(obj)[0] in ("node", "made"))
+                for ctrl, obj in zip(ctrls, self._held(arr, len(ctrls)))]
 
     def forward(self, dt):
         """_AnimateForward(anm, dt) on the table's works -> (time, return value)."""

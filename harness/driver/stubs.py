@@ -1,6 +1,11 @@
 """The stubs of executable-abi.md §6: bump allocator, frees, OpenData and GetWork, hooked by address."""
+import struct
+
 from harness import HarnessError
 from harness.driver import memory_map as mm
+
+
+_U32, _U16 = struct.Struct("<I"), struct.Struct("<H")
 
 
 class HeapExhausted(HarnessError):
@@ -68,40 +73,61 @@ class Staged:
     from heap.alloc at the same addresses; the buffer starts as the memory under them (the
     blocks zeroed, as alloc does), so memory after commit is what alloc and the word-by-word
     writes would have left. A write outside the blocks goes to the machine at once. Nothing may
-    read the blocks back before commit."""
+    read the blocks back before commit.
+
+    The memory beyond the blocks is read READ_AHEAD bytes at a time (a layout of thousands of
+    blocks reads a few times, not once a block); only the blocks are written back."""
+
+    READ_AHEAD = 0x10000
 
     def __init__(self, machine, heap):
         self.m, self.heap = machine, heap
         self.base = heap.ptr
+        self.top = 0                 # the blocks' end, from base
         self.buf = bytearray()
 
     def alloc(self, n, who="harness"):
-        addr = self.heap.alloc(n, who, fill=False)
-        have = self.base + len(self.buf)
-        if self.heap.ptr > have:
-            self.buf += self.m.read(have, self.heap.ptr - have)
+        heap = self.heap
+        addr = heap.alloc(n, who, fill=False)
+        top = heap.ptr - self.base
+        have = len(self.buf)
+        if top > have:
+            self.buf += self.m.read(self.base + have, min(max(top - have, self.READ_AHEAD), heap.end - self.base - have))
+        self.top = top
         lo = addr - self.base
         self.buf[lo:lo + n] = bytes(n)
         return addr
 
     def write(self, addr, data):
         lo = addr - self.base
-        if 0 <= lo and lo + len(data) <= len(self.buf):
+        if 0 <= lo and lo + len(data) <= self.top:
             self.buf[lo:lo + len(data)] = data
-        else:
-            self.m.write(addr, data)
+            return
+        self.m.write(addr, data)
+        a, b = max(lo, self.top), min(lo + len(data), len(self.buf))
+        if a < b:                    # the memory read ahead, not a block yet, holds it too
+            self.buf[a:b] = data[a - lo:b - lo]
 
     def write_u32(self, addr, v):
-        self.write(addr, (v & 0xFFFFFFFF).to_bytes(4, "little"))
+        lo = addr - self.base
+        if 0 <= lo and lo + 4 <= self.top:
+            _U32.pack_into(self.buf, lo, v & 0xFFFFFFFF)
+        else:
+            self.write(addr, (v & 0xFFFFFFFF).to_bytes(4, "little"))
 
     def write_u16(self, addr, v):
-        self.write(addr, (v & 0xFFFF).to_bytes(2, "little"))
+        lo = addr - self.base
+        if 0 <= lo and lo + 2 <= self.top:
+            _U16.pack_into(self.buf, lo, v & 0xFFFF)
+        else:
+            self.write(addr, (v & 0xFFFF).to_bytes(2, "little"))
 
     def commit(self):
-        if self.buf:
-            self.m.write(self.base, bytes(self.buf))
+        if self.top:
+            self.m.write(self.base, bytes(self.buf[:self.top]))
         self.buf = bytearray()
         self.base = self.heap.ptr
+        self.top = 0
 
 
 def is_pow2(x):

@@ -174,3 +174,22 @@ def test_a_table_kept_after_set_anm_and_restored_plays_as_a_freshly_built_one(ob
     objects.g.m.write_u32(objects.table().addresses[("made", 0)] + ob.OBJ_LOCAL + 48, 0x3F800000)
     with pytest.raises(HarnessError, match="one table for every playback"):
         objects.same_as(kept)
+
+
+def test_the_object_hooks_are_installed_once_per_machine_and_follow_the_last_driver_made(objects):
+    """ObjectHooks: a second driver on the same machine takes the hooks the first installed
+    (no hook goes in or out), so that the first is no longer hooked and ccObj::Init reaches the
+    second; a hook another party puts at one of their addresses makes the next driver install
+    them afresh."""
+    m = objects.g.m
+    handles = dict(m.hooks._handles)
+    second = ob.Objects(objects.g)
+    assert dict(m.hooks._handles) == handles
+    assert second.hooked() and not objects.hooked()
+    second.make_anime_index(chunk(), scene())
+    second.set_anm(anm_matrix=ANM_MATRIX, anm_tp=ANM_TP)
+    assert second.inits and not objects.inits
+    m.hooks.add("tap", addr=second.sym[ob.MODEL_DRAW])
+    assert not second.hooked()
+    third = ob.Objects(objects.g)
+    assert third.hooked() and m.hooks.taps[third.sym[ob.MODEL_DRAW]] is third._model_calls
