@@ -130,14 +130,17 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     """`expected` of each playback [(speed, n)], computed as one batch: the playbacks' steps are
     the rows of one series (every row is composed on its own, so a row's words are those of its
     playback alone), split back per playback."""
-    runs, locals_, tps, keyed = ref.pose_playbacks(anim, index, table, playbacks)
+    runs, posed, L, A, keyed = ref.pose_blocks(anim, index, table, playbacks)
     N = sum(n for _, n in playbacks)
     # a step that poses every object as an earlier one did (a loop come round, a held pose, the
     # same time at another speed) draws the same words and bounds: each distinct row is composed
     # once and spread back to its steps
-    first, inv = distinct_rows([*locals_.values(), *tps.values()], N)
-    locals_ = {k: v[first] for k, v in locals_.items()}
-    tps = {k: v[first] for k, v in tps.items()}
+    first, inv = distinct_rows([L.reshape(N, -1), A] if posed else [], N)
+    # each object's words at the distinct rows, one contiguous (U, 16) / (U,) array per object
+    L = np.ascontiguousarray(L[first].transpose(1, 0, 2))
+    A = np.ascontiguousarray(A[first].T)
+    locals_ = {ident: L[c] for c, ident in enumerate(posed)}
+    tps = {ident: A[c] for c, ident in enumerate(posed)}
     U = len(first)
     want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, U, anim.float_model,
                             anim.kernels, anim.ops)
@@ -174,20 +177,26 @@ def distinct_rows(arrays, n):
     `first` (rows[first][inverse] == rows). No arrays: every row is the same one."""
     if not arrays:
         return np.zeros(min(n, 1), dtype=np.intp), np.zeros(n, dtype=np.intp)
-    cols = [np.asarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays]
-    if sum(c.shape[1] for c in cols) % 2:
-        cols.append(np.zeros((n, 1), dtype=np.uint32))
-    M = np.concatenate(cols, axis=1)
-    # rows grouped by a 64-bit hash of their words (two words a lane, wrapping arithmetic), the
-    # grouping then checked word for word; a collision (rows of one hash that differ) groups by
-    # the words themselves
-    lanes = M.view(np.uint64)
-    weights = (2 * np.arange(lanes.shape[1], dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
+    cols = [np.ascontiguousarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays]
+    # rows grouped by a 64-bit hash of their words (lane k weighed by (2k + 1)·c, wrapping
+    # arithmetic; the lanes of an array of an even width are its words two by two, of an odd one
+    # its words one by one, numbered on across the arrays), the grouping then checked word for
+    # word; a collision (rows of one hash that differ) groups by the words themselves
+    keys = np.zeros(n, dtype=np.uint64)
+    lane = 0
     with np.errstate(over="ignore"):
-        keys = (lanes * weights).sum(axis=1, dtype=np.uint64)
+        for c in cols:
+            lanes = c.view(np.uint64) if c.shape[1] % 2 == 0 else c.astype(np.uint64)
+            weights = (2 * np.arange(lane, lane + lanes.shape[1], dtype=np.uint64) + 1) \
+                * np.uint64(0x9E3779B97F4A7C15)
+            keys += (lanes * weights).sum(axis=1, dtype=np.uint64)
+            lane += lanes.shape[1]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     inverse = inverse.reshape(n)
-    if not np.array_equal(M[first][inverse], M):
+    back = first[inverse]
+    if not all(np.array_equal(c[back], c) for c in cols):
+        M = np.concatenate(cols + [np.zeros((n, 1), dtype=np.uint32)] * (sum(c.shape[1] for c in cols) % 2),
+                           axis=1)
         _, first, inverse = np.unique(M.view(np.dtype((np.void, 4 * M.shape[1]))).reshape(n),
                                       return_index=True, return_inverse=True)
         inverse = inverse.reshape(n)
