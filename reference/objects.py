@@ -213,14 +213,17 @@ def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: 
     return [(obj, tuple(int(x) for x in W[0]), int(A[0])) for obj, W, A in one]
 
 
-def view(anime, scene, tp: int) -> dict:
+def view(anime, scene, tp: int, index=None, table=None) -> dict:
     """What the objects check compares, as JSON-friendly lists (docs/truth.md "objects"): the
     index (object, own kind, parent slot per entry) and its count; SetAnm's entries (identity,
     kind, flags), each entry's parent (None unless hung), the claims left (none), each model's
     [model, bit 0x40 set, node table]; the ccObj::Init calls; Draw's calls with the anm's tp;
-    DeleteAnmIndex's frees and the +0xAC word it leaves."""
-    index = make_anime_index(anime, scene)
-    table = set_anm(index, scene)
+    DeleteAnmIndex's frees and the +0xAC word it leaves. index, table: make_anime_index's and
+    set_anm's of the same anime and scene, when the caller has them."""
+    if index is None:
+        index = make_anime_index(anime, scene)
+    if table is None:
+        table = set_anm(index, scene)
     models = sorted(m for m, k in scene.kinds.items() if k == K_MODEL)
     return {"index": [[e.object, e.kind, e.parent] for e in index], "count": len(index),
             "entries": [[list(e.identity), e.kind, e.flags] for e in table.entries],
@@ -295,26 +298,33 @@ def pose_blocks(anim, index, table, playbacks):
             L[steps, :mt], A[steps, :mt] = ident16, ONE
             continue
         tb = pb.tracks(trs)
-        local = tb.local
-        if tb.keyed.any():                                  # keyed rotation: double, math orientation
-            k = np.nonzero(tb.keyed)[0]
-            d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
-            local = local.copy()                            # (the batch is the Playback's, kept)
-            local[:, k] = d.swapaxes(1, 2).reshape(local.shape[0], k.size, 16).astype(np.float32).view(np.uint32)
-        alpha = tb.chan[:, :, 6]
+        local, alpha = tb.local, tb.chan[:, :, 6]
         if not every:
             local, alpha = local[:, cols], alpha[:, cols]
         rows = np.full(n, -1, dtype=np.intp)                # the last evaluated step's row, step by step
         rows[pb.evaluated] = np.arange(len(pb.evaluated))
         rows = np.maximum.accumulate(rows)
         held = int(np.count_nonzero(rows < 0))              # the steps before the first evaluation
-        L[steps.start:steps.start + held, :mt], A[steps.start:steps.start + held, :mt] = ident16, ONE
-        L[steps.start + held:steps.stop, :mt] = local[rows[held:]]
-        A[steps.start + held:steps.stop, :mt] = alpha[rows[held:]]
+        init, posed_steps, rows = slice(steps.start, steps.start + held), slice(steps.start + held, steps.stop), rows[held:]
+        L[init, :mt], A[init, :mt] = ident16, ONE
+        L[posed_steps, :mt], A[posed_steps, :mt] = local[rows], alpha[rows]
+        keyed_cols = [c for c, t in enumerate(cols) if tb.keyed[t]]
+        if keyed_cols:                                      # keyed rotation: double, math orientation
+            k = [cols[c] for c in keyed_cols]
+            L[posed_steps, keyed_cols] = keyed_words(tb, k)[rows]
     at = {ident: c for c, ident in enumerate(posed)}
     for ident, lo, hi, words, tp in writes:
         L[lo:hi, at[ident]], A[lo:hi, at[ident]] = words, tp
     return runs, posed, L, A, keyed
+
+
+def keyed_words(tb, k):
+    """The local matrices of the tracks `k` of a TrackBatch, whose rotations are keyed, as words:
+    local_doubles (math orientation) rounded to single, column-major: (n, len(k), 16) uint32."""
+    d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
+    words = np.empty((tb.rot.shape[0], len(k), 4, 4), dtype=np.float32)
+    words[...] = d.reshape(words.shape).swapaxes(2, 3)
+    return words.reshape(words.shape[0], len(k), 16).view(np.uint32)
 
 
 def fobj_writes(anim, index, table, playbacks, runs, worked):

@@ -247,7 +247,8 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
         tally.count("world matrices compared exactly", n * (k - len(loose)))
     # the calls within a bound whose words differ, all at once: their first word beyond the bound
     within = [q for q in loose if bad_world[q]]
-    beyond = dict(zip(within, outside_bounds(W[:, within], G[:, within], B[:, within] if B is not None else np.stack(
+    calls = slice(None) if within == list(range(k)) else within       # (every call: no copy)
+    beyond = dict(zip(within, outside_bounds(W[:, calls], G[:, calls], B[:, calls] if B is not None else np.stack(
         [np.asarray(want["bounds"][q], dtype=np.float64).reshape(n, 16) for q in within], axis=1)))) \
         if within else {}
     for q, obj in enumerate(order):
@@ -286,7 +287,8 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
     def m(words):                       # (n, 16) column-major words -> (n, 4, 4) math, float64
         return np.asarray(words, dtype=np.uint32).view(np.float32).astype(np.float64).reshape(n, 4, 4).swapaxes(1, 2)
 
-    memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), np.zeros((n, 4, 4)))}
+    zero = np.zeros((n, 4, 4))          # ΔL of a local with no keyed rotation (only read)
+    memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), zero)}
     eye = np.broadcast_to(np.eye(4), (n, 4, 4))
 
     def of(x, seen=()):
@@ -295,8 +297,9 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         parent = table.hung.get(x)
         L = locals_.get(x)
         L = eye if L is None else np.abs(m(L))
-        dL = np.zeros((n, 4, 4))
+        dL = zero
         if x in delta:
+            dL = np.zeros((n, 4, 4))
             scale = np.sqrt((L[:, :3, :3] ** 2).sum(axis=1))            # (n, 3): column norms
             dL[:, :3, :3] = delta[x] * scale[:, None, :]
         if parent is None or parent in seen:
@@ -305,7 +308,13 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         P, dP = of(parent, seen + (x,))
         PL = P @ L
         W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
-        memo[x] = (W, carried(dP, L, P, dL, x in delta) + 8 * 2.0 ** -24 * PL)
+        dW = carried(dP, L, P, dL, x in delta)        # a new array: the rounding term added in place
+        if W is PL:
+            dW += 8 * 2.0 ** -24 * PL
+        else:                                         # (PL is not kept: scaled in place)
+            PL *= 8 * 2.0 ** -24
+            dW += PL
+        memo[x] = (W, dW)
         return memo[x]
 
     return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
@@ -331,18 +340,24 @@ def outside_bounds(W, G, bound):
     words and bounds): |game − reference| ≤ the chain's bound, never below one ulp of the expected
     word; the w column exact. Per call, its first word outside (step, word, deviation, tolerance),
     or None."""
-    e = W.view(np.float32).astype(np.float64)
-    dev = np.abs(e - G.view(np.float32))          # the game's words widened exactly, as e's
+    e = W.view(np.float32)
+    dev = e.astype(np.float64)
+    dev -= G.view(np.float32)                     # the game's words widened exactly, as e's
+    np.abs(dev, out=dev)
     w_col = np.zeros(16, dtype=bool)
     w_col[list(W_COLUMN)] = True
     # the tolerance is max(bound, one ulp) off the w column, 0 on it: a word within the bound
     # (off the w column) is within it, so the ulp is looked at only for the words beyond
-    bad = (W != G) & ~(dev <= np.where(w_col, 0.0, bound))
-    beyond = bad & ~w_col
+    bad = W != G
+    inside = dev <= bound
+    inside[..., w_col] = dev[..., w_col] <= 0.0
+    bad &= ~inside
+    beyond = bad.copy()
+    beyond[..., w_col] = False
     if beyond.any():
         near = np.nonzero(beyond)
-        e32 = W[near].view(np.float32)
-        ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
+        e32 = e[near]
+        ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e32.astype(np.float64))
         bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))
     out = []
     outside = bad.any(axis=(0, 2)).tolist()
@@ -353,7 +368,7 @@ def outside_bounds(W, G, bound):
         at = np.argwhere(bad[:, q])
         j, w = int(at[0][0]), int(at[0][1])
         ulp = np.abs(np.nextafter(W[j, q, w:w + 1].view(np.float32), np.float32(np.inf)).astype(np.float64)
-                     - e[j, q, w])
+                     - np.float64(e[j, q, w]))
         tol = 0.0 if w_col[w] else float(np.maximum(bound[j, q, w], ulp[0]))
         out.append((j, w, float(dev[j, q, w]), tol))
     return out
