@@ -23,7 +23,7 @@ from corpus.lights import direct_lights
 from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
 from corpus.records import FObj
 
-from .animation import local_doubles
+from .animation import bits_to_doubles
 from .rotation import IDENTITY16, mul_matrix
 
 NONE, ANM = ("none",), ("anm",)
@@ -320,11 +320,15 @@ def pose_blocks(anim, index, table, playbacks):
 
 def keyed_words(tb, k):
     """The local matrices of the tracks `k` of a TrackBatch, whose rotations are keyed, as words:
-    local_doubles (math orientation) rounded to single, column-major: (n, len(k), 16) uint32."""
-    d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
-    words = np.empty((tb.rot.shape[0], len(k), 4, 4), dtype=np.float32)
-    words[...] = d.reshape(words.shape).swapaxes(2, 3)
-    return words.reshape(words.shape[0], len(k), 16).view(np.uint32)
+    animation.local_doubles (element (r, c) = R[r][c]·s_c, translation p, bottom row (0, 0, 0, 1))
+    rounded to single, column-major (word 4c + r): (n, len(k), 16) uint32."""
+    n = tb.rot.shape[0]
+    words = np.zeros((n, len(k), 4, 4), dtype=np.float32)          # [column, row]
+    s = bits_to_doubles(tb.chan[:, k, 3:6])
+    words[:, :, :3, :3] = (tb.rot[:, k] * s[:, :, None, :]).swapaxes(2, 3)
+    words[:, :, 3, :3] = bits_to_doubles(tb.chan[:, k, 0:3])
+    words[:, :, 3, 3] = 1.0
+    return words.reshape(n, len(k), 16).view(np.uint32)
 
 
 def fobj_writes(anim, index, table, playbacks, runs, worked):
