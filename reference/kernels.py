@@ -64,7 +64,12 @@ def _ptr(a: np.ndarray):
 
 
 def _u32(x, n=None) -> np.ndarray:
-    a = np.ascontiguousarray(np.asarray(x, dtype=np.uint64) & 0xFFFFFFFF, dtype=np.uint32)
+    """x as contiguous uint32 words, each taken modulo 2^32; a uint32 array as it is (a copy only
+    when it is not contiguous): its words are in range already."""
+    if isinstance(x, np.ndarray) and x.dtype == np.uint32:
+        a = np.ascontiguousarray(x)
+    else:
+        a = np.ascontiguousarray(np.asarray(x, dtype=np.uint64) & 0xFFFFFFFF, dtype=np.uint32)
     if n is not None and a.size != n:
         raise ValueError(f"expected {n} words, got {a.size}")
     return a

@@ -23,7 +23,7 @@ from corpus.lights import direct_lights
 from corpus.objects import BONE_OR_SKIN, K_CLUMP, K_EFF, K_EXTOBJ, K_MODEL, K_OBJ, PARENTED
 from corpus.records import FObj
 
-from .animation import local_doubles
+from .animation import bits_to_doubles
 from .rotation import IDENTITY16, mul_matrix
 
 NONE, ANM = ("none",), ("anm",)
@@ -213,14 +213,17 @@ def world_draws(table: Table, locals_: Dict[Identity, Sequence[int]], localtps: 
     return [(obj, tuple(int(x) for x in W[0]), int(A[0])) for obj, W, A in one]
 
 
-def view(anime, scene, tp: int) -> dict:
+def view(anime, scene, tp: int, index=None, table=None) -> dict:
     """What the objects check compares, as JSON-friendly lists (docs/truth.md "objects"): the
     index (object, own kind, parent slot per entry) and its count; SetAnm's entries (identity,
     kind, flags), each entry's parent (None unless hung), the claims left (none), each model's
     [model, bit 0x40 set, node table]; the ccObj::Init calls; Draw's calls with the anm's tp;
-    DeleteAnmIndex's frees and the +0xAC word it leaves."""
-    index = make_anime_index(anime, scene)
-    table = set_anm(index, scene)
+    DeleteAnmIndex's frees and the +0xAC word it leaves. index, table: make_anime_index's and
+    set_anm's of the same anime and scene, when the caller has them."""
+    if index is None:
+        index = make_anime_index(anime, scene)
+    if table is None:
+        table = set_anm(index, scene)
     models = sorted(m for m, k in scene.kinds.items() if k == K_MODEL)
     return {"index": [[e.object, e.kind, e.parent] for e in index], "count": len(index),
             "entries": [[list(e.identity), e.kind, e.flags] for e in table.entries],
@@ -246,58 +249,99 @@ def pose_playbacks(anim, index, table, playbacks):
     """pose_series for several playbacks [(speed, n)], each from time 0 on the table SetAnm left,
     in one batch: (per playback its Forwards; {identity: (N, 16) local words}; {identity: (N,)
     localtp words}; the keyed identities), the N rows being the playbacks' steps one after the
-    other. A work writes its object's local matrix and localtp at every step that evaluates
-    (pose_at), holding them otherwise; an F_Obj record read by a step's DecodeFrameChunk, which
-    runs after the works, writes its pose, which holds until the object's work next evaluates.
-    Nothing holds from one playback into the next."""
+    other (pose_blocks, each identity's column of its blocks)."""
+    runs, posed, L, A, keyed = pose_blocks(anim, index, table, playbacks)
+    return runs, {ident: L[:, c] for c, ident in enumerate(posed)}, \
+        {ident: A[:, c] for c, ident in enumerate(posed)}, keyed
+
+
+def pose_blocks(anim, index, table, playbacks):
+    """pose_playbacks as blocks: (per playback its Forwards; the posed identities, one column each;
+    (N, m, 16) local words and (N, m) localtp words, column c the words of the c-th identity; the
+    keyed identities). A work writes its object's local matrix and localtp at every step that
+    evaluates (pose_at), holding them otherwise; an F_Obj record read by a step's
+    DecodeFrameChunk, which runs after the works, writes its pose, which holds until the object's
+    work next evaluates. Nothing holds from one playback into the next. Of two works on one
+    object, the later one's words are the object's (the last write of a step)."""
     position = positions(anim.anime)
     ident16 = np.asarray(IDENTITY16, dtype=np.uint32)
-    locals_, tps, keyed, worked = {}, {}, set(), set()
     posed_tracks = [(tr, table.entries[position[tr.record.index]].identity) for tr in anim.tracks]
     posed_tracks = [(tr, ident) for tr, ident in posed_tracks if ident[0] in ("node", "made")]
     trs = [tr for tr, _ in posed_tracks]
+    column: Dict[Identity, int] = {}                # identity -> its work's track (the last one)
+    for t, (_tr, ident) in enumerate(posed_tracks):
+        column[ident] = t
+    worked = set(column)
+    keyed = {ident for tr, ident in posed_tracks if tr.keyed_rotation}
+    pbs = [anim.playback([speed] * n) for speed, n in playbacks]
+    runs = [pb.forwards for pb in pbs]
+    writes = fobj_writes(anim, index, table, playbacks, runs, worked)
+    posed = list(column)
+    for ident, *_ in writes:
+        if ident not in column:
+            column[ident] = None
+            posed.append(ident)
+    N, m, mt = sum(n for _, n in playbacks), len(posed), len(worked)
+    cols = [column[ident] for ident in posed[:mt]]
+    every = cols == list(range(len(trs)))
+    L = np.empty((N, m, 16), dtype=np.uint32)
+    A = np.empty((N, m), dtype=np.uint32)
+    L[:, mt:], A[:, mt:] = ident16, ONE             # an F_Obj's object no work poses: Init's pose
     # each playback's tracks at its pose times (its Playback's batch: the one the playback check's
     # reference evaluated when it asked for the same tracks), then every step's row of each
     # (a step that evaluates nothing holds the last pose; before the first, ccObj::Init's)
-    runs, Ls, As = [], [], []
-    for speed, n in playbacks:
-        pb = anim.playback([speed] * n)
-        runs.append(pb.forwards)
-        rows, last = [], -1
-        for i, fw in enumerate(pb.forwards):
-            last = pb.row[i] if fw.pose_at is not None else last
-            rows.append(last)
-        rows = np.asarray(rows, dtype=np.intp)
+    base = 0
+    for pb, (_speed, n) in zip(pbs, playbacks):
+        steps = slice(base, base + n)
+        base += n
         if not (trs and len(pb.evaluated)):
-            Ls.append(np.tile(ident16, (n, len(trs), 1)))
-            As.append(np.full((n, len(trs)), ONE, dtype=np.uint32))
+            L[steps, :mt], A[steps, :mt] = ident16, ONE
             continue
         tb = pb.tracks(trs)
-        L = tb.local
-        if tb.keyed.any():                                  # keyed rotation: double, math orientation
-            k = np.nonzero(tb.keyed)[0]
-            d = local_doubles(tb.rot[:, k].reshape(-1, 3, 3), tb.chan[:, k, 3:6], tb.chan[:, k, 0:3])
-            L = L.copy()                                    # (the batch is the Playback's, kept)
-            L[:, k] = d.swapaxes(1, 2).reshape(L.shape[0], k.size, 16).astype(np.float32).view(np.uint32)
-        posed = (rows >= 0)
-        Ls.append(np.where(posed[:, None, None], L[rows], ident16[None, None, :]))
-        As.append(np.where(posed[:, None], tb.chan[:, :, 6][rows], np.uint32(ONE)))
-    N = sum(n for _, n in playbacks)
-    L = np.concatenate(Ls) if Ls else np.zeros((0, len(trs), 16), dtype=np.uint32)
-    A = np.concatenate(As) if As else np.zeros((0, len(trs)), dtype=np.uint32)
-    for t, (tr, ident) in enumerate(posed_tracks):
-        worked.add(ident)
-        if tr.keyed_rotation:
-            keyed.add(ident)
-        locals_[ident] = L[:, t]
-        tps[ident] = A[:, t]
+        local, alpha = tb.local, tb.chan[:, :, 6]
+        if not every:
+            local, alpha = local[:, cols], alpha[:, cols]
+        rows = np.full(n, -1, dtype=np.intp)                # the last evaluated step's row, step by step
+        rows[pb.evaluated] = np.arange(len(pb.evaluated))
+        rows = np.maximum.accumulate(rows)
+        held = int(np.count_nonzero(rows < 0))              # the steps before the first evaluation
+        init, posed_steps, rows = slice(steps.start, steps.start + held), slice(steps.start + held, steps.stop), rows[held:]
+        L[init, :mt], A[init, :mt] = ident16, ONE
+        L[posed_steps, :mt], A[posed_steps, :mt] = local[rows], alpha[rows]
+        keyed_cols = [c for c, t in enumerate(cols) if tb.keyed[t]]
+        if keyed_cols:                                      # keyed rotation: double, math orientation
+            k = [cols[c] for c in keyed_cols]
+            L[posed_steps, keyed_cols] = keyed_words(tb, k)[rows]
+    at = {ident: c for c, ident in enumerate(posed)}
+    for ident, lo, hi, words, tp in writes:
+        L[lo:hi, at[ident]], A[lo:hi, at[ident]] = words, tp
+    return runs, posed, L, A, keyed
+
+
+def keyed_words(tb, k):
+    """The local matrices of the tracks `k` of a TrackBatch, whose rotations are keyed, as words:
+    animation.local_doubles (element (r, c) = R[r][c]·s_c, translation p, bottom row (0, 0, 0, 1))
+    rounded to single, column-major (word 4c + r): (n, len(k), 16) uint32."""
+    n = tb.rot.shape[0]
+    words = np.zeros((n, len(k), 4, 4), dtype=np.float32)          # [column, row]
+    s = bits_to_doubles(tb.chan[:, k, 3:6])
+    words[:, :, :3, :3] = (tb.rot[:, k] * s[:, :, None, :]).swapaxes(2, 3)
+    words[:, :, 3, :3] = bits_to_doubles(tb.chan[:, k, 0:3])
+    words[:, :, 3, 3] = 1.0
+    return words.reshape(n, len(k), 16).view(np.uint32)
+
+
+def fobj_writes(anim, index, table, playbacks, runs, worked):
+    """[(identity, first row, end row, 16 local words, localtp)] in the order the steps write
+    them: each F_Obj record a step's DecodeFrameChunk reads poses its object from that step
+    until the object's work next evaluates (to the playback's end for an object no work poses)."""
+    if not anim.fobjs:                                      # no F_Obj record: no step writes a pose
+        return []
     first = {}
     for i, e in enumerate(index):
         first.setdefault(e.object, i)
-    base, fobj_poses = 0, {}
+    out, base, poses = [], 0, {}
     for (speed, n), fws in zip(playbacks, runs):
-        if not anim.fobjs:                                  # no F_Obj record: no step writes a pose
-            break
         time = 0
         for j, fw in enumerate(fws):
             recs = anim.records_read(time, speed) if fw.read is not None else ()
@@ -307,17 +351,15 @@ def pose_playbacks(anim, index, table, playbacks):
                 e = table.entries[first[r.object]]
                 if e.kind == K_EFF or e.identity[0] not in ("node", "made"):
                     continue
-                L = locals_.setdefault(e.identity, np.tile(ident16, (N, 1)))
-                A = tps.setdefault(e.identity, np.full(N, ONE, dtype=np.uint32))
                 upto = n if e.identity not in worked else next(
                     (q for q in range(j + 1, n) if fws[q].pose_at is not None), n)
-                if r.offset not in fobj_poses:              # a record read again (another speed, a loop)
-                    fobj_poses[r.offset] = (np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32),
-                                            anim.fobj_localtp(r))
-                L[base + j:base + upto], A[base + j:base + upto] = fobj_poses[r.offset]
+                if r.offset not in poses:                   # a record read again (another speed, a loop)
+                    poses[r.offset] = (np.asarray(anim.fobj_local_matrix(r), dtype=np.uint32),
+                                       anim.fobj_localtp(r))
+                out.append((e.identity, base + j, base + upto, *poses[r.offset]))
             time = fw.time
         base += n
-    return runs, locals_, tps, keyed
+    return out
 
 
 def positions(anime):
@@ -394,8 +436,11 @@ def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, f
             levels.setdefault(depth[obj], []).append(obj)
     for d in sorted(levels):
         objs = levels[d]
-        W = mul_matrices(np.concatenate([out[up[o]] for o in objs]), np.concatenate([local(o) for o in objs]),
-                         float_model, kernels, ops)
+        if len(objs) == 1:                           # (a chain's level: one object, no copy)
+            P, L = out[up[objs[0]]], local(objs[0])
+        else:
+            P, L = np.concatenate([out[up[o]] for o in objs]), np.concatenate([local(o) for o in objs])
+        W = mul_matrices(P, L, float_model, kernels, ops)
         for k, o in enumerate(objs):
             out[o] = W[k * n:(k + 1) * n]
 

@@ -46,12 +46,12 @@ def member_file(ch):
         return None
 
 
-def driver_scene(sc: CorpusScene, f, anime) -> drv.Scene:
-    """The driver's view of a member's scene (harness/driver/objects.py). DECISION: the stream's
-    object count covers every object the member names and every object the clip names, so an
-    object named by the clip alone (a case built by code has no member) is an index entry with no
-    chunk, as the reference has it."""
-    names = dict(f.names) if f is not None else {}
+def driver_scene(sc: CorpusScene, names, anime) -> drv.Scene:
+    """The driver's view of a member's scene (harness/driver/objects.py), `names` the member's
+    object names ({} for a case with no member). DECISION: the stream's object count covers every
+    object the member names and every object the clip names, so an object named by the clip alone
+    (a case built by code has no member) is an index entry with no chunk, as the reference has it."""
+    names = dict(names)
     count = max([0, *names, *sc.kinds, *(o for o, _ in ref.index_objects(anime))]) + 1
     return drv.Scene(
         kinds=dict(sc.kinds), object_count=count,
@@ -69,7 +69,9 @@ def build(case, anm_matrix=ANM_MATRIX):
     game, ch, anim = case.game, case.ch, case.anim
     sc = scene_of_case(ch)
     ob = drv.Objects(game)
-    got_index = ob.make_anime_index(ch.data, driver_scene(sc, member_file(ch), anim.anime))
+    # the member's names as the corpus index keeps them (the member's index chunk is not parsed)
+    names = ch.names if member_file(ch) is not None else {}
+    got_index = ob.make_anime_index(ch.data, driver_scene(sc, names, anim.anime))
     want_index = ref.make_anime_index(anim.anime, sc)
     got_table = ob.set_anm(anm_matrix=anm_matrix, anm_tp=ANM_TP)
     return ob, sc, want_index, ref.set_anm(want_index, sc), got_index, got_table
@@ -200,7 +202,7 @@ def run(case):
     ctx, tally = case.ctx, case.tally
     ob, sc, want_index, want, got_index, got, _ = built(case)
     got_view = game_view(ob, got_index, got)
-    want_view = ref.view(case.anim.anime, sc, ANM_TP)
+    want_view = ref.view(case.anim.anime, sc, ANM_TP, want_index, want)
 
     def fail(field, e, g, position=None, **context):
         compare_fail(ctx, tally, want_view, field, e, g, position, **context)

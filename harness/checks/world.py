@@ -130,14 +130,17 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     """`expected` of each playback [(speed, n)], computed as one batch: the playbacks' steps are
     the rows of one series (every row is composed on its own, so a row's words are those of its
     playback alone), split back per playback."""
-    runs, locals_, tps, keyed = ref.pose_playbacks(anim, index, table, playbacks)
+    runs, posed, L, A, keyed = ref.pose_blocks(anim, index, table, playbacks)
     N = sum(n for _, n in playbacks)
     # a step that poses every object as an earlier one did (a loop come round, a held pose, the
     # same time at another speed) draws the same words and bounds: each distinct row is composed
     # once and spread back to its steps
-    first, inv = distinct_rows([*locals_.values(), *tps.values()], N)
-    locals_ = {k: v[first] for k, v in locals_.items()}
-    tps = {k: v[first] for k, v in tps.items()}
+    first, inv = distinct_rows([L.reshape(N, -1), A] if posed else [], N)
+    # each object's words at the distinct rows, one contiguous (U, 16) / (U,) array per object
+    L = np.ascontiguousarray(L[first].transpose(1, 0, 2))
+    A = np.ascontiguousarray(A[first].T)
+    locals_ = {ident: L[c] for c, ident in enumerate(posed)}
+    tps = {ident: A[c] for c, ident in enumerate(posed)}
     U = len(first)
     want = ref.world_series(table, locals_, tps, ANM_MATRIX, objects_check.ANM_TP, U, anim.float_model,
                             anim.kernels, anim.ops)
@@ -174,20 +177,26 @@ def distinct_rows(arrays, n):
     `first` (rows[first][inverse] == rows). No arrays: every row is the same one."""
     if not arrays:
         return np.zeros(min(n, 1), dtype=np.intp), np.zeros(n, dtype=np.intp)
-    cols = [np.asarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays]
-    if sum(c.shape[1] for c in cols) % 2:
-        cols.append(np.zeros((n, 1), dtype=np.uint32))
-    M = np.concatenate(cols, axis=1)
-    # rows grouped by a 64-bit hash of their words (two words a lane, wrapping arithmetic), the
-    # grouping then checked word for word; a collision (rows of one hash that differ) groups by
-    # the words themselves
-    lanes = M.view(np.uint64)
-    weights = (2 * np.arange(lanes.shape[1], dtype=np.uint64) + 1) * np.uint64(0x9E3779B97F4A7C15)
+    cols = [np.ascontiguousarray(a, dtype=np.uint32).reshape(n, -1) for a in arrays]
+    # rows grouped by a 64-bit hash of their words (lane k weighed by (2k + 1)·c, wrapping
+    # arithmetic; the lanes of an array of an even width are its words two by two, of an odd one
+    # its words one by one, numbered on across the arrays), the grouping then checked word for
+    # word; a collision (rows of one hash that differ) groups by the words themselves
+    keys = np.zeros(n, dtype=np.uint64)
+    lane = 0
     with np.errstate(over="ignore"):
-        keys = (lanes * weights).sum(axis=1, dtype=np.uint64)
+        for c in cols:
+            lanes = c.view(np.uint64) if c.shape[1] % 2 == 0 else c.astype(np.uint64)
+            weights = (2 * np.arange(lane, lane + lanes.shape[1], dtype=np.uint64) + 1) \
+                * np.uint64(0x9E3779B97F4A7C15)
+            keys += (lanes * weights).sum(axis=1, dtype=np.uint64)
+            lane += lanes.shape[1]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
     inverse = inverse.reshape(n)
-    if not np.array_equal(M[first][inverse], M):
+    back = first[inverse]
+    if not all(np.array_equal(c[back], c) for c in cols):
+        M = np.concatenate(cols + [np.zeros((n, 1), dtype=np.uint32)] * (sum(c.shape[1] for c in cols) % 2),
+                           axis=1)
         _, first, inverse = np.unique(M.view(np.dtype((np.void, 4 * M.shape[1]))).reshape(n),
                                       return_index=True, return_inverse=True)
         inverse = inverse.reshape(n)
@@ -238,7 +247,8 @@ def compare_series(ctx, tally, speed, want, got_forward, got_calls) -> bool:
         tally.count("world matrices compared exactly", n * (k - len(loose)))
     # the calls within a bound whose words differ, all at once: their first word beyond the bound
     within = [q for q in loose if bad_world[q]]
-    beyond = dict(zip(within, outside_bounds(W[:, within], G[:, within], B[:, within] if B is not None else np.stack(
+    calls = slice(None) if within == list(range(k)) else within       # (every call: no copy)
+    beyond = dict(zip(within, outside_bounds(W[:, calls], G[:, calls], B[:, calls] if B is not None else np.stack(
         [np.asarray(want["bounds"][q], dtype=np.float64).reshape(n, 16) for q in within], axis=1)))) \
         if within else {}
     for q, obj in enumerate(order):
@@ -277,7 +287,8 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
     def m(words):                       # (n, 16) column-major words -> (n, 4, 4) math, float64
         return np.asarray(words, dtype=np.uint32).view(np.float32).astype(np.float64).reshape(n, 4, 4).swapaxes(1, 2)
 
-    memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), np.zeros((n, 4, 4)))}
+    zero = np.zeros((n, 4, 4))          # ΔL of a local with no keyed rotation (only read)
+    memo = {ref.ANM: (np.abs(m(np.tile(np.asarray(ANM_MATRIX, dtype=np.uint32), (n, 1)))), zero)}
     eye = np.broadcast_to(np.eye(4), (n, 4, 4))
 
     def of(x, seen=()):
@@ -286,8 +297,9 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         parent = table.hung.get(x)
         L = locals_.get(x)
         L = eye if L is None else np.abs(m(L))
-        dL = np.zeros((n, 4, 4))
+        dL = zero
         if x in delta:
+            dL = np.zeros((n, 4, 4))
             scale = np.sqrt((L[:, :3, :3] ** 2).sum(axis=1))            # (n, 3): column norms
             dL[:, :3, :3] = delta[x] * scale[:, None, :]
         if parent is None or parent in seen:
@@ -296,7 +308,13 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         P, dP = of(parent, seen + (x,))
         PL = P @ L
         W = np.abs(m(want_worlds[x])) if x in want_worlds else PL
-        memo[x] = (W, carried(dP, L, P, dL, x in delta) + 8 * 2.0 ** -24 * PL)
+        dW = carried(dP, L, P, dL, x in delta)        # a new array: the rounding term added in place
+        if W is PL:
+            dW += 8 * 2.0 ** -24 * PL
+        else:                                         # (PL is not kept: scaled in place)
+            PL *= 8 * 2.0 ** -24
+            dW += PL
+        memo[x] = (W, dW)
         return memo[x]
 
     return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
@@ -322,18 +340,24 @@ def outside_bounds(W, G, bound):
     words and bounds): |game − reference| ≤ the chain's bound, never below one ulp of the expected
     word; the w column exact. Per call, its first word outside (step, word, deviation, tolerance),
     or None."""
-    e = W.view(np.float32).astype(np.float64)
-    dev = np.abs(e - G.view(np.float32))          # the game's words widened exactly, as e's
+    e = W.view(np.float32)
+    dev = e.astype(np.float64)
+    dev -= G.view(np.float32)                     # the game's words widened exactly, as e's
+    np.abs(dev, out=dev)
     w_col = np.zeros(16, dtype=bool)
     w_col[list(W_COLUMN)] = True
     # the tolerance is max(bound, one ulp) off the w column, 0 on it: a word within the bound
     # (off the w column) is within it, so the ulp is looked at only for the words beyond
-    bad = (W != G) & ~(dev <= np.where(w_col, 0.0, bound))
-    beyond = bad & ~w_col
+    bad = W != G
+    inside = dev <= bound
+    inside[..., w_col] = dev[..., w_col] <= 0.0
+    bad &= ~inside
+    beyond = bad.copy()
+    beyond[..., w_col] = False
     if beyond.any():
         near = np.nonzero(beyond)
-        e32 = W[near].view(np.float32)
-        ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e[near])
+        e32 = e[near]
+        ulp1 = np.abs(np.nextafter(e32, np.float32(np.inf)).astype(np.float64) - e32.astype(np.float64))
         bad[near] = ~(dev[near] <= np.maximum(bound[near], ulp1))
     out = []
     outside = bad.any(axis=(0, 2)).tolist()
@@ -344,7 +368,7 @@ def outside_bounds(W, G, bound):
         at = np.argwhere(bad[:, q])
         j, w = int(at[0][0]), int(at[0][1])
         ulp = np.abs(np.nextafter(W[j, q, w:w + 1].view(np.float32), np.float32(np.inf)).astype(np.float64)
-                     - e[j, q, w])
+                     - np.float64(e[j, q, w]))
         tol = 0.0 if w_col[w] else float(np.maximum(bound[j, q, w], ulp[0]))
         out.append((j, w, float(dev[j, q, w]), tol))
     return out

@@ -191,3 +191,25 @@ def test_several_playbacks_posed_in_one_batch_are_each_playback_posed_alone():
             assert (A[ident][base:base + n] == one_A[ident]).all(), (speed, ident)
         base += n
     assert keyed_ and any((A[i] != 0x3F800000).any() for i in A)          # keyed rotation, a non-1 localtp
+
+
+def test_a_keyed_tracks_local_words_are_its_double_local_matrix_rounded_to_single_column_major():
+    """pose_blocks' keyed_words: each keyed track's local matrix is animation.local_doubles's
+    (math orientation) rounded to single, word 4c + r holding element (r, c), over rotations of
+    every magnitude and scale and position words that are signed zeros or E = 255 patterns."""
+    import numpy as np
+    from types import SimpleNamespace
+    from reference.animation import local_doubles
+    rng = np.random.default_rng(4)
+    for _ in range(100):
+        n, ntr = int(rng.integers(1, 30)), int(rng.integers(1, 6))
+        rot = rng.standard_normal((n, ntr, 3, 3)) * np.exp(rng.standard_normal((n, ntr, 3, 3)) * 20)
+        chan = rng.integers(0, 2 ** 32, (n, ntr, 7), dtype=np.uint64).astype(np.uint32)
+        chan[rng.random(chan.shape) < 0.1] = 0x80000000
+        chan[rng.random(chan.shape) < 0.05] = 0x7F800001
+        k = sorted(set(rng.integers(0, ntr, int(rng.integers(1, ntr + 1))).tolist()))
+        d = local_doubles(rot[:, k].reshape(-1, 3, 3), chan[:, k, 3:6], chan[:, k, 0:3])
+        with np.errstate(over="ignore"):
+            want = d.swapaxes(1, 2).reshape(n, len(k), 16).astype(np.float32).view(np.uint32)
+            got = O.keyed_words(SimpleNamespace(rot=rot, chan=chan), k)
+        assert np.array_equal(want, got)
