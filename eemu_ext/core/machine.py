@@ -533,7 +533,7 @@ class Machine(MemoryAccess):
         nat, py = self.native, self.python
         page = (lo & 0x1FFFFFFF) >> 12
         if nat is not None and nat.covers(lo, hi):
-            nat.invalidate_code()
+            nat.code_written(lo, hi)
         elif (page == ((hi - 1) & 0x1FFFFFFF) >> 12 and page not in py.code_pages
               and page not in self.hooks.pages):
             return                          # the common case: a write to data
