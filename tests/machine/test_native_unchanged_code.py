@@ -12,15 +12,9 @@ from eemu_ext.engines.native import engine as eng
 from eemu_ext.engines.native.build import compiler
 
 ELF = os.path.join(os.path.dirname(__file__), "cprog", "int_prog.elf")
-pytestmark = pytest.mark.skipif(compiler() is None, reason="no host C compiler: no native engine here")
-
-
-@pytest.fixture
-def engine(monkeypatch):
-    """This module is about the native engine alone."""
-    monkeypatch.setenv("EEMU_ENGINE", "native")
-    monkeypatch.setenv("EEMU_COMPILE_AFTER", "0")
-    return "native"
+# the native engine alone: conftest's engine fixture, given only "native"
+pytestmark = [pytest.mark.skipif(compiler() is None, reason="no host C compiler: no native engine here"),
+              pytest.mark.parametrize("engine", ["native"], indirect=True)]
 
 
 @pytest.fixture
