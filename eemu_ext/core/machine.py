@@ -523,17 +523,19 @@ class Machine(MemoryAccess):
                 self.native.flush_coverage()
 
     def hooks_changed(self, addr: int) -> None:
-        """A hook went in or out at addr: the engines translate that code afresh."""
+        """A hook went in or out at addr: the Python engine translates that code afresh, the
+        native engine indexes its blocks afresh (its code is unchanged)."""
         self._code_changed(addr, addr + 4)
         if self.native is not None:
             self.native.invalidate_hooks()
 
     def _code_changed(self, lo: int, hi: int) -> None:
-        """Memory on [lo, hi) changed: the engines forget the code they translated from it."""
+        """Memory on [lo, hi) changed: the engines forget the code they translated from it (the
+        native engine keeps a program whose code bytes the write left as they were)."""
         nat, py = self.native, self.python
         page = (lo & 0x1FFFFFFF) >> 12
         if nat is not None and nat.covers(lo, hi):
-            nat.invalidate_code()
+            nat.code_written(lo, hi)
         elif (page == ((hi - 1) & 0x1FFFFFFF) >> 12 and page not in py.code_pages
               and page not in self.hooks.pages):
             return                          # the common case: a write to data

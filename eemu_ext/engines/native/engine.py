@@ -14,6 +14,7 @@ back when it ends (a few microseconds, at hand-overs only).
 from __future__ import annotations
 
 import array
+import bisect
 import ctypes
 import hashlib
 import json
@@ -105,10 +106,14 @@ STOP_DONE, STOP_LEFT, STOP_CHECK, STOP_ROOM = range(4)      # runtime.h EE_STOP_
 class Program:
     """One compiled translation of a machine's code: the library and its block table."""
 
-    def __init__(self, lib, lo: int, nwords: int, key: str):
+    def __init__(self, lib, lo: int, nwords: int, key: str, code=None):
         self.lib = lib
         self.lo, self.nwords = lo, nwords
         self.key = key
+        # [(address, bytes)]: the code under the blocks as it was translated (sorted, disjoint),
+        # or None where the program depends on more than these bytes (same_code)
+        self.code = code
+        self._code_starts = [a for a, _ in code] if code is not None else []
         lib.ee_run.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_uint32, ctypes.c_uint32, ctypes.c_int]
         lib.ee_run.restype = ctypes.c_int
         lib.ee_size.restype = ctypes.c_uint32
@@ -129,6 +134,27 @@ class Program:
         self.taken = list(arr.in_dll(lib, "ee_block_taken"))[:n]     # coverage (runtime.h)
         self.index = {a: i for i, a in enumerate(self.starts)}
         self.span = (min(self.starts), max(self.ends)) if n else (0, 0)     # [lo, hi) of all blocks
+        self.longest = max((e - a for a, e in zip(self.starts, self.ends)), default=0)
+        # the block index without hooks (NativeEngine._reindex starts from a copy of it)
+        free = np.full(max(nwords, 1), -1, dtype=np.int32)
+        if n:
+            free[(np.array(self.starts, dtype=np.int64) - lo) >> 2] = np.arange(n, dtype=np.int32)
+        self.free_index = free.tobytes()
+
+    def same_code(self, mem, lo: int, hi: int) -> bool:
+        """Whether the bytes now in memory on [lo, hi) are, wherever a block lies, the ones the
+        program was translated from (False when the program does not know them)."""
+        code = self.code
+        if code is None:
+            return False
+        k = max(bisect.bisect_right(self._code_starts, lo) - 1, 0)
+        for a, data in code[k:]:
+            if a >= hi:
+                break
+            x, y = max(a, lo), min(a + len(data), hi)
+            if x < y and mem.read(x, y - x) != data[x - a:y - a]:
+                return False
+        return True
 
 
 _PROGRAMS: Dict[str, Program] = {}
@@ -299,7 +325,14 @@ def translate_program(m, roots: List[int], build_it: bool = True) -> Optional[Pr
     if m.image is None and spans:
         # without an image the code range is all of RAM: index only the span the walk found
         lo, hi = spans[0][0], spans[-1][1]
-    prog = Program(lib, lo, (hi - lo + 3) // 4, key)
+    # DECISION: a program made from an image keeps the bytes at its spans, which (with the image,
+    # the roots and the translator) are all its key and its walk's reuse depend on: a write over
+    # its blocks that leaves them as they were (a restore of a page the code shares with data, a
+    # hook going in or out) keeps the program (NativeEngine.code_written). A program of code
+    # without an image depends on bytes past its spans too (the walk's `read`): any write over
+    # its blocks translates afresh, as before.
+    code = [(a, m.read(a, b - a)) for a, b in spans] if m.image is not None else None
+    prog = Program(lib, lo, (hi - lo + 3) // 4, key, code)
     if len(_PROGRAMS) > 64:
         _PROGRAMS.clear()
     _PROGRAMS[key] = prog
@@ -364,6 +397,14 @@ class NativeEngine:
         self._log.attach(self.st)
 
     # -- translation and the block index ------------------------------------------------------
+    def code_written(self, lo: int, hi: int) -> None:
+        """Memory on [lo, hi), over a translated block, was written (or a hook went in or out
+        there): the program is stale unless the bytes under its blocks are still the ones it was
+        translated from (translate_program would give the same program)."""
+        prog = self.prog
+        if self._code_stale or prog is None or not prog.same_code(self.m.mem, lo, hi):
+            self.invalidate_code()
+
     def invalidate_code(self):
         self._code_stale = True
         self._unready = False
@@ -408,7 +449,6 @@ class NativeEngine:
         prog = self.prog
         if prog is None or hi <= prog.span[0] or lo >= prog.span[1]:
             return False
-        import bisect
         i = bisect.bisect_right(prog.starts, (hi - 1) & 0xFFFFFFFF) - 1
         # blocks are sorted by start; any block starting before hi and ending after lo overlaps
         while i >= 0:
@@ -468,19 +508,20 @@ class NativeEngine:
         """bidx: block number per code word, -1 where no native block starts, -2 on a hook, -3 on
         a tap hook and -4 on a bump hook (both run in C; under lockstep in Python, as hooks). A block
         with a hooked address inside it is left to the Python engine (whose blocks stop there)."""
-        import bisect
         prog, bidx = self.prog, self.bidx
-        ctypes.memset(bidx, 0xFF, ctypes.sizeof(bidx))
+        ctypes.memmove(bidx, prog.free_index, len(prog.free_index))
         hooks = sorted(self.m.hooks.at)
         taps = () if self.lockstep else self.m.hooks.taps
         bumps = {} if self.lockstep else self.m.hooks.bumps
-        for i, (a, e) in enumerate(zip(prog.starts, prog.ends)):
-            k = bisect.bisect_right(hooks, a)
-            if k < len(hooks) and hooks[k] < e:
-                continue
-            bidx[(a - prog.lo) >> 2] = i
+        starts, ends, lo, longest = prog.starts, prog.ends, prog.lo, prog.longest
+        for h in hooks:                 # the blocks with start < h < end: no start below h - longest
+            i = bisect.bisect_left(starts, h) - 1
+            while i >= 0 and starts[i] > h - longest:
+                if ends[i] > h:
+                    bidx[(starts[i] - lo) >> 2] = -1
+                i -= 1
         for h in hooks:
-            j = (h - prog.lo) >> 2
+            j = (h - lo) >> 2
             if 0 <= j < prog.nwords and not h & 3:
                 bidx[j] = -3 if h in taps else -4 if h in bumps else -2
         pairs = [x for a, rule in bumps.items() for x in (a, BUMP_RULE[rule])]

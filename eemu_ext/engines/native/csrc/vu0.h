@@ -54,8 +54,7 @@ static inline uint32_t vu_lane_flags(uint64_t r, int c, uint32_t *mac)
     } else if (!(v & 0x7F800000U)) {
         *mac |= 1U << (3 - c);
     }
-    if (v & 0x80000000U)
-        *mac |= 1U << (7 - c);
+    *mac |= (v >> 31) << (7 - c);           /* S, without a branch on the sign */
     return v;
 }
 
