@@ -310,6 +310,14 @@ class Corpus:
     def member_bytes(self, name) -> bytes:
         return inflate_member(self.arc, self.member(name))
 
+    def parsed_state(self):
+        """What the corpus holds parsed (inflated members, parsed chunks), for restore_parsed."""
+        return OrderedDict(self._files), OrderedDict(self._anime)
+
+    def restore_parsed(self, state):
+        """Put back what parsed_state returned: two runs of a chunk start from the same state."""
+        self._files, self._anime = (OrderedDict(x) for x in state)
+
     def file(self, name) -> CcsfFile:
         f = self._files.get(name)
         if f is None:
