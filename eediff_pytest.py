@@ -117,7 +117,12 @@ def pytest_terminal_summary(terminalreporter, config):
     budget = os.environ.get(SUITE_BUDGET_ENV)
     if budget and "t" in _STARTED and not os.environ.get("PYTEST_XDIST_WORKER"):
         import time
-        terminalreporter.write_line(budget_line(time.monotonic() - _STARTED["t"], float(budget)))
+        try:
+            minutes = float(budget)
+        except ValueError:
+            terminalreporter.write_line(f"{SUITE_BUDGET_ENV}={budget!r} is not a number of minutes: no budget line")
+        else:
+            terminalreporter.write_line(budget_line(time.monotonic() - _STARTED["t"], minutes))
     failed = len(terminalreporter.stats.get("failed", ()))
     limit = config.getoption("maxfail")
     if limit and failed >= limit and "--maxfail" not in " ".join(config.invocation_params.args):

@@ -30,3 +30,8 @@ def test_the_summary_carries_the_budget_line_only_when_the_makefile_sets_the_bud
     assert "within its budget of 28 minutes" in run_pytest(tmp_path, "28")
     assert "OVER its budget" in run_pytest(tmp_path, "0.00001")
     assert "budget" not in run_pytest(tmp_path, None)
+
+
+def test_a_budget_that_is_not_a_number_is_named_and_the_run_keeps_its_result(tmp_path):
+    out = run_pytest(tmp_path, "half\x1b[2J")
+    assert "EEDIFF_SUITE_BUDGET='half\\x1b[2J' is not a number of minutes" in out and "1 passed" in out
