@@ -21,9 +21,10 @@ from .ccsf import CcsfFile
 from .databin import (SECTOR, ArchiveBytes, Member, inflate_member, parse_gzip_header, refuse_non_regular,
                       scan_members)
 from .errors import CorpusError
+from .objects import Scene, scene as scene_of
 from .tables import ElfImage, read_tables
 
-INDEX_VERSION = 6
+INDEX_VERSION = 7
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -59,6 +60,13 @@ class AnimeChunk:
     def ext(self) -> Dict[int, int]:
         ext = self.corpus._ext.get(self.member)
         return ext if ext is not None else self.file.ext
+
+    @property
+    def scene(self) -> Scene:
+        """The member's scene (corpus/objects.py), kept in the index: no inflate. A member whose
+        setup section the index could not read as a scene is read again here, which raises the
+        same CorpusError naming the member and offset."""
+        return self.corpus.scene(self.member)
 
     def resolve(self, obj):
         return self.file.resolve(obj)
@@ -97,6 +105,8 @@ class Corpus:
         self._blob = None
         self._ext = {}
         self._names = {}
+        self._scenes = {}           # member -> the scene's JSON form as the index keeps it
+        self._scene_parsed = {}     # member -> Scene, parsed from it on first use
         self._side_stem = None
         idx = self._load_index(use_cache)
         fields = Member.__dataclass_fields__
@@ -113,6 +123,8 @@ class Corpus:
                 self._ext[m["name"]] = {o: t for o, t in m["ext"]}
             if "names" in m:
                 self._names[m["name"]] = {o: n for o, n in m["names"]}
+            if m.get("scene") is not None:
+                self._scenes[m["name"]] = m["scene"]
             for cid, name, off, length, obj, *at in m.get("chunks", ()):
                 self._chunks[cid] = AnimeChunk(self, cid, m["name"], name, off, length, obj,
                                                at[0] if at and self._blob is not None else None)
@@ -270,9 +282,17 @@ class Corpus:
                     blob += f.data[off:off + length]
                 # DECISION: the object names go into the index with the chunks, so a
                 # worker names a chunk's objects without inflating its member (3% of a nightly)
+                # DECISION: the member's scene (the objects and world checks' setup section) goes
+                # into the index too, so those checks do not inflate the member again for it; a
+                # setup section that is no scene is not a bad member (every other check reads the
+                # member): its scene is left out, and reading it raises the error where it is used
+                try:
+                    sc = scene_of(f).to_json()
+                except CorpusError:
+                    sc = None
                 entry = dict(vars(m), version=f.version, chunks=chunks,
                              ext=sorted([o, t] for o, t in f.ext.items()),
-                             names=sorted([o, n] for o, n in names.items()))
+                             names=sorted([o, n] for o, n in names.items()), scene=sc)
                 self._files[m.name] = f
             except CorpusError as e:
                 bad.append({"member": m.name or f"#{m.index}", "offset": m.offset,
@@ -328,6 +348,16 @@ class Corpus:
         else:
             self._files.move_to_end(name)
         return f
+
+    def scene(self, name) -> Scene:
+        """A member's scene: from the index when it keeps one, else read from the member."""
+        sc = self._scene_parsed.get(name)
+        if sc is None:
+            kept = self._scenes.get(name)
+            sc = (Scene.from_json(kept, where=f"{self.label}: index: {name}: scene") if kept is not None
+                  else scene_of(self.file(name)))
+            self._scene_parsed[name] = sc
+        return sc
 
     def __len__(self):
         return len(self._chunks)

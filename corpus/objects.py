@@ -59,28 +59,30 @@ class Scene:
         """The inverse of to_json; a malformed field is a ValueError naming it."""
         def pairs(name):
             v = d.get(name, [])
-            if not isinstance(v, list) or not all(
-                    isinstance(p, list) and len(p) == 2 and all(_u32(x) for x in p) for p in v):
+            if not (isinstance(v, list) and all(type(p) is list and len(p) == 2 for p in v)
+                    and _all_u32([x for p in v for x in p])):
                 raise ValueError(f"{where}: {name} is not a list of [u32, u32] pairs")
-            return {a: b for a, b in v}
+            return dict(v)
 
         def lists(name):
             v = d.get(name, [])
-            if not isinstance(v, list) or not all(
-                    isinstance(p, list) and len(p) == 2 and _u32(p[0]) and isinstance(p[1], list)
-                    and all(_u32(x) for x in p[1]) for p in v):
+            if not (isinstance(v, list) and all(type(p) is list and len(p) == 2 and type(p[1]) is list for p in v)
+                    and _all_u32([p[0] for p in v]) and _all_u32([x for p in v for x in p[1]])):
                 raise ValueError(f"{where}: {name} is not a list of [u32, [u32, ...]] pairs")
             return [(a, tuple(b)) for a, b in v]
 
         effs = d.get("effs", [])
-        if not isinstance(effs, list) or not all(_u32(x) for x in effs):
+        if not isinstance(effs, list) or not _all_u32(effs):
             raise ValueError(f"{where}: effs is not a list of u32")
         return cls(pairs("kinds"), pairs("parents"), pairs("obj_models"), pairs("ext"), lists("clumps"),
                    pairs("mtypes"), dict(lists("model_nodes")), tuple(effs))
 
 
-def _u32(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 0xFFFFFFFF
+def _all_u32(xs: list) -> bool:
+    """Whether every item is a u32 (an int, not a bool), in one pass of each kind: the scene of
+    every chunk is read back from its JSON form (the corpus index, the model protocol)."""
+    return all(type(x) is int or (isinstance(x, int) and not isinstance(x, bool)) for x in xs) and \
+        (not xs or (min(xs) >= 0 and max(xs) <= 0xFFFFFFFF))
 
 
 def scene(f) -> Scene:

@@ -32,10 +32,19 @@ def applies(case):
 
 
 def scene_of_case(ch) -> CorpusScene:
-    """The member's scene. DECISION: a synthetic case with no member file has an empty scene: every
+    """The member's scene: the corpus index's (or the task's) when the chunk carries one, else read
+    from the member file. DECISION: a synthetic case with no member file has an empty scene: every
     entry names no chunk, which SetAnm leaves without an object (flags 0)."""
+    if kept_scene(ch):
+        return ch.scene
     f = member_file(ch)
     return scene_of(f) if f is not None else CorpusScene()
+
+
+def kept_scene(ch) -> bool:
+    """Whether the chunk carries its member's scene (a corpus chunk, a task's chunk), so that
+    neither the scene nor the test for a member inflates the member."""
+    return isinstance(getattr(type(ch), "scene", None), property)
 
 
 def member_file(ch):
@@ -70,7 +79,7 @@ def build(case, anm_matrix=ANM_MATRIX):
     sc = scene_of_case(ch)
     ob = drv.Objects(game)
     # the member's names as the corpus index keeps them (the member's index chunk is not parsed)
-    names = ch.names if member_file(ch) is not None else {}
+    names = ch.names if kept_scene(ch) or member_file(ch) is not None else {}
     got_index = ob.make_anime_index(ch.data, driver_scene(sc, names, anim.anime))
     want_index = ref.make_anime_index(anim.anime, sc)
     got_table = ob.set_anm(anm_matrix=anm_matrix, anm_tp=ANM_TP)

@@ -9,7 +9,7 @@ import pytest
 from corpus import CorpusError, open_corpus
 from corpus.databin import ArchiveBytes, inflate_member, scan_members
 
-from .ccsf_build import archive, ccsf, gz_member
+from .ccsf_build import archive, ccsf, chunk, gz_member, u32
 from .elf_build import tables_elf
 
 
@@ -172,3 +172,38 @@ def test_a_chunks_object_names_come_from_the_index_without_inflating_its_member(
     c = open_corpus(data=p)
     monkeypatch.setattr(arc_mod, "inflate_member", lambda *a: pytest.fail("a member was inflated"))
     assert c.chunk("m.cmp::ANM_a").names == want
+
+
+def test_a_members_scene_comes_from_the_index_without_inflating_its_member(tmp_path, monkeypatch):
+    """The cached index keeps each member's scene (corpus/objects.py: kinds, parents, clumps, models)
+    beside its chunks: the objects and world checks read it with no member inflated, and it is the
+    scene the member's setup section gives."""
+    from corpus import archive as arc_mod
+    from corpus.anime import build_anime
+    from corpus.objects import scene
+
+    from .test_scene import NAMES, setup_chunks
+    monkeypatch.setenv("EEDIFF_CACHE", str(tmp_path / "cache"))
+    names = NAMES + ["ANM_a"]
+    a, _ = archive([("m.cmp", ccsf(names, [*setup_chunks(), build_anime(object=len(names), frames=1)]))])
+    p = write(tmp_path, "D.BIN", a)
+    want = scene(open_corpus(data=p).file("m.cmp"))
+    assert want.clumps and want.parents and want.model_nodes
+    c = open_corpus(data=p)
+    monkeypatch.setattr(arc_mod, "inflate_member", lambda *a: pytest.fail("a member was inflated"))
+    assert c.chunk("m.cmp::ANM_a").scene == want
+
+
+def test_a_setup_section_that_is_no_scene_keeps_the_members_chunks_and_is_named_where_read(tmp_path):
+    """A short Obj chunk (formats.md §3.4) is no scene: the member is not a bad member (every other
+    check reads its chunks); reading its scene raises the CorpusError naming member and kind."""
+    from corpus.anime import build_anime
+
+    from .test_scene import NAMES
+    names = NAMES + ["ANM_a"]
+    a, _ = archive([("m.cmp", ccsf(names, [chunk(0x100, u32(3)), build_anime(object=len(names), frames=1)]))])
+    c = open_corpus(data=write(tmp_path, "D.BIN", a), use_cache=False)
+    assert c.chunk_ids() == ["m.cmp::ANM_a"] and c.bad == []
+    with pytest.raises(CorpusError) as e:
+        c.chunk("m.cmp::ANM_a").scene
+    assert e.value.kind == 0x100 and "m.cmp" in str(e.value) and "Obj of 1 words" in str(e.value)

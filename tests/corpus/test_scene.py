@@ -17,12 +17,15 @@ def clump(obj, nodes):
     return chunk(0x900, u32(obj) + struct.pack("<HH", len(nodes), 0) + u32(*nodes))
 
 
+def setup_chunks():
+    return [bone_model(1, [(1, 2, 3)]), rigid_model(2, 0, [(1, 1, 1)]),
+            chunk(0x100, u32(3, 0, 1, 0)), chunk(0x100, u32(4, 3, 2, 0)),
+            chunk(0xA00, u32(5, 3, 4)),                  # OBJ_leg1: an ExtObj copy of leg0 under the body
+            clump(6, [3, 4]), chunk(0xE00, u32(7, 6)), clump(8, [5])]
+
+
 def member():
-    setup = [bone_model(1, [(1, 2, 3)]), rigid_model(2, 0, [(1, 1, 1)]),
-             chunk(0x100, u32(3, 0, 1, 0)), chunk(0x100, u32(4, 3, 2, 0)),
-             chunk(0xA00, u32(5, 3, 4)),                  # OBJ_leg1: an ExtObj copy of leg0 under the body
-             clump(6, [3, 4]), chunk(0xE00, u32(7, 6)), clump(8, [5])]
-    return CcsfFile(ccsf(NAMES, setup, version=0x96), "m.cmp")
+    return CcsfFile(ccsf(NAMES, setup_chunks(), version=0x96), "m.cmp")
 
 
 def test_obj_extobj_and_eff_chunks_give_their_own_parent_field():

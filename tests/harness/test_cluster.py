@@ -13,6 +13,7 @@ import signal
 import distributed   # the extra '.[cluster]', in make test's venv
 import pytest
 
+from corpus.errors import CorpusError
 from harness.runners.bulk import command as bulk, cluster, shard
 from harness.runners.bulk.merge import merge_runs
 from harness.options import DEFAULT_DATA, Options
@@ -200,16 +201,39 @@ def test_a_worker_reads_no_file_of_the_client(tmp_path):
     assert strip(res) == strip(far_here)
 
 
-def test_a_chunk_without_morphs_carries_its_member_for_the_objects_and_world_checks(tmp_path):
+def test_a_chunk_without_morphs_carries_its_members_scene_for_the_objects_and_world_checks(tmp_path):
     """The objects and world checks read the member's setup section: a worker without the file
-    gets its bytes with every chunk of a run that selects them, and none with a run that does not."""
+    gets the member's scene (as the corpus index keeps it) with every chunk of a run that selects
+    them, and neither the scene nor the member's bytes with a run that does not."""
     o = opts(tmp_path / "x")
     corpus = o.open_corpus()
     cid = next(c for c in corpus.chunk_ids() if not corpus.chunk(c).anime.morphs)
     for only in (None, ["objects"], ["world"]):
-        assert cluster.ship(corpus, cid, only).file.data == corpus.chunk(cid).file.data
+        shipped = cluster.ship(corpus, cid, only)
+        assert shipped.scene == corpus.chunk(cid).scene and shipped._member_z is None
+    shipped = cluster.ship(corpus, cid, ["controllers"])
     with pytest.raises(Exception, match="CCSF bytes were not sent"):
-        cluster.ship(corpus, cid, ["controllers"]).file
+        shipped.scene
+    with pytest.raises(Exception, match="CCSF bytes were not sent"):
+        shipped.file
+
+
+def test_a_chunk_whose_scene_the_index_could_not_read_carries_its_member_to_fail_on_the_worker(tmp_path):
+    """A setup section that is no scene fails the objects check on the worker, with the same
+    CorpusError as in a run without a cluster: the task carries the member's bytes instead."""
+    o = opts(tmp_path / "x")
+    corpus = o.open_corpus()
+    ch = corpus.chunk(next(c for c in corpus.chunk_ids() if not corpus.chunk(c).anime.morphs))
+
+    class NoScene:
+        id, member, name, data, names, ext, file = ch.id, ch.member, ch.name, ch.data, ch.names, ch.ext, ch.file
+
+        @property
+        def scene(self):
+            raise CorpusError("Obj of 1 words (want 4)", member=ch.member)
+
+    shipped = cluster.ShippedChunk(NoScene(), False, True)
+    assert shipped.file.data == ch.file.data and shipped.scene == ch.scene
 
 
 def test_when_the_scheduler_gives_up_on_a_chunk_the_run_stops_resumable_and_resume_finishes_it(

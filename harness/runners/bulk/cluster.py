@@ -17,6 +17,7 @@ import hashlib
 import os
 import zlib
 
+from corpus.errors import CorpusError
 from harness import HarnessError
 from harness.runners.bulk.tasks import LostWorkers, Workers
 
@@ -120,16 +121,29 @@ def start_early(opts):
 
 
 class ShippedChunk:
-    """A corpus chunk as a task carries it: id, bytes, names and ext (interfaces.md §2), and the
-    member's CCSF bytes (zlib) when a check reads the file (the morph check's models, the objects
-    and world checks' scene)."""
+    """A corpus chunk as a task carries it: id, bytes, names and ext (interfaces.md §2), the
+    member's scene when the objects or world check reads it, and the member's CCSF bytes (zlib)
+    when a check reads the file (the morph check's models; the scene when the index keeps none)."""
 
-    def __init__(self, ch, with_file):
+    def __init__(self, ch, with_file, with_scene=False):
         self.id, self.member, self.name = ch.id, getattr(ch, "member", None), getattr(ch, "name", None)
         self.data = bytes(ch.data)
         self.names, self.ext = dict(ch.names), dict(ch.ext)
+        self._scene = None
+        if with_scene:
+            try:
+                self._scene = ch.scene
+            except CorpusError:         # read on the worker, where the check records the error
+                with_file = True
         self._member_z = zlib.compress(bytes(ch.file.data), 1) if with_file else None
         self._file = None
+
+    @property
+    def scene(self):
+        if self._scene is None:
+            from corpus.objects import scene
+            self._scene = scene(self.file)
+        return self._scene
 
     @property
     def file(self):
@@ -148,8 +162,9 @@ class ShippedChunk:
 
 
 # DECISION: the objects and world checks build the anm's scene from the member's setup section
-# (anim-objects.md §3.6), and apply to nearly every chunk: the member's bytes travel with every
-# chunk of a run that selects them.
+# (anim-objects.md §3.6), and apply to nearly every chunk: the member's scene (from the corpus
+# index) travels with every chunk of a run that selects them; the member's bytes only when the
+# index keeps no scene for it.
 FILE_CHECKS = {"objects", "world"}
 
 
@@ -169,7 +184,7 @@ def ship(corpus, cid, only):
         ch = corpus.chunk(cid)
         morphs = "morph" in selection.kinds_by_chunk(corpus).get(cid, ())
         scene = not only or bool(set(only) & FILE_CHECKS)
-        return ShippedChunk(ch, (morphs and (not only or "morph" in only)) or scene)
+        return ShippedChunk(ch, morphs and (not only or "morph" in only), scene)
     except Exception as exc:
         return exc
 
