@@ -28,6 +28,9 @@ def test_the_profile_holds_every_instruction_and_chunk_of_the_run_once(tmp_path,
     mach = prof["machine"]
     assert sum(r["instructions"] for r in mach.values()) == summary["machine_steps"] > 0
     assert {"ConvLCNum2ALCNum", "InitAnmCtrlWork", "SetAnmCtrlWork", "_AnimateForward"} <= set(mach)
+    # the anm-object driver's functions, whose symbols it adds after the Game is made, by name too
+    assert {"MakeAnimeIndex", "SetAnm", "ccAnm::Draw", "DeleteAnmIndex"} <= set(mach)
+    assert not [name for name in mach if name.startswith("0x")], sorted(mach)
     for name, r in mach.items():
         assert r["calls"] > 0 and 0 <= r["c_seconds"] <= r["seconds"], (name, r)
     calls = prof["calls"]

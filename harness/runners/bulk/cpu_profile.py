@@ -90,9 +90,17 @@ def _patch(owner, name, new):
 
 
 def _machine_names(m) -> Dict[int, str]:
-    """Entry address -> the game function's short name, from the Game that owns machine m."""
-    names = getattr(m, "_profile_names", None)
-    return names if names is not None else {}
+    """Entry address -> the game function's short name, from the Game that owns machine m. The
+    names follow the Game's symbols as they grow (the anm-object driver adds MakeAnimeIndex,
+    SetAnm, Draw and DeleteAnmIndex to them after the Game is made)."""
+    game = getattr(m, "_profile_game", None)
+    if game is None:
+        return {}
+    names, size = getattr(m, "_profile_names", None), (len(game.sym), len(game.short))
+    if names is None or m._profile_size != size:
+        names = m._profile_names = {addr: game.short.get(name, name) for name, addr in game.sym.items()}
+        m._profile_size = size
+    return names
 
 
 def _machine_call(fn):
@@ -160,7 +168,7 @@ def install(worker) -> None:
     @functools.wraps(init)
     def game_init(self, *a, **k):
         init(self, *a, **k)
-        self.m._profile_names = {addr: game_mod.SHORT.get(name, name) for name, addr in self.sym.items()}
+        self.m._profile_game, self.m._profile_names = self, None
         if self.m.native is not None:
             self.m.native.timing = True
     _patch(game_mod.Game, "__init__", game_init)
