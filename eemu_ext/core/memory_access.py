@@ -67,6 +67,31 @@ class MemoryAccess:
             if check:
                 self._code_changed(p << PAGE_SHIFT, (p + 1) << PAGE_SHIFT)
 
+    def read_u16s(self, addrs) -> list:
+        """[read_u16(a) for a in addrs] in one call: kuseg RAM read in place, any other address
+        as read_u16 reads it (a fault names the address)."""
+        ram = self.mem.ram
+        end = len(ram) - 1
+        return [ram[a] | ram[a + 1] << 8 if 0 <= a < end else self.read_u16(a) for a in addrs]
+
+    def zero_u32s(self, addrs) -> None:
+        """write_u32(a, 0) at every address of addrs, in one call: one page mark and one code
+        check per page touched rather than per word (as and_u8)."""
+        mem = self.mem
+        ram, end, pages, zero = mem.ram, len(mem.ram) - 3, set(), bytes(4)
+        for a in addrs:
+            if 0 <= a < end:
+                ram[a:a + 4] = zero
+                pages.add(a >> PAGE_SHIFT)
+                pages.add((a + 3) >> PAGE_SHIFT)
+            else:                                     # not kuseg RAM: the plain path
+                self.write_u32(a, 0)
+        check = self.python.code_pages or self.native is not None
+        for p in pages:                               # (code on a touched page: the whole page afresh)
+            mem.dirty[p] = 1
+            if check:
+                self._code_changed(p << PAGE_SHIFT, (p + 1) << PAGE_SHIFT)
+
     def write_u8(self, a, v):
         self.write(a, (v & 0xFF).to_bytes(1, "little"))
 

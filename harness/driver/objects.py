@@ -606,8 +606,10 @@ class Objects:
         controller on a ccObj). DECISION: read once, before the InitAnmCtrlWork calls (one batch,
         ANM +0x104 gathered after each), and again after them: the calls make works and leave
         the entries and controllers alone (HarnessError if not)."""
-        m, ctrls, identity = self.g.m, self.anm_index.ctrls, self.identity
-        return [(ctrl, bool(ctrl) and m.read_u16(ctrl) == mm.KIND_OBJECT and identity(obj)[0] in ("node", "made"))
+        ctrls, identity = self.anm_index.ctrls, self.identity
+        kinds = self.g.m.read_u16s([ctrl for ctrl in ctrls if ctrl])
+        k = iter(kinds)
+        return [(ctrl, bool(ctrl) and next(k) == mm.KIND_OBJECT and identity(obj)[0] in ("node", "made"))
                 for ctrl, obj in zip(ctrls, self._held(arr, len(ctrls)))]
 
     def forward(self, dt):

@@ -5,7 +5,10 @@ only sound if restore brings back every byte, under both engines, whichever stor
 """
 from __future__ import annotations
 
+import pytest
+
 from eemu_ext import Machine
+from eemu_ext.errors import MemoryFault
 from eemu_ext.core.machine import SENTINEL, STACK_TOP, sx32
 from eemu_ext.core.testing import CODE_BASE, program, put_words
 
@@ -144,3 +147,26 @@ def test_and_u8_clears_bits_as_byte_writes_do_and_restore_undoes_it():
     assert [m.read_u8(a) for a in addrs] == [0xFE] * 3 and m.read_u8(0x00601001) == 0
     assert m.restore(s) == 2
     assert [m.read_u8(a) for a in addrs] == [0xFF] * 3 and m.differences(s) == []
+
+
+def test_zero_u32s_writes_as_word_writes_do_and_restore_undoes_it():
+    # a word across a page boundary and words on two pages written before the snapshot: every page
+    # touched is marked, or restore would leave the zeros
+    m = _machine()
+    addrs = [0x00600FFE, 0x00601040, 0x00602000]
+    for a in addrs:
+        m.write_u32(a, 0xFFFFFFFF)
+    s = m.snapshot()
+    m.zero_u32s(addrs)
+    assert [m.read_u32(a) for a in addrs] == [0] * 3 and m.read_u8(0x00601044) == 0
+    assert m.restore(s) == 3
+    assert [m.read_u32(a) for a in addrs] == [0xFFFFFFFF] * 3 and m.differences(s) == []
+
+
+def test_read_u16s_reads_as_read_u16_does_and_names_an_unmapped_address():
+    m = _machine()
+    m.write(0x00600FFF, b"\x34\x12\x78\x56")
+    addrs = [0x00600FFF, 0x00601001, 0x20601001, 0x00700000]
+    assert m.read_u16s(addrs) == [m.read_u16(a) for a in addrs] == [0x1234, 0x5678, 0x5678, 0]
+    with pytest.raises(MemoryFault, match="0x10000000"):
+        m.read_u16s([0x00600FFF, 0x10000000])
