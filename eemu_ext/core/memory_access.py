@@ -78,14 +78,15 @@ class MemoryAccess:
         """write_u32(a, 0) at every address of addrs, in one call: one page mark and one code
         check per page touched rather than per word (as and_u8)."""
         mem = self.mem
-        ram, end, pages, zero = mem.ram, len(mem.ram) - 3, set(), bytes(4)
-        for a in addrs:
-            if 0 <= a < end:
-                ram[a:a + 4] = zero
-                pages.add(a >> PAGE_SHIFT)
-                pages.add((a + 3) >> PAGE_SHIFT)
-            else:                                     # not kuseg RAM: the plain path
-                self.write_u32(a, 0)
+        ram, end, zero = mem.ram, len(mem.ram) - 3, bytes(4)
+        inram = [a for a in addrs if 0 <= a < end]
+        for a in inram:
+            ram[a:a + 4] = zero
+        if len(inram) < len(addrs):                   # not kuseg RAM: the plain path
+            for a in addrs:
+                if not 0 <= a < end:
+                    self.write_u32(a, 0)
+        pages = {a >> PAGE_SHIFT for a in inram} | {(a + 3) >> PAGE_SHIFT for a in inram}
         check = self.python.code_pages or self.native is not None
         for p in pages:                               # (code on a touched page: the whole page afresh)
             mem.dirty[p] = 1
