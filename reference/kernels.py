@@ -103,6 +103,8 @@ class Kernels:
         lib.ref_rot_matrix.restype = None
         lib.ref_mul_matrices.argtypes = [_int, _i64, _vp, _vp, _vp]
         lib.ref_mul_matrices.restype = _int
+        lib.ref_world_series.argtypes = [_int, _i64, _i64, _vp, _vp, _vp, _vp]
+        lib.ref_world_series.restype = _int
         self._rad = (ctypes.c_uint32 * 3)()
         self._rot16 = (ctypes.c_uint32 * 16)()
 
@@ -255,6 +257,30 @@ class Kernels:
         out = np.empty(P.shape, dtype=np.uint32)
         if self.lib.ref_mul_matrices(MODEL_CODE[model], P.shape[0], _ptr(P), _ptr(L), _ptr(out)):
             raise ValueError(f"kernel ref_mul_matrices refused model {model!r}")
+        return out
+
+    def world_series(self, model: str, anm, parents, locals_) -> np.ndarray:
+        """World matrices down parent chains, n rows at once: anm (n, 16) words; per object, in an
+        order that lists a parent before its children, its parent (0: the anm, 1 + k: the k-th
+        object, -1: none, the world is the local) and its local words ((n, 16), or (16,) for every
+        row). (1 + objects, n, 16) uint32: block 0 the anm's, block 1 + k the k-th object's, each
+        row sceVu0MulMatrix(parent's row, local's row) as mul_matrices."""
+        anm = _u32(anm).reshape(-1, 16)
+        n, m = anm.shape[0], len(locals_)
+        if len(parents) != m:
+            raise ValueError(f"world_series takes a parent per local, not {len(parents)} for {m}")
+        out = np.empty((m + 1, n, 16), dtype=np.uint32)
+        out[0] = anm
+        keep = [_u32(x) for x in locals_]
+        stride = np.array([0 if x.size == 16 else 16 for x in keep], dtype=np.int64)
+        for x, s in zip(keep, stride.tolist()):
+            if x.size != (16 * n if s else 16):
+                raise ValueError(f"world_series takes (n, 16) or (16,) local words, not {x.shape} for n = {n}")
+        up = np.array(parents, dtype=np.int64).reshape(m)
+        address = np.array([_ptr(x) for x in keep], dtype=np.uint64).reshape(m)
+        rc = self.lib.ref_world_series(MODEL_CODE[model], n, m, _ptr(up), _ptr(address), _ptr(stride), _ptr(out))
+        if rc:
+            raise ValueError(f"kernel ref_world_series refused model {model!r} or a parent after its child")
         return out
 
     def rot_matrices(self, model: str, rad) -> np.ndarray:

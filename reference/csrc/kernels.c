@@ -320,6 +320,33 @@ int ref_mul_matrices(int model, int64_t n, const u32 *P, const u32 *L, u32 *out)
     return 0;
 }
 
+/* ccAnm::Draw's world matrices down the parent chains (objects.world_series), n rows each, in one
+ * call. out holds nobj + 1 blocks of n rows of 16 words: block 0 is the anm's (filled by the
+ * caller), block 1 + o object o's. parent[o] is the block of o's parent, listed before o (0: the
+ * anm), or -1 for an object hung on nothing, whose world is its local. local[o] is the address of
+ * o's local words, stride[o] 16 (a row per step) or 0 (one row for every step). Every row is
+ * composed on its own: out[1 + o][r] = out[parent[o]][r] ⊗ local[o][r], as ref_mul_matrices. */
+int ref_world_series(int model, int64_t n, int64_t nobj, const int64_t *parent, const uint64_t *local,
+                     const int64_t *stride, u32 *out) {
+    if (model != MODEL_HW && model != MODEL_TRUNC) return -1;
+    for (int64_t o = 0; o < nobj; o++) {
+        const u32 *L = (const u32 *)(uintptr_t)local[o];
+        u32 *W = out + 16 * n * (o + 1);
+        int64_t p = parent[o], s = stride[o];
+        if (p < 0) {
+            for (int64_t r = 0; r < n; r++)
+                for (int w = 0; w < 16; w++)
+                    W[16 * r + w] = L[s * r + w];
+        } else {
+            if (p > o) return -2;                       /* a parent after its child */
+            const u32 *P = out + 16 * n * p;
+            for (int64_t r = 0; r < n; r++)
+                mul_matrix(model, P + 16 * r, L + s * r, W + 16 * r);
+        }
+    }
+    return 0;
+}
+
 /* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
 static inline void cossin(int model, u32 a, u32 *s, u32 *c) {
     int neg = (a & SIGN) && ex(a) != 0;
