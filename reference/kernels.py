@@ -103,6 +103,11 @@ class Kernels:
         lib.ref_rot_matrix.restype = None
         lib.ref_mul_matrices.argtypes = [_int, _i64, _vp, _vp, _vp]
         lib.ref_mul_matrices.restype = _int
+        lib.ref_chain_bounds.argtypes = [_i64, _i64, _vp, _vp, _vp, _vp, _vp, _vp, _vp]
+        lib.ref_chain_bounds.restype = None
+        lib.ref_has_fma.argtypes = []
+        lib.ref_has_fma.restype = _int
+        self.has_fma = bool(lib.ref_has_fma())     # chain_bounds' products need the host's FMA
         lib.ref_world_series.argtypes = [_int, _i64, _i64, _vp, _vp, _vp, _vp]
         lib.ref_world_series.restype = _int
         self._rad = (ctypes.c_uint32 * 3)()
@@ -282,6 +287,35 @@ class Kernels:
         if rc:
             raise ValueError(f"kernel ref_world_series refused model {model!r} or a parent after its child")
         return out
+
+    def chain_bounds(self, n: int, parents, locals_, worlds, deltas, anm):
+        """harness/checks/world.py chain_bounds' carrying down the chains, for finite words on a
+        host with FMA: per object, parents first, its parent (-1: a root, -2: the anm, else an
+        earlier object), its (n, 16) local words (None: the identity), its reference world words
+        (None: |P|·|L|), its keyed δ (None: not keyed); anm the anm's 16 words. (|W|, ΔW): two
+        (objects, n, 4, 4) float64 arrays, math orientation."""
+        if not self.has_fma:
+            raise ValueError("chain_bounds needs a host with fused multiply-add")
+        k = len(parents)
+        keep = []
+
+        def address(words):
+            if words is None:
+                return 0
+            a = _u32(words, 16 * n)
+            keep.append(a)
+            return _ptr(a) if a.size else 0
+
+        up = np.array(parents, dtype=np.int64).reshape(k)
+        if np.any(up >= np.arange(k)):
+            raise ValueError("chain_bounds takes each parent before its children")
+        loc = np.array([address(x) for x in locals_], dtype=np.uint64).reshape(k)
+        wld = np.array([address(x) for x in worlds], dtype=np.uint64).reshape(k)
+        dlt = np.array([-1.0 if d is None else d for d in deltas], dtype=np.float64).reshape(k)
+        a = _u32(anm, 16)
+        W, dW = np.empty((k, n, 4, 4)), np.empty((k, n, 4, 4))
+        self.lib.ref_chain_bounds(n, k, _ptr(up), _ptr(loc), _ptr(wld), _ptr(dlt), _ptr(a), _ptr(W), _ptr(dW))
+        return W, dW
 
     def rot_matrices(self, model: str, rad) -> np.ndarray:
         """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""
