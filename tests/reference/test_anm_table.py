@@ -222,16 +222,15 @@ def _world_level_by_level(t, L, anm, n, model, kern):
     import numpy as np
     out, up = {O.ANM: np.tile(np.asarray(anm, dtype=np.uint32), (n, 1))}, {}
 
-    def walk(obj, seen=()):
-        if obj in up or obj in out:
-            return
-        parent = t.hung.get(obj)
-        if parent is not None:
-            if parent in seen or parent == obj:
-                parent = O.ANM
-            else:
-                walk(parent, seen + (obj,))
-        up[obj] = parent
+    def walk(obj):              # up the chain to a composed object, the anm, nothing or a cycle
+        path = [obj]
+        while path[-1] not in up and path[-1] not in out and t.hung.get(path[-1]) not in (None, *path):
+            path.append(t.hung[path[-1]])
+        if path[-1] in up or path[-1] in out:
+            path.pop()
+        for k in range(len(path) - 1, -1, -1):
+            top = t.hung.get(path[k])
+            up[path[k]] = path[k + 1] if k + 1 < len(path) else O.ANM if top in path else top
 
     def local(obj):
         if obj[0] in ("node", "made"):
