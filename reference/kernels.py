@@ -104,7 +104,7 @@ class Kernels:
         lib.ref_mul_matrices.argtypes = [_int, _i64, _vp, _vp, _vp]
         lib.ref_mul_matrices.restype = _int
         lib.ref_chain_bounds.argtypes = [_i64, _i64, _vp, _vp, _vp, _vp, _vp, _vp, _vp]
-        lib.ref_chain_bounds.restype = None
+        lib.ref_chain_bounds.restype = _int
         lib.ref_has_fma.argtypes = []
         lib.ref_has_fma.restype = _int
         self.has_fma = bool(lib.ref_has_fma())     # chain_bounds' products need the host's FMA
@@ -293,7 +293,8 @@ class Kernels:
         host with FMA: per object, parents first, its parent (-1: a root, -2: the anm, else an
         earlier object), its (n, 16) local words (None: the identity), its reference world words
         (None: |P|·|L|), its keyed δ (None: not keyed); anm the anm's 16 words. (|W|, ΔW): two
-        (objects, n, 4, 4) float64 arrays, math orientation."""
+        (objects, n, 4, 4) float64 arrays, math orientation; None where a word read is not a
+        finite float or a bound came out not finite."""
         if not self.has_fma:
             raise ValueError("chain_bounds needs a host with fused multiply-add")
         k = len(parents)
@@ -314,7 +315,8 @@ class Kernels:
         dlt = np.array([-1.0 if d is None else d for d in deltas], dtype=np.float64).reshape(k)
         a = _u32(anm, 16)
         W, dW = np.empty((k, n, 4, 4)), np.empty((k, n, 4, 4))
-        self.lib.ref_chain_bounds(n, k, _ptr(up), _ptr(loc), _ptr(wld), _ptr(dlt), _ptr(a), _ptr(W), _ptr(dW))
+        if self.lib.ref_chain_bounds(n, k, _ptr(up), _ptr(loc), _ptr(wld), _ptr(dlt), _ptr(a), _ptr(W), _ptr(dW)):
+            return None
         return W, dW
 
     def rot_matrices(self, model: str, rad) -> np.ndarray:

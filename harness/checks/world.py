@@ -361,13 +361,10 @@ def compiled_chain_bounds(table, objs, want_worlds, locals_, delta, n, kernels):
     deltas = [delta.get(x) for x in walked]
     if not all(d is None or (np.isfinite(d) and d >= 0) for d in deltas):
         return None
-    if not all(w is None or not (((np.asarray(w, dtype=np.uint32) >> 23) & 0xFF) == 0xFF).any() for w in locs + worlds):
+    carried_down = kernels.chain_bounds(n, parents, locs, worlds, deltas, ANM_MATRIX)
+    if carried_down is None:            # a word or a bound not finite
         return None
-    if ((np.asarray(ANM_MATRIX, dtype=np.uint32) >> 23) & 0xFF == 0xFF).any():
-        return None
-    _, dW = kernels.chain_bounds(n, parents, locs, worlds, deltas, ANM_MATRIX)
-    if not np.isfinite(dW).all():
-        return None
+    dW = carried_down[1]
     return {x: dW[at[x]].swapaxes(1, 2).reshape(n, 16) for x in objs}
 
 

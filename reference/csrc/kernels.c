@@ -357,8 +357,10 @@ int ref_has_fma(void) { __builtin_cpu_init(); return __builtin_cpu_supports("fma
 int ref_has_fma(void) { return 0; }
 #endif
 
-static inline double word_abs(u32 w) {
+/* |w| widened to double; *bad set when w is no finite float (exponent 255) */
+static inline double word_abs(u32 w, int *bad) {
     union { u32 u; float f; } x = { w & 0x7FFFFFFFu };
+    *bad |= (w & 0x7F800000u) == 0x7F800000u;
     return (double)x.f;
 }
 
@@ -380,20 +382,23 @@ FMA_TARGET static inline void mat4_fma(const double *A, const double *B, double 
  * object; local[o] the address of its (n, 16) column-major local words (0: the identity), world[o]
  * of its reference world words (0: |P|·|L| itself), delta[o] its keyed rotation's δ (< 0: not
  * keyed). W and dW receive (k, n, 4, 4) row-major |world| and ΔW. |ΔW| = |ΔP|·|L| + |P|·|ΔL| +
- * 8·2^-24·|P|·|L|, each sum and product rounded as numpy forms it there. Requires the host's FMA. */
-FMA_TARGET void ref_chain_bounds(int64_t n, int64_t k, const int64_t *parent, const uint64_t *local,
+ * 8·2^-24·|P|·|L|, each sum and product rounded as numpy forms it there. Requires the host's FMA.
+ * Returns 0, or 1 (W and dW then unfinished) at the first word that is no finite float or the
+ * first ΔW that is not finite. */
+FMA_TARGET int ref_chain_bounds(int64_t n, int64_t k, const int64_t *parent, const uint64_t *local,
                                  const uint64_t *world, const double *delta, const u32 *anm, double *W,
                                  double *dW) {
     double A[16], L[16], dL[16], PL[16], dPL[16], PdL[16];
     static const double ZERO[16];
-    for (int i = 0; i < 16; i++) A[i] = word_abs(anm[4 * (i % 4) + i / 4]);
+    int bad = 0;
+    for (int i = 0; i < 16; i++) A[i] = word_abs(anm[4 * (i % 4) + i / 4], &bad);
     for (int64_t o = 0; o < k; o++) {
         const u32 *lw = (const u32 *)(uintptr_t)local[o], *ww = (const u32 *)(uintptr_t)world[o];
         for (int64_t t = 0; t < n; t++) {
             double *Wo = W + 16 * (n * o + t), *dWo = dW + 16 * (n * o + t);
             for (int r = 0; r < 4; r++)
                 for (int c = 0; c < 4; c++)
-                    L[4 * r + c] = lw ? word_abs(lw[16 * t + 4 * c + r]) : (r == c ? 1.0 : 0.0);
+                    L[4 * r + c] = lw ? word_abs(lw[16 * t + 4 * c + r], &bad) : (r == c ? 1.0 : 0.0);
             for (int i = 0; i < 16; i++) dL[i] = 0.0;
             if (delta[o] >= 0)
                 for (int c = 0; c < 3; c++) {
@@ -415,12 +420,15 @@ FMA_TARGET void ref_chain_bounds(int64_t n, int64_t k, const int64_t *parent, co
             for (int i = 0; i < 16; i++) {
                 double rounding = 0x1p-21 * PL[i];
                 dWo[i] = (dPL[i] + PdL[i]) + rounding;
+                bad |= !isfinite(dWo[i]);
             }
             for (int r = 0; r < 4; r++)
                 for (int c = 0; c < 4; c++)
-                    Wo[4 * r + c] = ww ? word_abs(ww[16 * t + 4 * c + r]) : PL[4 * r + c];
+                    Wo[4 * r + c] = ww ? word_abs(ww[16 * t + 4 * c + r], &bad) : PL[4 * r + c];
+            if (bad) return 1;
         }
     }
+    return bad;
 }
 
 /* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
