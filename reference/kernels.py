@@ -103,6 +103,13 @@ class Kernels:
         lib.ref_rot_matrix.restype = None
         lib.ref_mul_matrices.argtypes = [_int, _i64, _vp, _vp, _vp]
         lib.ref_mul_matrices.restype = _int
+        lib.ref_chain_bounds.argtypes = [_i64, _i64, _vp, _vp, _vp, _vp, _vp, _vp, _vp]
+        lib.ref_chain_bounds.restype = _int
+        lib.ref_has_fma.argtypes = []
+        lib.ref_has_fma.restype = _int
+        self.has_fma = bool(lib.ref_has_fma())     # chain_bounds' products need the host's FMA
+        lib.ref_world_series.argtypes = [_int, _i64, _i64, _vp, _vp, _vp, _vp]
+        lib.ref_world_series.restype = _int
         self._rad = (ctypes.c_uint32 * 3)()
         self._rot16 = (ctypes.c_uint32 * 16)()
 
@@ -256,6 +263,61 @@ class Kernels:
         if self.lib.ref_mul_matrices(MODEL_CODE[model], P.shape[0], _ptr(P), _ptr(L), _ptr(out)):
             raise ValueError(f"kernel ref_mul_matrices refused model {model!r}")
         return out
+
+    def world_series(self, model: str, anm, parents, locals_) -> np.ndarray:
+        """World matrices down parent chains, n rows at once: anm (n, 16) words; per object, in an
+        order that lists a parent before its children, its parent (0: the anm, 1 + k: the k-th
+        object, -1: none, the world is the local) and its local words ((n, 16), or (16,) for every
+        row). (1 + objects, n, 16) uint32: block 0 the anm's, block 1 + k the k-th object's, each
+        row sceVu0MulMatrix(parent's row, local's row) as mul_matrices."""
+        anm = _u32(anm).reshape(-1, 16)
+        n, m = anm.shape[0], len(locals_)
+        if len(parents) != m:
+            raise ValueError(f"world_series takes a parent per local, not {len(parents)} for {m}")
+        out = np.empty((m + 1, n, 16), dtype=np.uint32)
+        out[0] = anm
+        keep = [_u32(x) for x in locals_]
+        stride = np.array([0 if x.size == 16 else 16 for x in keep], dtype=np.int64)
+        for x, s in zip(keep, stride.tolist()):
+            if x.size != (16 * n if s else 16):
+                raise ValueError(f"world_series takes (n, 16) or (16,) local words, not {x.shape} for n = {n}")
+        up = np.array(parents, dtype=np.int64).reshape(m)
+        address = np.array([_ptr(x) for x in keep], dtype=np.uint64).reshape(m)
+        rc = self.lib.ref_world_series(MODEL_CODE[model], n, m, _ptr(up), _ptr(address), _ptr(stride), _ptr(out))
+        if rc:
+            raise ValueError(f"kernel ref_world_series refused model {model!r} or a parent after its child")
+        return out
+
+    def chain_bounds(self, n: int, parents, locals_, worlds, deltas, anm):
+        """harness/checks/world.py chain_bounds' carrying down the chains, for finite words on a
+        host with FMA: per object, parents first, its parent (-1: a root, -2: the anm, else an
+        earlier object), its (n, 16) local words (None: the identity), its reference world words
+        (None: |P|·|L|), its keyed δ (None: not keyed); anm the anm's 16 words. (|W|, ΔW): two
+        (objects, n, 4, 4) float64 arrays, math orientation; None where a word read is not a
+        finite float or a bound came out not finite."""
+        if not self.has_fma:
+            raise ValueError("chain_bounds needs a host with fused multiply-add")
+        k = len(parents)
+        keep = []
+
+        def address(words):
+            if words is None:
+                return 0
+            a = _u32(words, 16 * n)
+            keep.append(a)
+            return _ptr(a) if a.size else 0
+
+        up = np.array(parents, dtype=np.int64).reshape(k)
+        if np.any(up >= np.arange(k)):
+            raise ValueError("chain_bounds takes each parent before its children")
+        loc = np.array([address(x) for x in locals_], dtype=np.uint64).reshape(k)
+        wld = np.array([address(x) for x in worlds], dtype=np.uint64).reshape(k)
+        dlt = np.array([-1.0 if d is None else d for d in deltas], dtype=np.float64).reshape(k)
+        a = _u32(anm, 16)
+        W, dW = np.empty((k, n, 4, 4)), np.empty((k, n, 4, 4))
+        if self.lib.ref_chain_bounds(n, k, _ptr(up), _ptr(loc), _ptr(wld), _ptr(dlt), _ptr(a), _ptr(W), _ptr(dW)):
+            return None
+        return W, dW
 
     def rot_matrices(self, model: str, rad) -> np.ndarray:
         """sceVu0RotMatrix for (n, 3) radian bits: (n, 16) uint32."""

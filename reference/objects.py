@@ -35,6 +35,8 @@ MAX_HOPS = 64
 ONE = 0x3F800000
 DELETE, FREE, ENTRIES = "__dl__FPv", "ccFree__FPv", ("entries",)
 Identity = Tuple
+IDENTITY_WORDS = np.asarray(IDENTITY16, dtype=np.uint32)     # ccObj::Init's local, for every step
+ZERO_WORDS = np.zeros(16, dtype=np.uint32)                  # another chunk's instance's block
 
 
 @dataclass(frozen=True)
@@ -425,7 +427,31 @@ def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, f
     drawn = [obj for kind, obj, _tp in draw_set(table, tp) if kind == K_OBJ and table.models.get(obj, 0)]
     for obj in drawn:
         walk(obj)
-    # every object of one depth below the anm in one batch (rows are independent: the same words)
+    if kernels is not None:                          # every chain in one call, parents first
+        block = {ANM: 0}
+        for k, obj in enumerate(up):
+            block[obj] = k + 1
+        W = kernels.world_series(float_model, out[ANM], [-1 if p is None else block[p] for p in up.values()],
+                                 [(IDENTITY_WORDS if locals_.get(obj) is None else locals_[obj])
+                                  if obj[0] in ("node", "made") else ZERO_WORDS for obj in up])
+        for obj, k in block.items():
+            out[obj] = W[k]
+    else:
+        python_levels(out, up, local, n, ops)
+    if not drawn:
+        return []
+    ltp = np.concatenate([np.full(n, ONE, dtype=np.uint32) if localtps.get(obj) is None
+                          else np.asarray(localtps[obj], dtype=np.uint32).reshape(n) for obj in drawn])
+    if kernels is not None:
+        alpha = kernels.op(float_model, "mul", ltp, np.full(ltp.size, tp, dtype=np.uint32))
+    else:
+        alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
+    return [(obj, out[obj], alpha[k * n:(k + 1) * n]) for k, obj in enumerate(drawn)]
+
+
+def python_levels(out, up, local, n, ops):
+    """world_series' composition in the Python model: every object of one depth below the anm in
+    one batch (rows are independent: the same words), into `out`."""
     depth = {ANM: 0}
     levels: Dict[int, List[Identity]] = {}
     for obj, parent in up.items():                   # parents before their children
@@ -440,16 +466,6 @@ def world_series(table: Table, locals_, localtps, anm_matrix, tp: int, n: int, f
             P, L = out[up[objs[0]]], local(objs[0])
         else:
             P, L = np.concatenate([out[up[o]] for o in objs]), np.concatenate([local(o) for o in objs])
-        W = mul_matrices(P, L, float_model, kernels, ops)
+        W = mul_matrices(P, L, None, None, ops)
         for k, o in enumerate(objs):
             out[o] = W[k * n:(k + 1) * n]
-
-    if not drawn:
-        return []
-    ltp = np.concatenate([np.full(n, ONE, dtype=np.uint32) if localtps.get(obj) is None
-                          else np.asarray(localtps[obj], dtype=np.uint32).reshape(n) for obj in drawn])
-    if kernels is not None:
-        alpha = kernels.op(float_model, "mul", ltp, np.full(ltp.size, tp, dtype=np.uint32))
-    else:
-        alpha = np.array([ops.f_mul(int(x), tp) for x in ltp], dtype=np.uint32)
-    return [(obj, out[obj], alpha[k * n:(k + 1) * n]) for k, obj in enumerate(drawn)]

@@ -148,7 +148,7 @@ def expected_playbacks(anim, index, table, playbacks, exact_local=True) -> list:
     delta = keyed_bounds(anim, table)
     on_keyed = keyed_chains(table, keyed)
     loose = [obj for obj, _, _ in want if not exact_local or on_keyed(obj)]
-    found = chain_bounds(table, loose, worlds, locals_, delta, U)
+    found = chain_bounds(table, loose, worlds, locals_, delta, U, anim.kernels)
     order = [obj for obj, _, _ in want]
     k = len(order)
     # [distinct row, call, word]: the calls' words, alphas and bounds (0 for an exact call)
@@ -278,12 +278,18 @@ def draws_of(steps) -> Draws:
                  np.array([c[2] for c in flat], dtype=np.uint32).reshape(len(flat)))
 
 
-def chain_bounds(table, objs, want_worlds, locals_, delta, n):
+def chain_bounds(table, objs, want_worlds, locals_, delta, n, kernels=None):
     """{identity: (n, 16) float64} for each of `objs`: how far the game's world words may lie from
     the reference's on a chain with a keyed rotation (docs/tolerances.md §5): the keyed local's
     3x3 bound of checks.md §3, δ = ROT_TOLERANCE + ROT_PER_KEY·keys per element times its column's
     scale, carried down the chain as |ΔW| = |ΔP|·|L| + |P|·|ΔL| + 8·2^-24·|P|·|L| (math
-    orientation). One pass over the chains: an ancestor shared by several objects is done once."""
+    orientation). One pass over the chains: an ancestor shared by several objects is done once.
+    With the compiled kernels on a host with FMA, and every word finite, the kernels carry the
+    bounds down in one call (compiled_chain_bounds); otherwise numpy does, object by object."""
+    if kernels is not None and kernels.has_fma:
+        found = compiled_chain_bounds(table, objs, want_worlds, locals_, delta, n, kernels)
+        if found is not None:
+            return found
     def m(words):                       # (n, 16) column-major words -> (n, 4, 4) math, float64
         return np.asarray(words, dtype=np.uint32).view(np.float32).astype(np.float64).reshape(n, 4, 4).swapaxes(1, 2)
 
@@ -318,6 +324,48 @@ def chain_bounds(table, objs, want_worlds, locals_, delta, n):
         return memo[x]
 
     return {x: of(x)[1].swapaxes(1, 2).reshape(n, 16) for x in objs}
+
+
+def compiled_chain_bounds(table, objs, want_worlds, locals_, delta, n, kernels):
+    """chain_bounds through kernels.chain_bounds, or None where numpy must do it: a word that is
+    not a finite float, a δ that is not a finite number ≥ 0, or a bound that came out not finite.
+
+    DECISION: the kernel forms each product as numpy's matmul does on a host with FMA (the first
+    product, then fused multiply-adds in k order) and each sum in numpy's order: on finite values
+    its words are numpy's (tests/harness/test_world_rows.py compares them on random chains); an
+    infinity or a NaN, whose propagation numpy's vector code orders its own way, is left to numpy."""
+    # the objects in the order `of` finishes them, each with its parent's place in that list (-1:
+    # a root, -2: the anm); `at`, like of's memo, the place of an object's last one (an object
+    # hung on itself is done twice: first as a root, then under that root)
+    walked, parents, at = [], [], {}
+
+    def walk(x, seen=()):
+        if x in at:
+            return
+        parent = table.hung.get(x)
+        if parent is None or parent in seen:
+            up = -1
+        elif parent == ref.ANM:
+            up = -2
+        else:
+            walk(parent, seen + (x,))
+            up = at[parent]
+        at[x] = len(walked)
+        walked.append(x)
+        parents.append(up)
+
+    for x in objs:
+        walk(x)
+    locs = [locals_.get(x) for x in walked]
+    worlds = [want_worlds.get(x) for x in walked]
+    deltas = [delta.get(x) for x in walked]
+    if not all(d is None or (np.isfinite(d) and d >= 0) for d in deltas):
+        return None
+    carried_down = kernels.chain_bounds(n, parents, locs, worlds, deltas, ANM_MATRIX)
+    if carried_down is None:            # a word or a bound not finite
+        return None
+    dW = carried_down[1]
+    return {x: dW[at[x]].swapaxes(1, 2).reshape(n, 16) for x in objs}
 
 
 def carried(dP, L, P, dL, keyed):

@@ -320,6 +320,117 @@ int ref_mul_matrices(int model, int64_t n, const u32 *P, const u32 *L, u32 *out)
     return 0;
 }
 
+/* ccAnm::Draw's world matrices down the parent chains (objects.world_series), n rows each, in one
+ * call. out holds nobj + 1 blocks of n rows of 16 words: block 0 is the anm's (filled by the
+ * caller), block 1 + o object o's. parent[o] is the block of o's parent, listed before o (0: the
+ * anm), or -1 for an object hung on nothing, whose world is its local. local[o] is the address of
+ * o's local words, stride[o] 16 (a row per step) or 0 (one row for every step). Every row is
+ * composed on its own: out[1 + o][r] = out[parent[o]][r] ⊗ local[o][r], as ref_mul_matrices. */
+int ref_world_series(int model, int64_t n, int64_t nobj, const int64_t *parent, const uint64_t *local,
+                     const int64_t *stride, u32 *out) {
+    if (model != MODEL_HW && model != MODEL_TRUNC) return -1;
+    for (int64_t o = 0; o < nobj; o++) {
+        const u32 *L = (const u32 *)(uintptr_t)local[o];
+        u32 *W = out + 16 * n * (o + 1);
+        int64_t p = parent[o], s = stride[o];
+        if (p < 0) {
+            for (int64_t r = 0; r < n; r++)
+                for (int w = 0; w < 16; w++)
+                    W[16 * r + w] = L[s * r + w];
+        } else {
+            if (p > o) return -2;                       /* a parent after its child */
+            const u32 *P = out + 16 * n * p;
+            for (int64_t r = 0; r < n; r++)
+                mul_matrix(model, P + 16 * r, L + s * r, W + 16 * r);
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ the world check's chain bounds */
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FMA_TARGET __attribute__((target("fma")))
+int ref_has_fma(void) { __builtin_cpu_init(); return __builtin_cpu_supports("fma"); }
+#else
+#define FMA_TARGET
+int ref_has_fma(void) { return 0; }
+#endif
+
+/* |w| widened to double; *bad set when w is no finite float (exponent 255) */
+static inline double word_abs(u32 w, int *bad) {
+    union { u32 u; float f; } x = { w & 0x7FFFFFFFu };
+    *bad |= (w & 0x7F800000u) == 0x7F800000u;
+    return (double)x.f;
+}
+
+/* out = A B (row-major 4x4 doubles): each element A[i][0] B[0][j], then the other products added
+ * by fused multiply-adds in k order, as numpy's matmul of float64 stacks on a host with FMA. */
+FMA_TARGET static inline void mat4_fma(const double *A, const double *B, double *out) {
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) {
+            double s = A[4 * i] * B[j];
+            s = __builtin_fma(A[4 * i + 1], B[4 + j], s);
+            s = __builtin_fma(A[4 * i + 2], B[8 + j], s);
+            s = __builtin_fma(A[4 * i + 3], B[12 + j], s);
+            out[4 * i + j] = s;
+        }
+}
+
+/* harness/checks/world.py chain_bounds for finite words, k objects of n rows, parents first:
+ * parent[o] is -1 (a root: W = |L|, ΔW = ΔL), -2 (the anm: P = |anm|, ΔP = 0) or an earlier
+ * object; local[o] the address of its (n, 16) column-major local words (0: the identity), world[o]
+ * of its reference world words (0: |P|·|L| itself), delta[o] its keyed rotation's δ (< 0: not
+ * keyed). W and dW receive (k, n, 4, 4) row-major |world| and ΔW. |ΔW| = |ΔP|·|L| + |P|·|ΔL| +
+ * 8·2^-24·|P|·|L|, each sum and product rounded as numpy forms it there. Requires the host's FMA.
+ * Returns 0, or 1 (W and dW then unfinished) at the first word that is no finite float or the
+ * first ΔW that is not finite. */
+FMA_TARGET int ref_chain_bounds(int64_t n, int64_t k, const int64_t *parent, const uint64_t *local,
+                                 const uint64_t *world, const double *delta, const u32 *anm, double *W,
+                                 double *dW) {
+    double A[16], L[16], dL[16], PL[16], dPL[16], PdL[16];
+    static const double ZERO[16];
+    int bad = 0;
+    for (int i = 0; i < 16; i++) A[i] = word_abs(anm[4 * (i % 4) + i / 4], &bad);
+    for (int64_t o = 0; o < k; o++) {
+        const u32 *lw = (const u32 *)(uintptr_t)local[o], *ww = (const u32 *)(uintptr_t)world[o];
+        for (int64_t t = 0; t < n; t++) {
+            double *Wo = W + 16 * (n * o + t), *dWo = dW + 16 * (n * o + t);
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++)
+                    L[4 * r + c] = lw ? word_abs(lw[16 * t + 4 * c + r], &bad) : (r == c ? 1.0 : 0.0);
+            for (int i = 0; i < 16; i++) dL[i] = 0.0;
+            if (delta[o] >= 0)
+                for (int c = 0; c < 3; c++) {
+                    double s = L[c] * L[c];
+                    s += L[4 + c] * L[4 + c];
+                    s += L[8 + c] * L[8 + c];
+                    double d = delta[o] * sqrt(s);
+                    for (int r = 0; r < 3; r++) dL[4 * r + c] = d;
+                }
+            if (parent[o] == -1) {
+                for (int i = 0; i < 16; i++) { Wo[i] = L[i]; dWo[i] = dL[i]; }
+                continue;
+            }
+            const double *P = parent[o] == -2 ? A : W + 16 * (n * parent[o] + t);
+            const double *dP = parent[o] == -2 ? ZERO : dW + 16 * (n * parent[o] + t);
+            mat4_fma(P, L, PL);
+            mat4_fma(dP, L, dPL);
+            mat4_fma(P, dL, PdL);
+            for (int i = 0; i < 16; i++) {
+                double rounding = 0x1p-21 * PL[i];
+                dWo[i] = (dPL[i] + PdL[i]) + rounding;
+                bad |= !isfinite(dWo[i]);
+            }
+            for (int r = 0; r < 4; r++)
+                for (int c = 0; c < 4; c++)
+                    Wo[4 * r + c] = ww ? word_abs(ww[16 * t + 4 * c + r], &bad) : PL[4 * r + c];
+            if (bad) return 1;
+        }
+    }
+    return bad;
+}
+
 /* _sceVu0ecossin (§3.3) with the game's defects: *s = sin bits, *c = cos bits. */
 static inline void cossin(int model, u32 a, u32 *s, u32 *c) {
     int neg = (a & SIGN) && ex(a) != 0;

@@ -1,6 +1,7 @@
 """The world check composes each distinct step once (harness/checks/world.py distinct_rows): the
 steps that pose every object alike share one row of words and bounds, spread back to each."""
 import numpy as np
+import pytest
 
 from harness.checks.world import distinct_rows
 
@@ -107,3 +108,75 @@ def test_a_call_is_on_a_keyed_chain_when_any_object_up_its_parent_chain_is_keyed
         on = keyed_chains(table, keyed)
         for o in [objs[int(i)] for i in rng.permutation(n)] * 2:
             assert on(o) == any(x in keyed for x in chain(table, o))
+
+
+def _random_chains(rng):
+    """A random parent graph over up to 12 made objects (shared ancestors, cycles, objects hung
+    on themselves, on the anm or on nothing) with words for chain_bounds: local and world words of
+    any finite value (subnormals, extreme exponents) or, now and then, an infinity or a NaN."""
+    from reference import objects as ref
+    m, n = int(rng.integers(1, 13)), int(rng.integers(1, 40))
+    ids = [("made", j) for j in range(m)]
+    hung = {x: (ids[int(rng.integers(0, m))] if rng.random() < 0.7 else ref.ANM) for x in ids if rng.random() < 0.9}
+
+    def words():
+        w = rng.integers(0, 1 << 32, (n, 16), dtype=np.uint64).astype(np.uint32)
+        w[(w & np.uint32(0x7F800000)) == 0x7F800000] ^= np.uint32(0x00800000)     # finite
+        if rng.random() < 0.7:                              # near 1, as poses are
+            w = (w & np.uint32(0x807FFFFF)) | (rng.integers(110, 135, (n, 16), dtype=np.uint64).astype(np.uint32) << 23)
+        if rng.random() < 0.2:
+            w[rng.random((n, 16)) < 0.3] = 0
+        if rng.random() < 0.05:                             # an infinity or a NaN: numpy's case
+            w[int(rng.integers(0, n)), int(rng.integers(0, 16))] = (0x7F800000, 0x7FC00001)[int(rng.integers(0, 2))]
+        return w
+    locals_ = {x: words() for x in ids if rng.random() < 0.85}
+    worlds = {x: words() for x in ids if rng.random() < 0.6}
+    delta = {x: float(rng.random()) * 10.0 ** int(rng.integers(-8, 0)) for x in ids if rng.random() < 0.5}
+    objs = [x for x in ids if rng.random() < 0.7]
+    return ref.Table([], [], [], {}, hung=hung), objs, worlds, locals_, delta, n
+
+
+def test_chain_bounds_through_the_compiled_kernels_are_numpys_words_on_random_chains():
+    """chain_bounds carried down by the compiled kernels (one call, on a host with FMA) gives the
+    bound words numpy's object-by-object carrying gives, to the bit, on 3,000 random parent graphs;
+    an infinite or NaN word leaves the carrying to numpy (compiled_chain_bounds answers None)."""
+    from harness.checks.world import chain_bounds, compiled_chain_bounds
+    from reference import kernels as K
+    kern = K.native()
+    assert kern is not None, "the compiled kernels did not build"
+    if not kern.has_fma:
+        pytest.skip("no fused multiply-add on this host: chain_bounds keeps numpy's carrying")
+    rng = np.random.default_rng(39)
+    compiled = 0
+    for _ in range(3000):
+        table, objs, worlds, locals_, delta, n = _random_chains(rng)
+        with np.errstate(invalid="ignore", over="ignore"):
+            want = chain_bounds(table, objs, worlds, locals_, delta, n)
+        got = compiled_chain_bounds(table, objs, worlds, locals_, delta, n, kern)
+        if got is None:
+            continue
+        compiled += 1
+        assert list(got) == list(want)
+        for x in want:
+            assert np.array_equal(want[x].view(np.uint64), got[x].view(np.uint64)), x
+    assert compiled > 1500
+
+
+def test_chain_bounds_leave_an_infinite_word_to_numpy():
+    """A local word that is no finite float (an EE number of exponent 255), under the anm or on
+    a root, leaves the carrying to numpy: compiled_chain_bounds answers None."""
+    from harness.checks.world import compiled_chain_bounds
+    from reference import kernels as K
+    from reference import objects as ref
+    kern = K.native()
+    assert kern is not None, "the compiled kernels did not build"
+    if not kern.has_fma:
+        pytest.skip("no fused multiply-add on this host: chain_bounds keeps numpy's carrying")
+    x = ("made", 0)
+    table = ref.Table([], [], [], {}, hung={x: ref.ANM})
+    local = np.full((2, 16), 0x3F800000, dtype=np.uint32)
+    assert compiled_chain_bounds(table, [x], {}, {x: local}, {x: 0.01}, 2, kern) is not None
+    local[1, 5] = 0x7F800000
+    assert compiled_chain_bounds(table, [x], {}, {x: local}, {x: 0.01}, 2, kern) is None
+    root = ref.Table([], [], [], {}, hung={})                   # an object hung on nothing
+    assert compiled_chain_bounds(root, [x], {}, {x: local}, {x: 0.01}, 2, kern) is None

@@ -213,3 +213,81 @@ def test_a_keyed_tracks_local_words_are_its_double_local_matrix_rounded_to_singl
             want = d.swapaxes(1, 2).reshape(n, len(k), 16).astype(np.float32).view(np.uint32)
             got = O.keyed_words(SimpleNamespace(rot=rot, chan=chan), k)
         assert np.array_equal(want, got)
+
+
+def _world_level_by_level(t, L, anm, n, model, kern):
+    """world_series' words as the reference composed them before one kernel call did every chain:
+    the walk from each drawn object in index order (a cycle cut where it closes, at the anm), then
+    one sceVu0MulMatrix batch (kernels.mul_matrices) per object, parents first."""
+    import numpy as np
+    out, up = {O.ANM: np.tile(np.asarray(anm, dtype=np.uint32), (n, 1))}, {}
+
+    def walk(obj):              # up the chain to a composed object, the anm, nothing or a cycle
+        path = [obj]
+        while path[-1] not in up and path[-1] not in out and t.hung.get(path[-1]) not in (None, *path):
+            path.append(t.hung[path[-1]])
+        if path[-1] in up or path[-1] in out:
+            path.pop()
+        for k in range(len(path) - 1, -1, -1):
+            top = t.hung.get(path[k])
+            up[path[k]] = path[k + 1] if k + 1 < len(path) else O.ANM if top in path else top
+
+    def local(obj):
+        if obj[0] in ("node", "made"):
+            return L[obj] if obj in L else np.tile(np.asarray(IDENTITY16, dtype=np.uint32), (n, 1))
+        return np.zeros((n, 16), dtype=np.uint32)
+
+    drawn = [i for kind, i, _ in O.draw_set(t, 0x3F800000) if kind == 0x100 and t.models.get(i, 0)]
+    for obj in drawn:
+        walk(obj)
+    for obj, parent in up.items():
+        out[obj] = local(obj) if parent is None else kern.mul_matrices(model, out[parent], local(obj))
+    return {i: out[i] for i in drawn}
+
+
+def test_one_kernel_call_per_series_gives_the_words_of_one_batch_per_object_on_random_tables():
+    """Every chain composed in one kernel call (kernels.world_series) is, word for word, the
+    object-by-object composition, on 400 random tables per float model: made objects, clump nodes
+    and other chunks' instances (a zeroed local), posed or at Init's identity, hung under one
+    another, under the anm, on nothing, or in cycles, drawn or not, over 0 to 7 steps."""
+    import numpy as np
+    from reference import kernels as K
+    kern = K.native()
+    assert kern is not None, "the compiled kernels did not build"
+    for model in ("hw", "trunc"):
+        o = eefloat.ops(model)
+        rng = np.random.default_rng(39 if model == "hw" else 40)
+        for _ in range(400):
+            m, n = int(rng.integers(1, 13)), int(rng.integers(0, 8))
+            ids = [(("made", "node", "instance")[int(rng.integers(0, 3))], j) for j in range(m)]
+            hung = {}
+            for x in ids:
+                r = rng.random()
+                if r < 0.6:
+                    hung[x] = ids[int(rng.integers(0, m))]
+                elif r < 0.85:
+                    hung[x] = O.ANM
+            entries = [O.Entry(x, 0x100 if rng.random() < 0.9 else 0xE00,
+                               O.F_MADE if rng.random() < 0.8 else O.F_NAMED) for x in ids]
+            t = O.Table(entries, [None] * m, [], {}, models={x: int(rng.integers(0, 3)) for x in ids}, hung=hung)
+            L = {x: rng.integers(0, 1 << 32, (n, 16), dtype=np.uint64).astype(np.uint32)
+                 for x in ids if rng.random() < 0.7}
+            anm = [int(x) for x in rng.integers(0x3E000000, 0x40000000, 16)]
+            got = {i: w for i, w, _ in O.world_series(t, L, {}, anm, 0x3F400000, n, model, kern, o)}
+            want = _world_level_by_level(t, L, anm, n, model, kern)
+            assert list(got) == list(want)
+            for i in want:
+                assert got[i].shape == (n, 16) and np.array_equal(got[i], want[i]), (model, i)
+
+
+def test_the_series_kernel_refuses_a_parent_listed_after_its_child_and_locals_of_another_length():
+    import numpy as np
+    import pytest
+    from reference import kernels as K
+    kern = K.native()
+    assert kern is not None, "the compiled kernels did not build"
+    anm = np.zeros((3, 16), dtype=np.uint32)
+    with pytest.raises(ValueError, match="parent after its child"):
+        kern.world_series("hw", anm, [2, 0], [np.zeros((3, 16), dtype=np.uint32)] * 2)
+    with pytest.raises(ValueError, match="local words"):
+        kern.world_series("hw", anm, [0], [np.zeros((2, 16), dtype=np.uint32)])
