@@ -97,8 +97,17 @@ def corpus(opts):
 
 @pytest.fixture(scope="session")
 def game(opts):
+    # DECISION: the session's game runs its program compiled from its first instruction
+    # (EEMU_COMPILE_AFTER=0 while the machine is built; the engine reads it then, so nothing else of
+    # the session sees it). The suite's differential session checks thousands of chunks with this
+    # one game, far past the tiering threshold, so the compile was never saved, only put off: on a
+    # fresh checkout each xdist worker first ran 20 million instructions in the Python engine. (A
+    # developer loop of a few chunks on an image never compiled before waits for its gcc once.)
+    # The engine changes no word a check compares (tests/harness/test_lockstep_bulk.py).
     try:
-        game = opts.validate_image()
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setenv("EEMU_COMPILE_AFTER", "0")
+            game = opts.validate_image()
     except HarnessError as exc:
         pytest.fail(str(exc), pytrace=False)
     # The session's collector is settled as a bulk worker's (eediff_pytest); the game and the

@@ -35,8 +35,22 @@ def opts_for(chunks=CHUNKS, seed=4, prof="nightly", **kw):
     return Options(seed=seed, profile=prof, chunk_ids=list(chunks), **kw)
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_at_once():
+    """DECISION: every game of this module (the stand-in under hw and trunc, the mutants) runs its
+    program compiled from its first instruction (EEMU_COMPILE_AFTER=0, as the machine tests and
+    test_vector_compare do): each export here is shorter than the tiering threshold, so on a fresh
+    checkout the module's first export ran 20 million instructions in the Python engine before it
+    compiled (the 4-chunk export on an empty native cache: 37.6 -> 16.2 user CPU-s, gcc included).
+    The engine changes no word a truth file holds (tests/harness/test_lockstep_bulk.py); set for
+    this module alone, and the repro subprocesses it starts."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("EEMU_COMPILE_AFTER", "0")
+        yield
+
+
 @pytest.fixture(scope="module")
-def truth(tmp_path_factory):
+def truth(compiled_at_once, tmp_path_factory):
     path = str(tmp_path_factory.mktemp("truth") / "truth.jsonl")
     n, errors = export.export(opts_for(), path, progress=None)
     assert (n, errors) == (len(CHUNKS), 0)
