@@ -39,6 +39,8 @@ def test_the_profile_holds_every_instruction_and_chunk_of_the_run_once(tmp_path,
     # a restored load and a fresh one both pass through the snapshot section
     assert calls[cpu_profile.RESTORE] == summary["counters"]["loads fresh"] + summary["counters"]["loads restored"]
     assert {"reference: parse", "reference: poses", "reference: forward", "reference: morph (Modify)"} <= set(calls)
+    # the anm's objects' reference, each function a query kind of its own (not comparison time)
+    assert {f"reference: {name}" for name in cpu_profile.OBJECT_QUERIES} <= set(calls)
     assert all(v >= 0 for v in prof["seconds"].values())
 
 

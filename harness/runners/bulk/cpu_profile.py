@@ -71,6 +71,8 @@ class Profile:
 
 PROFILE = Profile()
 _INSTALLED = []
+# reference.objects' functions the objects and world checks ask, each a query kind of the profile
+OBJECT_QUERIES = ("make_anime_index", "set_anm", "view", "pose_blocks", "world_series")
 
 
 def _timed(kind, fn):
@@ -184,6 +186,11 @@ def install(worker) -> None:
                 _patch(cls, name, classmethod(_timed(f"reference: {name}", v.__func__)))
             elif callable(v) and not isinstance(v, (type, staticmethod)):
                 _patch(cls, name, _timed(f"reference: {name}", v))
+    # the anm's objects: the reference's index, table, view, poses and world series (the checks
+    # call them through the module, reference.objects as ref)
+    objects = importlib.import_module("reference.objects")
+    for name in OBJECT_QUERIES:
+        _patch(objects, name, _timed(f"reference: {name}", getattr(objects, name)))
     # the checks bind the blend function by name at import (from reference import morph as ...):
     # each such binding in a loaded harness module takes the timed one
     import sys
