@@ -354,7 +354,7 @@ class Corpus:
         sc = self._scene_parsed.get(name)
         if sc is None:
             kept = self._scenes.get(name)
-            sc = (Scene.from_json(kept, where=f"{self.label}: index: {name}: scene") if kept is not None
+            sc = (Scene.from_json(kept, where=f"{self.label}: index: member {name!r}: scene") if kept is not None
                   else scene_of(self.file(name)))
             self._scene_parsed[name] = sc
         return sc
