@@ -121,25 +121,22 @@ EEF_FN uint64_t hw_sub(uint32_t a, uint32_t b) { return hw_add(a, b ^ 0x80000000
 EEF_FN int booth_carry_lost(uint32_t A_, uint32_t B_)
 {
     uint64_t A = A_ & 0xFFFF, B = B_;
-    uint64_t A2 = A << 1, B2 = B << 1;
+    uint64_t B2 = B << 1;
     uint64_t pp[8], ns = 0;
     int i;
+    /* DECISION: the window's partial product is selected without branches (the windows are data
+     * and mispredict; a product by 1.0 or 0.5 comes here for every lane): the multiple of A per
+     * window w is the nibble w of 0x01122110 (0: 0 and 7; A: 1, 2, 5, 6; 2A: 3, 4), negated
+     * (complemented in 16 bits, N_k in ns) for w = 4, 5, 6 (bits of 0x70). The same words as
+     * eefloat.py's if-chain: w = 0, 7 give 0; 1, 2 A << k; 3 2A << k; 4 and 5, 6 the complements. */
+    _Pragma("GCC unroll 8")
     for (i = 0; i < 8; i++) {
         int k = 2 * i;
         unsigned w = (unsigned)((B2 >> k) & 7);
-        if (w == 0 || w == 7)
-            pp[i] = 0;
-        else if (w < 3)
-            pp[i] = A << k;
-        else if (w == 3)
-            pp[i] = A2 << k;
-        else if (w == 4) {
-            pp[i] = ((A2 << k) ^ (0xFFFFULL << k)) & 0xFFFF;
-            ns |= 1ULL << k;
-        } else {
-            pp[i] = ((A << k) ^ (0xFFFFULL << k)) & 0xFFFF;
-            ns |= 1ULL << k;
-        }
+        uint64_t mag = (A * ((0x01122110U >> (4 * w)) & 3)) << k;
+        uint64_t neg = 0 - (uint64_t)((0x70U >> w) & 1);        /* all ones for w = 4, 5, 6 */
+        pp[i] = (mag ^ (neg & (0xFFFFULL << k))) & ((neg & 0xFFFF) | ~neg);
+        ns |= (neg & 1) << k;
     }
     {
         uint64_t p0 = pp[0], p1 = pp[1], p2 = pp[2], p3 = pp[3], p4 = pp[4], p5 = pp[5],
