@@ -648,7 +648,6 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
     else:
         b = vt
     ref = floatcheck.ops(model)
-    fs, ft = 1, (0 if form in ("i", "q") else 2)
     if target == "acc":
         before = list(va)
     elif fd == 1:
