@@ -140,6 +140,43 @@ def test_code_patched_after_loading_runs_as_patched_not_as_a_program_of_other_co
     assert _patched_call(head + ["addiu v0, zero, 3", "jr ra", "nop"]) == 3
 
 
+# -- a program of an image, compiled in units (engine._library_in_units) ------------------------------
+
+def _units(d):
+    return sorted(p.name for p in d.iterdir() if p.name.startswith("unit-program-"))
+
+
+def test_an_image_program_is_compiled_in_units_and_a_patched_function_recompiles_only_its_own(cache):
+    """The stand-in's program is compiled in units of code (UNIT_SPAN bytes each), each cached by
+    its text; with one function replaced in place, the next program compiles the unit holding it
+    and links it with the units already built, and runs the replaced code."""
+    assert _patched_call(["addiu v0, zero, 1", "jr ra", "nop"]) == 1
+    first = _units(cache)
+    assert len(first) > 1 and len(_libraries(cache, "program")) == 1
+    assert _patched_call(["addiu v0, zero, 2", "jr ra", "nop"]) == 2
+    assert len(_units(cache)) == len(first) + 1 and set(first) < set(_units(cache))
+    assert len(_libraries(cache, "program")) == 2
+
+
+def test_a_damaged_unit_is_compiled_again(cache):
+    """A unit's object is checked against its checksum like a library: a truncated one is compiled
+    again, never linked."""
+    assert _patched_call(["addiu v0, zero, 1", "jr ra", "nop"]) == 1
+    unit = cache / _units(cache)[0] / ccache.OBJECT
+    _truncate(unit)
+    for lib in _libraries(cache, "program"):
+        _truncate(lib)
+    from eemu_ext.engines.native import engine as eng
+    eng._PROGRAMS.clear()
+    assert _patched_call(["addiu v0, zero, 3", "jr ra", "nop"]) == 3
+    assert ccache.intact(str(unit.parent), unit.name)
+
+
+def test_a_library_linked_from_objects_needs_the_callers_key(cache):
+    with pytest.raises(ccache.BuildError, match="needs the caller's key"):
+        build._cache().library("linked", SOURCE, objects=["elsewhere.o"])
+
+
 # -- the precompiled prelude (build.precompiled_prelude) ---------------------------------------------
 
 def _sum_run():

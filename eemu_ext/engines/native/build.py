@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Dict, Optional, Tuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, Optional, Sequence, Tuple
 
 from ground import ccache
 
@@ -23,7 +24,7 @@ CFLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing", "-w")
 compiler = ccache.compiler
 
 __all__ = ["CSRC", "CFLAGS", "NativeUnavailable", "cache_dir", "compiler", "compiler_version", "csrc",
-           "cached_library", "runtime_headers", "shared_library"]
+           "cached_library", "library_in_units", "runtime_headers", "shared_library"]
 
 
 def cache_dir() -> str:
@@ -73,20 +74,60 @@ def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key:
     sources, the flags and the compiler, or ``key`` when the caller has a cheaper one that
     determines the sources. prelude: a header of sources that every .c includes first; it is
     compiled with its precompiled form (precompiled_prelude) where the compiler can make one."""
-    if ccache.compiler() is None:
-        raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
-    cache = _cache()
+    cache = _cache_with_compiler()
     try:
         if key is None:
             key = cache.key(sources, flags, key_extra)
         path = cache.cached(name, key)
         if path is None:
-            gch = precompiled_prelude(cache, sources, prelude, flags) if prelude else None
-            links = {prelude + ".gch": gch} if gch else {}
-            path = cache.library(name, sources, key=key, flags=flags, links=links)
+            path = cache.library(name, sources, key=key, flags=flags, links=_prelude_links(cache, sources, prelude, flags))
     except ccache.BuildError as e:
         raise HostError(f"native engine: {e}") from None
     return _load(path)
+
+
+UNIT = "unit.c"
+
+
+def library_in_units(name: str, headers: Dict[str, str], units: Sequence[str], main: str, key: str,
+                     flags: Tuple[str, ...] = (), unit_flags: Tuple[str, ...] = (),
+                     prelude: Optional[str] = None) -> ctypes.CDLL:
+    """Build (or reuse) a shared library from several .c units and a main one, each unit compiled
+    apart into an object cached by its own text (ccache's ``object``), the missing ones at once on
+    the host's cores, then linked with ``main``. A unit unchanged since an earlier program is not
+    compiled again. headers: the texts every unit includes; unit_flags: the units' flags beyond
+    ``flags``; key: the library's, which must determine every text (as ``shared_library``'s)."""
+    cache = _cache_with_compiler()
+    try:
+        path = cache.cached(name, key)
+        if path is None:
+            uflags = tuple(flags) + tuple(unit_flags)
+            ulinks = _prelude_links(cache, headers, prelude, uflags)
+
+            def compiled(text: str) -> str:
+                return cache.object("unit-" + name, {**headers, UNIT: text}, UNIT, uflags, ulinks)
+            with ThreadPoolExecutor(max_workers=max(1, min(len(units), os.cpu_count() or 1))) as pool:
+                objects = list(pool.map(compiled, units))
+            sources = {**headers, "program.c": main}
+            path = cache.library(name, sources, key=key, flags=flags, links=_prelude_links(cache, sources, prelude, flags),
+                                 objects=objects)
+    except ccache.BuildError as e:
+        raise HostError(f"native engine: {e}") from None
+    return _load(path)
+
+
+def _cache_with_compiler() -> ccache.BuildCache:
+    if ccache.compiler() is None:
+        raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
+    return _cache()
+
+
+def _prelude_links(cache: ccache.BuildCache, sources: Dict[str, str], prelude: Optional[str],
+                   flags: Tuple[str, ...]) -> Dict[str, str]:
+    """{"<prelude>.gch": path} of the prelude's precompiled form for a compile, or {} (no prelude,
+    or none can be made)."""
+    gch = precompiled_prelude(cache, sources, prelude, flags) if prelude else None
+    return {prelude + ".gch": gch} if gch else {}
 
 
 _NO_PRECOMPILE: Dict[Tuple[str, str], str] = {}     # (cache root, key): why it could not be built
