@@ -681,7 +681,7 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
         m.S.vacc[:] = va
         m.S.i, m.S.q, m.S.mac, m.S.status = ival, qval, old_mac, old_status
 
-    m = fmac_run(model, word, setup)
+    m = word_run(model, word, setup)
     got = list(m.S.vacc) if target == "acc" else list(m.VF[fd])
     assert got == want, (mn, model, [hex(x) for x in got], [hex(x) for x in want])
     if kind in ("max", "min") or model == "trunc":
@@ -709,25 +709,32 @@ def fmac_variants(mn: str):
     return variants
 
 
-_FMAC_BOOKS: Dict[tuple, tuple] = {}     # (model, engine) -> (machine, {word: address})
+_WORD_BOOKS: Dict[tuple, tuple] = {}     # (model, engine) -> (machine, {word: address})
 
 
-def fmac_run(model: str, word: int, setup) -> Machine:
-    """vu_run(model, [word], setup) on the FMAC book's machine: one coverage-counting machine per
-    model and engine (like machine()) holding every fmac case's word, each followed by jr ra, at
-    its own address, every start declared an entry. The native engine translates the book once,
-    where a program per case was a gcc run each (246 of them); the machine's counts are cleared
-    and its control state reset before each case, so the counts are the case's own."""
+def book_words() -> List[int]:
+    """Every one-word case's instruction: fmac_case's and _fdiv_case's."""
+    words = {fmac_word(mn, dest, fd) for mn in FMAC_MNEMONICS for _, _, dest, fd in fmac_variants(mn)}
+    words |= {fdiv_word(mn, k % 4, (k + 1) % 4) for mn in FDIV_MNEMONICS for k in range(4)}
+    return sorted(words)
+
+
+def word_run(model: str, word: int, setup) -> Machine:
+    """vu_run(model, [word], setup) on the word book's machine: one coverage-counting machine per
+    model and engine (like machine()) holding every one-word case's instruction (book_words), each
+    followed by jr ra, at its own address, every start declared an entry. The native engine
+    translates the book once, where a program per word was a gcc run each (270 of them); the
+    machine's counts are cleared and its control state reset before each case, so the counts
+    are the case's own."""
     key = (model, choose_engine(None))
-    got = _FMAC_BOOKS.get(key)
+    got = _WORD_BOOKS.get(key)
     if got is None:
-        words = sorted({fmac_word(mn, dest, fd) for mn in FMAC_MNEMONICS for _, _, dest, fd in fmac_variants(mn)})
         m = Machine(float_model=model, coverage=True)
-        at = {w: CODE_BASE + 12 * k for k, w in enumerate(words)}
+        at = {w: CODE_BASE + 12 * k for k, w in enumerate(book_words())}
         for w, a in at.items():
             put_words(m, a, [w, JR_RA, NOP])
         m.declare_entries(sorted(at.values()))
-        got = _FMAC_BOOKS[key] = (m, at)
+        got = _WORD_BOOKS[key] = (m, at)
     m, at = got
     m.coverage.clear()
     return run_words(power_on(m), None, setup, base=at[word])
@@ -900,14 +907,12 @@ def _fdiv_case(mn):
                     m.VF[2][ftf] = b
                     m.S.status = old_status
                     m.S.mac = 0x5555
+                m = word_run(model, fdiv_word(mn, fsf, ftf), setup)
                 if mn == "vsqrt":
-                    m = vu_run(model, [enc(mn, ft=2, ftf=ftf)], setup)
                     q, fl = ref.sqrt(b)
                 elif mn == "vdiv":
-                    m = vu_run(model, [enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)], setup)
                     q, fl = ref.div(a, b)
                 else:
-                    m = vu_run(model, [enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)], setup)
                     q, fl = ref.vrsqrt(a, b)
                 assert m.S.q == q, (mn, model, hex(a), hex(b), hex(m.S.q), hex(q))
                 if model == "hw":
@@ -924,7 +929,13 @@ def _fdiv_case(mn):
     return fn
 
 
-for _mn in ("vdiv", "vsqrt", "vrsqrt"):
+def fdiv_word(mn: str, fsf: int, ftf: int) -> int:
+    """_fdiv_case's instruction: VSQRT Q, VF2[ftf]; VDIV/VRSQRT Q, VF1[fsf], VF2[ftf]."""
+    return enc(mn, ft=2, ftf=ftf) if mn == "vsqrt" else enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)
+
+
+FDIV_MNEMONICS = ("vdiv", "vsqrt", "vrsqrt")
+for _mn in FDIV_MNEMONICS:
     CASES.setdefault(_mn, []).append(_fdiv_case(_mn))
 
 
