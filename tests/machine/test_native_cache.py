@@ -189,35 +189,52 @@ def _preludes(d):
     return sorted(p / (PRELUDE + ".gch") for p in d.iterdir() if p.name.startswith("prelude-"))
 
 
-def _compile_without_prelude(program_dir, out):
-    """The program's own sources compiled as before the prelude was precompiled: from the text."""
-    model = "-DEE_MODEL_HW=1" if "-hw-" in program_dir.name else "-DEE_MODEL_TRUNC=1"
-    subprocess.run([build.compiler(), *build.CFLAGS, model, "-O1", "-I", str(program_dir), "-o", str(out),
-                    str(program_dir / "program.c")], check=True)
+def _objects(d):
+    """{directory: flags} of the program's objects: its blocks' unit (compiled without the run
+    loop) and the run loop's main unit."""
+    [lib] = _libraries(d, "program")
+    model = "-DEE_MODEL_HW=1" if "-hw-" in lib.parent.name else "-DEE_MODEL_TRUNC=1"
+    out = {p: (model, "-O1", "-DEE_RUNTIME_H") for p in d.iterdir() if p.name.startswith("unit-program-")}
+    out.update({p: (model, "-O1") for p in d.iterdir() if p.name.startswith("main-program-")})
+    return out
+
+
+def _compile_without_prelude(unit_dir, flags, out):
+    """An object's own sources compiled as before the prelude was precompiled: from the text."""
+    subprocess.run([build.compiler(), *build.CFLAGS, *flags, "-c", "-I", str(unit_dir), "-o", str(out),
+                    str(unit_dir / build.UNIT)], check=True)
 
 
 def test_a_program_is_compiled_with_the_precompiled_prelude_into_the_same_library(cache, tmp_path):
-    """The prelude (every header a program includes) is precompiled once into the cache; a program
-    compiled with it is, byte for byte, the library its text alone gives."""
+    """The prelude (every header a program includes) is precompiled once into the cache per set
+    of flags (with the run loop, and without it for the blocks' unit); every object of a program
+    compiled with it is, byte for byte, the object its text alone gives."""
     _sum_run()
-    [gch] = _preludes(cache)
-    assert ccache.intact(str(gch.parent), gch.name)
-    [lib] = _libraries(cache, "program")
-    assert not (lib.parent / (PRELUDE + ".gch")).exists()        # the build keeps only its sources
-    _compile_without_prelude(lib.parent, tmp_path / "from-text.so")
-    assert (tmp_path / "from-text.so").read_bytes() == lib.read_bytes()
+    gchs = _preludes(cache)
+    assert len(gchs) == 2 and all(ccache.intact(str(g.parent), g.name) for g in gchs)
+    objects = _objects(cache)
+    assert len(objects) == 2
+    for unit_dir, flags in objects.items():
+        assert not (unit_dir / (PRELUDE + ".gch")).exists()        # the build keeps only its sources
+        _compile_without_prelude(unit_dir, flags, tmp_path / "from-text.o")
+        assert (tmp_path / "from-text.o").read_bytes() == (unit_dir / ccache.OBJECT).read_bytes()
 
 
 @pytest.mark.skipif("Free Software Foundation" not in build.compiler_version(build.compiler() or "cc"),
                     reason="only gcc reports the precompiled header it uses (-H)")
 def test_the_compiler_uses_the_precompiled_prelude(cache):
     _sum_run()
-    [gch] = _preludes(cache)
-    [lib] = _libraries(cache, "program")
-    os.symlink(gch, lib.parent / gch.name)
-    r = subprocess.run([build.compiler(), *build.CFLAGS, "-DEE_MODEL_HW=1", "-O1", "-H", "-I", str(lib.parent),
-                        "-o", os.devnull, str(lib.parent / "program.c")], capture_output=True, text=True, check=True)
-    assert r.stderr.splitlines()[0] == "! " + str(lib.parent / gch.name)
+    gchs = _preludes(cache)
+    for unit_dir, flags in _objects(cache).items():
+        used = []
+        for gch in gchs:
+            os.symlink(gch, unit_dir / gch.name)
+            r = subprocess.run([build.compiler(), *build.CFLAGS, *flags, "-c", "-H", "-I", str(unit_dir),
+                                "-o", os.devnull, str(unit_dir / build.UNIT)], capture_output=True, text=True, check=True)
+            os.unlink(unit_dir / gch.name)
+            if r.stderr.splitlines()[0] == "! " + str(unit_dir / gch.name):
+                used.append(gch)
+        assert len(used) == 1, (unit_dir.name, used)       # each object's flags have their own
 
 
 def test_a_changed_header_is_a_new_precompiled_prelude(cache):
@@ -232,14 +249,16 @@ def test_a_changed_header_is_a_new_precompiled_prelude(cache):
 
 def test_a_damaged_precompiled_prelude_is_built_again(cache, monkeypatch):
     _sum_run()
-    [gch] = _preludes(cache)
-    _truncate(gch)
-    assert not ccache.intact(str(gch.parent), gch.name)
+    gchs = _preludes(cache)
+    for gch in gchs:
+        _truncate(gch)
+        assert not ccache.intact(str(gch.parent), gch.name)
     from eemu_ext.engines.native import engine as eng
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     m = run_words(None, [asm("subu $2, $4, $5")], setup=lambda m: (m.gpr.__setitem__(4, 20), m.gpr.__setitem__(5, 3)))
     assert m.gpr[2] == 17 and m.native.prog is not None
-    assert ccache.intact(str(gch.parent), gch.name)      # (gcc's precompiled headers vary run to run)
+    for gch in gchs:
+        assert ccache.intact(str(gch.parent), gch.name)      # (gcc's precompiled headers vary run to run)
 
 
 def test_a_compiler_that_cannot_precompile_builds_the_program_from_the_text(cache, monkeypatch):
@@ -249,4 +268,4 @@ def test_a_compiler_that_cannot_precompile_builds_the_program_from_the_text(cach
     monkeypatch.setattr(build, "_NO_PRECOMPILE", {})
     _sum_run()
     assert _preludes(cache) == [] and len(_libraries(cache, "program")) == 1
-    assert len(build._NO_PRECOMPILE) == 1
+    assert len(build._NO_PRECOMPILE) == 2          # the blocks' flags and the run loop's

@@ -2,8 +2,10 @@
 
 ``shared_library(name, sources)`` builds (or reuses) ``build/native/<name>-<hash>/lib.so`` and
 loads it; a cached library is loaded only after its checksum matches, and a damaged one is built
-again (ground/ccache.py). A failure of the host (no compiler, a compiler error, a cache directory that
-cannot be written) is an ``errors.HostError`` naming it, never an error of the emulated code.
+again (ground/ccache.py). ``library_in_units`` links a library from objects compiled apart, each
+cached by its own text (the programs, engine.py). A failure of the host (no compiler, a compiler
+error, a cache directory that cannot be written) is an ``errors.HostError`` naming it, never an
+error of the emulated code.
 """
 from __future__ import annotations
 
@@ -92,25 +94,26 @@ UNIT = "unit.c"
 def library_in_units(name: str, headers: Dict[str, str], units: Sequence[str], main: str, key: str,
                      flags: Tuple[str, ...] = (), unit_flags: Tuple[str, ...] = (),
                      prelude: Optional[str] = None) -> ctypes.CDLL:
-    """Build (or reuse) a shared library from several .c units and a main one, each unit compiled
-    apart into an object cached by its own text (ccache's ``object``), the missing ones at once on
-    the host's cores, then linked with ``main``. A unit unchanged since an earlier program is not
-    compiled again. headers: the texts every unit includes; unit_flags: the units' flags beyond
-    ``flags``; key: the library's, which must determine every text (as ``shared_library``'s)."""
+    """Build (or reuse) a shared library linked from objects: several .c units and a main one, each
+    compiled apart into an object cached by its own text (ccache's ``object``: ``unit-<name>-*``
+    and ``main-<name>-*``), the missing ones at once on the host's cores. A unit unchanged since an
+    earlier program is not compiled again, nor a main unit every program shares. headers: the
+    texts every unit includes; unit_flags: the units' flags beyond ``flags`` (main has ``flags``);
+    key: the library's, which must determine every text (as ``shared_library``'s)."""
     cache = _cache_with_compiler()
     try:
         path = cache.cached(name, key)
         if path is None:
             uflags = tuple(flags) + tuple(unit_flags)
-            ulinks = _prelude_links(cache, headers, prelude, uflags)
+            jobs = [("unit-" + name, text, uflags) for text in units] + [("main-" + name, main, tuple(flags))]
+            links = {fl: _prelude_links(cache, headers, prelude, fl) for fl in {uflags, tuple(flags)}}
 
-            def compiled(text: str) -> str:
-                return cache.object("unit-" + name, {**headers, UNIT: text}, UNIT, uflags, ulinks)
-            with ThreadPoolExecutor(max_workers=max(1, min(len(units), os.cpu_count() or 1))) as pool:
-                objects = list(pool.map(compiled, units))
-            sources = {**headers, "program.c": main}
-            path = cache.library(name, sources, key=key, flags=flags, links=_prelude_links(cache, sources, prelude, flags),
-                                 objects=objects)
+            def compiled(job) -> str:
+                kind, text, fl = job
+                return cache.object(kind, {**headers, UNIT: text}, UNIT, fl, links[fl])
+            with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+                objects = list(pool.map(compiled, jobs))
+            path = cache.library(name, {}, key=key, flags=flags, objects=objects)
     except ccache.BuildError as e:
         raise HostError(f"native engine: {e}") from None
     return _load(path)
