@@ -30,6 +30,11 @@ __all__ = ["CSRC", "CFLAGS", "NativeUnavailable", "cache_dir", "compiler", "comp
 
 
 def cache_dir() -> str:
+    # DECISION: the cache stays the checkout's own by default (build/native). A cache shared by
+    # every checkout of the machine would be as safe (content-addressed and checksummed), and
+    # EEMU_NATIVE_CACHE already points checkouts at one; but a default outside the checkout would
+    # make a fresh clone's `make test` reuse what other checkouts built, so its time would no
+    # longer be a fresh machine's (CI's first run pays every compile).
     return os.environ.get("EEMU_NATIVE_CACHE") or os.path.join(ROOT, "build", "native")
 
 
