@@ -16,6 +16,10 @@ header (gcc's ``<header>.gch``) the same way, keyed by the texts, the flags and 
 uses it only where it matches the compile's flags and falls back to the header's text otherwise:
 either way the same library, only the parse of the headers is saved.
 
+``object(name, texts, source)`` compiles one unit to an object file the same way (keyed by its
+texts, the flags and the compiler), and ``library(..., objects=[path, ...])`` links such objects
+in: a program built in units recompiles only the units whose text changed.
+
 Every failure of the host (no compiler, a compiler error or timeout, a cache directory that cannot
 be written) is a ``BuildError`` naming the compiler or the path; nothing here raises anything
 else. The module knows nothing of what it builds and imports nothing but the standard library.
@@ -34,6 +38,7 @@ import tempfile
 from typing import Dict, Optional, Sequence, Union
 
 LIBRARY = "lib.so"
+OBJECT = "unit.o"
 CHECKSUM = LIBRARY + ".sha256"        # beside every build output: <output>.sha256
 COMPILE_TIMEOUT = 900          # seconds; the stand-in's program compiles in about 13
 
@@ -113,18 +118,34 @@ class BuildCache:
 
     def library(self, name: str, texts: Dict[str, Union[str, bytes]], key: Optional[str] = None,
                 flags: Sequence[str] = (), compile_only: Optional[Sequence[str]] = None,
-                links: Optional[Dict[str, str]] = None) -> str:
+                links: Optional[Dict[str, str]] = None, objects: Sequence[str] = ()) -> str:
         """The path of the intact library for these texts, built (or built again, when the cached
         one is damaged) if needed. compile_only: the .c files to compile (default: every one).
         links: {filename: path} of files built earlier (a precompiled header) to place beside the
-        texts for the compile; they must not change what is built, so they are not in the key."""
+        texts for the compile; they must not change what is built, so they are not in the key.
+        objects: paths of object files built earlier (``object``) linked in; they are not in the
+        key either, so with objects the caller gives a key that determines them."""
         if key is None:
+            if objects:
+                raise BuildError(f"building {name}: a library linked from objects needs the caller's key")
             key = self.key(texts, flags)
         cfiles = [fn for fn in sorted(texts) if fn.endswith(".c")] if compile_only is None else list(compile_only)
 
         def command(tmp, out):
-            return [self._compiler(), *self.flags, *flags, "-I", tmp, "-o", out, *(os.path.join(tmp, c) for c in cfiles), *self.libs]
+            return [self._compiler(), *self.flags, *flags, "-I", tmp, "-o", out, *(os.path.join(tmp, c) for c in cfiles),
+                    *objects, *self.libs]
         return self._built(name, key, LIBRARY, texts, command, links or {})
+
+    def object(self, name: str, texts: Dict[str, Union[str, bytes]], source: str, flags: Sequence[str] = (),
+               links: Optional[Dict[str, str]] = None) -> str:
+        """The path of the intact object file (``unit.o``, compiled with -c) of texts[source], built
+        once under ``<name>-<key>``; the key hashes the texts, the flags and the compiler, so an
+        unchanged unit of a changed program is not compiled again. links: as in ``library``."""
+        key = self.key(texts, flags, extra=f"object {source}")
+
+        def command(tmp, out):
+            return [self._compiler(), *self.flags, *flags, "-c", "-I", tmp, "-o", out, os.path.join(tmp, source)]
+        return self._built(name, key, OBJECT, texts, command, links or {})
 
     def precompiled_header(self, name: str, texts: Dict[str, Union[str, bytes]], header: str,
                            flags: Sequence[str] = ()) -> str:

@@ -648,7 +648,6 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
     else:
         b = vt
     ref = floatcheck.ops(model)
-    fs, ft = 1, (0 if form in ("i", "q") else 2)
     if target == "acc":
         before = list(va)
     elif fd == 1:
@@ -673,7 +672,7 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
         nibbles[c] = mac_nibble_ref(r, fl)
     if fd == 0 and target == "fd":
         want = [0, 0, 0, 0x3F800000]
-    word = enc(mn, dest=dest, fs=fs, ft=ft, fd=fd) if target == "fd" else enc(mn, dest=dest, fs=fs, ft=ft)
+    word = fmac_word(mn, dest, fd)
 
     def setup(m):
         m.VF[1][:] = vs
@@ -682,7 +681,7 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
         m.S.vacc[:] = va
         m.S.i, m.S.q, m.S.mac, m.S.status = ival, qval, old_mac, old_status
 
-    m = vu_run(model, [word], setup)
+    m = word_run(model, word, setup)
     got = list(m.S.vacc) if target == "acc" else list(m.VF[fd])
     assert got == want, (mn, model, [hex(x) for x in got], [hex(x) for x in want])
     if kind in ("max", "min") or model == "trunc":
@@ -695,12 +694,55 @@ def fmac_case(mn: str, model: str, seed: int = 0, dest: int = 0xB, fd: int = 3):
     return m
 
 
-def _fmac_cases(mn):
-    out = []
+def fmac_word(mn: str, dest: int, fd: int) -> int:
+    """fmac_case's instruction: fs = 1, ft = 2 (0 for the I and Q forms), fd (an fd-target row)."""
+    kind, form, target = fmac_spec(mn)
+    fs, ft = 1, (0 if form in ("i", "q") else 2)
+    return enc(mn, dest=dest, fs=fs, ft=ft, fd=fd) if target == "fd" else enc(mn, dest=dest, fs=fs, ft=ft)
+
+
+def fmac_variants(mn: str):
+    """The (model, seed, dest, fd) of the row's fmac cases."""
     kind, form, target = fmac_spec(mn)
     variants = [("hw", 0, 0xB, 3), ("trunc", 0, 0xF, 3)]
     variants.append(("hw", 1, 0xF, 1 if len(mn) % 2 else 0) if target == "fd" else ("hw", 1, 0x6, 3))
-    for model, seed, dest, fd in variants:
+    return variants
+
+
+_WORD_BOOKS: Dict[tuple, tuple] = {}     # (model, engine) -> (machine, {word: address})
+
+
+def book_words() -> List[int]:
+    """Every one-word case's instruction: fmac_case's and _fdiv_case's."""
+    words = {fmac_word(mn, dest, fd) for mn in FMAC_MNEMONICS for _, _, dest, fd in fmac_variants(mn)}
+    words |= {fdiv_word(mn, k % 4, (k + 1) % 4) for mn in FDIV_MNEMONICS for k in range(4)}
+    return sorted(words)
+
+
+def word_run(model: str, word: int, setup) -> Machine:
+    """vu_run(model, [word], setup) on the word book's machine: one coverage-counting machine per
+    model and engine (like machine()) holding every one-word case's instruction (book_words), each
+    followed by jr ra, at its own address, every start declared an entry. The native engine
+    translates the book once, where a program per word was a gcc run each (270 of them); the
+    machine's counts are cleared and its control state reset before each case, so the counts
+    are the case's own."""
+    key = (model, choose_engine(None))
+    got = _WORD_BOOKS.get(key)
+    if got is None:
+        m = Machine(float_model=model, coverage=True)
+        at = {w: CODE_BASE + 12 * k for k, w in enumerate(book_words())}
+        for w, a in at.items():
+            put_words(m, a, [w, JR_RA, NOP])
+        m.declare_entries(sorted(at.values()))
+        got = _WORD_BOOKS[key] = (m, at)
+    m, at = got
+    m.coverage.clear()
+    return run_words(power_on(m), None, setup, base=at[word])
+
+
+def _fmac_cases(mn):
+    out = []
+    for model, seed, dest, fd in fmac_variants(mn):
         def fn(model=model, seed=seed, dest=dest, fd=fd):
             return fmac_case(mn, model, seed, dest, fd)
         fn.__name__ = f"fmac_{mn}_{model}_{seed}"
@@ -865,14 +907,12 @@ def _fdiv_case(mn):
                     m.VF[2][ftf] = b
                     m.S.status = old_status
                     m.S.mac = 0x5555
+                m = word_run(model, fdiv_word(mn, fsf, ftf), setup)
                 if mn == "vsqrt":
-                    m = vu_run(model, [enc(mn, ft=2, ftf=ftf)], setup)
                     q, fl = ref.sqrt(b)
                 elif mn == "vdiv":
-                    m = vu_run(model, [enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)], setup)
                     q, fl = ref.div(a, b)
                 else:
-                    m = vu_run(model, [enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)], setup)
                     q, fl = ref.vrsqrt(a, b)
                 assert m.S.q == q, (mn, model, hex(a), hex(b), hex(m.S.q), hex(q))
                 if model == "hw":
@@ -889,7 +929,13 @@ def _fdiv_case(mn):
     return fn
 
 
-for _mn in ("vdiv", "vsqrt", "vrsqrt"):
+def fdiv_word(mn: str, fsf: int, ftf: int) -> int:
+    """_fdiv_case's instruction: VSQRT Q, VF2[ftf]; VDIV/VRSQRT Q, VF1[fsf], VF2[ftf]."""
+    return enc(mn, ft=2, ftf=ftf) if mn == "vsqrt" else enc(mn, fs=1, ft=2, fsf=fsf, ftf=ftf)
+
+
+FDIV_MNEMONICS = ("vdiv", "vsqrt", "vrsqrt")
+for _mn in FDIV_MNEMONICS:
     CASES.setdefault(_mn, []).append(_fdiv_case(_mn))
 
 

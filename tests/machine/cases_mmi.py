@@ -135,23 +135,42 @@ def put_program(m, words, regs, slot: int = 0):
     one native program, where each new start alone is a compile of its own."""
     assert 0 <= slot < CODE_SLOTS, slot
     code_at = CODE + CODE_STRIDE * slot
+    code = program_words(words, regs)
+    assert 4 * len(code) <= CODE_STRIDE, len(code)
+    m.write(code_at, struct.pack(f"<{len(code)}I", *code))
+    return code_at
+
+
+def program_words(words, regs) -> List[int]:
+    """run_machine's program for ``words``: load the GPRs ``regs`` (LQ), HI, LO and SA, run the
+    words, store every GPR, HI, LO and SA back (SQ, SD) and return (jr ra)."""
+    return program_head(regs) + list(words) + program_tail()
+
+
+def program_head(regs) -> List[int]:
+    """The loads before a program's words: the GPRs ``regs`` by LQ, HI/LO by PMTHI/PMTLO, SA by MTSA."""
     assert not set(regs) & set(SCRATCH), regs
-    LQ, SQ, SD, LUI = 0x1E, 0x1F, 0x3F, 0x0F
+    LQ, LUI = 0x1E, 0x0F
     k0 = 26
     code = [_w(LUI, 0, 1, DATA >> 16)]
     code += [_w(LQ, 1, r, 16 * r) for r in regs if r]
     code += [_w(LQ, 1, k0, 0x200), enc("pmthi", rs=k0),
              _w(LQ, 1, k0, 0x210), enc("pmtlo", rs=k0),
              _w(LQ, 1, k0, 0x220), enc("mtsa", rs=k0)]
-    code += list(words)
-    code += [_w(LUI, 0, 1, DATA >> 16)]
+    return code
+
+
+def program_tail() -> List[int]:
+    """The stores after a program's words (every GPR by SQ, HI/LO by PMFHI/PMFLO, SA by MFSA),
+    then jr ra."""
+    SQ, SD, LUI = 0x1F, 0x3F, 0x0F
+    k0 = 26
+    code = [_w(LUI, 0, 1, DATA >> 16)]
     code += [_w(SQ, 1, r, 0x400 + 16 * r) for r in range(2, 32) if r not in SCRATCH]
     code += [enc("pmfhi", rd=k0), _w(SQ, 1, k0, 0x600), enc("pmflo", rd=k0), _w(SQ, 1, k0, 0x610),
              enc("mfsa", rd=k0), _w(SD, 1, k0, 0x620)]
     code += [(31 << 21) | 8, 0]                          # jr ra; nop
-    assert 4 * len(code) <= CODE_STRIDE, len(code)
-    m.write(code_at, struct.pack(f"<{len(code)}I", *code))
-    return code_at
+    return code
 
 
 def run_program(m, code_at, st: St) -> St:
@@ -377,18 +396,28 @@ def model_expect(mn: str, st: St, flds: dict) -> St:
     return ref(mn, st, flds["rd"], flds["rs"], flds["rt"], flds["sa"])
 
 
+def model_inputs(mn: str, seed: int, n: int = 4):
+    """The model case's n (state, fields), drawn from its seed; the last with rd aliasing rs and rt."""
+    rng = random.Random(f"cases_mmi:{mn}:{seed}")
+    out = []
+    for i in range(n):
+        st = random_state(rng)
+        flds = operand_fields(mn, rng)
+        if i == n - 1 and "rd" in ROW[mn].operands:
+            flds = dict(flds, rs=D_, rt=D_)        # rd aliases rs and rt: lanes from old values
+            st.gpr[D_] = st.gpr[A_]
+        out.append((st, flds))
+    return out
+
+
 def _model_case(mn: str, seed: int, n: int = 4):
     """n seeded states, one machine call each; the last one with rd aliasing rs and rt."""
+    _BOOK_SOURCES.append(lambda: [([model_word(mn, flds)], st) for st, flds in model_inputs(mn, seed, n)])
+
     def case():
-        rng = random.Random(f"cases_mmi:{mn}:{seed}")
         m = None
-        for i in range(n):
-            st = random_state(rng)
-            flds = operand_fields(mn, rng)
-            if i == n - 1 and "rd" in ROW[mn].operands:
-                flds = dict(flds, rs=D_, rt=D_)        # rd aliases rs and rt: lanes from old values
-                st.gpr[D_] = st.gpr[A_]
-            m, got = run_machine([model_word(mn, flds)], st, m=m, slot=i)
+        for i, (st, flds) in enumerate(model_inputs(mn, seed, n)):
+            m, got = run_in_book([model_word(mn, flds)], st, m=m)
             want = model_expect(mn, st, flds)
             d = diff(got, want, range(2, 31))
             assert not d, f"{mn} seed {seed} case {i} fields {flds}:\n  " + "\n  ".join(d)
@@ -401,10 +430,12 @@ _example_runs: Dict[str, object] = {}     # example name -> machine that passed 
 
 
 def _example_case(ex: Example):
+    _BOOK_SOURCES.append(lambda: [(ex.words, ex.before)])
+
     def case():
         if ex.name in _example_runs:
             return _example_runs[ex.name]
-        m, got = run_machine(ex.words, ex.before)
+        m, got = run_in_book(ex.words, ex.before)
         want = expected_state(ex)
         d = diff(got, want, ex.regs())
         assert not d, f"{ex.name} ({ex.cite}):\n  " + "\n  ".join(d)
@@ -412,6 +443,49 @@ def _example_case(ex: Example):
         return m
     case.__name__ = "example_" + re.sub(r"\W+", "_", ex.name)
     return case
+
+
+# --- the case book: every case's program on one machine layout ---------------------------------------
+
+_BOOK_SOURCES: List[object] = []    # per case: () -> [(words, state before)] of the runs it makes
+_BOOK: Dict[tuple, int] = {}        # (program words) -> address, filled at the first run
+_BOOK_IMAGE: List[bytes] = []
+
+
+def book() -> Dict[tuple, int]:
+    """The address of every CASES run's program (its words and the GPRs it loads), laid out one
+    after another from CODE after one copy of program_tail, identical programs once: each is
+    program_head, the words and a jump to the tail (run_machine's program with the tail shared).
+    A case runs its programs on a fresh machine holding the whole book with every start
+    declared an entry, so the native engine translates the book once (every machine holds the
+    same code and entries) where a program per run was a gcc run each (~385 of them). A machine
+    counts only the blocks it executed, so a case's m.coverage is still its own runs'."""
+    if not _BOOK:
+        words = program_tail()
+        J = 0x02 << 26 | (CODE >> 2 & 0x03FFFFFF)               # j CODE (the tail)
+        for source in _BOOK_SOURCES:
+            for ws, st in source():
+                key = (tuple(ws), tuple(sorted(st.gpr)))
+                if key not in _BOOK:
+                    _BOOK[key] = CODE + 4 * len(words)
+                    words += program_head(key[1]) + list(ws) + [J, 0]
+        assert 4 * len(words) <= CODE_STRIDE * CODE_SLOTS, len(words)
+        _BOOK_IMAGE.append(struct.pack(f"<{len(words)}I", *words))
+    return _BOOK
+
+
+def run_in_book(words, st: St, m=None):
+    """run_machine's run of ``words`` from ``st``, at the book's copy of its program (a case
+    whose program is not in the book is an error of this module: it registers its runs with
+    _BOOK_SOURCES). m: a machine holding the book (None: a fresh one). Returns (machine, state after)."""
+    at = book().get((tuple(words), tuple(sorted(st.gpr))))
+    assert at is not None, f"no book program for {[hex(w) for w in words]} (a case not in _BOOK_SOURCES)"
+    if m is None:
+        from eemu_ext import Machine
+        m = Machine(coverage=True)
+        m.write(CODE, _BOOK_IMAGE[0])
+        m.declare_entries(sorted(_BOOK.values()))
+    return m, run_program(m, at, st)
 
 
 def expected_state(ex: Example) -> St:

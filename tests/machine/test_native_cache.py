@@ -140,6 +140,43 @@ def test_code_patched_after_loading_runs_as_patched_not_as_a_program_of_other_co
     assert _patched_call(head + ["addiu v0, zero, 3", "jr ra", "nop"]) == 3
 
 
+# -- a program of an image, compiled in units (engine._library_in_units) ------------------------------
+
+def _units(d):
+    return sorted(p.name for p in d.iterdir() if p.name.startswith("unit-program-"))
+
+
+def test_an_image_program_is_compiled_in_units_and_a_patched_function_recompiles_only_its_own(cache):
+    """The stand-in's program is compiled in units of code (UNIT_SPAN bytes each), each cached by
+    its text; with one function replaced in place, the next program compiles the unit holding it
+    and links it with the units already built, and runs the replaced code."""
+    assert _patched_call(["addiu v0, zero, 1", "jr ra", "nop"]) == 1
+    first = _units(cache)
+    assert len(first) > 1 and len(_libraries(cache, "program")) == 1
+    assert _patched_call(["addiu v0, zero, 2", "jr ra", "nop"]) == 2
+    assert len(_units(cache)) == len(first) + 1 and set(first) < set(_units(cache))
+    assert len(_libraries(cache, "program")) == 2
+
+
+def test_a_damaged_unit_is_compiled_again(cache):
+    """A unit's object is checked against its checksum like a library: a truncated one is compiled
+    again, never linked."""
+    assert _patched_call(["addiu v0, zero, 1", "jr ra", "nop"]) == 1
+    unit = cache / _units(cache)[0] / ccache.OBJECT
+    _truncate(unit)
+    for lib in _libraries(cache, "program"):
+        _truncate(lib)
+    from eemu_ext.engines.native import engine as eng
+    eng._PROGRAMS.clear()
+    assert _patched_call(["addiu v0, zero, 3", "jr ra", "nop"]) == 3
+    assert ccache.intact(str(unit.parent), unit.name)
+
+
+def test_a_library_linked_from_objects_needs_the_callers_key(cache):
+    with pytest.raises(ccache.BuildError, match="needs the caller's key"):
+        build._cache().library("linked", SOURCE, objects=["elsewhere.o"])
+
+
 # -- the precompiled prelude (build.precompiled_prelude) ---------------------------------------------
 
 def _sum_run():
@@ -152,35 +189,52 @@ def _preludes(d):
     return sorted(p / (PRELUDE + ".gch") for p in d.iterdir() if p.name.startswith("prelude-"))
 
 
-def _compile_without_prelude(program_dir, out):
-    """The program's own sources compiled as before the prelude was precompiled: from the text."""
-    model = "-DEE_MODEL_HW=1" if "-hw-" in program_dir.name else "-DEE_MODEL_TRUNC=1"
-    subprocess.run([build.compiler(), *build.CFLAGS, model, "-O1", "-I", str(program_dir), "-o", str(out),
-                    str(program_dir / "program.c")], check=True)
+def _objects(d):
+    """{directory: flags} of the program's objects: its blocks' unit (compiled without the run
+    loop) and the run loop's main unit."""
+    [lib] = _libraries(d, "program")
+    model = "-DEE_MODEL_HW=1" if "-hw-" in lib.parent.name else "-DEE_MODEL_TRUNC=1"
+    out = {p: (model, "-O1", "-DEE_RUNTIME_H") for p in d.iterdir() if p.name.startswith("unit-program-")}
+    out.update({p: (model, "-O1") for p in d.iterdir() if p.name.startswith("main-program-")})
+    return out
+
+
+def _compile_without_prelude(unit_dir, flags, out):
+    """An object's own sources compiled as before the prelude was precompiled: from the text."""
+    subprocess.run([build.compiler(), *build.CFLAGS, *flags, "-c", "-I", str(unit_dir), "-o", str(out),
+                    str(unit_dir / build.UNIT)], check=True)
 
 
 def test_a_program_is_compiled_with_the_precompiled_prelude_into_the_same_library(cache, tmp_path):
-    """The prelude (every header a program includes) is precompiled once into the cache; a program
-    compiled with it is, byte for byte, the library its text alone gives."""
+    """The prelude (every header a program includes) is precompiled once into the cache per set
+    of flags (with the run loop, and without it for the blocks' unit); every object of a program
+    compiled with it is, byte for byte, the object its text alone gives."""
     _sum_run()
-    [gch] = _preludes(cache)
-    assert ccache.intact(str(gch.parent), gch.name)
-    [lib] = _libraries(cache, "program")
-    assert not (lib.parent / (PRELUDE + ".gch")).exists()        # the build keeps only its sources
-    _compile_without_prelude(lib.parent, tmp_path / "from-text.so")
-    assert (tmp_path / "from-text.so").read_bytes() == lib.read_bytes()
+    gchs = _preludes(cache)
+    assert len(gchs) == 2 and all(ccache.intact(str(g.parent), g.name) for g in gchs)
+    objects = _objects(cache)
+    assert len(objects) == 2
+    for unit_dir, flags in objects.items():
+        assert not (unit_dir / (PRELUDE + ".gch")).exists()        # the build keeps only its sources
+        _compile_without_prelude(unit_dir, flags, tmp_path / "from-text.o")
+        assert (tmp_path / "from-text.o").read_bytes() == (unit_dir / ccache.OBJECT).read_bytes()
 
 
 @pytest.mark.skipif("Free Software Foundation" not in build.compiler_version(build.compiler() or "cc"),
                     reason="only gcc reports the precompiled header it uses (-H)")
 def test_the_compiler_uses_the_precompiled_prelude(cache):
     _sum_run()
-    [gch] = _preludes(cache)
-    [lib] = _libraries(cache, "program")
-    os.symlink(gch, lib.parent / gch.name)
-    r = subprocess.run([build.compiler(), *build.CFLAGS, "-DEE_MODEL_HW=1", "-O1", "-H", "-I", str(lib.parent),
-                        "-o", os.devnull, str(lib.parent / "program.c")], capture_output=True, text=True, check=True)
-    assert r.stderr.splitlines()[0] == "! " + str(lib.parent / gch.name)
+    gchs = _preludes(cache)
+    for unit_dir, flags in _objects(cache).items():
+        used = []
+        for gch in gchs:
+            os.symlink(gch, unit_dir / gch.name)
+            r = subprocess.run([build.compiler(), *build.CFLAGS, *flags, "-c", "-H", "-I", str(unit_dir),
+                                "-o", os.devnull, str(unit_dir / build.UNIT)], capture_output=True, text=True, check=True)
+            os.unlink(unit_dir / gch.name)
+            if r.stderr.splitlines()[0] == "! " + str(unit_dir / gch.name):
+                used.append(gch)
+        assert len(used) == 1, (unit_dir.name, used)       # each object's flags have their own
 
 
 def test_a_changed_header_is_a_new_precompiled_prelude(cache):
@@ -195,14 +249,16 @@ def test_a_changed_header_is_a_new_precompiled_prelude(cache):
 
 def test_a_damaged_precompiled_prelude_is_built_again(cache, monkeypatch):
     _sum_run()
-    [gch] = _preludes(cache)
-    _truncate(gch)
-    assert not ccache.intact(str(gch.parent), gch.name)
+    gchs = _preludes(cache)
+    for gch in gchs:
+        _truncate(gch)
+        assert not ccache.intact(str(gch.parent), gch.name)
     from eemu_ext.engines.native import engine as eng
     monkeypatch.setattr(eng, "_PROGRAMS", {})
     m = run_words(None, [asm("subu $2, $4, $5")], setup=lambda m: (m.gpr.__setitem__(4, 20), m.gpr.__setitem__(5, 3)))
     assert m.gpr[2] == 17 and m.native.prog is not None
-    assert ccache.intact(str(gch.parent), gch.name)      # (gcc's precompiled headers vary run to run)
+    for gch in gchs:
+        assert ccache.intact(str(gch.parent), gch.name)      # (gcc's precompiled headers vary run to run)
 
 
 def test_a_compiler_that_cannot_precompile_builds_the_program_from_the_text(cache, monkeypatch):
@@ -212,4 +268,4 @@ def test_a_compiler_that_cannot_precompile_builds_the_program_from_the_text(cach
     monkeypatch.setattr(build, "_NO_PRECOMPILE", {})
     _sum_run()
     assert _preludes(cache) == [] and len(_libraries(cache, "program")) == 1
-    assert len(build._NO_PRECOMPILE) == 1
+    assert len(build._NO_PRECOMPILE) == 2          # the blocks' flags and the run loop's

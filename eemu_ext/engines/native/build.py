@@ -2,14 +2,17 @@
 
 ``shared_library(name, sources)`` builds (or reuses) ``build/native/<name>-<hash>/lib.so`` and
 loads it; a cached library is loaded only after its checksum matches, and a damaged one is built
-again (ground/ccache.py). A failure of the host (no compiler, a compiler error, a cache directory that
-cannot be written) is an ``errors.HostError`` naming it, never an error of the emulated code.
+again (ground/ccache.py). ``library_in_units`` links a library from objects compiled apart, each
+cached by its own text (the programs, engine.py). A failure of the host (no compiler, a compiler
+error, a cache directory that cannot be written) is an ``errors.HostError`` naming it, never an
+error of the emulated code.
 """
 from __future__ import annotations
 
 import ctypes
 import os
-from typing import Dict, Optional, Tuple
+from concurrent.futures import ThreadPoolExecutor
+from typing import Dict, Optional, Sequence, Tuple
 
 from ground import ccache
 
@@ -23,10 +26,15 @@ CFLAGS = ("-O2", "-fPIC", "-shared", "-fwrapv", "-fno-strict-aliasing", "-w")
 compiler = ccache.compiler
 
 __all__ = ["CSRC", "CFLAGS", "NativeUnavailable", "cache_dir", "compiler", "compiler_version", "csrc",
-           "cached_library", "runtime_headers", "shared_library"]
+           "cached_library", "library_in_units", "runtime_headers", "shared_library"]
 
 
 def cache_dir() -> str:
+    # DECISION: the cache stays the checkout's own by default (build/native). A cache shared by
+    # every checkout of the machine would be as safe (content-addressed and checksummed), and
+    # EEMU_NATIVE_CACHE already points checkouts at one; but a default outside the checkout would
+    # make a fresh clone's `make test` reuse what other checkouts built, so its time would no
+    # longer be a fresh machine's (CI's first run pays every compile).
     return os.environ.get("EEMU_NATIVE_CACHE") or os.path.join(ROOT, "build", "native")
 
 
@@ -73,20 +81,61 @@ def shared_library(name: str, sources: Dict[str, str], key_extra: str = "", key:
     sources, the flags and the compiler, or ``key`` when the caller has a cheaper one that
     determines the sources. prelude: a header of sources that every .c includes first; it is
     compiled with its precompiled form (precompiled_prelude) where the compiler can make one."""
-    if ccache.compiler() is None:
-        raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
-    cache = _cache()
+    cache = _cache_with_compiler()
     try:
         if key is None:
             key = cache.key(sources, flags, key_extra)
         path = cache.cached(name, key)
         if path is None:
-            gch = precompiled_prelude(cache, sources, prelude, flags) if prelude else None
-            links = {prelude + ".gch": gch} if gch else {}
-            path = cache.library(name, sources, key=key, flags=flags, links=links)
+            path = cache.library(name, sources, key=key, flags=flags, links=_prelude_links(cache, sources, prelude, flags))
     except ccache.BuildError as e:
         raise HostError(f"native engine: {e}") from None
     return _load(path)
+
+
+UNIT = "unit.c"
+
+
+def library_in_units(name: str, headers: Dict[str, str], units: Sequence[str], main: str, key: str,
+                     flags: Tuple[str, ...] = (), unit_flags: Tuple[str, ...] = (),
+                     prelude: Optional[str] = None) -> ctypes.CDLL:
+    """Build (or reuse) a shared library linked from objects: several .c units and a main one, each
+    compiled apart into an object cached by its own text (ccache's ``object``: ``unit-<name>-*``
+    and ``main-<name>-*``), the missing ones at once on the host's cores. A unit unchanged since an
+    earlier program is not compiled again, nor a main unit every program shares. headers: the
+    texts every unit includes; unit_flags: the units' flags beyond ``flags`` (main has ``flags``);
+    key: the library's, which must determine every text (as ``shared_library``'s)."""
+    cache = _cache_with_compiler()
+    try:
+        path = cache.cached(name, key)
+        if path is None:
+            uflags = tuple(flags) + tuple(unit_flags)
+            jobs = [("unit-" + name, text, uflags) for text in units] + [("main-" + name, main, tuple(flags))]
+            links = {fl: _prelude_links(cache, headers, prelude, fl) for fl in {uflags, tuple(flags)}}
+
+            def compiled(job) -> str:
+                kind, text, fl = job
+                return cache.object(kind, {**headers, UNIT: text}, UNIT, fl, links[fl])
+            with ThreadPoolExecutor(max_workers=max(1, min(len(jobs), os.cpu_count() or 1))) as pool:
+                objects = list(pool.map(compiled, jobs))
+            path = cache.library(name, {}, key=key, flags=flags, objects=objects)
+    except ccache.BuildError as e:
+        raise HostError(f"native engine: {e}") from None
+    return _load(path)
+
+
+def _cache_with_compiler() -> ccache.BuildCache:
+    if ccache.compiler() is None:
+        raise NativeUnavailable("native engine: no host C compiler (cc or gcc) on PATH")
+    return _cache()
+
+
+def _prelude_links(cache: ccache.BuildCache, sources: Dict[str, str], prelude: Optional[str],
+                   flags: Tuple[str, ...]) -> Dict[str, str]:
+    """{"<prelude>.gch": path} of the prelude's precompiled form for a compile, or {} (no prelude,
+    or none can be made)."""
+    gch = precompiled_prelude(cache, sources, prelude, flags) if prelude else None
+    return {prelude + ".gch": gch} if gch else {}
 
 
 _NO_PRECOMPILE: Dict[Tuple[str, str], str] = {}     # (cache root, key): why it could not be built

@@ -259,6 +259,11 @@ PRELUDE = "prelude.h"        # csrc/prelude.h: PRELUDE_HEADERS, then runtime.h (
 
 def c_unit(blocks: Sequence[Block], name_of, export: bool = False) -> str:
     """One translation unit: the blocks as C functions and the table the run loop indexes."""
+    return c_functions(blocks, name_of, export) + c_tables(blocks, name_of)
+
+
+def c_functions(blocks: Sequence[Block], name_of, export: bool = False) -> str:
+    """The prelude's include and the blocks as C functions (c_unit without the tables)."""
     out = [f'#include "{PRELUDE}"']
     for b in blocks:
         out.append(f"{'' if export else 'static '}uint32_t {name_of(b)}(ee_state *st) {{")
@@ -269,7 +274,12 @@ def c_unit(blocks: Sequence[Block], name_of, export: bool = False) -> str:
         out.append("if (_lreg) R[_lreg] = _lold;")
         out.append("st->steps += _done; st->pc = _upc; st->why = WHY_UNIT; return _upc;")
         out.append("}")
-    out.append(f"const uint32_t ee_nblocks = {len(blocks)};")
+    return "\n".join(out) + "\n"
+
+
+def c_tables(blocks: Sequence[Block], name_of) -> str:
+    """The table the run loop indexes: every block's function, size, start, end and branch target."""
+    out = [f"const uint32_t ee_nblocks = {len(blocks)};"]
     out.append("const ee_block_fn ee_blocks[] = {" + ", ".join(name_of(b) for b in blocks) + (", 0" if not blocks else "") + "};")
     out.append("const uint32_t ee_block_n[] = {" + ", ".join(str(b.n) for b in blocks) + (", 0" if not blocks else "") + "};")
     out.append("const uint32_t ee_block_start[] = {" + ", ".join(f"{b.start:#x}u" for b in blocks)
