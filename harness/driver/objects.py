@@ -121,6 +121,7 @@ MODEL_SIZE, MODEL_MTYPE, MODEL_FLAGS, MODEL_TABLE = 0x40, 0x20, 0x24, 0x28
 MODELCHUNK_SIZE, MODELCHUNK_SCALE, MODELCHUNK_NODES, MODELCHUNK_COUNT = 0x60, 0x40, 0x44, 0x48
 ENTRY_SIZE, ENTRY_OBJECT, ENTRY_KIND, ENTRY_FLAGS = 12, 0x04, 0x08, 0x0A
 ENTRY = struct.Struct("<IIHBx")          # an entry's ccstag, object, kind and flags, as laid out above
+_U32, _U16, _WORDS3 = struct.Struct("<I"), struct.Struct("<H"), struct.Struct("<3I")
 CTRL_ALPHA = 0x10
 MODEL_NODE_TABLE_FLAG = 0x40
 INSTANCE_SIZE = 0x100
@@ -320,66 +321,100 @@ class Objects:
         return self.anm_index
 
     def _layout_stream(self, sc: Scene):
+        """The stream's chunk index for `sc` (the DECISIONs above), laid out in one buffer and
+        written to the machine at once: its blocks are fresh heap blocks, in the order and at the
+        addresses heap.alloc gives them one by one (each zeroed, the padding after it left as
+        memory holds it, as a Staged layout leaves them).
+
+        DECISION: the blocks are taken from the heap as one allocation of their padded sizes
+        (the same addresses, heap pointer and high water as one alloc a block); a heap too small
+        for them is a HeapExhausted naming the stream layout as a whole, before anything of it
+        is written."""
         g = self.g
-        m = Staged(g.m, g.heap)                  # every block below written at once, at the end
-        a = m.alloc
         g.zero(mm.STREAM, mm.STREAM_SIZE)
         n = sc.object_count
-        arr = a(4 * max(n, 1), "stream index")
-        m.write_u32(mm.STREAM + STREAM_INDEX, arr)
-        m.write_u32(mm.STREAM + STREAM_COUNT, n)
-        self.index_of, self.node_obj, self.model_of, self.names = {}, {}, {}, {}
-        for o in sorted(sc.kinds):
+        objects = sorted(sc.kinds)
+        for o in objects:
             if not 0 < o < n:
                 raise HarnessError(f"scene: object {o} outside the index's {n} objects")
-            ci = a(CI_SIZE, "chunk index")
-            self.index_of[o] = ci
-            m.write_u32(arr + 4 * o, ci)
-            m.write(ci + CI_NAME, sc.names.get(o, "").encode("latin-1", "replace")[:30])
-            m.write_u16(ci + CI_KIND, sc.kinds[o])
+        # the blocks, in allocation order: (offset from the first, size asked)
+        blocks, top = [], 0
+
+        def take(size):
+            nonlocal top
+            blocks.append((top, size))
+            top += (size + 15) & ~15
+            return blocks[-1][0]
+        arr = take(4 * max(n, 1))
+        index_of = {o: take(CI_SIZE) for o in objects}
+        kinds = sc.kinds
+        made = {}                                # object -> the offsets of the blocks it gets after its index
+        for o in objects:
+            kind = kinds[o]
+            if kind in (KIND_OBJ, KIND_EXT):
+                made[o] = (take(12),)
+            elif kind in (KIND_PARTICLE, KIND_EFF):
+                made[o] = (take(12), take(INSTANCE_SIZE))
+            elif kind == KIND_MODEL:
+                made[o] = (take(MODELCHUNK_SIZE), take(MODEL_SIZE), take(4 * max(len(sc.models.get(o, (0, []))[1]), 1)))
+            elif kind != KIND_CLUMP:
+                made[o] = (take(INSTANCE_SIZE),)
+        base = g.heap.alloc(top, "stream layout", fill=False)
+        buf = bytearray(g.m.read(base, top))     # the padding after a block: the memory's own
+        for off, size in blocks:
+            buf[off:off + size] = bytes(size)
+        u32, u16, words3 = _U32.pack_into, _U16.pack_into, _WORDS3.pack_into
+        g.m.write_u32(mm.STREAM + STREAM_INDEX, base + arr)
+        g.m.write_u32(mm.STREAM + STREAM_COUNT, n)
+        self.index_of = {o: base + off for o, off in index_of.items()}
+        self.node_obj, self.model_of, self.names = {}, {}, {}
+        names = sc.names
+        for o, ci in index_of.items():
+            u32(buf, arr + 4 * o, base + ci)
+            name = names.get(o, "").encode("latin-1", "replace")[:30]
+            buf[ci + CI_NAME:ci + CI_NAME + len(name)] = name
+            u16(buf, ci + CI_KIND, kinds[o] & 0xFFFF)
         links = []
-        for o, ci in self.index_of.items():
-            kind = sc.kinds[o]
+        for o, ci in index_of.items():
+            kind = kinds[o]
             if kind == KIND_OBJ:
-                m.write_u32(ci + CI_CHUNK, self._words(m, o, *sc.objs.get(o, (0, 0))))
-                links.append((ci, sc.objs.get(o, (0, 0))[1]))
+                parent, model = sc.objs.get(o, (0, 0))
+                words3(buf, made[o][0], o, parent, model)
+                u32(buf, ci + CI_CHUNK, base + made[o][0])
+                links.append((ci, model))
             elif kind == KIND_EXT:
                 parent, target = sc.ext[o]
-                m.write_u32(ci + CI_CHUNK, self._words(m, o, parent, target))
-                m.write_u32(ci + CI_INST, self.index_of.get(target, 0))
+                words3(buf, made[o][0], o, parent, target)
+                u32(buf, ci + CI_CHUNK, base + made[o][0])
+                u32(buf, ci + CI_INST, self.index_of.get(target, 0))
             elif kind in (KIND_PARTICLE, KIND_EFF):
-                m.write_u32(ci + CI_CHUNK, self._words(m, o, sc.effs.get(o, 0), 0))
-                inst = a(INSTANCE_SIZE, "effect object")
-                m.write_u32(ci + CI_INST, inst)
-                self.names[inst] = ("instance", o)
+                chunk, inst = made[o]
+                words3(buf, chunk, o, sc.effs.get(o, 0), 0)
+                u32(buf, ci + CI_CHUNK, base + chunk)
+                u32(buf, ci + CI_INST, base + inst)
+                self.names[base + inst] = ("instance", o)
             elif kind == KIND_MODEL:
                 mtype, nodes = sc.models.get(o, (0, []))
-                mc, model = a(MODELCHUNK_SIZE, "model chunk"), a(MODEL_SIZE, "model")
-                lst = a(4 * max(len(nodes), 1), "model nodes")
+                mc, model, lst = made[o]
                 for k, node in enumerate(nodes):
-                    m.write_u32(lst + 4 * k, self.index_of.get(node, 0))
-                m.write_u32(mc + MODELCHUNK_SCALE, ONE)
-                m.write_u32(mc + MODELCHUNK_NODES, lst)
-                m.write_u32(mc + MODELCHUNK_COUNT, len(nodes))
-                m.write_u32(model + mm.MODEL_INDEX, ci)
-                m.write_u16(model + MODEL_MTYPE, mtype & 0xFFFF)
-                m.write_u32(ci + CI_CHUNK, mc)
-                m.write_u32(ci + CI_INST, model)
-                self.model_of[o] = model
-                self.names[model] = ("instance", o)
+                    u32(buf, lst + 4 * k, self.index_of.get(node, 0))
+                u32(buf, mc + MODELCHUNK_SCALE, ONE)
+                u32(buf, mc + MODELCHUNK_NODES, base + lst)
+                u32(buf, mc + MODELCHUNK_COUNT, len(nodes))
+                u32(buf, model + mm.MODEL_INDEX, base + ci)
+                u16(buf, model + MODEL_MTYPE, mtype & 0xFFFF)
+                u32(buf, ci + CI_CHUNK, base + mc)
+                u32(buf, ci + CI_INST, base + model)
+                self.model_of[o] = base + model
+                self.names[base + model] = ("instance", o)
             elif kind != KIND_CLUMP:
-                inst = a(INSTANCE_SIZE, "instance")
-                m.write_u32(ci + CI_INST, inst)
-                self.names[inst] = ("instance", o)
+                inst = made[o][0]
+                u32(buf, ci + CI_INST, base + inst)
+                self.names[base + inst] = ("instance", o)
         for ci, model_obj in links:
-            m.write_u32(ci + CI_MODEL, self.model_of.get(model_obj, 0))
-        m.commit()
-
-    @staticmethod
-    def _words(staged, *w):
-        addr = staged.alloc(4 * len(w), "run-time chunk")
-        staged.write(addr, struct.pack(f"<{len(w)}I", *w))
-        return addr
+            u32(buf, ci + CI_MODEL, self.model_of.get(model_obj, 0))
+        if top:
+            g.m.write(base, bytes(buf))
 
     # -- §3 -----------------------------------------------------------------------------------
     def set_anm(self, mode=0, anm_matrix: Sequence[int] = IDENTITY, anm_tp=ONE) -> Table:
