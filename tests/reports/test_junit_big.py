@@ -1,4 +1,4 @@
-"""JUnit XML validity and counts; a 10,000-mismatch run stays fast and paginated."""
+"""JUnit XML validity and counts; a 10,000-mismatch run renders in time linear in its mismatches and paginated."""
 import json
 import time
 import xml.etree.ElementTree as ET
@@ -50,6 +50,12 @@ def test_junit_error_goes_to_the_named_check_or_harness(tmp_path):
     assert {c.get("name") for c in suites["multistep"].findall("testcase")} == {a}   # runs inside controllers
 
 
+def render_cpu(run):
+    t0 = time.process_time()
+    path = reports.render(run)
+    return path, time.process_time() - t0
+
+
 def big_run(root, n_chunks=100, per_chunk=100):
     chunks = []
     for i in range(n_chunks):
@@ -68,13 +74,15 @@ def big_run(root, n_chunks=100, per_chunk=100):
 
 
 def test_ten_thousand_mismatches_render_fast_and_paginated(tmp_path):
-    run = big_run(tmp_path)
-    # CPU time, not wall time: CI shares two cores between test workers
-    t0 = time.process_time()
-    path = reports.render(run)
-    seconds = time.process_time() - t0
+    """DECISION: fast means linear in the mismatches, judged within this run (CPU time, as CI
+    shares two cores between test workers): the 10,000 render in at most 3x ten times what a tenth
+    of them (10 chunks, 1,000 mismatches) takes, never against a clock bound."""
+    _, tenth = render_cpu(big_run(tmp_path / "tenth", n_chunks=10))
+    run = big_run(tmp_path / "all")
+    path, seconds = render_cpu(run)
     size = path.stat().st_size
-    assert seconds < 5, f"render took {seconds:.1f} s of CPU"
+    assert seconds <= 3 * 10 * tenth, (f"10,000 mismatches rendered in {seconds:.2f} CPU-s, "
+                                       f"1,000 in {tenth:.2f}: not linear in the mismatches")
     # 1,000 full details + 9,000 rows: 5.7 MiB when every view was embedded as JSON, 1.7 MiB
     # with their HTML gzip-compressed
     assert size < 2.5 * 2**20, f"report is {size / 2**20:.1f} MiB"
@@ -137,17 +145,27 @@ def test_junit_follows_the_schema_dashboards_read(tmp_path):
             assert "properties" not in tags[1:]
 
 
+def clean_nightly(n):
+    return [{"chunk": f"m{i:04d}.cmp::ANM_n{i}", "checks": ["controllers", "playback"],
+             "counters": {"cases": 40, "steps": 300},
+             "quirks": {"keys_back_in_time": i % 3, "loop_resets": 1},
+             "rotation_deviation": [[k % 80, 1e-8 * (1 + (i * 7 + k) % 500)] for k in range(200)]}
+            for i in range(n)]
+
+
 def test_a_clean_nightly_of_4091_chunks_renders_small(tmp_path):
-    """The green nightly report (4,091 chunks, 200 rotation samples each)."""
-    chunks = [{"chunk": f"m{i:04d}.cmp::ANM_n{i}", "checks": ["controllers", "playback"],
-               "counters": {"cases": 40, "steps": 300},
-               "quirks": {"keys_back_in_time": i % 3, "loop_resets": 1},
-               "rotation_deviation": [[k % 80, 1e-8 * (1 + (i * 7 + k) % 500)] for k in range(200)]}
-              for i in range(4091)]
-    run = write_run(tmp_path, chunks)
-    t0 = time.process_time()
-    path = reports.render(run)
-    assert time.process_time() - t0 < 8
+    """The green nightly report (4,091 chunks, 200 rotation samples each), rendered in time
+    linear in its chunks.
+
+    DECISION: the render's speed is judged as a ratio within this run, never against a clock
+    bound: a tenth of the nightly (409 chunks) renders first, and the whole costs at most 3x ten
+    times that (a render quadratic in its chunks costs 10x). An absolute bound (8 CPU-s) failed
+    a CI run on a loaded machine (11.4 s) with nothing changed in the reports."""
+    _, tenth = render_cpu(write_run(tmp_path / "tenth", clean_nightly(409)))
+    run = write_run(tmp_path / "all", clean_nightly(4091))
+    path, whole = render_cpu(run)
+    assert whole <= 3 * 10 * tenth, (f"4,091 chunks rendered in {whole:.2f} CPU-s, "
+                                     f"409 in {tenth:.2f}: not linear in the chunks")
     assert path.stat().st_size < 2 * 2**20
     doc = parse(path.read_text())
     assert doc.find("span", cls="verdict").text() == "PASS"
